@@ -1,0 +1,106 @@
+// Package snapshot turns a raw browser capture into what the agent sees: a
+// pruned, ranked list of elements with session-unique refs, the visible page
+// text, and the ref table that ties each ref to the node it names. It is pure
+// code: no browser, no clock beyond the timestamp, testable on recorded
+// captures.
+package snapshot
+
+import "time"
+
+// Snapshot is the agent's view of a page (DESIGN.md §2). Its JSON form is
+// described by fixtures/snapshot.schema.json.
+type Snapshot struct {
+	ID        string    `json:"snapshot_id"`
+	Timestamp time.Time `json:"timestamp"`
+	Elements  []Element `json:"elements"`
+	// Focused is the ref of the focused element, or nil.
+	Focused  *string  `json:"focused"`
+	Page     Page     `json:"page"`
+	Viewport Viewport `json:"viewport"`
+	// Text is the visible page text in reading order, with each interactive
+	// element shown as its ref, e.g. "Username: [@e3] [@e5 Log in]".
+	Text string `json:"text,omitempty"`
+	// Screenshot describes the image that travels beside the JSON; its bytes
+	// never appear in the JSON.
+	Screenshot *Screenshot `json:"screenshot,omitempty"`
+	// Notes says what the agent should know that the elements do not show: a
+	// screenshot that could not be taken, elements left out by the budget.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// Element is one thing on the page the agent can see or act on.
+type Element struct {
+	Ref   string   `json:"ref"`
+	Role  string   `json:"role"`
+	Name  string   `json:"name"`
+	State []string `json:"state"`
+	BBox  BBox     `json:"bbox"`
+	// Value is an input's value exactly as the page holds it; never a
+	// password's.
+	Value *string `json:"value,omitempty"`
+	// Level is a heading's level.
+	Level int `json:"level,omitempty"`
+	// Kind is what an input wants when its role hides it: date, time,
+	// datetime-local, month, week, number, range, email, tel, url, search,
+	// password, multiline, color, file.
+	Kind     string   `json:"kind,omitempty"`
+	Children []string `json:"children,omitempty"`
+}
+
+// BBox is an element's box in viewport CSS pixels.
+type BBox struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// Page names the page a snapshot was taken of.
+type Page struct {
+	URL   string `json:"url"`
+	Title string `json:"title"`
+}
+
+// Viewport is the visible part of the page in CSS pixels.
+type Viewport struct {
+	Width   float64 `json:"width"`
+	Height  float64 `json:"height"`
+	ScrollX float64 `json:"scroll_x"`
+	ScrollY float64 `json:"scroll_y"`
+}
+
+// Screenshot describes the screenshot that accompanies a snapshot. Data
+// travels as an image block, never inside the JSON.
+type Screenshot struct {
+	MIMEType string `json:"mime_type"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Data     []byte `json:"-"`
+}
+
+// Target is what a ref points at: the node and what the agent saw of it.
+// Before acting, the server checks that the node still is what the agent saw.
+type Target struct {
+	Ref           string
+	BackendNodeID int64
+	FrameID       string
+	// DocumentURL identifies the document the node belonged to.
+	DocumentURL string
+	Role        string
+	Name        string
+	// Tag is the element's lower-case tag name, and InputType an input's type
+	// attribute; they tell what fill and select may do with it.
+	Tag       string
+	InputType string
+	// Editable is true for contenteditable elements.
+	Editable bool
+	// BBox is where the element was, in viewport CSS pixels.
+	BBox BBox
+	// Dialog is set on the synthetic controls of an open JavaScript dialog:
+	// "accept", "dismiss" or "prompt" (the prompt's text box). Such targets
+	// have no DOM node.
+	Dialog string
+}
+
+// Table maps refs to targets; only the newest table of a session is live.
+type Table map[string]Target
