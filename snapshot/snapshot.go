@@ -88,6 +88,11 @@ type Target struct {
 	DocumentURL string
 	Role        string
 	Name        string
+	// AXRole and AXName are the node's role and accessible name exactly as
+	// the accessibility tree reported them (before fallback names or cuts),
+	// which is what the check before an action compares against.
+	AXRole string
+	AXName string
 	// Tag is the element's lower-case tag name, and InputType an input's type
 	// attribute; they tell what fill and select may do with it.
 	Tag       string
