@@ -1,0 +1,138 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// ErrNoApprover is returned by an Approver that cannot reach a human at all
+// (a client without elicitation, no terminal). First moves on to the next
+// approver; the gate turns it into a rejection that says why.
+var ErrNoApprover = errors.New("no approval channel available")
+
+// Kinds of Request.
+const (
+	// KindCheckpoint is a request the gate makes because the page matched a
+	// checkpoint and the agent tried a state-changing action.
+	KindCheckpoint = "checkpoint"
+	// KindAgent is a request the agent made with request_human_approval; its
+	// Action and Reason are the agent's words.
+	KindAgent = "agent_request"
+)
+
+// Channels a Decision can come from that involve no human.
+const (
+	// ChannelNone marks a decision no human made: no checkpoint applied, or
+	// no approver could be reached.
+	ChannelNone = "none"
+	// ChannelDryRun marks an action refused because the server runs with
+	// --dry-run.
+	ChannelDryRun = "dry-run"
+)
+
+// Request asks a human to approve one action.
+type Request struct {
+	// ID is unique per request (a UUID).
+	ID string `json:"id"`
+	// Session names the agent session asking.
+	Session string `json:"session,omitempty"`
+	// Kind is KindCheckpoint or KindAgent.
+	Kind string `json:"kind"`
+	// Action describes the action by role and name, e.g.
+	// `click button "Finish Cancellation"`.
+	Action string `json:"action"`
+	// Reason says why a human is asked: the checkpoint that matched, or the
+	// agent's stated reason.
+	Reason string `json:"reason,omitempty"`
+	// URL and Title are the page's.
+	URL   string `json:"url"`
+	Title string `json:"title,omitempty"`
+	// SnapshotID is the snapshot the action was planned on.
+	SnapshotID string `json:"snapshot_id,omitempty"`
+	// Screenshot is the page as the agent saw it; may be nil.
+	Screenshot *snapshot.Screenshot `json:"-"`
+	// Time is when the request was made.
+	Time time.Time `json:"time"`
+}
+
+// Prompt is the question put to the human: "The system wants to proceed
+// with: {action}. Approve?" for a checkpoint, and the agent's request, marked
+// as the agent's, for request_human_approval.
+func (r Request) Prompt() string {
+	if r.Kind == KindAgent {
+		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", r.Action)
+	}
+	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", r.Action)
+}
+
+// Decision is a human's answer, or the system's refusal.
+type Decision struct {
+	// Approved is true only when a human approved.
+	Approved bool `json:"approved"`
+	// Feedback is the human's message, or for system refusals (Channel none
+	// or dry-run) the reason.
+	Feedback string `json:"feedback,omitempty"`
+	// Channel names who decided: "elicitation", "web", "tty", "webhook", or
+	// ChannelNone / ChannelDryRun.
+	Channel string `json:"channel"`
+}
+
+// Message is the text the agent reads about a decision: for a human's
+// rejection "User feedback: …", for a system refusal its reason.
+func (d Decision) Message() string {
+	switch {
+	case d.Channel == ChannelNone || d.Channel == ChannelDryRun:
+		return d.Feedback
+	case d.Approved && d.Feedback == "":
+		return "Approved by a human via " + d.Channel + "."
+	case d.Approved:
+		return "Approved by a human via " + d.Channel + ". User feedback: " + d.Feedback
+	case d.Feedback == "":
+		return "User feedback: (none; the human rejected the action without a message)"
+	}
+	return "User feedback: " + d.Feedback
+}
+
+// Approver asks a human to approve a request and waits for the answer, with
+// no timeout: only ctx ends the wait, and a cancelled ctx withdraws the
+// request. An approver that cannot reach a human returns an error wrapping
+// ErrNoApprover.
+type Approver interface {
+	Approve(ctx context.Context, r Request) (Decision, error)
+}
+
+// ApproverFunc adapts a function to Approver.
+type ApproverFunc func(ctx context.Context, r Request) (Decision, error)
+
+// Approve calls f.
+func (f ApproverFunc) Approve(ctx context.Context, r Request) (Decision, error) { return f(ctx, r) }
+
+// First asks the first approver that is available: each one in turn until
+// one answers without ErrNoApprover. The "auto" choice is
+// First{elicitation, web}.
+type First []Approver
+
+// Approve asks the first available approver.
+func (f First) Approve(ctx context.Context, r Request) (Decision, error) {
+	var why []string
+	for _, a := range f {
+		if a == nil {
+			continue
+		}
+		d, err := a.Approve(ctx, r)
+		if errors.Is(err, ErrNoApprover) {
+			why = append(why, err.Error())
+			continue
+		}
+		return d, err
+	}
+	if len(why) == 0 {
+		return Decision{}, ErrNoApprover
+	}
+	return Decision{}, fmt.Errorf("%w: %s", ErrNoApprover, strings.Join(why, "; "))
+}

@@ -1,0 +1,350 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// Condition is a declarative, composable test over a snapshot. Exactly one of
+// its tests is set; all text comparisons are case-insensitive. In JSON a
+// condition is an object with one of the keys title_contains, url_contains,
+// url_matches, element, text_contains, any, all or not, and, on the
+// top-level rules of a profile, an optional name:
+//
+//	{"name": "final step", "any": [
+//	    {"title_contains": "finish cancellation"},
+//	    {"element": {"role": "button", "name_contains": "finish cancel"}}]}
+type Condition struct {
+	// Name labels a top-level rule in messages and logs; conditions nested in
+	// any, all or not ignore it.
+	Name string
+	// TitleContains holds when the page title contains it.
+	TitleContains string
+	// URLContains holds when the page URL contains it.
+	URLContains string
+	// URLMatches holds when the page URL matches it (Go regexp syntax,
+	// case-insensitive).
+	URLMatches string
+	// Element holds when some element has the role and a name containing the
+	// text.
+	Element *ElementCondition
+	// TextContains holds when the visible page text, or any element's name,
+	// contains it.
+	TextContains string
+	// Any holds when at least one of its conditions holds.
+	Any []Condition
+	// All holds when every one of its conditions holds.
+	All []Condition
+	// Not holds when its condition does not.
+	Not *Condition
+
+	re *regexp.Regexp
+}
+
+// ElementCondition matches an element by role and name.
+type ElementCondition struct {
+	// Role is the element's accessibility role, e.g. "button" or "heading";
+	// required.
+	Role string `json:"role"`
+	// NameContains is text the element's name must contain; empty matches
+	// any name.
+	NameContains string `json:"name_contains,omitempty"`
+}
+
+// conditionKeys are the JSON keys of the tests a condition may hold, in the
+// order messages list them.
+var conditionKeys = []string{"title_contains", "url_contains", "url_matches", "element", "text_contains", "any", "all", "not"}
+
+// Match reports whether c holds on s. A nil snapshot matches nothing but a
+// not over something.
+func (c Condition) Match(s *snapshot.Snapshot) bool {
+	if s == nil {
+		s = &snapshot.Snapshot{}
+	}
+	switch {
+	case c.TitleContains != "":
+		return containsFold(s.Page.Title, c.TitleContains)
+	case c.URLContains != "":
+		return containsFold(s.Page.URL, c.URLContains)
+	case c.URLMatches != "":
+		re := c.re
+		if re == nil {
+			var err error
+			if re, err = compileURLPattern(c.URLMatches); err != nil {
+				return false
+			}
+		}
+		return re.MatchString(s.Page.URL)
+	case c.Element != nil:
+		for _, e := range s.Elements {
+			if strings.EqualFold(e.Role, c.Element.Role) && containsFold(e.Name, c.Element.NameContains) {
+				return true
+			}
+		}
+		return false
+	case c.TextContains != "":
+		if containsFold(s.Text, c.TextContains) {
+			return true
+		}
+		for _, e := range s.Elements {
+			if containsFold(e.Name, c.TextContains) {
+				return true
+			}
+		}
+		return false
+	case c.Any != nil:
+		return slices.ContainsFunc(c.Any, func(c Condition) bool { return c.Match(s) })
+	case c.All != nil:
+		for _, sub := range c.All {
+			if !sub.Match(s) {
+				return false
+			}
+		}
+		return true
+	case c.Not != nil:
+		return !c.Not.Match(s)
+	}
+	return false
+}
+
+// Describe says in plain words what c expects, e.g.
+// `title contains "cancelled" or a heading whose name contains "cancelled"`.
+func (c Condition) Describe() string {
+	switch {
+	case c.TitleContains != "":
+		return fmt.Sprintf("title contains %q", c.TitleContains)
+	case c.URLContains != "":
+		return fmt.Sprintf("URL contains %q", c.URLContains)
+	case c.URLMatches != "":
+		return fmt.Sprintf("URL matches %q", c.URLMatches)
+	case c.Element != nil:
+		if c.Element.NameContains == "" {
+			return "a " + c.Element.Role
+		}
+		return fmt.Sprintf("a %s whose name contains %q", c.Element.Role, c.Element.NameContains)
+	case c.TextContains != "":
+		return fmt.Sprintf("the page shows %q", c.TextContains)
+	case c.Any != nil:
+		return joinDescriptions(c.Any, " or ")
+	case c.All != nil:
+		return joinDescriptions(c.All, " and ")
+	case c.Not != nil:
+		return "not " + c.Not.describeNested()
+	}
+	return "nothing"
+}
+
+// Label is the rule's name if it has one, else its description.
+func (c Condition) Label() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return c.Describe()
+}
+
+func (c Condition) describeNested() string {
+	if len(c.Any) > 1 || len(c.All) > 1 {
+		return "(" + c.Describe() + ")"
+	}
+	return c.Describe()
+}
+
+func joinDescriptions(cs []Condition, sep string) string {
+	if len(cs) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(cs))
+	for i, c := range cs {
+		parts[i] = c.describeNested()
+	}
+	return strings.Join(parts, sep)
+}
+
+// describeAny describes a list of rules of which any one will do.
+func describeAny(cs []Condition) string { return joinDescriptions(cs, " or ") }
+
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
+
+func compileURLPattern(p string) (*regexp.Regexp, error) {
+	return regexp.Compile("(?i)" + p)
+}
+
+// MarshalJSON writes c in the profile format.
+func (c Condition) MarshalJSON() ([]byte, error) {
+	m := map[string]any{}
+	if c.Name != "" {
+		m["name"] = c.Name
+	}
+	switch {
+	case c.TitleContains != "":
+		m["title_contains"] = c.TitleContains
+	case c.URLContains != "":
+		m["url_contains"] = c.URLContains
+	case c.URLMatches != "":
+		m["url_matches"] = c.URLMatches
+	case c.Element != nil:
+		m["element"] = c.Element
+	case c.TextContains != "":
+		m["text_contains"] = c.TextContains
+	case c.Any != nil:
+		m["any"] = c.Any
+	case c.All != nil:
+		m["all"] = c.All
+	case c.Not != nil:
+		m["not"] = c.Not
+	}
+	return json.Marshal(m)
+}
+
+// UnmarshalJSON reads c from the profile format and checks it; its errors
+// name the offending field relative to the condition, e.g.
+// "element: role is required".
+func (c *Condition) UnmarshalJSON(data []byte) error {
+	parsed, err := parseCondition(data, "")
+	if err != nil {
+		return err
+	}
+	*c = parsed
+	return nil
+}
+
+// FieldError is a problem with one field of a profile.
+type FieldError struct {
+	// Path locates the field, e.g. "checkpoints[1].element".
+	Path string
+	// Problem says what is wrong with it.
+	Problem string
+}
+
+func (e *FieldError) Error() string {
+	if e.Path == "" {
+		return e.Problem
+	}
+	return e.Path + ": " + e.Problem
+}
+
+func fieldErr(path, format string, args ...any) error {
+	return &FieldError{Path: path, Problem: fmt.Sprintf(format, args...)}
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// parseCondition decodes one condition found at path.
+func parseCondition(data []byte, path string) (Condition, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		return Condition{}, fieldErr(path, "must be an object with one of %s", strings.Join(conditionKeys, ", "))
+	}
+	var c Condition
+	var set []string
+	for key := range raw {
+		if key == "name" || slices.Contains(conditionKeys, key) {
+			continue
+		}
+		return Condition{}, fieldErr(join(path, key), "unknown field (a condition has one of %s)", strings.Join(conditionKeys, ", "))
+	}
+	for _, key := range conditionKeys {
+		if _, ok := raw[key]; ok {
+			set = append(set, key)
+		}
+	}
+	if len(set) != 1 {
+		if len(set) == 0 {
+			return Condition{}, fieldErr(path, "needs one of %s", strings.Join(conditionKeys, ", "))
+		}
+		return Condition{}, fieldErr(path, "has %s; a condition tests exactly one thing (combine with all or any)", strings.Join(set, " and "))
+	}
+	if v, ok := raw["name"]; ok {
+		if err := json.Unmarshal(v, &c.Name); err != nil {
+			return Condition{}, fieldErr(join(path, "name"), "must be a string")
+		}
+	}
+	key := set[0]
+	p := join(path, key)
+	v := raw[key]
+	str := func(dst *string) error {
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fieldErr(p, "must be a string")
+		}
+		if strings.TrimSpace(*dst) == "" {
+			return fieldErr(p, "must not be empty")
+		}
+		return nil
+	}
+	list := func(dst *[]Condition) error {
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return fieldErr(p, "must be a list of conditions")
+		}
+		if len(items) == 0 {
+			return fieldErr(p, "must not be empty")
+		}
+		*dst = make([]Condition, len(items))
+		for i, item := range items {
+			sub, err := parseCondition(item, fmt.Sprintf("%s[%d]", p, i))
+			if err != nil {
+				return err
+			}
+			(*dst)[i] = sub
+		}
+		return nil
+	}
+	var err error
+	switch key {
+	case "title_contains":
+		err = str(&c.TitleContains)
+	case "url_contains":
+		err = str(&c.URLContains)
+	case "text_contains":
+		err = str(&c.TextContains)
+	case "url_matches":
+		if err = str(&c.URLMatches); err == nil {
+			if c.re, err = compileURLPattern(c.URLMatches); err != nil {
+				err = fieldErr(p, "not a valid regular expression: %v", err)
+			}
+		}
+	case "element":
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(v, &fields) != nil || fields == nil {
+			return Condition{}, fieldErr(p, "must be an object with role and name_contains")
+		}
+		for k := range fields {
+			if k != "role" && k != "name_contains" {
+				return Condition{}, fieldErr(join(p, k), "unknown field (an element has role and name_contains)")
+			}
+		}
+		var e ElementCondition
+		if json.Unmarshal(v, &e) != nil {
+			return Condition{}, fieldErr(p, "role and name_contains must be strings")
+		}
+		if strings.TrimSpace(e.Role) == "" {
+			return Condition{}, fieldErr(p, "role is required")
+		}
+		c.Element = &e
+	case "any":
+		err = list(&c.Any)
+	case "all":
+		err = list(&c.All)
+	case "not":
+		var sub Condition
+		if sub, err = parseCondition(v, p); err == nil {
+			c.Not = &sub
+		}
+	}
+	if err != nil {
+		return Condition{}, err
+	}
+	return c, nil
+}
