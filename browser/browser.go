@@ -1,11 +1,30 @@
 // Package browser is the only package that speaks the Chrome DevTools
 // Protocol: it launches or connects to Chromium, opens isolated contexts,
 // captures pages, sends input, answers dialogs and notices crashes.
+//
+// A [Browser] is one Chromium process (launched or connected to). Each [Tab]
+// lives in its own browser context, with its own cookies and storage. Every
+// protocol call carries a deadline, so that a crashed renderer or an open
+// JavaScript dialog never hangs a caller; a crashed tab or a dead browser is
+// reported by [Tab.Err] and repaired by [Tab.Recover].
 package browser
 
 import (
 	"context"
 	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/remote"
 )
 
 // Options says which browser to use and how.
@@ -23,45 +42,419 @@ type Options struct {
 	UserDataDir string
 	// ViewportWidth and ViewportHeight size every tab (default 1280×720).
 	ViewportWidth, ViewportHeight int
+	// NoSandbox turns off Chromium's sandbox. It is always off when the
+	// process runs as root, where Chromium refuses to start with it.
+	NoSandbox bool
+	// Logger receives the browser's diagnostics; nil uses slog.Default().
+	Logger *slog.Logger
 }
+
+// Errors that calls on a [Browser] or a [Tab] report, possibly wrapped.
+var (
+	// ErrNoBrowser means that no Chromium or Chrome binary was found.
+	ErrNoBrowser = errors.New("no Chromium or Chrome found")
+	// ErrClosed means that the tab or the browser was closed by Close.
+	ErrClosed = errors.New("closed")
+	// ErrTabCrashed means that the tab's renderer crashed or the tab was
+	// closed from outside (by the page or by another client); Tab.Recover
+	// opens a fresh tab.
+	ErrTabCrashed = errors.New("the tab crashed or was closed")
+	// ErrBrowserGone means that the browser process died or the connection
+	// to it was lost; Tab.Recover relaunches or reconnects.
+	ErrBrowserGone = errors.New("the browser is gone")
+)
 
 // ErrNotImplemented marks a stub that is still to be written.
+//
+// Deprecated: nothing returns it any more; kept so that code written against
+// the first stubs still compiles.
 var ErrNotImplemented = errors.New("not implemented")
 
+const (
+	defaultWidth  = 1280
+	defaultHeight = 720
+	// closeTimeout bounds each step of closing a tab or a browser.
+	closeTimeout = 5 * time.Second
+	// startTimeout bounds a launch or a new tab when the caller's context
+	// has no deadline.
+	startTimeout = 30 * time.Second
+)
+
 // Browser is a launched or connected browser.
-type Browser struct{}
+type Browser struct {
+	opts     Options
+	path     string // the binary, when launched
+	log      *slog.Logger
+	launched bool
 
-// Launch starts or connects to a browser.
-func Launch(ctx context.Context, opts Options) (*Browser, error) { return nil, ErrNotImplemented }
+	// relaunchMu serialises relaunches, so that tabs that notice the same
+	// death relaunch once.
+	relaunchMu sync.Mutex
 
-// Close closes every context it opened and, if it launched the browser, the
-// browser.
-func (b *Browser) Close() error { return nil }
-
-// NewTab opens a tab in a new isolated browser context.
-func (b *Browser) NewTab(ctx context.Context) (*Tab, error) { return nil, ErrNotImplemented }
-
-// Tab is one page in its own browser context.
-type Tab struct{}
-
-// Navigate loads url and waits for it to load.
-func (t *Tab) Navigate(ctx context.Context, url string) error { return ErrNotImplemented }
-
-// CaptureOptions says what a capture includes.
-type CaptureOptions struct {
-	// Screenshot takes the screenshot too.
-	Screenshot bool
-	// Format is "png" (default) or "jpeg".
-	Format string
-	// ImageTokens is the screenshot budget in image tokens (w×h/750);
-	// default 500. The image never exceeds 1568 px a side or 1.15 MP.
-	ImageTokens int
+	mu     sync.Mutex
+	closed bool
+	gen    uint64 // counts (re)launches; a tab of an older one is gone
+	sess   *session
+	tabs   map[*Tab]struct{}
 }
 
-// Capture takes one raw look at the page.
-func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error) {
-	return nil, ErrNotImplemented
+// session is one run of a browser process or one connection to a browser.
+type session struct {
+	// root is the chromedp context of the browser. It ends when the
+	// browser dies or the connection is lost.
+	root        context.Context
+	cancel      context.CancelFunc
+	allocCancel context.CancelFunc
+	launched    bool
 }
 
-// Close closes the tab and its browser context.
-func (t *Tab) Close() error { return nil }
+// Launch starts or connects to a browser. ctx bounds the start only; the
+// browser lives until Close.
+func Launch(ctx context.Context, opts Options) (*Browser, error) {
+	if opts.ViewportWidth <= 0 {
+		opts.ViewportWidth = defaultWidth
+	}
+	if opts.ViewportHeight <= 0 {
+		opts.ViewportHeight = defaultHeight
+	}
+	b := &Browser{
+		opts:     opts,
+		log:      opts.Logger,
+		launched: opts.CDPEndpoint == "",
+		tabs:     make(map[*Tab]struct{}),
+	}
+	if b.log == nil {
+		b.log = slog.Default()
+	}
+	if b.launched {
+		path, err := FindBinary(opts.Path)
+		if err != nil {
+			return nil, err
+		}
+		b.path = path
+	}
+	s, err := b.start(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b.sess = s
+	b.gen = 1
+	return b, nil
+}
+
+// FindBinary returns the browser binary that Launch would use: path if it is
+// not empty, then $CHROME_PATH, then the usual names and places on Linux and
+// macOS. It returns an error wrapping ErrNoBrowser when there is none.
+func FindBinary(path string) (string, error) {
+	if path != "" {
+		p, err := exec.LookPath(path)
+		if err != nil {
+			return "", fmt.Errorf("%w at %s: %w", ErrNoBrowser, path, err)
+		}
+		return p, nil
+	}
+	if env := os.Getenv("CHROME_PATH"); env != "" {
+		p, err := exec.LookPath(env)
+		if err != nil {
+			return "", fmt.Errorf("%w at CHROME_PATH=%s: %w", ErrNoBrowser, env, err)
+		}
+		return p, nil
+	}
+	candidates := []string{
+		"chromium", "chromium-browser", "google-chrome", "google-chrome-stable",
+		"/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome",
+		"/snap/bin/chromium", "/usr/local/bin/chromium", "/usr/local/bin/chrome",
+	}
+	if runtime.GOOS == "darwin" {
+		candidates = append(candidates,
+			"/Applications/Chromium.app/Contents/MacOS/Chromium",
+			"/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+		)
+	}
+	for _, c := range candidates {
+		if p, err := exec.LookPath(c); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: set Options.Path or CHROME_PATH, or install one "+
+		"(Debian/Ubuntu: apt-get install chromium); tried %s", ErrNoBrowser, strings.Join(candidates, ", "))
+}
+
+// execOptions are the flags of a launched browser.
+func (b *Browser) execOptions() []chromedp.ExecAllocatorOption {
+	noSandbox := b.opts.NoSandbox || os.Geteuid() == 0
+	o := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(b.path),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		// Set explicitly (also to false), so that chromedp adds nothing.
+		chromedp.Flag("no-sandbox", noSandbox),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-default-apps", true),
+		chromedp.Flag("mute-audio", true),
+		chromedp.Flag("disable-breakpad", true),
+		chromedp.Flag("disable-extensions", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.Flag("disable-hang-monitor", true),
+		chromedp.Flag("disable-client-side-phishing-detection", true),
+		chromedp.Flag("disable-features", "Translate,MediaRouter,OptimizationHints"),
+		// Every tab has a window of its own; none may be throttled as a
+		// background window.
+		chromedp.Flag("disable-background-timer-throttling", true),
+		chromedp.Flag("disable-backgrounding-occluded-windows", true),
+		chromedp.Flag("disable-renderer-backgrounding", true),
+		chromedp.Flag("disable-ipc-flooding-protection", true),
+		chromedp.Flag("password-store", "basic"),
+		chromedp.Flag("use-mock-keychain", true),
+		chromedp.Flag("force-color-profile", "srgb"),
+		chromedp.Flag("metrics-recording-only", true),
+		chromedp.WindowSize(b.opts.ViewportWidth, b.opts.ViewportHeight),
+	}
+	if !b.opts.Headed {
+		o = append(o, chromedp.Flag("headless", true), chromedp.Flag("hide-scrollbars", true))
+	}
+	if b.opts.UserDataDir != "" {
+		o = append(o, chromedp.UserDataDir(b.opts.UserDataDir))
+	}
+	return o
+}
+
+// start launches the browser or connects to it.
+func (b *Browser) start(ctx context.Context) (*session, error) {
+	var allocCtx context.Context
+	var allocCancel context.CancelFunc
+	what := "launching " + b.path
+	if b.launched {
+		allocCtx, allocCancel = chromedp.NewExecAllocator(context.Background(), b.execOptions()...)
+	} else {
+		what = "connecting to " + b.opts.CDPEndpoint
+		allocCtx, allocCancel = remote.NewAllocator(context.Background(), b.opts.CDPEndpoint)
+	}
+	logf := func(format string, args ...any) { b.log.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
+	root, cancel := chromedp.NewContext(allocCtx,
+		chromedp.WithLogf(logf), chromedp.WithErrorf(logf))
+
+	if _, ok := ctx.Deadline(); !ok {
+		var c context.CancelFunc
+		ctx, c = context.WithTimeout(ctx, startTimeout)
+		defer c()
+	}
+	// The first call on root binds the browser's life to root, so it runs
+	// on root, bounded by ctx from outside.
+	errc := make(chan error, 1)
+	go func() {
+		_, err := chromedp.Targets(root)
+		errc <- err
+	}()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		cancel()
+		<-errc
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+		allocCancel()
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	b.log.Debug("browser started", "how", what)
+	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
+}
+
+// stop ends a session: it closes a launched browser (gracefully if it is
+// still there) and drops a connection, and waits for both.
+func (s *session) stop() {
+	if s.launched && s.root.Err() == nil {
+		ctx, cancel := context.WithTimeout(s.root, closeTimeout)
+		_ = chromedp.Cancel(ctx)
+		cancel()
+	}
+	s.cancel()
+	s.allocCancel()
+}
+
+// current returns the live session and its generation.
+func (b *Browser) current() (*session, uint64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil, 0, fmt.Errorf("browser: %w", ErrClosed)
+	}
+	return b.sess, b.gen, nil
+}
+
+// Alive reports whether the browser is running (or connected) and not
+// closed.
+func (b *Browser) Alive() bool {
+	s, _, err := b.current()
+	return err == nil && s.root.Err() == nil
+}
+
+// Launched reports whether this Browser started the browser process, as
+// opposed to connecting to one.
+func (b *Browser) Launched() bool { return b.launched }
+
+// Process returns the browser process, or nil when the browser was connected
+// to rather than launched. Tests use it to kill the browser.
+func (b *Browser) Process() *os.Process {
+	s, _, err := b.current()
+	if err != nil {
+		return nil
+	}
+	c := chromedp.FromContext(s.root)
+	if c == nil || c.Browser == nil {
+		return nil
+	}
+	return c.Browser.Process()
+}
+
+// Relaunch replaces the browser with a fresh one: it closes the current
+// process (if it still runs) and launches a new one, or reconnects to
+// Options.CDPEndpoint. Every tab of the old browser is gone; Tab.Recover
+// moves a tab to the new one.
+func (b *Browser) Relaunch(ctx context.Context) error {
+	return b.relaunch(ctx, 0)
+}
+
+// relaunch relaunches unless the generation moved past seen already (another
+// tab relaunched first). seen 0 always relaunches.
+func (b *Browser) relaunch(ctx context.Context, seen uint64) error {
+	b.relaunchMu.Lock()
+	defer b.relaunchMu.Unlock()
+	old, gen, err := b.current()
+	if err != nil {
+		return err
+	}
+	if seen != 0 && gen != seen {
+		return nil
+	}
+	old.stop()
+	s, err := b.start(ctx)
+	if err != nil {
+		return fmt.Errorf("relaunch: %w", err)
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		s.stop()
+		return fmt.Errorf("relaunch: browser %w", ErrClosed)
+	}
+	b.sess = s
+	b.gen++
+	b.mu.Unlock()
+	b.log.Info("browser relaunched", "launched", b.launched)
+	return nil
+}
+
+// Close closes every tab it opened (disposing of their browser contexts)
+// and, if it launched the browser, the browser, removing a temporary
+// profile. A connected browser keeps running.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	tabs := make([]*Tab, 0, len(b.tabs))
+	for t := range b.tabs {
+		tabs = append(tabs, t)
+	}
+	b.mu.Unlock()
+
+	var errs []error
+	for _, t := range tabs {
+		if err := t.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	b.relaunchMu.Lock()
+	defer b.relaunchMu.Unlock()
+	b.mu.Lock()
+	b.closed = true
+	s := b.sess
+	b.mu.Unlock()
+	s.stop()
+	return errors.Join(errs...)
+}
+
+// NewTab opens a tab in a new isolated browser context, with the viewport
+// of the Options. ctx bounds the opening only.
+func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
+	t := &Tab{b: b, log: b.log}
+	if err := t.open(ctx, ""); err != nil {
+		return nil, fmt.Errorf("new tab: %w", err)
+	}
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		t.Close()
+		return nil, fmt.Errorf("new tab: browser %w", ErrClosed)
+	}
+	b.tabs[t] = struct{}{}
+	b.mu.Unlock()
+	return t, nil
+}
+
+// forget drops a closed tab from the browser's list.
+func (b *Browser) forget(t *Tab) {
+	b.mu.Lock()
+	delete(b.tabs, t)
+	b.mu.Unlock()
+}
+
+// createContext makes a new browser context in the session.
+func (b *Browser) createContext(ctx context.Context, s *session) (cdp.BrowserContextID, error) {
+	c, cancel := within(ctx, s.root, closeTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.CreateBrowserContext, target.CreateBrowserContextParams{
+		DisposeOnDetach: new(true),
+	})
+	if err != nil {
+		return "", fmt.Errorf("creating a browser context: %w", err)
+	}
+	return res.BrowserContextID, nil
+}
+
+// disposeContext disposes of a browser context, if its browser still runs.
+func (b *Browser) disposeContext(s *session, id cdp.BrowserContextID) error {
+	if s.root.Err() != nil || id == "" {
+		return nil
+	}
+	c, cancel := context.WithTimeout(s.root, closeTimeout)
+	defer cancel()
+	_, err := chromedp.CallBrowser(c, target.DisposeBrowserContext, target.DisposeBrowserContextParams{
+		BrowserContextID: id,
+	})
+	if err != nil && s.root.Err() == nil {
+		return fmt.Errorf("disposing of browser context %s: %w", id, err)
+	}
+	return nil
+}
+
+// within derives from base (a chromedp context, whose values it keeps) a
+// context that ends when ctx ends, and that has ctx's deadline or, when ctx
+// has none, the default d.
+func within(ctx, base context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(d)
+	}
+	c, cancel := context.WithDeadline(base, dl)
+	stop := context.AfterFunc(ctx, func() {
+		// At ctx's deadline c's own timer fires too; leave it to that, so
+		// that the error says deadline exceeded rather than canceled.
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return c, func() {
+		stop()
+		cancel()
+	}
+}
