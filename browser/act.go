@@ -1,0 +1,728 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrDetached reports a node that is no longer in the page.
+var ErrDetached = errors.New("node is no longer in the page")
+
+// Inspection is what the check before an action found out about a node, in
+// one look: whether it is still there and the same, whether it can be acted
+// on, and where to act.
+type Inspection struct {
+	// AXRole and AXName are the node's role and accessible name now.
+	AXRole string
+	AXName string
+	// DocumentURL is the URL of the document that holds the node.
+	DocumentURL string
+	Tag         string
+	InputType   string
+	Editable    bool
+	Disabled    bool
+	ReadOnly    bool
+	Scrollable  bool
+	// Visible is false when the node has no box to act on.
+	Visible bool
+	// X and Y are the click point in main-viewport CSS pixels.
+	X, Y float64
+	// Covered names what a hit test at the click point landed on, when that
+	// is not the node or inside it; empty otherwise.
+	Covered string
+}
+
+// inspectJS runs on the node. It scrolls it into view if needed, then reports
+// what the server checks before acting. Offsets of same-origin frames are
+// added so that X and Y are main-viewport coordinates.
+const inspectJS = `function(scroll) {
+	const el = this.nodeType === 1 ? this : this.parentElement;
+	const out = {connected: !!(el && el.isConnected)};
+	if (!out.connected) return out;
+	const doc = el.ownerDocument;
+	out.documentURL = doc.URL;
+	out.tag = el.tagName.toLowerCase();
+	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+	out.editable = !!el.isContentEditable;
+	out.disabled = !!(el.disabled || el.closest('[aria-disabled="true"]') || el.closest('fieldset[disabled]') && el.matches('input,select,textarea,button'));
+	out.readOnly = !!(el.readOnly || el.getAttribute('aria-readonly') === 'true');
+	const cs = doc.defaultView.getComputedStyle(el);
+	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
+		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||
+		((out.tag === 'textarea') && el.scrollHeight > el.clientHeight + 1);
+	let r = el.getBoundingClientRect();
+	const win = doc.defaultView;
+	if (scroll && (r.bottom <= 0 || r.top >= win.innerHeight || r.right <= 0 || r.left >= win.innerWidth ||
+		r.top < 0 || r.bottom > win.innerHeight)) {
+		el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+		r = el.getBoundingClientRect();
+	}
+	out.visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
+	if (!out.visible) return out;
+	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
+	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
+	if (right <= left || bottom <= top) { out.visible = false; return out; }
+	const lx = (left + right) / 2, ly = (top + bottom) / 2;
+	let x = lx, y = ly;
+	for (let w = win; w.frameElement; w = w.parent) {
+		const fr = w.frameElement.getBoundingClientRect();
+		x += fr.left + w.frameElement.clientLeft;
+		y += fr.top + w.frameElement.clientTop;
+	}
+	out.x = x; out.y = y;
+	let hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(lx, ly) : doc.elementFromPoint(lx, ly);
+	while (hit && hit.shadowRoot && hit !== el) {
+		const inner = hit.shadowRoot.elementFromPoint(lx, ly);
+		if (!inner || inner === hit) break;
+		hit = inner;
+	}
+	const inside = (n) => {
+		for (; n; n = n.parentNode || n.host) if (n === el) return true;
+		return false;
+	};
+	const labelFor = (n) => n && n.tagName === 'LABEL' && n.control === el;
+	if (hit && !inside(hit) && !labelFor(hit) && !labelFor(hit.closest && hit.closest('label'))) {
+		const cover = hit.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]') || hit;
+		const role = cover.getAttribute('role') || (cover.tagName === 'DIALOG' ? 'dialog' : cover.tagName.toLowerCase());
+		const name = cover.getAttribute('aria-label') || cover.getAttribute('title') ||
+			(cover.getAttribute('aria-labelledby') && doc.getElementById(cover.getAttribute('aria-labelledby'))?.textContent) ||
+			(cover.textContent || '').trim().slice(0, 60);
+		out.covered = name ? role + ' "' + name.trim().replace(/\s+/g, ' ') + '"' : role;
+	}
+	return out;
+}`
+
+type inspectResult struct {
+	Connected   bool    `json:"connected"`
+	DocumentURL string  `json:"documentURL"`
+	Tag         string  `json:"tag"`
+	InputType   string  `json:"inputType"`
+	Editable    bool    `json:"editable"`
+	Disabled    bool    `json:"disabled"`
+	ReadOnly    bool    `json:"readOnly"`
+	Scrollable  bool    `json:"scrollable"`
+	Visible     bool    `json:"visible"`
+	X           float64 `json:"x"`
+	Y           float64 `json:"y"`
+	Covered     string  `json:"covered"`
+}
+
+// Raw protocol commands. The typed cdproto ones are strict about enum values
+// and drop zero fields that some commands need, so these go as raw JSON.
+var (
+	cmdResolveNode      = cdp.Command[map[string]any, resolveNodeResult]{Method: "DOM.resolveNode"}
+	cmdCallFunctionOn   = cdp.Command[map[string]any, callFunctionResult]{Method: "Runtime.callFunctionOn"}
+	cmdReleaseObject    = cdp.Command[map[string]any, json.RawMessage]{Method: "Runtime.releaseObject"}
+	cmdPartialAXTree    = cdp.Command[map[string]any, partialAXTree]{Method: "Accessibility.getPartialAXTree"}
+	cmdDispatchMouse    = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
+	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
+	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
+	cmdEvaluate         = cdp.Command[map[string]any, callFunctionResult]{Method: "Runtime.evaluate"}
+	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
+)
+
+type resolveNodeResult struct {
+	Object struct {
+		ObjectID string `json:"objectId"`
+	} `json:"object"`
+}
+
+type callFunctionResult struct {
+	Result struct {
+		Type  string          `json:"type"`
+		Value json.RawMessage `json:"value"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+func (r callFunctionResult) err() error {
+	if r.ExceptionDetails == nil {
+		return nil
+	}
+	if e := r.ExceptionDetails.Exception; e != nil && e.Description != "" {
+		return fmt.Errorf("script: %s", e.Description)
+	}
+	return fmt.Errorf("script: %s", r.ExceptionDetails.Text)
+}
+
+type axValue struct {
+	Value json.RawMessage `json:"value"`
+}
+
+func (v *axValue) String() string {
+	if v == nil || len(v.Value) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v.Value, &s) == nil {
+		return s
+	}
+	return string(v.Value)
+}
+
+type partialAXTree struct {
+	Nodes []struct {
+		Ignored          bool     `json:"ignored"`
+		Role             *axValue `json:"role"`
+		Name             *axValue `json:"name"`
+		BackendDOMNodeID int64    `json:"backendDOMNodeId"`
+	} `json:"nodes"`
+}
+
+type layoutMetrics struct {
+	CSSVisualViewport struct {
+		PageX        float64 `json:"pageX"`
+		PageY        float64 `json:"pageY"`
+		ClientWidth  float64 `json:"clientWidth"`
+		ClientHeight float64 `json:"clientHeight"`
+	} `json:"cssVisualViewport"`
+}
+
+// callOn runs the JavaScript function fn with the node as this and args as
+// its arguments, and decodes its JSON result into out (which may be nil).
+func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": backendNodeID})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrDetached, err)
+	}
+	defer func() {
+		// Release with its own short deadline: the call's may be spent.
+		rc, rcancel := t.cdp(context.WithoutCancel(ctx))
+		defer rcancel()
+		rc, rcancel2 := context.WithTimeout(rc, time.Second)
+		defer rcancel2()
+		_, _ = chromedp.Call(rc, cmdReleaseObject, map[string]any{"objectId": obj.Object.ObjectID})
+	}()
+	callArgs := make([]map[string]any, len(args))
+	for i, a := range args {
+		callArgs[i] = map[string]any{"value": a}
+	}
+	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
+		"objectId":            obj.Object.ObjectID,
+		"functionDeclaration": fn,
+		"arguments":           callArgs,
+		"returnByValue":       true,
+		"awaitPromise":        true,
+		"userGesture":         true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := res.err(); err != nil {
+		return err
+	}
+	if out == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}
+
+// Inspect checks a node before an action: the accessibility tree's role and
+// name for it now and, in the same moment, its document, state, box and what
+// a hit test at its click point lands on. With scroll, a node outside the
+// viewport is scrolled into view first. It returns ErrDetached when the node
+// is gone.
+func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
+	type axAnswer struct {
+		role, name string
+		err        error
+	}
+	axc := make(chan axAnswer, 1)
+	go func() {
+		c, cancel := t.cdp(ctx)
+		defer cancel()
+		tree, err := chromedp.Call(c, cmdPartialAXTree, map[string]any{"backendNodeId": backendNodeID, "fetchRelatives": false})
+		if err != nil {
+			axc <- axAnswer{err: err}
+			return
+		}
+		for _, n := range tree.Nodes {
+			if n.BackendDOMNodeID == backendNodeID {
+				axc <- axAnswer{role: n.Role.String(), name: n.Name.String()}
+				return
+			}
+		}
+		axc <- axAnswer{}
+	}()
+	var r inspectResult
+	err := t.callOn(ctx, backendNodeID, inspectJS, &r, scroll)
+	ax := <-axc
+	if err != nil {
+		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+	}
+	if !r.Connected {
+		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, ErrDetached)
+	}
+	if ax.err != nil {
+		return nil, fmt.Errorf("inspect node %d: accessibility: %w", backendNodeID, ax.err)
+	}
+	return &Inspection{
+		AXRole: ax.role, AXName: ax.name,
+		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Editable: r.Editable,
+		Disabled: r.Disabled, ReadOnly: r.ReadOnly, Scrollable: r.Scrollable,
+		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
+	}, nil
+}
+
+// Click presses and releases the left mouse button at x, y (main-viewport
+// CSS pixels) after moving the pointer there, as a person's mouse does.
+func (t *Tab) Click(ctx context.Context, x, y float64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	for _, ev := range []map[string]any{
+		{"type": "mouseMoved", "x": x, "y": y, "button": "none"},
+		{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1},
+		{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1},
+	} {
+		if _, err := chromedp.Call(c, cmdDispatchMouse, ev); err != nil {
+			return fmt.Errorf("click at %.0f,%.0f: %s: %w", x, y, ev["type"], err)
+		}
+	}
+	return nil
+}
+
+// Wheel turns the mouse wheel by dx, dy CSS pixels with the pointer at x, y,
+// so the page or the scrollable element under the pointer scrolls and
+// scroll listeners (lazy loading) fire as they would for a person.
+func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	// Raw params: the typed ones omit a zero deltaX, which Chromium rejects.
+	_, err := chromedp.Call(c, cmdDispatchMouse, map[string]any{
+		"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy,
+	})
+	if err != nil {
+		return fmt.Errorf("wheel at %.0f,%.0f by %.0f,%.0f: %w", x, y, dx, dy, err)
+	}
+	return nil
+}
+
+// focusAndSelectJS focuses the node and selects its content, so that typed
+// text replaces it; with clear false the caret goes to the end instead.
+const focusAndSelectJS = `function(clear) {
+	const el = this;
+	el.focus();
+	if (el.isContentEditable) {
+		const sel = el.ownerDocument.getSelection();
+		const range = el.ownerDocument.createRange();
+		range.selectNodeContents(el);
+		if (!clear) range.collapse(false);
+		sel.removeAllRanges();
+		sel.addRange(range);
+		return el.textContent.length > 0 && clear;
+	}
+	const n = el.value.length;
+	try {
+		if (clear) el.setSelectionRange(0, n); else el.setSelectionRange(n, n);
+	} catch (e) { if (clear) el.select(); }
+	return n > 0 && clear;
+}`
+
+// setValueJS sets an input's value through the native setter, the way a
+// browser's own input does, so that frameworks that track the value (React)
+// see the change; then fires input and change.
+const setValueJS = `function(v) {
+	const el = this;
+	const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+	Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
+	el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+	el.dispatchEvent(new Event('change', {bubbles: true}));
+	return el.value;
+}`
+
+const changeJS = `function() {
+	this.dispatchEvent(new Event('change', {bubbles: true}));
+	return this.isContentEditable ? this.textContent : this.value;
+}`
+
+// Type focuses a text field (input, textarea or contenteditable), replaces
+// its content when clear is set, and types text with real input events, so
+// that frameworks see every keystroke; a change event follows. It returns the
+// field's value afterwards.
+func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
+	var hadContent bool
+	if err := t.callOn(ctx, backendNodeID, focusAndSelectJS, &hadContent, clear); err != nil {
+		return "", fmt.Errorf("focus: %w", err)
+	}
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if text == "" && hadContent {
+		for _, typ := range []string{"rawKeyDown", "keyUp"} {
+			if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
+				"type": typ, "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46,
+			}); err != nil {
+				return "", fmt.Errorf("clear: %w", err)
+			}
+		}
+	}
+	if text != "" {
+		if _, err := chromedp.Call(c, cmdInsertText, map[string]any{"text": text}); err != nil {
+			return "", fmt.Errorf("type: %w", err)
+		}
+	}
+	var value string
+	if err := t.callOn(ctx, backendNodeID, changeJS, &value); err != nil {
+		return "", fmt.Errorf("change: %w", err)
+	}
+	return value, nil
+}
+
+// SetValue sets the value of an input that has no text to type into (date,
+// time, number, range, color), firing input and change. It returns the value
+// the input holds afterwards; the input may refuse a malformed value and hold
+// "".
+func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (string, error) {
+	var got string
+	if err := t.callOn(ctx, backendNodeID, setValueJS, &got, value); err != nil {
+		return "", fmt.Errorf("set value: %w", err)
+	}
+	return got, nil
+}
+
+// selectJS picks the option whose value or visible text is v, exactly first,
+// then ignoring case and surrounding space; it fires input and change as a
+// person's choice does. Without a match it lists the options.
+const selectJS = `function(v) {
+	const el = this;
+	const opts = Array.from(el.options || el.querySelectorAll('[role=option]'));
+	const text = (o) => (o.label || o.textContent || '').trim();
+	const norm = (s) => s.trim().toLowerCase();
+	let pick = opts.find(o => o.value === v) || opts.find(o => text(o) === v) ||
+		opts.find(o => norm(o.value || '') === norm(v)) || opts.find(o => norm(text(o)) === norm(v));
+	if (!pick) return {ok: false, options: opts.map(o => text(o) + (o.value !== undefined && o.value !== text(o) ? ' (' + o.value + ')' : ''))};
+	if (pick.disabled) return {ok: false, disabled: true, options: [text(pick)]};
+	if (el.tagName === 'SELECT') {
+		el.focus();
+		pick.selected = true;
+		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+		el.dispatchEvent(new Event('change', {bubbles: true}));
+	} else {
+		pick.click();
+	}
+	return {ok: true, value: pick.value !== undefined ? pick.value : text(pick), text: text(pick)};
+}`
+
+// ErrNoOption reports a select value that matches no option.
+var ErrNoOption = errors.New("no such option")
+
+// Selection is the option a Select picked.
+type Selection struct {
+	Value string
+	Text  string
+}
+
+// Select picks the option of a select (or listbox) whose value or visible
+// text is value. When none matches, the error wraps ErrNoOption and names the
+// options there are.
+func (t *Tab) Select(ctx context.Context, backendNodeID int64, value string) (Selection, error) {
+	var r struct {
+		OK       bool     `json:"ok"`
+		Disabled bool     `json:"disabled"`
+		Value    string   `json:"value"`
+		Text     string   `json:"text"`
+		Options  []string `json:"options"`
+	}
+	if err := t.callOn(ctx, backendNodeID, selectJS, &r, value); err != nil {
+		return Selection{}, fmt.Errorf("select %q: %w", value, err)
+	}
+	if r.Disabled {
+		return Selection{}, fmt.Errorf("select %q: option %q is disabled: %w", value, r.Options[0], ErrNoOption)
+	}
+	if !r.OK {
+		return Selection{}, fmt.Errorf("select %q: %w; the options are %q", value, ErrNoOption, r.Options)
+	}
+	return Selection{Value: r.Value, Text: r.Text}, nil
+}
+
+// scrollElementJS scrolls the node's own content to an edge, or brings the
+// node into view when edge is empty.
+const scrollElementJS = `function(edge) {
+	const el = this;
+	if (edge === 'top') el.scrollTop = 0;
+	else if (edge === 'bottom') el.scrollTop = el.scrollHeight;
+	else el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
+	return el.scrollTop;
+}`
+
+// ScrollIntoView brings the node into the viewport.
+func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
+	if err := t.callOn(ctx, backendNodeID, scrollElementJS, nil, ""); err != nil {
+		return fmt.Errorf("scroll into view: %w", err)
+	}
+	return nil
+}
+
+// ScrollElementTo scrolls a scrollable node's content to its top or bottom.
+func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge string) error {
+	if err := t.callOn(ctx, backendNodeID, scrollElementJS, nil, edge); err != nil {
+		return fmt.Errorf("scroll element to %s: %w", edge, err)
+	}
+	return nil
+}
+
+// evaluate runs a JavaScript expression in the main frame and decodes its
+// result into out (which may be nil).
+func (t *Tab) evaluate(ctx context.Context, expr string, out any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true,
+	})
+	if err != nil {
+		return err
+	}
+	if err := res.err(); err != nil {
+		return err
+	}
+	if out == nil || len(res.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(res.Result.Value, out)
+}
+
+// ScrollPageTo scrolls the page to its top or bottom edge, firing scroll
+// events as any scroll does.
+func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
+	expr := `window.scrollTo({top: 0, behavior: 'instant'})`
+	if edge == "bottom" {
+		expr = `window.scrollTo({top: document.scrollingElement.scrollHeight, behavior: 'instant'})`
+	}
+	if err := t.evaluate(ctx, expr, nil); err != nil {
+		return fmt.Errorf("scroll page to %s: %w", edge, err)
+	}
+	return nil
+}
+
+// Viewport returns the visible part of the page now.
+func (t *Tab) Viewport(ctx context.Context) (Viewport, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	m, err := chromedp.Call(c, cmdGetLayoutMetrics, map[string]any{})
+	if err != nil {
+		return Viewport{}, fmt.Errorf("layout metrics: %w", err)
+	}
+	v := m.CSSVisualViewport
+	return Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
+}
+
+// settleJS resolves once the DOM has been quiet for the quiet window (in
+// milliseconds) or the cap has passed, whichever comes first.
+const settleJS = `new Promise(resolve => {
+	const quiet = %d, cap = %d, start = performance.now();
+	let timer;
+	const done = () => { obs.disconnect(); resolve(performance.now() - start); };
+	const obs = new MutationObserver(() => {
+		clearTimeout(timer);
+		if (performance.now() - start >= cap) return done();
+		timer = setTimeout(done, quiet);
+	});
+	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	timer = setTimeout(done, quiet);
+	setTimeout(done, cap);
+})`
+
+// WaitQuiet waits until the page's DOM has had no change for the quiet
+// window, at most for limit. It returns the time it waited.
+func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) (time.Duration, error) {
+	var ms float64
+	expr := fmt.Sprintf(settleJS, quiet.Milliseconds(), limit.Milliseconds())
+	if err := t.evaluate(ctx, expr, &ms); err != nil {
+		return 0, fmt.Errorf("wait for the page to settle: %w", err)
+	}
+	return time.Duration(ms * float64(time.Millisecond)), nil
+}
+
+var (
+	evFrameStartedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStartedLoading"}
+	evFrameStoppedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStoppedLoading"}
+	evDialogOpening       = cdp.Event[dialogOpening]{Method: "Page.javascriptDialogOpening"}
+	cmdHandleDialog       = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.handleJavaScriptDialog"}
+)
+
+// dialogOpening is the payload of Page.javascriptDialogOpening, with the
+// dialog type as a plain string.
+type dialogOpening struct {
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"defaultPrompt"`
+}
+
+// navigationGrace is how long after an action a navigation may still begin
+// (a click handler that sets location, a form submit) before the action is
+// taken to have changed the page in place.
+const navigationGrace = 30 * time.Millisecond
+
+// Outcome is what followed an action.
+type Outcome struct {
+	// Waited is how long the wait after the action took.
+	Waited time.Duration
+	// Alerts holds the messages of alerts the page showed; each was
+	// accepted, since an alert asks nothing.
+	Alerts []string
+	// Dialog is a confirm, prompt or beforeunload dialog the action opened
+	// and left for the agent to answer.
+	Dialog *Dialog
+}
+
+// Settle runs act and then waits, within limit, for what it started: when a
+// frame started loading, until every frame that started has stopped loading;
+// otherwise until the DOM has been quiet for the quiet window. An alert that
+// opens meanwhile is accepted and reported; a confirm, prompt or beforeunload
+// dialog ends the wait and is left open for the agent. An act error is
+// returned as it is; a wait past limit returns an error wrapping
+// context.DeadlineExceeded.
+func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet, limit time.Duration) (Outcome, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	started := make(chan struct{}, 64)
+	stopped := make(chan struct{}, 64)
+	dialogs := make(chan Dialog, 8)
+	forward := func(ev cdp.Event[json.RawMessage], to chan<- struct{}) {
+		seq := chromedp.Events(c, ev)
+		go func() {
+			for _, err := range seq {
+				if err != nil {
+					return
+				}
+				select {
+				case to <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	forward(evFrameStartedLoading, started)
+	forward(evFrameStoppedLoading, stopped)
+	dseq := chromedp.Events(c, evDialogOpening)
+	go func() {
+		for d, err := range dseq {
+			if err != nil {
+				return
+			}
+			dialogs <- Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+		}
+	}()
+
+	var out Outcome
+	// onDialog answers an alert and reports whether a dialog now waits for
+	// the agent.
+	onDialog := func(d Dialog) bool {
+		if d.Type != "alert" {
+			out.Dialog = &d
+			return true
+		}
+		out.Alerts = append(out.Alerts, d.Message)
+		_, _ = chromedp.Call(c, cmdHandleDialog, map[string]any{"accept": true})
+		return false
+	}
+
+	// The action runs beside the dialog watch: an alert blocks the input
+	// event that opened it until it is answered.
+	actDone := make(chan error, 1)
+	actCtx, actCancel := context.WithCancel(ctx)
+	defer actCancel()
+	go func() { actDone <- act(actCtx) }()
+	deadline := time.NewTimer(limit)
+	defer deadline.Stop()
+	begin := time.Now()
+	timedOut := func(what string) (Outcome, error) {
+		out.Waited = time.Since(begin)
+		return out, fmt.Errorf("%s within %s: %w", what, limit, context.DeadlineExceeded)
+	}
+wait:
+	for {
+		select {
+		case err := <-actDone:
+			if err != nil {
+				return out, err
+			}
+			break wait
+		case d := <-dialogs:
+			if onDialog(d) {
+				out.Waited = time.Since(begin)
+				return out, nil
+			}
+		case <-deadline.C:
+			return timedOut("the action did not finish")
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+	}
+	begin = time.Now()
+
+	loading := 0
+	grace := time.NewTimer(navigationGrace)
+	defer grace.Stop()
+	for loading == 0 {
+		select {
+		case <-started:
+			loading++
+		case d := <-dialogs:
+			if onDialog(d) {
+				out.Waited = time.Since(begin)
+				return out, nil
+			}
+		case <-grace.C:
+			// Nothing is loading: wait for the DOM to settle in place. A
+			// navigation that begins meanwhile ends the evaluation; then
+			// wait for it to load.
+			remaining := limit - time.Since(begin)
+			qctx, qcancel := context.WithTimeout(ctx, remaining)
+			_, err := t.WaitQuiet(qctx, quiet, remaining)
+			qcancel()
+			select {
+			case <-started:
+				loading++
+			case d := <-dialogs:
+				if onDialog(d) {
+					out.Waited = time.Since(begin)
+					return out, nil
+				}
+				out.Waited = time.Since(begin)
+				return out, err
+			default:
+				out.Waited = time.Since(begin)
+				if err != nil && (errors.Is(err, context.DeadlineExceeded) || out.Waited >= limit) {
+					return timedOut("the page did not settle")
+				}
+				return out, err
+			}
+		case <-deadline.C:
+			return timedOut("the page did not settle")
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+	}
+	for loading > 0 {
+		select {
+		case <-started:
+			loading++
+		case <-stopped:
+			loading--
+		case d := <-dialogs:
+			if onDialog(d) {
+				out.Waited = time.Since(begin)
+				return out, nil
+			}
+		case <-deadline.C:
+			return timedOut("the page did not finish loading")
+		case <-ctx.Done():
+			return out, ctx.Err()
+		}
+	}
+	out.Waited = time.Since(begin)
+	return out, nil
+}
