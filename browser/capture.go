@@ -33,11 +33,17 @@ type Capture struct {
 	// Viewport is the layout viewport in CSS pixels.
 	Viewport Viewport `json:"viewport"`
 	// Frames holds one accessibility tree per captured frame, main frame
-	// first, then same-origin iframes in document order.
+	// first, then the iframes that run in the page's process (same-site
+	// ones) in document order; cross-site iframes are not captured. Empty
+	// while a dialog is open.
 	Frames []FrameTree `json:"frames"`
 	// DOM is the verbatim result of DOMSnapshot.captureSnapshot
-	// ({"documents": [...], "strings": [...]}) with bounds, paint order and the
-	// computed styles named in Styles, in that order.
+	// ({"documents": [...], "strings": [...]}, one document per frame) with
+	// bounds, paint orders, DOM rects (offsetRects, clientRects,
+	// scrollRects) and the computed styles named in Styles, in that order.
+	// Bounds are page coordinates of their document: subtract the scroll.
+	// The document's own layout object has an empty style list. Null while
+	// a dialog is open.
 	DOM json.RawMessage `json:"dom"`
 	// Styles names the computed styles requested in DOM, in order.
 	Styles []string `json:"styles"`

@@ -1,0 +1,39 @@
+package browser
+
+import (
+	"context"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// CallForTest runs one protocol command on the tab, through the cdp helper.
+func CallForTest[P, R any](ctx context.Context, t *Tab, cmd cdp.Command[P, R], params P) (R, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	return chromedp.Call(c, cmd, params)
+}
+
+// RawForTest is the raw result type of commands whose result the package
+// keeps verbatim.
+type RawForTest = rawResult
+
+// TabContextForTest returns the tab's cdp context, for tests that need to
+// run chromedp actions.
+func TabContextForTest(ctx context.Context, t *Tab) (context.Context, context.CancelFunc) {
+	return t.cdp(ctx)
+}
+
+// BrowserContextsForTest lists the browser contexts of b's browser, other
+// than the default one.
+func BrowserContextsForTest(ctx context.Context, b *Browser) ([]cdp.BrowserContextID, error) {
+	s, _, err := b.current()
+	if err != nil {
+		return nil, err
+	}
+	c, cancel := within(ctx, s.root, defaultCallTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.GetBrowserContexts, cdp.Empty{})
+	return res.BrowserContextIDs, err
+}
