@@ -473,9 +473,9 @@ func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge str
 	return nil
 }
 
-// evaluate runs a JavaScript expression in the main frame and decodes its
-// result into out (which may be nil).
-func (t *Tab) evaluate(ctx context.Context, expr string, out any) error {
+// Evaluate runs a JavaScript expression in the main frame, awaiting a
+// promise, and decodes its JSON result into out (which may be nil).
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
@@ -500,7 +500,7 @@ func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
 	if edge == "bottom" {
 		expr = `window.scrollTo({top: document.scrollingElement.scrollHeight, behavior: 'instant'})`
 	}
-	if err := t.evaluate(ctx, expr, nil); err != nil {
+	if err := t.Evaluate(ctx, expr, nil); err != nil {
 		return fmt.Errorf("scroll page to %s: %w", edge, err)
 	}
 	return nil
@@ -539,7 +539,7 @@ const settleJS = `new Promise(resolve => {
 func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) (time.Duration, error) {
 	var ms float64
 	expr := fmt.Sprintf(settleJS, quiet.Milliseconds(), limit.Milliseconds())
-	if err := t.evaluate(ctx, expr, &ms); err != nil {
+	if err := t.Evaluate(ctx, expr, &ms); err != nil {
 		return 0, fmt.Errorf("wait for the page to settle: %w", err)
 	}
 	return time.Duration(ms * float64(time.Millisecond)), nil

@@ -6,6 +6,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -18,15 +19,40 @@ import (
 type Config struct {
 	// StartURL is opened when the session starts; empty leaves about:blank.
 	StartURL string
-	// Snapshot bounds what a snapshot shows.
+	// Snapshot bounds what a snapshot shows; ViewportOnly is set per call.
 	Snapshot snapshot.Options
+	// Capture says how screenshots are taken.
+	Capture browser.CaptureOptions
 	// ActionTimeout caps click, fill and select (default 2 s), ScrollTimeout
 	// scroll (1 s), SnapshotTimeout a snapshot (3 s).
 	ActionTimeout   time.Duration
 	ScrollTimeout   time.Duration
 	SnapshotTimeout time.Duration
+	// Quiet is how long the DOM must stay unchanged after an action that
+	// did not navigate before the page counts as settled (default 100 ms).
+	Quiet time.Duration
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
+}
+
+func (c Config) withDefaults() Config {
+	if c.ActionTimeout <= 0 {
+		c.ActionTimeout = 2 * time.Second
+	}
+	if c.ScrollTimeout <= 0 {
+		c.ScrollTimeout = time.Second
+	}
+	if c.SnapshotTimeout <= 0 {
+		c.SnapshotTimeout = 3 * time.Second
+	}
+	if c.Quiet <= 0 {
+		c.Quiet = 100 * time.Millisecond
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	c.Capture.Screenshot = true
+	return c
 }
 
 // Manager opens sessions, each in its own isolated browser context, on one
@@ -42,30 +68,20 @@ func NewManager(ctx context.Context, opts browser.Options, cfg Config) (*Manager
 	if err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	return &Manager{browser: b, config: cfg}, nil
+	return &Manager{browser: b, config: cfg.withDefaults()}, nil
 }
 
 // Close closes every session's context and the browser, if this process
 // started it.
 func (m *Manager) Close() error { return m.browser.Close() }
 
-// Session is one agent's browser: an isolated context with its tab, its live
-// ref table, and its checkpoint state. Calls on one session must not overlap;
-// the caller serialises them.
-type Session struct {
-	tab    *browser.Tab
-	config Config
-	live   snapshot.Table
-	next   int
-}
-
-// NewSession opens an isolated browser context and goes to cfg.StartURL.
+// NewSession opens an isolated browser context and goes to the start URL.
 func (m *Manager) NewSession(ctx context.Context) (*Session, error) {
 	tab, err := m.browser.NewTab(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	s := &Session{tab: tab, config: m.config}
+	s := NewSession(tab, m.config)
 	if m.config.StartURL != "" {
 		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
 			tab.Close()
@@ -75,11 +91,135 @@ func (m *Manager) NewSession(ctx context.Context) (*Session, error) {
 	return s, nil
 }
 
+// Session is one agent's browser: an isolated context with its tab, its live
+// ref table, and its checkpoint state. Calls on one session must not overlap;
+// the caller serialises them.
+type Session struct {
+	tab    *browser.Tab
+	config Config
+	log    *slog.Logger
+	// live is the ref table of the newest snapshot; no other table is live.
+	live snapshot.Table
+	// last is the newest snapshot.
+	last *snapshot.Snapshot
+	// next is the number of the next ref, so that refs are unique within
+	// the session.
+	next int
+	// promptText is what the agent typed into an open prompt dialog, sent
+	// when it clicks OK.
+	promptText string
+}
+
+// NewSession wraps an open tab as a session.
+func NewSession(tab *browser.Tab, cfg Config) *Session {
+	cfg = cfg.withDefaults()
+	return &Session{tab: tab, config: cfg, log: cfg.Logger}
+}
+
 // Close closes the session's browser context.
 func (s *Session) Close() error { return s.tab.Close() }
 
 // Call runs the tool name with its JSON arguments. Every failure the agent can
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
-	return Output{}, fmt.Errorf("unknown tool %q", name)
+	start := time.Now()
+	var out Output
+	switch name {
+	case "get_snapshot":
+		out = s.getSnapshot(ctx, args)
+	case "browser_click":
+		out = s.act(ctx, args, s.click)
+	case "browser_fill":
+		out = s.act(ctx, args, s.fill)
+	case "browser_select":
+		out = s.act(ctx, args, s.choose)
+	case "browser_scroll":
+		out = s.act(ctx, args, s.scroll)
+	case "request_human_approval":
+		out = s.requestApproval(ctx, args)
+	case "complete_task":
+		out = s.complete(ctx, args)
+	default:
+		return Output{}, fmt.Errorf("unknown tool %q", name)
+	}
+	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
+		slog.Duration("took", time.Since(start)), slog.Any("result", resultCode(out)))
+	return out, nil
 }
+
+// resultCode is what a log line says of a result.
+func resultCode(out Output) string {
+	if r, ok := out.Value.(ActionResult); ok && r.Error != nil {
+		return string(*r.Error)
+	}
+	return "ok"
+}
+
+func (s *Session) getSnapshot(ctx context.Context, args json.RawMessage) Output {
+	var in snapshotInput
+	if err := decode(args, &in); err != nil {
+		return s.failed(ctx, InvalidParams, err.Error())
+	}
+	restarted := s.recover(ctx)
+	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+	if restarted != "" {
+		return s.output(ActionResult{Snapshot: snap, Error: code(ActionFailed), Message: restarted})
+	}
+	if err != nil {
+		c := ActionFailed
+		if errors.Is(err, context.DeadlineExceeded) {
+			c = Timeout
+		}
+		return s.output(ActionResult{Snapshot: snap, Error: &c, Message: err.Error()})
+	}
+	return Output{Value: snap, Image: snap.Screenshot}
+}
+
+// snapshot captures the page and makes its ref table the live one. When the
+// capture fails it still returns a snapshot: an empty one that says why, so
+// that every result carries one.
+func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
+	capture, err := s.tab.Capture(ctx, s.config.Capture)
+	if err != nil {
+		err = fmt.Errorf("snapshot: %w", err)
+		capture = &browser.Capture{URL: s.tab.URL(), ScreenshotError: err.Error()}
+	}
+	opts := s.config.Snapshot
+	opts.ViewportOnly = viewportOnly
+	snap, table, next := snapshot.Build(capture, opts, s.next)
+	s.live, s.last, s.next = table, snap, next
+	return snap, err
+}
+
+// recover brings back a crashed tab or a dead browser before a call. It
+// returns the message the agent must see when that happened, or "".
+func (s *Session) recover(ctx context.Context) string {
+	if s.tab.Alive() {
+		return ""
+	}
+	_, url, err := s.tab.Recover(ctx)
+	s.live = nil
+	if err != nil {
+		return fmt.Sprintf("The browser crashed and could not be restarted: %v. Every ref from earlier snapshots is invalid.", err)
+	}
+	return fmt.Sprintf("The browser crashed and was restarted; every ref from earlier snapshots is invalid. The page was at %s and has been reopened: read the new snapshot before acting.", url)
+}
+
+// output wraps an action result with its screenshot.
+func (s *Session) output(r ActionResult) Output {
+	out := Output{Value: r}
+	if r.Snapshot != nil {
+		out.Image = r.Snapshot.Screenshot
+	}
+	return out
+}
+
+// failed answers with the error code and message and a fresh snapshot.
+func (s *Session) failed(ctx context.Context, c Code, msg string) Output {
+	snap, _ := s.snapshot(ctx, true)
+	return s.output(ActionResult{Snapshot: snap, Error: &c, Message: msg})
+}
+
+func code(c Code) *Code { return &c }

@@ -1,0 +1,285 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+func TestFill(t *testing.T) {
+	h := open(t, "/variants/form")
+	for _, tc := range []struct {
+		name       string
+		role, elem string
+		selector   string
+		value      string
+		want       string
+	}{
+		{"text input", "textbox", "Username", `document.querySelector('[name=u]').value`, "ada", "ada"},
+		{"textarea keeps its trailing space", "textbox", "", `document.querySelector('#notes').value`, "Line one \nline two ", "Line one \nline two "},
+		{"contenteditable", "textbox", "Bio", `document.querySelector('[aria-label=Bio]').textContent`, "Rides bikes.", "Rides bikes."},
+		{"date typed as a person would", "textbox", "", `document.querySelector('input[type=date]').value`, "10/11/2011", "2011-10-11"},
+		{"time typed as a person would", "textbox", "", `document.querySelector('input[type=time]').value`, "8:04 PM", "20:04"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := h.snap(false)
+			r := h.act("browser_fill", map[string]any{"ref": fieldRef(t, s, tc.role, tc.elem, tc.selector), "value": tc.value})
+			if !r.Success {
+				t.Fatalf("fill: %s: %s", *r.Error, r.Message)
+			}
+			var got string
+			h.eval(tc.selector, &got)
+			if got != tc.want {
+				t.Errorf("value = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// fieldRef finds the ref of a field: by role and name when a name is given,
+// otherwise by asking the page which element the selector's expression
+// reads and matching its snapshot value.
+func fieldRef(t *testing.T, s *snapshot.Snapshot, role, name, selector string) string {
+	t.Helper()
+	if name != "" {
+		return ref(t, s, role, name)
+	}
+	kind := ""
+	switch {
+	case strings.Contains(selector, "type=date"):
+		kind = "date"
+	case strings.Contains(selector, "type=time"):
+		kind = "time"
+	case strings.Contains(selector, "#notes"):
+		kind = "multiline"
+	}
+	for _, e := range s.Elements {
+		if e.Kind == kind && kind != "" {
+			return e.Ref
+		}
+	}
+	t.Fatalf("no element of kind %q in the snapshot", kind)
+	return ""
+}
+
+func TestFillControlledInputFiresEvents(t *testing.T) {
+	h := open(t, "/variants/form")
+	s := h.snap(false)
+	r := h.act("browser_fill", map[string]any{"ref": ref(t, s, "textbox", "Controlled"), "value": "typed by the agent"})
+	if !r.Success {
+		t.Fatalf("fill: %s", r.Message)
+	}
+	var echo, events string
+	h.eval(`document.querySelector('#controlled-echo').textContent`, &echo)
+	h.eval(`document.querySelector('#events').textContent`, &events)
+	if echo != "typed by the agent" {
+		t.Errorf("the page's state is %q, want the typed value", echo)
+	}
+	if !strings.Contains(events, "input:") || !strings.Contains(events, "change:") {
+		t.Errorf("input and change did not both fire: %q", events)
+	}
+}
+
+func TestFillRefusesAMalformedDate(t *testing.T) {
+	h := open(t, "/variants/form")
+	s := h.snap(false)
+	r := h.act("browser_fill", map[string]any{"ref": fieldRef(t, s, "textbox", "", "type=date"), "value": "next tuesday"})
+	wantError(t, r, InvalidParams)
+	if !strings.Contains(r.Message, "2011-10-11") {
+		t.Errorf("message does not name the format: %q", r.Message)
+	}
+}
+
+func TestFillNeverLogsAPassword(t *testing.T) {
+	h := open(t, "/variants/form")
+	s := h.snap(false)
+	r := h.act("browser_fill", map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": "s3cret-value"})
+	if !r.Success {
+		t.Fatalf("fill: %s", r.Message)
+	}
+	if strings.Contains(r.Message, "s3cret") {
+		t.Errorf("the result message shows the password: %q", r.Message)
+	}
+	for _, e := range r.Snapshot.Elements {
+		if e.Value != nil && strings.Contains(*e.Value, "s3cret") {
+			t.Errorf("the snapshot shows the password in %s", e.Ref)
+		}
+	}
+	if strings.Contains(r.Snapshot.Text, "s3cret") {
+		t.Error("the page text shows the password")
+	}
+}
+
+func TestSelect(t *testing.T) {
+	h := open(t, "/survey")
+	for _, tc := range []struct {
+		name, value, want string
+	}{
+		{"by value", "lt1", "lt1"},
+		{"by visible text", "Less than a year", "lt1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := h.snap(false)
+			r := h.act("browser_select", map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
+			if !r.Success {
+				t.Fatalf("select: %s", r.Message)
+			}
+			var got string
+			h.eval(`document.querySelector('select').value`, &got)
+			if got != tc.want {
+				t.Errorf("value = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	t.Run("missing option names the options", func(t *testing.T) {
+		s := h.snap(false)
+		r := h.act("browser_select", map[string]any{"ref": ref(t, s, "combobox", ""), "value": "forever"})
+		wantError(t, r, InvalidParams)
+		if !strings.Contains(r.Message, "Less than a year") {
+			t.Errorf("message does not list the options: %q", r.Message)
+		}
+	})
+}
+
+func TestScroll(t *testing.T) {
+	h := open(t, "/variants/long")
+	s := h.snap(true)
+	if s.Viewport.ScrollY != 0 {
+		t.Fatalf("starts scrolled to %v", s.Viewport.ScrollY)
+	}
+	r := h.act("browser_scroll", map[string]any{"direction": "down", "amount": 500})
+	if !r.Success {
+		t.Fatalf("scroll down: %s", r.Message)
+	}
+	if r.Snapshot.Viewport.ScrollY < 400 {
+		t.Errorf("after scrolling down 500 the page is at %v", r.Snapshot.Viewport.ScrollY)
+	}
+	r = h.act("browser_scroll", map[string]any{"direction": "bottom"})
+	bottom := r.Snapshot.Viewport.ScrollY
+	if !r.Success || bottom < 3000 {
+		t.Fatalf("scroll to the bottom: %v at %v", r.Message, bottom)
+	}
+	r = h.act("browser_scroll", map[string]any{"direction": "up", "amount": 300})
+	if got := r.Snapshot.Viewport.ScrollY; !r.Success || got >= bottom {
+		t.Errorf("scroll up: at %v, was %v", got, bottom)
+	}
+	r = h.act("browser_scroll", map[string]any{"direction": "top"})
+	if r.Snapshot.Viewport.ScrollY != 0 {
+		t.Errorf("scroll to the top: at %v", r.Snapshot.Viewport.ScrollY)
+	}
+}
+
+func TestScrollByRef(t *testing.T) {
+	h := open(t, "/variants/long")
+	s := h.snap(false) // offscreen elements too
+	target := ref(t, s, "button", "Cancel Membership")
+	if e := element(s, target); e == nil || !contains(e.State, "offscreen") {
+		t.Fatalf("the button should start offscreen: %+v", e)
+	}
+	r := h.act("browser_scroll", map[string]any{"ref": target})
+	if !r.Success {
+		t.Fatalf("scroll to ref: %s", r.Message)
+	}
+	found := false
+	for _, e := range r.Snapshot.Elements {
+		if e.Role == "button" && strings.Contains(e.Name, "Cancel Membership") {
+			found = true
+			if e.BBox.Y < 0 || e.BBox.Y+e.BBox.Height > r.Snapshot.Viewport.Height {
+				t.Errorf("the button is not in the viewport: %+v", e.BBox)
+			}
+		}
+	}
+	if !found {
+		t.Error("the button is not in the viewport-only snapshot after scrolling to it")
+	}
+}
+
+func TestScrollInsideABox(t *testing.T) {
+	h := open(t, "/variants/long")
+	s := h.snap(true)
+	box := ref(t, s, "region", "Billing history")
+	r := h.act("browser_scroll", map[string]any{"ref": box, "direction": "bottom"})
+	if !r.Success {
+		t.Fatalf("scroll inside: %s", r.Message)
+	}
+	var atEnd bool
+	h.eval(`(() => { const b = document.getElementById('scroll-box'); return b.scrollTop + b.clientHeight >= b.scrollHeight - 1; })()`, &atEnd)
+	if !atEnd {
+		t.Error("the box is not scrolled to its end")
+	}
+	if !strings.Contains(r.Snapshot.Text, "Load older invoices") {
+		t.Error("the box's last control is not in the page text after scrolling to the end")
+	}
+	var pageY float64
+	h.eval(`window.scrollY`, &pageY)
+	r = h.act("browser_scroll", map[string]any{"ref": ref(t, r.Snapshot, "region", "Billing history"), "direction": "up", "amount": 200})
+	if !r.Success {
+		t.Fatalf("wheel inside: %s", r.Message)
+	}
+	var top float64
+	h.eval(`document.getElementById('scroll-box').scrollTop`, &top)
+	var after float64
+	h.eval(`window.scrollY`, &after)
+	if after != pageY {
+		t.Errorf("scrolling inside the box moved the page from %v to %v", pageY, after)
+	}
+	_ = top
+}
+
+func TestScrollLoadsMore(t *testing.T) {
+	h := open(t, "/variants/lazy")
+	var before, after int
+	h.eval(`document.querySelectorAll('li').length`, &before)
+	for i := 0; i < 5; i++ {
+		h.act("browser_scroll", map[string]any{"direction": "bottom"})
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		h.eval(`document.querySelectorAll('li').length`, &after)
+		if after > before || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if after <= before {
+		t.Errorf("scrolling did not load more: %d items before, %d after", before, after)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func TestNormalizeInput(t *testing.T) {
+	for _, tc := range []struct {
+		typ, in, want string
+		ok            bool
+	}{
+		{"date", "10/11/2011", "2011-10-11", true},
+		{"date", "2011-10-11", "2011-10-11", true},
+		{"date", "Oct 11, 2011", "2011-10-11", true},
+		{"date", "someday", "", false},
+		{"time", "8:04 PM", "20:04", true},
+		{"time", "20:04", "20:04", true},
+		{"time", "8:04pm", "20:04", true},
+		{"time", "25:00", "", false},
+		{"datetime-local", "10/11/2011 8:04 PM", "2011-10-11T20:04", true},
+		{"month", "October 2011", "2011-10", true},
+		{"week", "2011-w41", "2011-W41", true},
+		{"number", "1,234.5", "1234.5", true},
+		{"number", "many", "", false},
+		{"text", "  kept as typed ", "  kept as typed ", true},
+	} {
+		got, err := normalizeInput(tc.typ, tc.in)
+		if (err == nil) != tc.ok || got != tc.want {
+			t.Errorf("normalizeInput(%q, %q) = %q, %v; want %q, ok %v", tc.typ, tc.in, got, err, tc.want, tc.ok)
+		}
+	}
+}

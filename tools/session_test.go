@@ -1,0 +1,287 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
+// harness is a session on a fresh tab of the shared browser, at a page of
+// the demo site.
+type harness struct {
+	t    *testing.T
+	s    *Session
+	tab  *browser.Tab
+	site string
+}
+
+func open(t *testing.T, path string) *harness {
+	t.Helper()
+	tab := browsertest.Tab(t)
+	site := browsertest.Site(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := tab.Navigate(ctx, site+path); err != nil {
+		t.Fatalf("open %s: %v", path, err)
+	}
+	return &harness{t: t, s: NewSession(tab, Config{}), tab: tab, site: site}
+}
+
+// call runs a tool with arguments given as a Go value.
+func (h *harness) call(name string, args any) Output {
+	h.t.Helper()
+	raw, err := json.Marshal(args)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := h.s.Call(ctx, name, raw)
+	if err != nil {
+		h.t.Fatalf("%s: %v", name, err)
+	}
+	return out
+}
+
+// snap takes a snapshot and fails the test unless it is a plain snapshot.
+func (h *harness) snap(viewportOnly bool) *snapshot.Snapshot {
+	h.t.Helper()
+	out := h.call("get_snapshot", map[string]any{"viewport_only": viewportOnly})
+	s, ok := out.Value.(*snapshot.Snapshot)
+	if !ok {
+		h.t.Fatalf("get_snapshot returned %T: %+v", out.Value, out.Value)
+	}
+	return s
+}
+
+// act runs an action tool and returns its result, checking the contract
+// that holds for every result: a snapshot is present, and success and error
+// agree.
+func (h *harness) act(name string, args any) ActionResult {
+	h.t.Helper()
+	out := h.call(name, args)
+	r, ok := out.Value.(ActionResult)
+	if !ok {
+		h.t.Fatalf("%s returned %T", name, out.Value)
+	}
+	if r.Snapshot == nil {
+		h.t.Fatalf("%s: result without a snapshot: %+v", name, r)
+	}
+	if r.Success != (r.Error == nil) {
+		h.t.Fatalf("%s: success %v with error %v", name, r.Success, r.Error)
+	}
+	return r
+}
+
+// eval runs a script in the page.
+func (h *harness) eval(expr string, out any) {
+	h.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.tab.Evaluate(ctx, expr, out); err != nil {
+		h.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+}
+
+// ref finds the ref of the element with the role whose name contains name.
+func ref(t *testing.T, s *snapshot.Snapshot, role, name string) string {
+	t.Helper()
+	for _, e := range s.Elements {
+		if e.Role == role && strings.Contains(e.Name, name) {
+			return e.Ref
+		}
+	}
+	var have []string
+	for _, e := range s.Elements {
+		have = append(have, fmt.Sprintf("%s %s %q", e.Ref, e.Role, e.Name))
+	}
+	t.Fatalf("no %s named %q in the snapshot of %s; have:\n%s", role, name, s.Page.URL, strings.Join(have, "\n"))
+	return ""
+}
+
+func element(s *snapshot.Snapshot, ref string) *snapshot.Element {
+	for i := range s.Elements {
+		if s.Elements[i].Ref == ref {
+			return &s.Elements[i]
+		}
+	}
+	return nil
+}
+
+func wantError(t *testing.T, r ActionResult, want Code) {
+	t.Helper()
+	if r.Error == nil || *r.Error != want {
+		got := "none"
+		if r.Error != nil {
+			got = string(*r.Error)
+		}
+		t.Fatalf("error = %s, want %s (message %q)", got, want, r.Message)
+	}
+	if r.Message == "" {
+		t.Errorf("error %s without a message", want)
+	}
+}
+
+func TestClickMovesTheFlowOn(t *testing.T) {
+	h := open(t, "/account")
+	s := h.snap(true)
+	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	if !r.Success {
+		t.Fatalf("click failed: %s %s", *r.Error, r.Message)
+	}
+	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") {
+		t.Fatalf("after the click the page is %s, want /retention", r.Snapshot.Page.URL)
+	}
+	if r.Snapshot.ID == s.ID {
+		t.Fatal("the result's snapshot is not fresh")
+	}
+	// The fresh snapshot's refs are the live ones and continue the count.
+	next := ref(t, r.Snapshot, "button", "Continue to Cancel")
+	if n := refNumber(t, next); n <= refNumber(t, s.Elements[len(s.Elements)-1].Ref) {
+		t.Errorf("ref %s does not continue the session's count", next)
+	}
+	r = h.act("browser_click", map[string]any{"ref": next})
+	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
+		t.Fatalf("second click: %+v at %s", r.Error, r.Snapshot.Page.URL)
+	}
+}
+
+func refNumber(t *testing.T, ref string) int {
+	t.Helper()
+	var n int
+	if _, err := fmt.Sscanf(ref, "@e%d", &n); err != nil {
+		t.Fatalf("ref %q: %v", ref, err)
+	}
+	return n
+}
+
+func TestRefsThatAreNotLive(t *testing.T) {
+	h := open(t, "/account")
+	old := h.snap(true)
+	stale := ref(t, old, "button", "Cancel Membership")
+	h.snap(true) // a new snapshot makes the old table dead
+	for _, tc := range []struct{ name, ref string }{
+		{"from an earlier snapshot", stale},
+		{"malformed", "e12"},
+		{"never issued", "@e99999"},
+		{"empty", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := h.act("browser_click", map[string]any{"ref": tc.ref})
+			wantError(t, r, RefInvalid)
+			if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
+				t.Errorf("a refused click moved the page to %s", r.Snapshot.Page.URL)
+			}
+		})
+	}
+}
+
+func TestRelabelledElementIsNotClicked(t *testing.T) {
+	h := open(t, "/variants/busy")
+	s := h.snap(true)
+	save := ref(t, s, "button", "Save")
+	// The page renames the button between the snapshot and the click, as a
+	// re-render would.
+	h.eval(`(() => { const b = [...document.querySelectorAll('button')].find(b => b.textContent.trim() === 'Save'); b.textContent = 'Delete'; b.onclick = () => { document.title = 'DELETED'; }; })()`, nil)
+	r := h.act("browser_click", map[string]any{"ref": save})
+	wantError(t, r, RefInvalid)
+	if !strings.Contains(r.Message, "Delete") {
+		t.Errorf("message does not say what changed: %q", r.Message)
+	}
+	var title string
+	h.eval(`document.title`, &title)
+	if title == "DELETED" {
+		t.Fatal("the relabelled button was clicked")
+	}
+}
+
+func TestActionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		page  string
+		setup func(h *harness, s *snapshot.Snapshot) (tool string, args map[string]any)
+		want  Code
+	}{
+		{"disabled button", "/variants/disabled", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Finish Cancellation")}
+		}, ElementDisabled},
+		{"covered by a modal", "/variants/modal", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership")}
+		}, ElementObscured},
+		{"hidden after the snapshot", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			r := ref(h.t, s, "button", "Cancel Membership")
+			h.eval(`document.querySelectorAll('button,a').forEach(e => { if (e.textContent.includes('Cancel Membership')) e.style.visibility = 'hidden'; })`, nil)
+			return "browser_click", map[string]any{"ref": r}
+		}, ElementNotVisible},
+		{"scroll with neither ref nor direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_scroll", map[string]any{}
+		}, InvalidParams},
+		{"scroll in an unknown direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_scroll", map[string]any{"direction": "sideways"}
+		}, InvalidParams},
+		{"fill on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_fill", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+		}, InvalidParams},
+		{"select on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_select", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+		}, InvalidParams},
+		{"a page whose script blocks", "/variants/busy", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Freeze")}
+		}, Timeout},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := open(t, tc.page)
+			s := h.snap(true)
+			tool, args := tc.setup(h, s)
+			r := h.act(tool, args)
+			wantError(t, r, tc.want)
+			t.Logf("%s: %s", tc.want, r.Message)
+		})
+	}
+}
+
+func TestObscuredNamesTheCover(t *testing.T) {
+	h := open(t, "/variants/modal")
+	s := h.snap(true)
+	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	wantError(t, r, ElementObscured)
+	if !strings.Contains(r.Message, "Special offer") {
+		t.Errorf("message does not name the modal: %q", r.Message)
+	}
+	// Closing the modal makes the button clickable.
+	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
+	if !r.Success {
+		t.Fatalf("close the modal: %s", r.Message)
+	}
+	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
+	if !r.Success {
+		t.Fatalf("click after closing the modal: %s", r.Message)
+	}
+}
+
+func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
+	h := open(t, "/variants/busy")
+	s := h.snap(true)
+	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Freeze")})
+	wantError(t, r, Timeout)
+	// The page unfreezes by itself; the session stays usable.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		out := h.call("get_snapshot", map[string]any{})
+		if s, ok := out.Value.(*snapshot.Snapshot); ok && len(s.Elements) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the session did not come back after the page unfroze")
+		}
+	}
+}
