@@ -1,21 +1,734 @@
 package snapshot
 
-import "github.com/chaperone-mcp/chaperone/browser"
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
 
-// Options bounds what a snapshot shows.
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/google/uuid"
+)
+
+// Options bounds what a snapshot shows. The zero value means the defaults,
+// except ViewportOnly, which the caller sets (get_snapshot defaults it to
+// true).
 type Options struct {
-	// ViewportOnly leaves out elements outside the viewport.
+	// ViewportOnly leaves out elements outside the viewport and limits the
+	// page text to the viewport.
 	ViewportOnly bool
 	// MaxElements caps the elements (default 100).
 	MaxElements int
 	// TokenBudget caps the elements' JSON in estimated tokens (default 2000).
+	// A token is estimated as 4 bytes of compact JSON: tokens =
+	// ceil(len(json.Marshal(elements)) / 4).
 	TokenBudget int
 	// TextBudget caps the page text in bytes (default 2048).
 	TextBudget int
 }
 
+// The defaults and the fixed limits of the spec.
+const (
+	DefaultMaxElements = 100
+	DefaultTokenBudget = 2000
+	DefaultTextBudget  = 2048
+	// maxDepth is the deepest nesting of elements; deeper ones are shown as
+	// children of their ancestor at this depth.
+	maxDepth = 10
+	// maxNameLen is where names are cut; "..." follows a cut name.
+	maxNameLen = 200
+)
+
+func (o Options) withDefaults() Options {
+	if o.MaxElements <= 0 {
+		o.MaxElements = DefaultMaxElements
+	}
+	if o.TokenBudget <= 0 {
+		o.TokenBudget = DefaultTokenBudget
+	}
+	if o.TextBudget <= 0 {
+		o.TextBudget = DefaultTextBudget
+	}
+	return o
+}
+
+// EstimateTokens is the token estimate used for every budget: one token per
+// 4 bytes of JSON, rounded up.
+func EstimateTokens(jsonBytes int) int { return (jsonBytes + 3) / 4 }
+
+// Visibility classes, best first; they rank elements when some must go.
+const (
+	visFull    = iota // wholly inside the viewport
+	visPartly         // partly inside
+	visOff            // outside the viewport
+	visHidden         // rendered without a visible box
+)
+
+// cand is a node that passed the inclusion rules: a candidate element.
+type cand struct {
+	frame  int32
+	ax     int32
+	dom    domRef
+	parent int32 // nearest candidate ancestor, -1 for none
+	role   string
+	props  axProps
+	bbox   BBox
+	vis    int8
+	prio   int8
+	// interactive elements are acted on; the others (headings, regions,
+	// dialogs, scroll containers) are there to be read.
+	interactive bool
+	// clickLike elements are generic elements with a click handler and a
+	// pointer cursor; dropped is set when one turns out to wrap controls.
+	clickLike  bool
+	dropped    bool
+	scrollable bool
+	// el and target are filled for the elements that may be shown.
+	el      *Element
+	target  *Target
+	focused bool
+}
+
+// builder holds one Build's working state.
+type builder struct {
+	p       *page
+	opts    Options
+	cands   []cand
+	visited [][]bool
+}
+
 // Build turns a capture into a snapshot whose refs start at @e{firstRef}. It
 // returns the snapshot, its ref table and the next free ref number.
+//
+// Elements are the accessibility nodes that pass the inclusion rules (see
+// interactiveRoles, containerRoles, headings of level 1 to 3, keyboard-
+// focusable elements, generic elements with a click handler and a pointer
+// cursor, scroll containers), listed in depth-first document order with an
+// open JavaScript dialog's controls first. When more qualify than
+// opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
+// (rank: wholly in the viewport, partly, outside; then role priority; then
+// document order) and a note says how many.
 func Build(c *browser.Capture, opts Options, firstRef int) (*Snapshot, Table, int) {
-	return &Snapshot{}, Table{}, firstRef
+	opts = opts.withDefaults()
+	p := newPage(c)
+	b := &builder{p: p, opts: opts}
+	b.collect()
+
+	s := &Snapshot{
+		ID:        newID(),
+		Timestamp: time.Now().UTC(),
+		Page:      Page{URL: c.URL, Title: c.Title},
+		Viewport:  Viewport(c.Viewport),
+		Elements:  []Element{},
+		Notes:     p.notes,
+	}
+	if c.Screenshot != nil {
+		s.Screenshot = &Screenshot{MIMEType: c.Screenshot.MIMEType, Width: c.Screenshot.Width, Height: c.Screenshot.Height, Data: c.Screenshot.Data}
+	}
+	if c.ScreenshotError != "" {
+		s.Notes = append(s.Notes, "no screenshot: "+c.ScreenshotError)
+	}
+
+	dialog := dialogElements(c.Dialog)
+	ranked, offscreen := b.rank()
+	limit := opts.MaxElements - len(dialog)
+	if limit < 0 {
+		limit = 0
+	}
+	if len(ranked) > limit {
+		ranked = ranked[:limit]
+	}
+	for _, k := range ranked {
+		b.detail(k)
+	}
+	keep := b.fit(dialog, ranked, firstRef)
+	els, table, refOf, next := b.assemble(dialog, ranked[:keep], firstRef)
+	s.Elements = els
+	for k, ref := range refOf {
+		if b.cands[k].focused {
+			r := ref
+			s.Focused = &r
+		}
+	}
+	if left := len(b.eligible()) - keep + offscreen; left > 0 {
+		s.Notes = append(s.Notes, leftOutNote(len(b.eligible())-keep, offscreen, opts.ViewportOnly))
+	}
+	text, cut := b.pageText(refOf)
+	s.Text = text
+	if cut {
+		s.Notes = append(s.Notes, fmt.Sprintf("page text cut at %d bytes", opts.TextBudget))
+	}
+	return s, table, next
+}
+
+// leftOutNote says how many elements the agent does not see and why.
+func leftOutNote(overBudget, offscreen int, viewportOnly bool) string {
+	switch {
+	case overBudget > 0 && offscreen > 0:
+		return fmt.Sprintf("%d more elements not shown (%d outside the viewport, %d over the element budget); scroll or use viewport_only=false", overBudget+offscreen, offscreen, overBudget)
+	case offscreen > 0:
+		return fmt.Sprintf("%d more elements outside the viewport; scroll or use viewport_only=false", offscreen)
+	case viewportOnly:
+		return fmt.Sprintf("%d more elements not shown (over the element budget); scroll to see them", overBudget)
+	default:
+		return fmt.Sprintf("%d more elements not shown (over the element budget); use viewport_only=true and scroll to see them", overBudget)
+	}
+}
+
+func newID() string {
+	id, err := uuid.NewV7()
+	if err != nil {
+		id, _ = uuid.NewRandom()
+	}
+	return id.String()
+}
+
+// collect walks every frame's tree depth-first from the main frame, splicing
+// each iframe's tree in at its owner, and records the candidates in document
+// order.
+func (b *builder) collect() {
+	p := b.p
+	b.visited = make([][]bool, len(p.frames))
+	for i := range p.frames {
+		b.visited[i] = make([]bool, len(p.frames[i].nodes))
+	}
+	done := make([]bool, len(p.frames))
+	for f := range p.frames {
+		// Frames not reached through an owner (the owner was not found)
+		// are walked after the main frame.
+		if done[f] || (f > 0 && b.reached(f)) {
+			continue
+		}
+		done[f] = true
+		if p.frames[f].root >= 0 {
+			b.visit(f, p.frames[f].root, -1, false)
+		}
+	}
+	// Clickable wrappers that wrap controls are gone; their children hang
+	// on the nearest remaining ancestor.
+	for i := range b.cands {
+		par := b.cands[i].parent
+		for par >= 0 && b.cands[par].dropped {
+			par = b.cands[par].parent
+		}
+		b.cands[i].parent = par
+	}
+}
+
+// reached reports whether frame f's root was visited.
+func (b *builder) reached(f int) bool {
+	r := b.p.frames[f].root
+	return r >= 0 && b.visited[f][r]
+}
+
+// visit walks node i of frame f. parent is the nearest candidate ancestor;
+// inInteractive says an ancestor is interactive. It returns whether the
+// subtree holds an interactive element.
+func (b *builder) visit(f int, i int32, parent int32, inInteractive bool) bool {
+	fr := &b.p.frames[f]
+	if b.visited[f][i] {
+		return false
+	}
+	b.visited[f][i] = true
+	n := &fr.nodes[i]
+	dom := noDOM
+	if n.BackendNodeID != 0 {
+		if r, ok := b.p.byBackend[n.BackendNodeID]; ok {
+			dom = r
+		}
+	}
+	role := n.Role.Value.s
+	if role == "Iframe" || role == "IframePresentational" {
+		if cf := b.childFrame(dom); cf >= 0 && b.p.frames[cf].root >= 0 {
+			return b.visit(cf, b.p.frames[cf].root, parent, inInteractive)
+		}
+		return false
+	}
+	k := int32(-1)
+	if !n.Ignored {
+		k = b.classify(f, i, n, dom, parent, inInteractive)
+	}
+	childParent := parent
+	inter := false
+	if k >= 0 {
+		childParent = k
+		inter = b.cands[k].interactive
+	}
+	sub := false
+	switch b.p.tag(dom) {
+	case "INPUT", "TEXTAREA", "SELECT":
+		// A form control's children are its user-agent parts (the inner
+		// editor, a date's fields, a select's options): not elements.
+	default:
+		for _, id := range n.ChildIDs {
+			if ci, ok := fr.byID[id]; ok && b.visit(f, ci, childParent, inInteractive || inter) {
+				sub = true
+			}
+		}
+	}
+	if k >= 0 && b.cands[k].clickLike && sub {
+		b.cands[k].dropped = true
+	}
+	return sub || inter
+}
+
+// childFrame finds the frame whose document an iframe node owns, or -1.
+func (b *builder) childFrame(owner domRef) int {
+	p := b.p
+	if owner.doc < 0 {
+		return -1
+	}
+	child, ok := p.docs[owner.doc].contentDoc[int(owner.node)]
+	if !ok || child < 0 || child >= len(p.docs) {
+		return -1
+	}
+	if f, ok := p.frameByID[p.docs[child].frameID]; ok {
+		return f
+	}
+	for f := range p.frames {
+		if p.frames[f].id == "" && p.frames[f].url == p.docs[child].url {
+			return f
+		}
+	}
+	return -1
+}
+
+// classify applies the inclusion and exclusion rules to one unignored node
+// and records it as a candidate; it returns the candidate's index or -1.
+func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, inInteractive bool) int32 {
+	p := b.p
+	axRole := n.Role.Value.s
+	switch axRole {
+	case "RootWebArea", "WebArea", "StaticText", "InlineTextBox", "LineBreak", "":
+		return -1
+	}
+	if dom.doc >= 0 {
+		if v := p.style(dom, p.styles.visibility); v == "hidden" || v == "collapse" {
+			return -1
+		}
+		if p.style(dom, p.styles.display) == "none" {
+			return -1
+		}
+	}
+	role := normalRole(axRole)
+	props := readProps(n.Properties)
+	var incl, inter, clickLike, scroll bool
+	switch {
+	case interactiveRoles[role]:
+		incl, inter = true, true
+	case role == "heading":
+		lvl := props.level
+		if lvl == 0 {
+			lvl = 2 // the ARIA default
+		}
+		incl = lvl >= 1 && lvl <= 3
+	case containerRoles[role]:
+		incl = true
+	}
+	tag := p.tag(dom)
+	if tag == "BODY" || tag == "HTML" {
+		return -1
+	}
+	if !incl && props.focusable && p.keyboardFocusable(dom) {
+		incl, inter = true, true
+		if props.editable == "richtext" || props.editable == "plaintext" {
+			role = "textbox"
+		} else if p.clickable(dom) && (role == "generic" || role == "none" || role == "presentation") {
+			role = "button"
+		}
+	}
+	if !incl && dom.doc >= 0 && p.scrollable(dom) {
+		incl, scroll = true, true
+	}
+	if !incl && !inInteractive && dom.doc >= 0 && tag != "LABEL" && p.clickable(dom) {
+		if c := p.style(dom, p.styles.cursor); c == "pointer" || (c == "" && p.styles.cursor < 0) {
+			incl, inter, clickLike = true, true, true
+			role = "button"
+		}
+	}
+	if !incl {
+		return -1
+	}
+	c := cand{
+		frame: int32(f), ax: i, dom: dom, parent: parent, role: role, props: props,
+		interactive: inter, clickLike: clickLike, scrollable: scroll || (dom.doc >= 0 && p.scrollable(dom)),
+		focused: props.focused,
+	}
+	bb, ok := p.bounds(dom)
+	c.bbox = bb
+	c.vis = p.visClass(bb, ok)
+	pr, known := rolePriority[role]
+	if !known {
+		pr = otherPriority
+	}
+	c.prio = int8(pr)
+	b.cands = append(b.cands, c)
+	return int32(len(b.cands) - 1)
+}
+
+// keyboardFocusable reports whether a focusable node is reachable with Tab:
+// a negative tabindex makes it focusable by script only.
+func (p *page) keyboardFocusable(dom domRef) bool {
+	if v, ok := p.attr(dom, "tabindex"); ok {
+		if n, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && n < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// visClass places a viewport box against the viewport.
+func (p *page) visClass(b BBox, ok bool) int8 {
+	if !ok {
+		return visHidden
+	}
+	if b.Width <= 0 || b.Height <= 0 {
+		if b.X >= 0 && b.Y >= 0 && b.X <= p.vw && b.Y <= p.vh {
+			return visHidden
+		}
+		return visOff
+	}
+	if b.X >= 0 && b.Y >= 0 && b.X+b.Width <= p.vw+0.5 && b.Y+b.Height <= p.vh+0.5 {
+		return visFull
+	}
+	if b.X < p.vw && b.Y < p.vh && b.X+b.Width > 0 && b.Y+b.Height > 0 {
+		return visPartly
+	}
+	return visOff
+}
+
+// eligible returns the candidates that may be shown, in document order.
+func (b *builder) eligible() []int32 {
+	out := make([]int32, 0, len(b.cands))
+	for i := range b.cands {
+		c := &b.cands[i]
+		if c.dropped || (b.opts.ViewportOnly && c.vis == visOff) {
+			continue
+		}
+		out = append(out, int32(i))
+	}
+	return out
+}
+
+// rank returns the eligible candidates best first, and how many were left
+// out for being outside the viewport.
+func (b *builder) rank() ([]int32, int) {
+	out := b.eligible()
+	off := 0
+	if b.opts.ViewportOnly {
+		for i := range b.cands {
+			if !b.cands[i].dropped && b.cands[i].vis == visOff {
+				off++
+			}
+		}
+	}
+	sort.SliceStable(out, func(x, y int) bool {
+		a, c := &b.cands[out[x]], &b.cands[out[y]]
+		va, vc := min(a.vis, visOff), min(c.vis, visOff)
+		if va != vc {
+			return va < vc
+		}
+		if a.prio != c.prio {
+			return a.prio < c.prio
+		}
+		return out[x] < out[y]
+	})
+	return out, off
+}
+
+// fit returns how many of the ranked candidates fit the token budget: the
+// most that do, found by bisection on the exact JSON size.
+func (b *builder) fit(dialog []dialogElement, ranked []int32, firstRef int) int {
+	fits := func(n int) bool {
+		els, _, _, _ := b.assemble(dialog, ranked[:n], firstRef)
+		data, err := json.Marshal(els)
+		return err == nil && EstimateTokens(len(data)) <= b.opts.TokenBudget
+	}
+	if fits(len(ranked)) {
+		return len(ranked)
+	}
+	lo, hi := 0, len(ranked)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo
+}
+
+// assemble lays out the chosen candidates in document order after the
+// dialog's elements, numbers their refs from firstRef, and links children.
+func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int) ([]Element, Table, map[int32]string, int) {
+	order := make([]int32, len(chosen))
+	copy(order, chosen)
+	sort.Slice(order, func(x, y int) bool { return order[x] < order[y] })
+
+	els := make([]Element, 0, len(dialog)+len(order))
+	table := make(Table, len(dialog)+len(order))
+	next := firstRef
+	// The dialog covers everything, so its controls come first.
+	if len(dialog) > 0 {
+		root := len(els)
+		for j, d := range dialog {
+			ref := "@e" + strconv.Itoa(next)
+			next++
+			e := d.el
+			e.Ref = ref
+			els = append(els, e)
+			t := d.target
+			t.Ref = ref
+			table[ref] = t
+			if j > 0 {
+				els[root].Children = append(els[root].Children, ref)
+			}
+		}
+	}
+	refOf := make(map[int32]string, len(order))
+	pos := make(map[int32]int, len(order))
+	depth := make(map[int32]int, len(order))
+	for _, k := range order {
+		c := &b.cands[k]
+		ref := "@e" + strconv.Itoa(next)
+		next++
+		refOf[k] = ref
+		e := *c.el
+		e.Ref = ref
+		e.Children = nil
+		t := *c.target
+		t.Ref = ref
+		table[ref] = t
+		// Nearest shown ancestor; deeper than maxDepth hangs on the
+		// ancestor at maxDepth.
+		par := c.parent
+		for par >= 0 {
+			if _, ok := refOf[par]; ok {
+				break
+			}
+			par = b.cands[par].parent
+		}
+		d := 1
+		if par >= 0 {
+			d = depth[par] + 1
+			for d > maxDepth && par >= 0 {
+				par = b.cands[par].parent
+				for par >= 0 {
+					if _, ok := refOf[par]; ok {
+						break
+					}
+					par = b.cands[par].parent
+				}
+				d = maxDepth
+			}
+		}
+		depth[k] = d
+		pos[k] = len(els)
+		if par >= 0 {
+			pe := &els[pos[par]]
+			pe.Children = append(pe.Children, ref)
+		}
+		els = append(els, e)
+	}
+	return els, table, refOf, next
+}
+
+// detail fills in what a candidate shows: name, state, value, kind, level,
+// box, and its ref-table target.
+func (b *builder) detail(k int32) {
+	c := &b.cands[k]
+	if c.el != nil {
+		return
+	}
+	p := b.p
+	fr := &p.frames[c.frame]
+	n := &fr.nodes[c.ax]
+	axName := n.Name.Value.String()
+	name := collapseSpace(axName)
+	if name == "" && (c.interactive || containerRoles[c.role]) {
+		name = b.fallbackName(c, n)
+	}
+	name = cutName(name)
+
+	tag := strings.ToLower(p.tag(c.dom))
+	var inputType string
+	if tag == "input" {
+		inputType, _ = p.attr(c.dom, "type")
+		inputType = strings.ToLower(strings.TrimSpace(inputType))
+		if inputType == "" {
+			inputType = "text"
+		}
+	}
+	e := &Element{
+		Role:  c.role,
+		Name:  name,
+		State: b.states(c),
+		BBox:  roundBox(c.bbox),
+	}
+	if c.role == "heading" {
+		e.Level = c.props.level
+		if e.Level == 0 {
+			e.Level = 2
+		}
+	}
+	e.Value = b.value(c, n, tag, inputType)
+	e.Kind = kindOf(c, tag, inputType)
+
+	ce, _ := p.attr(c.dom, "contenteditable")
+	_, hasCE := p.attr(c.dom, "contenteditable")
+	frameID, docURL := fr.id, fr.url
+	if c.dom.doc >= 0 {
+		if d := &p.docs[c.dom.doc]; d.frameID != "" || d.url != "" {
+			frameID, docURL = d.frameID, d.url
+		}
+	}
+	c.el = e
+	c.target = &Target{
+		BackendNodeID: n.BackendNodeID,
+		FrameID:       frameID,
+		DocumentURL:   docURL,
+		Role:          c.role,
+		Name:          name,
+		AXRole:        n.Role.Value.String(),
+		AXName:        axName,
+		Tag:           tag,
+		InputType:     inputType,
+		Editable:      (hasCE && !strings.EqualFold(ce, "false")) || c.props.editable == "richtext",
+		BBox:          e.BBox,
+	}
+}
+
+// roundBox rounds a box to whole pixels, which keeps the JSON short.
+func roundBox(b BBox) BBox {
+	return BBox{X: math.Round(b.X), Y: math.Round(b.Y), Width: math.Round(b.Width), Height: math.Round(b.Height)}
+}
+
+// states lists an element's state values in a fixed order.
+func (b *builder) states(c *cand) []string {
+	s := make([]string, 0, 4)
+	switch c.vis {
+	case visFull, visPartly:
+		s = append(s, "visible")
+	case visOff:
+		s = append(s, "offscreen")
+	default:
+		s = append(s, "hidden")
+	}
+	pr := &c.props
+	if c.interactive {
+		if pr.disabled {
+			s = append(s, "disabled")
+		} else {
+			s = append(s, "enabled")
+		}
+	}
+	if pr.readonly {
+		s = append(s, "readonly")
+	}
+	if pr.hasChecked || checkableRoles[c.role] {
+		switch pr.checked {
+		case "true":
+			s = append(s, "checked")
+		case "mixed":
+			s = append(s, "mixed")
+		default:
+			s = append(s, "unchecked")
+		}
+	}
+	if pr.hasPressed && pr.pressed {
+		s = append(s, "pressed")
+	}
+	if pr.hasExpanded {
+		if pr.expanded {
+			s = append(s, "expanded")
+		} else {
+			s = append(s, "collapsed")
+		}
+	}
+	if pr.selected && selectableRoles[c.role] {
+		s = append(s, "selected")
+	}
+	if pr.focused {
+		s = append(s, "focused")
+	}
+	if pr.required {
+		s = append(s, "required")
+	}
+	if pr.busy {
+		s = append(s, "busy")
+	}
+	if c.scrollable {
+		s = append(s, "scrollable")
+	}
+	return s
+}
+
+// value is an input's value exactly as the page holds it, or nil when it
+// has none, it is empty, or it is a password's.
+func (b *builder) value(c *cand, n *axNode, tag, inputType string) *string {
+	p := b.p
+	var v string
+	switch tag {
+	case "input":
+		if valuelessInputs[inputType] {
+			return nil
+		}
+		if i, ok := p.docs[c.dom.doc].inputValue[int(c.dom.node)]; ok {
+			v = p.dom.str(i)
+		} else {
+			v = n.Value.Value.String()
+		}
+	case "textarea":
+		if i, ok := p.docs[c.dom.doc].textValue[int(c.dom.node)]; ok {
+			v = p.dom.str(i)
+		} else {
+			v = n.Value.Value.String()
+		}
+	default:
+		if !valueRoles[c.role] {
+			return nil
+		}
+		v = n.Value.Value.String()
+		if masked(v) {
+			return nil
+		}
+	}
+	if v == "" {
+		return nil
+	}
+	return &v
+}
+
+// masked reports whether s looks like a masked password (all bullets).
+func masked(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r != '•' && r != '●' && r != '*' {
+			return false
+		}
+	}
+	return true
+}
+
+// kindOf says what an input wants when its role does not.
+func kindOf(c *cand, tag, inputType string) string {
+	switch {
+	case tag == "textarea" || (c.props.multiline && (c.role == "textbox" || c.role == "searchbox")):
+		return "multiline"
+	case tag == "input" && inputKinds[inputType]:
+		switch {
+		case inputType == "search" && c.role == "searchbox",
+			inputType == "number" && c.role == "spinbutton",
+			inputType == "range" && c.role == "slider":
+			return "" // the role says it
+		}
+		return inputType
+	}
+	return ""
 }
