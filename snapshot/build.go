@@ -61,10 +61,10 @@ func EstimateTokens(jsonBytes int) int { return (jsonBytes + 3) / 4 }
 
 // Visibility classes, best first; they rank elements when some must go.
 const (
-	visFull    = iota // wholly inside the viewport
-	visPartly         // partly inside
-	visOff            // outside the viewport
-	visHidden         // rendered without a visible box
+	visFull   = iota // wholly inside the viewport
+	visPartly        // partly inside
+	visOff           // outside the viewport
+	visHidden        // rendered without a visible box
 )
 
 // cand is a node that passed the inclusion rules: a candidate element.

@@ -101,10 +101,10 @@ func normalRole(r string) string {
 // axProps are the accessibility properties the builder reads.
 type axProps struct {
 	focusable, focused, disabled, readonly, required, busy, multiline bool
-	hasChecked, hasExpanded, hasPressed, selected                  bool
-	checked, editable                                              string
-	expanded, pressed                                              bool
-	level                                                          int
+	hasChecked, hasExpanded, hasPressed, selected                     bool
+	checked, editable                                                 string
+	expanded, pressed                                                 bool
+	level                                                             int
 }
 
 func readProps(ps []axProperty) axProps {
