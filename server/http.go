@@ -1,0 +1,321 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strings"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+)
+
+// MinTokenLength is the shortest bearer token the HTTP transports accept.
+const MinTokenLength = 16
+
+// maxBody bounds the size of a request body.
+const maxBody = 4 << 20
+
+// HTTPConfig says where the HTTP transports listen and whom they serve.
+type HTTPConfig struct {
+	// Addr is the listen address, host:port. A missing host ("8931" or
+	// ":8931") means 127.0.0.1: listening beyond loopback must be asked for
+	// by name, e.g. 0.0.0.0:8931.
+	Addr string
+	// Token, when set, is the bearer token every request must carry
+	// (Authorization: Bearer …), except /healthz. It is required when Addr
+	// is beyond loopback.
+	Token string
+	// AllowedHosts widens the Host headers accepted beyond localhost,
+	// 127.0.0.1, [::1] and the listen address's own host. An entry without a
+	// port matches any port.
+	AllowedHosts []string
+	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
+	// requests are served, with CORS for exactly those. A request with any
+	// other Origin header is refused; requests without one (non-browser
+	// clients) are not affected.
+	AllowedOrigins []string
+}
+
+// ListenAddr returns addr with a missing host made 127.0.0.1.
+func ListenAddr(addr string) (string, error) {
+	if !strings.Contains(addr, ":") {
+		addr = ":" + addr
+	}
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("listen address %q: %w", addr, err)
+	}
+	if port == "" {
+		return "", fmt.Errorf("listen address %q has no port", addr)
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// IsLoopback reports whether the listen address addr reaches this machine
+// only.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// Check returns an error, meant for the person starting the server, when c
+// must not be served: beyond loopback without a token, or with a token too
+// short to resist guessing.
+func (c HTTPConfig) Check() error {
+	addr, err := ListenAddr(c.Addr)
+	if err != nil {
+		return err
+	}
+	if c.Token == "" && !IsLoopback(addr) {
+		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach this address could drive the browser. "+
+			"Set --token or CHAPERONE_TOKEN (e.g. CHAPERONE_TOKEN=$(openssl rand -hex 32)), or listen on 127.0.0.1", addr)
+	}
+	if c.Token != "" && len(c.Token) < MinTokenLength {
+		return fmt.Errorf("the token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", len(c.Token), MinTokenLength)
+	}
+	for _, o := range c.AllowedOrigins {
+		if o == "*" || o == "null" {
+			return fmt.Errorf("allowed origin %q would let any web page drive the browser; list the origins by name", o)
+		}
+	}
+	return nil
+}
+
+// HTTPHandler returns the handler of the HTTP transports: streamable HTTP
+// at /mcp, SSE at /sse and /message, and /healthz, all behind the Host,
+// Origin and token checks. shutdown ends the transports' sessions (and so
+// their browser sessions) and their open streams.
+func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(context.Context), err error) {
+	if err := c.Check(); err != nil {
+		return nil, nil, err
+	}
+	addr, _ := ListenAddr(c.Addr)
+	streamOpts := []mcpserver.StreamableHTTPOption{
+		// Only the revisions that carry Mcp-Session-Id: on 2026-07-28 there
+		// is no session to hang a browser on. Modern clients negotiate down.
+		mcpserver.WithStreamableHTTPProtocolVersions(mcp.LegacyProtocolVersions()...),
+		// Unknown or ended session ids get 404, so clients re-initialize.
+		mcpserver.WithStateful(true),
+		// Our own Host check below is stricter and can be widened.
+		mcpserver.WithDisableLocalhostProtection(true),
+		mcpserver.WithStreamableHTTPLogger(s.log),
+	}
+	sseOpts := []mcpserver.SSEOption{
+		mcpserver.WithSSEDisableLocalhostProtection(true),
+		mcpserver.WithKeepAlive(true),
+	}
+	if s.idle > 0 {
+		streamOpts = append(streamOpts, mcpserver.WithSessionIdleTTL(s.idle))
+	}
+	if len(c.AllowedOrigins) > 0 {
+		streamOpts = append(streamOpts, mcpserver.WithStreamableHTTPCORS(mcpserver.WithCORSAllowedOrigins(c.AllowedOrigins...)))
+		sseOpts = append(sseOpts, mcpserver.WithSSECORS(mcpserver.WithCORSAllowedOrigins(c.AllowedOrigins...)))
+	}
+	streamable := mcpserver.NewStreamableHTTPServer(s.mcp, streamOpts...)
+	sse := mcpserver.NewSSEServer(s.mcp, sseOpts...)
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", streamable)
+	mux.Handle("/sse", sse.SSEHandler())
+	mux.Handle("/message", sse.MessageHandler())
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprintln(w, "ok")
+	})
+	g := &guard{
+		next:    mux,
+		hosts:   allowedHosts(addr, c.AllowedHosts),
+		origins: c.AllowedOrigins,
+		log:     s.log,
+	}
+	if c.Token != "" {
+		sum := sha256.Sum256([]byte(c.Token))
+		g.token = sum[:]
+	}
+	shutdown = func(ctx context.Context) {
+		if err := streamable.Shutdown(ctx); err != nil {
+			s.log.Warn("shut down streamable HTTP", "err", err)
+		}
+		sse.CloseSessions()
+	}
+	return g, shutdown, nil
+}
+
+// ServeHTTP serves the HTTP transports on ln until ctx ends, then shuts
+// them down: every client's session ends and open streams close.
+func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, c HTTPConfig) error {
+	if c.Addr == "" {
+		c.Addr = ln.Addr().String()
+	}
+	h, shutdown, err := s.HTTPHandler(c)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	shutdown(sctx)
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve http on %s: %w", ln.Addr(), err)
+	}
+	return nil
+}
+
+// allowedHosts is the list of Host names a request may carry.
+func allowedHosts(addr string, extra []string) []string {
+	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		if ip, err := netip.ParseAddr(host); err != nil || !ip.IsUnspecified() {
+			hosts = append(hosts, host)
+		}
+	}
+	return append(hosts, extra...)
+}
+
+// guard checks every request's Host, Origin and token before the
+// transports see it, and keeps wildcard CORS off the responses.
+type guard struct {
+	next    http.Handler
+	hosts   []string
+	origins []string
+	token   []byte // SHA-256 of the token; nil when none is required
+	log     *slog.Logger
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !g.hostAllowed(r.Host) {
+		g.log.Debug("refused: Host", "host", r.Host, "path", r.URL.Path)
+		http.Error(w, fmt.Sprintf("403 forbidden: Host %q is not allowed (DNS rebinding protection); widen with --allowed-hosts", r.Host), http.StatusForbidden)
+		return
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !g.originAllowed(origin) {
+		g.log.Debug("refused: Origin", "origin", origin, "path", r.URL.Path)
+		http.Error(w, fmt.Sprintf("403 forbidden: Origin %q is not allowed; widen with --allowed-origins", origin), http.StatusForbidden)
+		return
+	}
+	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
+	if g.token != nil && r.URL.Path != "/healthz" && !preflight && !g.tokenOK(r) {
+		g.log.Debug("refused: token", "path", r.URL.Path)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
+		http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+		return
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	}
+	g.next.ServeHTTP(&noWildcardCORS{ResponseWriter: w}, r)
+}
+
+func (g *guard) hostAllowed(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	host = strings.Trim(host, "[]")
+	for _, a := range g.hosts {
+		if _, _, err := net.SplitHostPort(a); err == nil {
+			// host:port: the port must match too.
+			if strings.EqualFold(a, hostport) {
+				return true
+			}
+			continue
+		}
+		if strings.EqualFold(strings.Trim(a, "[]"), host) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *guard) originAllowed(origin string) bool {
+	origin = strings.TrimSuffix(origin, "/")
+	for _, a := range g.origins {
+		if strings.EqualFold(strings.TrimSuffix(a, "/"), origin) {
+			return true
+		}
+	}
+	return false
+}
+
+func (g *guard) tokenOK(r *http.Request) bool {
+	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return false
+	}
+	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
+	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
+}
+
+// noWildcardCORS drops "Access-Control-Allow-Origin: *", which mcp-go's SSE
+// transport sets when no CORS is configured: any web page could read the
+// stream otherwise.
+type noWildcardCORS struct {
+	http.ResponseWriter
+	checked bool
+}
+
+func (w *noWildcardCORS) check() {
+	if !w.checked {
+		w.checked = true
+		if w.Header().Get("Access-Control-Allow-Origin") == "*" {
+			w.Header().Del("Access-Control-Allow-Origin")
+		}
+	}
+}
+
+// WriteHeader implements http.ResponseWriter.
+func (w *noWildcardCORS) WriteHeader(code int) {
+	w.check()
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (w *noWildcardCORS) Write(b []byte) (int, error) {
+	w.check()
+	return w.ResponseWriter.Write(b)
+}
+
+// Flush implements http.Flusher, which the SSE transports require.
+func (w *noWildcardCORS) Flush() {
+	w.check()
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *noWildcardCORS) Unwrap() http.ResponseWriter { return w.ResponseWriter }

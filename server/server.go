@@ -1,0 +1,244 @@
+// Package server puts the tools on the Model Context Protocol with mcp-go:
+// it registers the seven tools, maps every MCP client connection to its own
+// browser session, serves stdio, streamable HTTP and SSE, and guards the HTTP
+// listener (Host and Origin checks, bearer token).
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// Session is one client's browser session; *tools.Session is one.
+type Session interface {
+	// Call runs a tool; see tools.Session.Call.
+	Call(ctx context.Context, name string, args json.RawMessage) (tools.Output, error)
+	// Close closes the session's browser context.
+	Close() error
+}
+
+// Config says how a Server behaves.
+type Config struct {
+	// NewSession opens a browser session for a client that calls its first
+	// tool. ctx bounds the opening only and carries the client's MCP
+	// session (mcp-go's ClientSessionFromContext).
+	NewSession func(ctx context.Context) (Session, error)
+	// MaxSessions bounds the browser sessions open at once; a client over
+	// the limit gets an error result. Zero means 10; negative, no limit.
+	MaxSessions int
+	// SessionIdle closes a browser session that had no call for this long;
+	// the client's next call opens a fresh one. Zero never closes one for
+	// idleness.
+	SessionIdle time.Duration
+	// Version is reported to clients in the initialize result.
+	Version string
+	// Logger receives the server's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// ManagerSessions adapts m to Config.NewSession.
+func ManagerSessions(m *tools.Manager) func(context.Context) (Session, error) {
+	return func(ctx context.Context) (Session, error) {
+		s, err := m.NewSession(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
+	}
+}
+
+// Server is the MCP server: one mcp-go server with the seven tools, and the
+// browser sessions of its clients.
+type Server struct {
+	mcp      *mcpserver.MCPServer
+	log      *slog.Logger
+	sessions *registry
+	idle     time.Duration
+	// outputs holds each tool's compiled output schema.
+	outputs map[string]*jsonschema.Resolved
+}
+
+// New builds a Server that registers the tools of tools.Definitions.
+func New(cfg Config) (*Server, error) {
+	if cfg.NewSession == nil {
+		return nil, errors.New("new server: Config.NewSession is nil")
+	}
+	if cfg.MaxSessions == 0 {
+		cfg.MaxSessions = 10
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		log:      log,
+		sessions: newRegistry(cfg.NewSession, cfg.MaxSessions, cfg.SessionIdle, log),
+		idle:     cfg.SessionIdle,
+		outputs:  make(map[string]*jsonschema.Resolved),
+	}
+	hooks := &mcpserver.Hooks{}
+	hooks.AddOnRegisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
+		log.Debug("client connected", "mcp_session", cs.SessionID())
+	})
+	hooks.AddOnUnregisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
+		log.Debug("client disconnected", "mcp_session", cs.SessionID())
+		s.sessions.close(cs.SessionID(), "the client disconnected")
+	})
+	version := cfg.Version
+	if version == "" {
+		version = "dev"
+	}
+	s.mcp = mcpserver.NewMCPServer("chaperone", version,
+		mcpserver.WithTitle("Chaperone"),
+		mcpserver.WithToolCapabilities(false),
+		mcpserver.WithHooks(hooks),
+		mcpserver.WithRecovery(),
+		mcpserver.WithInstructions("A real Chromium browser. Start with get_snapshot; act on elements by their refs (@e5); "+
+			"every action returns a fresh snapshot and kills older refs. A person approves risky steps; "+
+			"finish with complete_task."),
+	)
+	for _, d := range tools.Definitions() {
+		tool, err := mcpTool(d)
+		if err != nil {
+			return nil, fmt.Errorf("new server: %w", err)
+		}
+		var out jsonschema.Schema
+		if err := json.Unmarshal(d.OutputSchema, &out); err != nil {
+			return nil, fmt.Errorf("new server: output schema of %s: %w", d.Name, err)
+		}
+		resolved, err := out.Resolve(nil)
+		if err != nil {
+			return nil, fmt.Errorf("new server: output schema of %s: %w", d.Name, err)
+		}
+		s.outputs[d.Name] = resolved
+		s.mcp.AddTool(tool, s.handler(d))
+	}
+	return s, nil
+}
+
+// MCP returns the mcp-go server, for in-process clients and for wiring that
+// needs it (elicitation).
+func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
+
+// Close closes every browser session and stops the idle reaper.
+func (s *Server) Close() error { return s.sessions.shutdown() }
+
+// ServeStdio serves one client on in and out until in ends or ctx is
+// cancelled. Its browser session is named "stdio".
+func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	stdio := mcpserver.NewStdioServer(s.mcp)
+	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
+	if err := stdio.Listen(ctx, in, out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("serve stdio: %w", err)
+	}
+	return nil
+}
+
+// mcpTool turns a definition into an mcp-go tool with a raw input schema
+// and annotations that say what the tool does.
+func mcpTool(d tools.Definition) (mcp.Tool, error) {
+	if !json.Valid(d.InputSchema) || !json.Valid(d.OutputSchema) {
+		return mcp.Tool{}, fmt.Errorf("tool %s: invalid schema", d.Name)
+	}
+	t := mcp.NewToolWithRawSchema(d.Name, d.Description, d.InputSchema)
+	t.Title = d.Title
+	t.RawOutputSchema = d.OutputSchema
+	t.Annotations = mcp.ToolAnnotation{
+		ReadOnlyHint:    mcp.ToBoolPtr(d.ReadOnly),
+		DestructiveHint: mcp.ToBoolPtr(d.Destructive),
+		IdempotentHint:  mcp.ToBoolPtr(d.Idempotent),
+		OpenWorldHint:   mcp.ToBoolPtr(d.OpenWorld),
+	}
+	return t, nil
+}
+
+// handler answers calls of the tool d: it applies the schema's defaults,
+// runs the call on the client's browser session, and shapes the result.
+func (s *Server) handler(d tools.Definition) mcpserver.ToolHandlerFunc {
+	defaults := d.Defaults()
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		cs := mcpserver.ClientSessionFromContext(ctx)
+		if cs == nil || cs.SessionID() == "" {
+			return mcp.NewToolResultError("This connection has no MCP session, so it cannot have a browser of its own. " +
+				"Connect with a protocol revision that carries Mcp-Session-Id (2025-11-25 or earlier)."), nil
+		}
+		args, err := withDefaults(req.GetRawArguments(), defaults)
+		if err != nil {
+			// Let the tool say what is wrong, with a snapshot.
+			args, _ = json.Marshal(req.GetRawArguments())
+		}
+		out, err := s.sessions.call(ctx, cs.SessionID(), d.Name, args)
+		if err != nil {
+			s.log.Warn("tool call failed", "tool", d.Name, "mcp_session", cs.SessionID(), "err", err)
+			return mcp.NewToolResultError(err.Error()), nil
+		}
+		return s.result(d.Name, out)
+	}
+}
+
+// withDefaults returns args as a JSON object with every default filled in
+// that args lacks.
+func withDefaults(raw any, defaults map[string]any) (json.RawMessage, error) {
+	args := make(map[string]any)
+	switch v := raw.(type) {
+	case nil:
+	case map[string]any:
+		for k, x := range v {
+			args[k] = x
+		}
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("arguments: %w", err)
+		}
+		if string(b) != "null" {
+			if err := json.Unmarshal(b, &args); err != nil {
+				return nil, fmt.Errorf("arguments are not an object: %w", err)
+			}
+		}
+	}
+	for k, v := range defaults {
+		if _, ok := args[k]; !ok {
+			args[k] = v
+		}
+	}
+	return json.Marshal(args)
+}
+
+// result shapes a tool's output for MCP: its JSON as text, the same JSON as
+// structured content when it fits the tool's output schema, and the
+// screenshot as an image block. An output that does not fit the schema (a
+// snapshot that failed) is marked as an error, since clients reject
+// unstructured success results from tools that declare an output schema.
+func (s *Server) result(name string, out tools.Output) (*mcp.CallToolResult, error) {
+	text, err := json.Marshal(out.Value)
+	if err != nil {
+		return mcp.NewToolResultError(fmt.Sprintf("encode the result of %s: %v", name, err)), nil
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}}
+	var structured any
+	if err := json.Unmarshal(text, &structured); err == nil {
+		if _, isObject := structured.(map[string]any); isObject && s.outputs[name].Validate(structured) == nil {
+			res.StructuredContent = json.RawMessage(text)
+		}
+	}
+	if res.StructuredContent == nil {
+		res.IsError = true
+	}
+	if img := out.Image; img != nil && len(img.Data) > 0 {
+		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
+	}
+	return res, nil
+}

@@ -1,0 +1,241 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// errSessionClosed reports a call on a browser session that closed while the
+// call waited or ran.
+var errSessionClosed = errors.New("the browser session closed")
+
+// shutdownWait bounds how long shutdown waits for a running call to give
+// back its session before closing the session under it.
+const shutdownWait = 5 * time.Second
+
+// registry holds the browser session of each MCP session: it opens one on a
+// client's first call, runs a session's calls one at a time, and closes it
+// when the client goes, when it idles too long, or at shutdown.
+type registry struct {
+	open func(context.Context) (Session, error)
+	max  int
+	idle time.Duration
+	log  *slog.Logger
+
+	stopReaper context.CancelFunc
+	closing    sync.WaitGroup
+
+	mu      sync.Mutex
+	entries map[string]*entry
+	down    bool
+}
+
+// entry is the browser session of one MCP session.
+type entry struct {
+	id string
+	// turn holds a token while a call (or the opening, or the closing) uses
+	// sess; it serialises the session's calls.
+	turn chan struct{}
+	// sess is nil until the first call opens it. Guarded by turn.
+	sess Session
+	// ctx ends when the entry closes, cancelling its running call.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	// used is when a call last ended or began, in Unix nanoseconds.
+	used atomic.Int64
+}
+
+func newRegistry(open func(context.Context) (Session, error), max int, idle time.Duration, log *slog.Logger) *registry {
+	r := &registry{open: open, max: max, idle: idle, log: log, entries: make(map[string]*entry)}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.stopReaper = cancel
+	if idle > 0 {
+		go r.reap(ctx)
+	}
+	return r
+}
+
+// call runs the tool on the browser session of the MCP session id, opening
+// it first if need be. It waits for the session's previous call to end.
+func (r *registry) call(ctx context.Context, id, name string, args json.RawMessage) (tools.Output, error) {
+	e, err := r.entry(id)
+	if err != nil {
+		return tools.Output{}, err
+	}
+	select {
+	case e.turn <- struct{}{}:
+	case <-ctx.Done():
+		return tools.Output{}, fmt.Errorf("call %s: %w", name, ctx.Err())
+	case <-e.ctx.Done():
+		return tools.Output{}, fmt.Errorf("call %s: %w: %v", name, errSessionClosed, context.Cause(e.ctx))
+	}
+	defer func() {
+		e.used.Store(time.Now().UnixNano())
+		<-e.turn
+	}()
+	e.used.Store(time.Now().UnixNano())
+	if e.ctx.Err() != nil {
+		return tools.Output{}, fmt.Errorf("call %s: %w: %v", name, errSessionClosed, context.Cause(e.ctx))
+	}
+	ctx, stop := bind(ctx, e.ctx)
+	defer stop()
+	if e.sess == nil {
+		start := time.Now()
+		sess, err := r.open(ctx)
+		if err != nil {
+			r.drop(e, fmt.Errorf("opening failed: %w", err))
+			return tools.Output{}, fmt.Errorf("open a browser session: %w", err)
+		}
+		e.sess = sess
+		r.log.Info("browser session opened", "mcp_session", id, "took", time.Since(start).Round(time.Millisecond))
+	}
+	return e.sess.Call(ctx, name, args)
+}
+
+// entry finds or adds the entry of id, keeping to the session limit.
+func (r *registry) entry(id string) (*entry, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.down {
+		return nil, errors.New("the server is shutting down")
+	}
+	if e, ok := r.entries[id]; ok {
+		return e, nil
+	}
+	if r.max > 0 && len(r.entries) >= r.max {
+		return nil, fmt.Errorf("chaperone already runs %d browser sessions, its limit (--max-sessions); "+
+			"close another client's connection or wait for an idle session to time out, then call again", r.max)
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	e := &entry{id: id, turn: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	e.used.Store(time.Now().UnixNano())
+	r.entries[id] = e
+	return e, nil
+}
+
+// drop forgets e, if it is still the entry of its id, and cancels it.
+func (r *registry) drop(e *entry, cause error) {
+	r.mu.Lock()
+	if r.entries[e.id] == e {
+		delete(r.entries, e.id)
+	}
+	r.mu.Unlock()
+	e.cancel(cause)
+}
+
+// close closes the browser session of the MCP session id, if it has one,
+// cancelling its running call. It does not wait.
+func (r *registry) close(id, why string) {
+	r.mu.Lock()
+	e, ok := r.entries[id]
+	r.mu.Unlock()
+	if !ok {
+		return
+	}
+	r.drop(e, errors.New(why))
+	r.closing.Go(func() {
+		e.turn <- struct{}{} // the running call ends soon: its context is cancelled
+		r.closeSession(e, why)
+	})
+}
+
+// closeSession closes e's browser session; the caller holds e's turn.
+func (r *registry) closeSession(e *entry, why string) {
+	if e.sess == nil {
+		return
+	}
+	if err := e.sess.Close(); err != nil {
+		r.log.Warn("close browser session", "mcp_session", e.id, "err", err)
+	}
+	e.sess = nil
+	r.log.Info("browser session closed", "mcp_session", e.id, "why", why)
+}
+
+// reap closes sessions idle for longer than r.idle, until ctx ends.
+func (r *registry) reap(ctx context.Context) {
+	tick := time.NewTicker(max(r.idle/4, 10*time.Millisecond))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		r.mu.Lock()
+		var idle []*entry
+		for _, e := range r.entries {
+			if time.Since(time.Unix(0, e.used.Load())) > r.idle {
+				idle = append(idle, e)
+			}
+		}
+		r.mu.Unlock()
+		for _, e := range idle {
+			select {
+			case e.turn <- struct{}{}: // not in a call
+			default:
+				continue
+			}
+			if time.Since(time.Unix(0, e.used.Load())) <= r.idle {
+				<-e.turn
+				continue
+			}
+			why := fmt.Sprintf("idle for more than %s (--session-idle)", r.idle)
+			r.drop(e, errors.New(why))
+			r.closeSession(e, why)
+			// The turn stays taken: the entry is gone for good.
+		}
+	}
+}
+
+// shutdown closes every session, waiting a little for running calls, and
+// refuses new ones.
+func (r *registry) shutdown() error {
+	r.stopReaper()
+	r.mu.Lock()
+	r.down = true
+	entries := make([]*entry, 0, len(r.entries))
+	for id, e := range r.entries {
+		entries = append(entries, e)
+		delete(r.entries, id)
+	}
+	r.mu.Unlock()
+	for _, e := range entries {
+		e.cancel(errors.New("the server is shutting down"))
+		r.closing.Go(func() {
+			select {
+			case e.turn <- struct{}{}:
+				r.closeSession(e, "shutdown")
+			case <-time.After(shutdownWait):
+				// Closing the browser ends the session with the rest.
+				r.log.Warn("a call did not end in time; leaving its session to the browser's close", "mcp_session", e.id)
+			}
+		})
+	}
+	r.closing.Wait()
+	return nil
+}
+
+// count reports the number of open or opening sessions.
+func (r *registry) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.entries)
+}
+
+// bind returns a context that ends when ctx or also ends; stop releases it.
+func bind(ctx, also context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	stopAfter := context.AfterFunc(also, func() { cancel(context.Cause(also)) })
+	return ctx, func() {
+		stopAfter()
+		cancel(context.Canceled)
+	}
+}
