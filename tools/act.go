@@ -119,15 +119,35 @@ func (s *Session) click(ctx context.Context, args json.RawMessage) (string, erro
 		return "", err
 	}
 	if t.Dialog != "" {
+		if _, err := s.authorize(ctx, describe("click", t)); err != nil {
+			return "", err
+		}
 		return s.answerDialog(ctx, t, "")
 	}
-	insp, err := s.check(ctx, t, true)
+	insp, err := s.checkAndAuthorize(ctx, t, describe("click", t))
 	if err != nil {
 		return "", err
 	}
 	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.Click(ctx, insp.X, insp.Y)
 	}, fmt.Sprintf("Clicked %s %s %q.", t.Ref, t.Role, t.Name))
+}
+
+// checkAndAuthorize checks the target, asks the gate, and, when a human was
+// asked, checks the target again: the page may have moved on meanwhile.
+func (s *Session) checkAndAuthorize(ctx context.Context, t snapshot.Target, action string) (*browser.Inspection, error) {
+	insp, err := s.check(ctx, t, true)
+	if err != nil {
+		return nil, err
+	}
+	asked, err := s.authorize(ctx, action)
+	if err != nil {
+		return nil, err
+	}
+	if asked {
+		return s.check(ctx, t, true)
+	}
+	return insp, nil
 }
 
 // settle runs the input within limit and waits for what it started; the
@@ -201,6 +221,9 @@ func (s *Session) fill(ctx context.Context, args json.RawMessage) (string, error
 		return "", err
 	}
 	if t.Dialog == "prompt" {
+		if _, err := s.authorize(ctx, describe("fill", t)); err != nil {
+			return "", err
+		}
 		return s.answerDialog(ctx, t, *in.Value)
 	}
 	if t.Dialog != "" {
@@ -220,6 +243,9 @@ func (s *Session) fill(ctx context.Context, args json.RawMessage) (string, error
 	}
 	if insp.ReadOnly {
 		return "", fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
+	}
+	if insp, err = s.checkAndAuthorize(ctx, t, describe("fill", t)); err != nil {
+		return "", err
 	}
 	value := *in.Value
 	if insp.Tag == "input" {
@@ -276,6 +302,9 @@ func (s *Session) choose(ctx context.Context, args json.RawMessage) (string, err
 	}
 	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
 		return "", fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
+	}
+	if _, err = s.checkAndAuthorize(ctx, t, fmt.Sprintf("select %q in %s %q", *in.Value, t.Role, t.Name)); err != nil {
+		return "", err
 	}
 	var picked browser.Selection
 	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -76,12 +77,12 @@ func NewManager(ctx context.Context, opts browser.Options, cfg Config) (*Manager
 func (m *Manager) Close() error { return m.browser.Close() }
 
 // NewSession opens an isolated browser context and goes to the start URL.
-func (m *Manager) NewSession(ctx context.Context) (*Session, error) {
+func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Session, error) {
 	tab, err := m.browser.NewTab(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	s := NewSession(tab, m.config)
+	s := NewSession(tab, m.config, opts...)
 	if m.config.StartURL != "" {
 		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
 			tab.Close()
@@ -108,12 +109,21 @@ type Session struct {
 	// promptText is what the agent typed into an open prompt dialog, sent
 	// when it clicks OK.
 	promptText string
+	gate       *checkpoint.Gate
+	audit      *checkpoint.Audit
 }
 
 // NewSession wraps an open tab as a session.
-func NewSession(tab *browser.Tab, cfg Config) *Session {
+func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
-	return &Session{tab: tab, config: cfg, log: cfg.Logger}
+	s := &Session{tab: tab, config: cfg, log: cfg.Logger}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.gate == nil {
+		s.gate = checkpoint.NewGate(nil, nil, checkpoint.Options{Logger: s.log})
+	}
+	return s
 }
 
 // Close closes the session's browser context.
@@ -123,6 +133,7 @@ func (s *Session) Close() error { return s.tab.Close() }
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
 	start := time.Now()
+	masked := s.fillsPassword(name, args)
 	var out Output
 	switch name {
 	case "get_snapshot":
@@ -142,9 +153,38 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	default:
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
+	took := time.Since(start)
+	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
-		slog.Duration("took", time.Since(start)), slog.Any("result", resultCode(out)))
+		slog.Duration("took", took), slog.String("result", code))
+	call := checkpoint.ToolCall{Tool: name, Args: args, Masked: masked, Start: start, Duration: took}
+	if code != "ok" {
+		call.Code = code
+	}
+	if s.last != nil {
+		call.SnapshotID = s.last.ID
+		if s.last.Screenshot != nil {
+			call.Screenshot = s.last.Screenshot.Data
+		}
+	}
+	if err := s.audit.ToolCall(call); err != nil {
+		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
+	}
 	return out, nil
+}
+
+// fillsPassword reports whether a call fills a password field, whose value
+// must never reach a log.
+func (s *Session) fillsPassword(name string, args json.RawMessage) bool {
+	if name != "browser_fill" {
+		return false
+	}
+	var in fillInput
+	if decode(args, &in) != nil {
+		return true // unreadable: mask to be safe
+	}
+	t, ok := s.live[in.Ref]
+	return ok && t.InputType == "password"
 }
 
 // resultCode is what a log line says of a result.
@@ -190,6 +230,7 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	opts.ViewportOnly = viewportOnly
 	snap, table, next := snapshot.Build(capture, opts, s.next)
 	s.live, s.last, s.next = table, snap, next
+	s.checkpointNote(snap)
 	return snap, err
 }
 
