@@ -140,6 +140,12 @@ func (s *Session) checkAndAuthorize(ctx context.Context, t snapshot.Target, acti
 	if err != nil {
 		return nil, err
 	}
+	return s.approve(ctx, t, action, insp)
+}
+
+// approve asks the gate about an action on a target already checked as
+// insp; when a human was asked, it checks the target again.
+func (s *Session) approve(ctx context.Context, t snapshot.Target, action string, insp *browser.Inspection) (*browser.Inspection, error) {
 	asked, err := s.authorize(ctx, action)
 	if err != nil {
 		return nil, err
@@ -244,7 +250,7 @@ func (s *Session) fill(ctx context.Context, args json.RawMessage) (string, error
 	if insp.ReadOnly {
 		return "", fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
 	}
-	if insp, err = s.checkAndAuthorize(ctx, t, describe("fill", t)); err != nil {
+	if insp, err = s.approve(ctx, t, describe("fill", t), insp); err != nil {
 		return "", err
 	}
 	value := *in.Value
@@ -303,7 +309,7 @@ func (s *Session) choose(ctx context.Context, args json.RawMessage) (string, err
 	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
 		return "", fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
 	}
-	if _, err = s.checkAndAuthorize(ctx, t, fmt.Sprintf("select %q in %s %q", *in.Value, t.Role, t.Name)); err != nil {
+	if _, err = s.approve(ctx, t, fmt.Sprintf("select %q in %s %q", *in.Value, t.Role, t.Name), insp); err != nil {
 		return "", err
 	}
 	var picked browser.Selection
