@@ -1,0 +1,471 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Reasons a run ends, in [Result.Reason].
+const (
+	// ReasonCompleted: complete_task(success) was acknowledged.
+	ReasonCompleted = "completed"
+	// ReasonTaskFailed: the model gave up with complete_task(failed).
+	ReasonTaskFailed = "task_failed"
+	// ReasonMaxTurns: the turn limit was reached first.
+	ReasonMaxTurns = "max_turns_exceeded"
+	// ReasonTimeout: a model call took longer than Config.ModelTimeout.
+	ReasonTimeout = "timeout"
+	// ReasonAPIUnavailable: the API kept failing through every retry.
+	ReasonAPIUnavailable = "api_unavailable"
+	// ReasonAPIError: the API refused the request (e.g. 400, 401).
+	ReasonAPIError = "api_error"
+	// ReasonBrowserError: the browser could not be reached.
+	ReasonBrowserError = "browser_error"
+	// ReasonCanceled: the run's context was canceled.
+	ReasonCanceled = "canceled"
+)
+
+// Defaults of [Config].
+const (
+	DefaultMaxTurns      = 20
+	DefaultMaxTokens     = 1024
+	DefaultModelTimeout  = 30 * time.Second
+	DefaultHistoryBudget = 10_000
+	DefaultKeepTurns     = 10
+	DefaultRequestCap    = 15_000
+)
+
+// Result is how a run ended.
+type Result struct {
+	Success bool   `json:"success"`
+	Reason  string `json:"reason"`
+	// Detail says more: the model's reason, the API's error.
+	Detail string `json:"detail,omitempty"`
+	Turns  int    `json:"turns"`
+	Tokens Usage  `json:"tokens"`
+	// Cost is in US dollars at the model's list price; Priced is false
+	// when there is no price on file for the model (Cost is then 0).
+	Cost   float64 `json:"cost"`
+	Priced bool    `json:"priced"`
+	Model  string  `json:"model,omitempty"`
+}
+
+// RetryPolicy says how model calls are retried on transient errors.
+type RetryPolicy struct {
+	// Attempts counts the first call too.
+	Attempts int
+	// Initial is the first wait, multiplied by Multiplier after each retry
+	// and capped at Max. A longer Retry-After from the API wins, still
+	// capped at Max.
+	Initial    time.Duration
+	Multiplier float64
+	Max        time.Duration
+}
+
+// DefaultRetry is 3 attempts, waiting 1 s then 2 s, never more than 10 s.
+func DefaultRetry() RetryPolicy {
+	return RetryPolicy{Attempts: 3, Initial: time.Second, Multiplier: 2, Max: 10 * time.Second}
+}
+
+// Config is one run.
+type Config struct {
+	// Model answers; ModelName names it in the record and prices it.
+	Model     Model
+	ModelName string
+	// Tools is the browser.
+	Tools Tools
+	// Goal is the task; Guidance is the profile's advice for the site.
+	Goal     string
+	Guidance string
+	// MaxTurns bounds the model calls (default 20).
+	MaxTurns int
+	// MaxTokens bounds each response (default 1024).
+	MaxTokens int
+	// ModelTimeout bounds each model attempt (default 30 s). A call that
+	// times out ends the run with ReasonTimeout: it is not retried, since
+	// three more half-minutes rarely rescue a run.
+	ModelTimeout time.Duration
+	// Retry is the retry policy (default DefaultRetry()).
+	Retry RetryPolicy
+	// Sleep waits between retries (default: a timer that honours ctx).
+	Sleep func(ctx context.Context, d time.Duration) error
+	// HistoryBudget is the conversation size, in estimated tokens, past
+	// which early turns are summarised (default 10,000), keeping the last
+	// KeepTurns turns (default 10). RequestCap bounds a whole request
+	// (default 15,000): past it, more turns are summarised, down to one.
+	HistoryBudget int
+	KeepTurns     int
+	RequestCap    int
+	// Record receives the run record; nil records nothing.
+	Record *Recorder
+	// Logger receives the run's log; nil discards it.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (c *Config) defaults() error {
+	if c.Model == nil {
+		return errors.New("no model")
+	}
+	if c.Tools == nil {
+		return errors.New("no tools")
+	}
+	if strings.TrimSpace(c.Goal) == "" {
+		return errors.New("no goal")
+	}
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = DefaultMaxTurns
+	}
+	if c.MaxTokens <= 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.ModelTimeout <= 0 {
+		c.ModelTimeout = DefaultModelTimeout
+	}
+	if c.Retry.Attempts <= 0 {
+		c.Retry = DefaultRetry()
+	}
+	if c.Sleep == nil {
+		c.Sleep = sleep
+	}
+	if c.HistoryBudget <= 0 {
+		c.HistoryBudget = DefaultHistoryBudget
+	}
+	if c.KeepTurns <= 0 {
+		c.KeepTurns = DefaultKeepTurns
+	}
+	if c.RequestCap <= 0 {
+		c.RequestCap = DefaultRequestCap
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	return nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Tool names the loop knows.
+const (
+	toolSnapshot = "get_snapshot"
+	toolComplete = "complete_task"
+	toolApproval = "request_human_approval"
+)
+
+// Messages the driver writes into the conversation.
+const (
+	nudgeText   = "You did not call a tool. Call exactly one tool: the next browser action, or complete_task with status \"success\" if the goal is met or \"failed\" with the reason if it cannot be met."
+	skippedText = "Not executed: only the first tool call of a response is executed. Call one tool per response, using refs from the newest snapshot."
+)
+
+// Run drives one task to its end. It returns an error only when the run
+// cannot start (an invalid Config, or no tool list); everything after that,
+// including an API that stays down and a browser that fails, ends in a
+// Result that says why.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if err := cfg.defaults(); err != nil {
+		return Result{}, fmt.Errorf("run: %w", err)
+	}
+	specs, err := cfg.Tools.List(ctx)
+	if err != nil {
+		return Result{}, fmt.Errorf("run: %w", err)
+	}
+	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance)}
+	r.price, r.priced = PriceOf(cfg.ModelName)
+	res := r.loop(ctx)
+	res.Model = cfg.ModelName
+	res.Tokens = r.tokens
+	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	cfg.Record.finish(res, cfg.Now())
+	r.log.Info("run ended", "success", res.Success, "reason", res.Reason, "detail", res.Detail,
+		"turns", res.Turns, "input_tokens", res.Tokens.InputTokens, "output_tokens", res.Tokens.OutputTokens, "cost_usd", res.Cost)
+	return res, nil
+}
+
+type run struct {
+	cfg    Config
+	log    *slog.Logger
+	specs  []ToolSpec
+	system string
+	hist   history
+	cal    calibration
+	tokens Usage
+	price  Price
+	priced bool
+}
+
+func (r *run) loop(ctx context.Context) Result {
+	initial, err := r.cfg.Tools.Call(ctx, toolSnapshot, json.RawMessage(`{}`))
+	if err != nil || initial.IsError {
+		detail := initial.Text
+		if err != nil {
+			detail = err.Error()
+		}
+		r.cfg.Record.begin(StartRecord{Time: r.cfg.Now(), Goal: r.cfg.Goal, Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns}, nil)
+		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + detail}
+	}
+	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
+	r.cfg.Record.begin(StartRecord{
+		Time: r.cfg.Now(), Goal: r.cfg.Goal, Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
+		SystemTokens: textTokens(r.system), URL: pageURL(initial.Text),
+	}, initial.Image)
+
+	for n := 1; n <= r.cfg.MaxTurns; n++ {
+		rec := TurnRecord{Turn: n, Time: r.cfg.Now()}
+		req, estimate := r.request()
+		rec.RequestTokens, rec.DroppedTurns = estimate, r.hist.dropped
+
+		start := time.Now()
+		resp, attempts, err := r.ask(ctx, req)
+		rec.LatencyMS, rec.Attempts = time.Since(start).Milliseconds(), attempts
+		if err != nil {
+			rec.Error = err.Error()
+			r.cfg.Record.turn(rec, nil)
+			return r.modelFailure(n, err)
+		}
+		r.tokens.InputTokens += resp.Usage.InputTokens
+		r.tokens.OutputTokens += resp.Usage.OutputTokens
+		r.cal.observe(EstimateTokens(req), resp.Usage.InputTokens)
+		rec.InputTokens, rec.OutputTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens
+		r.log.Info("model answered", "turn", n, "estimated_tokens", estimate, "input_tokens", resp.Usage.InputTokens,
+			"output_tokens", resp.Usage.OutputTokens, "latency", time.Since(start), "attempts", attempts)
+
+		if done, res := r.act(ctx, n, resp, &rec); done {
+			res.Turns = n
+			return res
+		}
+	}
+	return Result{Reason: ReasonMaxTurns, Detail: fmt.Sprintf("no acknowledged completion within %d turns", r.cfg.MaxTurns), Turns: r.cfg.MaxTurns}
+}
+
+// act executes the first tool call of a response, answers the others as
+// skipped, appends the turn to the history and records it. It reports
+// whether the run is over.
+func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (bool, Result) {
+	assistant := Message{Role: RoleAssistant, Content: resp.Content}
+	if len(assistant.Content) == 0 {
+		// The API refuses an empty assistant message in the history.
+		assistant.Content = []Block{Text("(no content)")}
+	}
+	var calls []Block
+	var said []string
+	for _, b := range resp.Content {
+		switch b.Type {
+		case ToolUseBlock:
+			calls = append(calls, b)
+		case TextBlock:
+			if s := strings.TrimSpace(b.Text); s != "" {
+				said = append(said, s)
+			}
+		}
+	}
+	rec.Said = clip(strings.Join(said, " "), 500)
+
+	if len(calls) == 0 {
+		r.log.Warn("response without a tool call; asking for complete_task", "turn", n, "stop_reason", resp.StopReason)
+		r.hist.turns = append(r.hist.turns, turn{
+			assistant: assistant,
+			user:      Message{Role: RoleUser, Content: []Block{Text(nudgeText)}},
+			action:    "(no tool call)",
+		})
+		rec.Result = "no tool call"
+		r.cfg.Record.turn(*rec, nil)
+		return false, Result{}
+	}
+
+	call := calls[0]
+	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
+	res, err := r.cfg.Tools.Call(ctx, call.Name, call.Input)
+	if err != nil {
+		// The call never reached a result: tell the model, text only.
+		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", err)
+		res = ToolResult{Text: fmt.Sprintf("The tool call failed: %v", err), IsError: true}
+		rec.Error = err.Error()
+	}
+	outcome := describe(res)
+	rec.Result, rec.URL = outcome, pageURL(res.Text)
+	if o, ok := parseOutcome(res.Text); ok {
+		rec.Message = o.Message
+		if o.Approved != nil {
+			rec.Approval = outcome
+		} else if o.Error != nil && *o.Error == "human_rejected" {
+			rec.Approval = "rejected"
+		}
+	}
+	r.log.Info("tool called", "turn", n, "tool", call.Name, "target", rec.Target, "result", outcome)
+
+	results := []Block{toolResultBlock(call.ID, res)}
+	for _, extra := range calls[1:] {
+		r.log.Warn("tool call not executed: only the first of a response runs", "turn", n, "tool", extra.Name, "target", target(extra.Name, extra.Input))
+		rec.Skipped = append(rec.Skipped, extra.Name)
+		results = append(results, ToolResultOf(extra.ID, true, Text(skippedText)))
+	}
+	action := call.Name + "(" + rec.Target + "): " + outcome
+	r.hist.turns = append(r.hist.turns, turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action})
+	img := res.Image
+	if res.IsError {
+		img = nil
+	}
+	r.cfg.Record.turn(*rec, img)
+
+	if call.Name != toolComplete || res.IsError {
+		return false, Result{}
+	}
+	o, _ := parseOutcome(res.Text)
+	if o.Acknowledged == nil || !*o.Acknowledged {
+		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", o.Message)
+		return false, Result{}
+	}
+	var in struct {
+		Status string `json:"status"`
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(call.Input, &in) // the server accepted it, so it parses
+	if in.Status == "success" {
+		return true, Result{Success: true, Reason: ReasonCompleted, Detail: firstNonEmpty(o.Message, in.Reason)}
+	}
+	return true, Result{Reason: ReasonTaskFailed, Detail: firstNonEmpty(in.Reason, o.Message)}
+}
+
+// toolResultBlock turns a tool's result into the tool_result the API
+// accepts: JSON text plus the screenshot, or text only when it is an error.
+func toolResultBlock(id string, res ToolResult) Block {
+	content := []Block{Text(res.Text)}
+	if res.Text == "" {
+		content[0] = Text("(empty result)")
+	}
+	if res.Image != nil && !res.IsError {
+		content = append(content, ImageOf(res.Image))
+	}
+	return ToolResultOf(id, res.IsError, content...)
+}
+
+// request builds the next request, summarising early turns as the budget
+// requires, and returns it with its calibrated token estimate.
+func (r *run) request() (Request, int) {
+	build := func() Request {
+		return Request{System: r.system, Messages: r.hist.messages(), Tools: r.specs, MaxTokens: r.cfg.MaxTokens}
+	}
+	req := build()
+	if conv := r.cal.scale(estimateMessages(req.Messages)); conv > r.cfg.HistoryBudget && r.hist.kept() > r.cfg.KeepTurns {
+		r.hist.dropped = len(r.hist.turns) - r.cfg.KeepTurns
+		r.log.Info("history over budget; early turns summarised", "estimated_tokens", conv, "budget", r.cfg.HistoryBudget, "summarised_turns", r.hist.dropped)
+		req = build()
+	}
+	total := r.cal.scale(EstimateTokens(req))
+	for total > r.cfg.RequestCap && r.hist.kept() > 1 {
+		r.hist.dropped++
+		req = build()
+		total = r.cal.scale(EstimateTokens(req))
+		r.log.Warn("request over its cap; one more turn summarised", "estimated_tokens", total, "cap", r.cfg.RequestCap, "summarised_turns", r.hist.dropped)
+	}
+	return req, total
+}
+
+// ask calls the model, with a timeout per attempt and retries on transient
+// errors, and returns the number of attempts made.
+func (r *run) ask(ctx context.Context, req Request) (Response, int, error) {
+	wait := r.cfg.Retry.Initial
+	for attempt := 1; ; attempt++ {
+		actx, cancel := context.WithTimeout(ctx, r.cfg.ModelTimeout)
+		resp, err := r.cfg.Model.Next(actx, req)
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
+		cancel()
+		switch {
+		case err == nil:
+			return resp, attempt, nil
+		case ctx.Err() != nil:
+			return Response{}, attempt, fmt.Errorf("model call: %w", ctx.Err())
+		case timedOut:
+			return Response{}, attempt, &timeoutError{after: r.cfg.ModelTimeout, err: err}
+		}
+		var te *TransientError
+		if !errors.As(err, &te) {
+			return Response{}, attempt, fmt.Errorf("model call: %w", err)
+		}
+		if attempt >= r.cfg.Retry.Attempts {
+			return Response{}, attempt, fmt.Errorf("model call: gave up after %d attempts: %w", attempt, err)
+		}
+		d := min(max(wait, te.RetryAfter), r.cfg.Retry.Max)
+		r.log.Warn("model call failed; retrying", "attempt", attempt, "wait", d, "err", err)
+		if err := r.cfg.Sleep(ctx, d); err != nil {
+			return Response{}, attempt, fmt.Errorf("model call: %w", err)
+		}
+		wait = min(time.Duration(float64(wait)*r.cfg.Retry.Multiplier), r.cfg.Retry.Max)
+	}
+}
+
+type timeoutError struct {
+	after time.Duration
+	err   error
+}
+
+func (e *timeoutError) Error() string {
+	return fmt.Sprintf("model call timed out after %v: %v", e.after, e.err)
+}
+
+func (e *timeoutError) Unwrap() error { return e.err }
+
+// modelFailure ends the run after a model call that did not succeed.
+func (r *run) modelFailure(n int, err error) Result {
+	r.log.Error("model call failed; run ends", "turn", n, "err", err)
+	res := Result{Turns: n - 1, Detail: err.Error()}
+	var te *timeoutError
+	var tr *TransientError
+	switch {
+	case errors.As(err, &te):
+		res.Reason = ReasonTimeout
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		res.Reason = ReasonCanceled
+	case errors.As(err, &tr):
+		res.Reason = ReasonAPIUnavailable
+	default:
+		res.Reason = ReasonAPIError
+	}
+	return res
+}
+
+// pageURL reads page.url from a snapshot or an action result.
+func pageURL(text string) string {
+	var v struct {
+		Page     struct{ URL string } `json:"page"`
+		Snapshot *struct {
+			Page struct{ URL string } `json:"page"`
+		} `json:"snapshot"`
+	}
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return ""
+	}
+	if v.Snapshot != nil {
+		return v.Snapshot.Page.URL
+	}
+	return v.Page.URL
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

@@ -1,0 +1,163 @@
+// Package driver runs a browser task unattended: a conversation loop over a
+// language model (Claude, or a scripted stand-in) that reaches the browser
+// through the same tools as any MCP client, keeps each request within a token
+// budget, survives an API that hiccups, and leaves a record a person can read.
+//
+// The loop speaks to the model through [Model], over a transport-free
+// conversation ([Request], [Message], [Block]); only [Claude] knows the
+// Anthropic SDK. It speaks to the browser through [Tools]; [MCPTools] adapts
+// an MCP client (normally an in-process client of the real server), and
+// [MockBrowser] stands in for it in tests.
+package driver
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"image"
+	_ "image/jpeg" // screenshots may be JPEG
+	_ "image/png"  // screenshots are PNG by default
+	"time"
+)
+
+// Model produces the next assistant message of a conversation. An
+// implementation makes one attempt per call: the loop owns timeouts and
+// retries. An error the caller may retry is a *[TransientError].
+type Model interface {
+	Next(ctx context.Context, req Request) (Response, error)
+}
+
+// Request is one call to a model: the system prompt, the conversation so far
+// (starting with a user message, roles alternating) and the tools on offer.
+type Request struct {
+	System    string
+	Messages  []Message
+	Tools     []ToolSpec
+	MaxTokens int
+}
+
+// Response is the model's answer: the content of the assistant message and
+// what it cost.
+type Response struct {
+	Content    []Block
+	StopReason string
+	Usage      Usage
+}
+
+// Usage counts the tokens of one model call.
+type Usage struct {
+	InputTokens  int64 `json:"input"`
+	OutputTokens int64 `json:"output"`
+}
+
+// Role is who speaks a message.
+type Role string
+
+// The two roles of a conversation.
+const (
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+)
+
+// Message is one message of the conversation.
+type Message struct {
+	Role    Role
+	Content []Block
+}
+
+// BlockType says which fields of a [Block] are in use.
+type BlockType string
+
+// The block types the driver uses. Thinking blocks are carried back to the
+// model unchanged, as the API requires within a tool-use loop.
+const (
+	TextBlock             BlockType = "text"
+	ImageBlock            BlockType = "image"
+	ToolUseBlock          BlockType = "tool_use"
+	ToolResultBlock       BlockType = "tool_result"
+	ThinkingBlock         BlockType = "thinking"
+	RedactedThinkingBlock BlockType = "redacted_thinking"
+)
+
+// Block is one content block. It is a flat union, like the wire format:
+// Type says which fields matter.
+type Block struct {
+	Type BlockType
+	// Text is a text block's text, or a thinking block's thinking.
+	Text string
+	// Image is an image block's image.
+	Image *Image
+	// ID, Name and Input describe a tool_use block.
+	ID    string
+	Name  string
+	Input json.RawMessage
+	// ToolUseID, Content and IsError describe a tool_result block; Content
+	// holds text and image blocks (text only when IsError).
+	ToolUseID string
+	Content   []Block
+	IsError   bool
+	// Signature is a thinking block's signature, Data a redacted thinking
+	// block's data.
+	Signature string
+	Data      string
+}
+
+// Text returns a text block.
+func Text(s string) Block { return Block{Type: TextBlock, Text: s} }
+
+// ImageOf returns an image block.
+func ImageOf(img *Image) Block { return Block{Type: ImageBlock, Image: img} }
+
+// ToolUse returns a tool_use block.
+func ToolUse(id, name string, input json.RawMessage) Block {
+	return Block{Type: ToolUseBlock, ID: id, Name: name, Input: input}
+}
+
+// ToolResultOf returns a tool_result block answering the tool_use id.
+func ToolResultOf(id string, isError bool, content ...Block) Block {
+	return Block{Type: ToolResultBlock, ToolUseID: id, IsError: isError, Content: content}
+}
+
+// ToolSpec describes a tool the model may call.
+type ToolSpec struct {
+	Name        string
+	Description string
+	// InputSchema is the JSON Schema of the tool's arguments (an object).
+	InputSchema json.RawMessage
+}
+
+// Image is a screenshot or other picture sent to the model.
+type Image struct {
+	// MIMEType is image/png or image/jpeg.
+	MIMEType string
+	Data     []byte
+}
+
+// Size decodes the image header and returns its dimensions.
+func (img *Image) Size() (width, height int, err error) {
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
+	if err != nil {
+		return 0, 0, fmt.Errorf("decode %s header: %w", img.MIMEType, err)
+	}
+	return cfg.Width, cfg.Height, nil
+}
+
+// TransientError marks a model error worth retrying: a network failure, a
+// rate limit (429), an overloaded (529) or failing (5xx) API.
+type TransientError struct {
+	// StatusCode is the HTTP status, or 0 for a network error.
+	StatusCode int
+	// RetryAfter is how long the API asked us to wait, if it said.
+	RetryAfter time.Duration
+	Err        error
+}
+
+func (e *TransientError) Error() string {
+	if e.StatusCode != 0 {
+		return fmt.Sprintf("transient API error (HTTP %d): %v", e.StatusCode, e.Err)
+	}
+	return fmt.Sprintf("transient API error: %v", e.Err)
+}
+
+func (e *TransientError) Unwrap() error { return e.Err }

@@ -1,0 +1,205 @@
+package driver
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// The files of a run record.
+const (
+	SessionLogName = "session.jsonl"
+	ReportName     = "report.html"
+)
+
+// DefaultRecordDir returns runs/<time>-<id> under base: a fresh directory
+// name that sorts by start time.
+func DefaultRecordDir(base string, now time.Time) string {
+	return filepath.Join(base, now.UTC().Format("20060102-150405")+"-"+uuid.NewString()[:8])
+}
+
+// StartRecord is the first line of session.jsonl.
+type StartRecord struct {
+	Type  string    `json:"type"` // "start"
+	Time  time.Time `json:"time"`
+	Goal  string    `json:"goal"`
+	Model string    `json:"model"`
+	// MaxTurns is the turn limit of the run.
+	MaxTurns int `json:"max_turns"`
+	// SystemTokens estimates the system prompt.
+	SystemTokens int `json:"system_tokens"`
+	// URL is the page of the initial snapshot.
+	URL        string `json:"url,omitempty"`
+	Screenshot string `json:"screenshot,omitempty"`
+}
+
+// TurnRecord is one line of session.jsonl per turn: one model call and the
+// tool call it led to.
+type TurnRecord struct {
+	Type string    `json:"type"` // "turn"
+	Turn int       `json:"turn"`
+	Time time.Time `json:"time"`
+	// RequestTokens is the driver's calibrated estimate of the request;
+	// InputTokens and OutputTokens are what the API reported.
+	RequestTokens int   `json:"request_tokens"`
+	InputTokens   int64 `json:"input_tokens"`
+	OutputTokens  int64 `json:"output_tokens"`
+	// LatencyMS is the model call's time, retries and waits included.
+	LatencyMS int64 `json:"latency_ms"`
+	Attempts  int   `json:"attempts"`
+	// DroppedTurns is how many early turns the request showed only as a
+	// summary.
+	DroppedTurns int `json:"dropped_turns,omitempty"`
+	// Said is the text the model wrote beside its tool call.
+	Said   string          `json:"said,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
+	Target string          `json:"target,omitempty"`
+	Input  json.RawMessage `json:"input,omitempty"`
+	// Result is the outcome in short: success, failed (code), approved, …
+	Result  string `json:"result,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Approval is set when a human was asked: "approved" or "rejected".
+	Approval string `json:"approval,omitempty"`
+	// Skipped names the further tool calls of the response, not executed.
+	Skipped []string `json:"skipped,omitempty"`
+	URL     string   `json:"url,omitempty"`
+	// Screenshot is the file, in the record's directory, of the screenshot
+	// the tool returned.
+	Screenshot string `json:"screenshot,omitempty"`
+	// Error says why the model call or the tool call failed.
+	Error string `json:"error,omitempty"`
+}
+
+// EndRecord is the last line of session.jsonl.
+type EndRecord struct {
+	Type   string    `json:"type"` // "end"
+	Time   time.Time `json:"time"`
+	Result Result    `json:"result"`
+}
+
+// Recorder writes a run's record as it happens: session.jsonl line by line,
+// each screenshot as a file, and at the end report.html. A nil *Recorder
+// records nothing. Write failures do not stop the run; the first one is
+// kept and returned by Close.
+type Recorder struct {
+	dir string
+
+	mu    sync.Mutex
+	log   *os.File
+	start StartRecord
+	turns []TurnRecord
+	end   *EndRecord
+	err   error
+}
+
+// NewRecorder creates dir (and its parents) and opens its session log.
+func NewRecorder(dir string) (*Recorder, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create run record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, SessionLogName), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("create run record: %w", err)
+	}
+	return &Recorder{dir: dir, log: f}, nil
+}
+
+// Dir is the record's directory.
+func (r *Recorder) Dir() string { return r.dir }
+
+// ReportPath is where report.html is written at the end of the run.
+func (r *Recorder) ReportPath() string { return filepath.Join(r.dir, ReportName) }
+
+// Close closes the session log and returns the first write error.
+func (r *Recorder) Close() error {
+	if r == nil {
+		return nil
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.log != nil {
+		r.keep(r.log.Close())
+		r.log = nil
+	}
+	return r.err
+}
+
+func (r *Recorder) keep(err error) {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func (r *Recorder) begin(rec StartRecord, img *Image) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec.Type = "start"
+	rec.Screenshot = r.saveImage(0, img)
+	r.start = rec
+	r.line(rec)
+}
+
+func (r *Recorder) turn(rec TurnRecord, img *Image) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rec.Type = "turn"
+	rec.Screenshot = r.saveImage(rec.Turn, img)
+	r.turns = append(r.turns, rec)
+	r.line(rec)
+}
+
+// finish writes the end line and the report.
+func (r *Recorder) finish(res Result, at time.Time) {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	end := EndRecord{Type: "end", Time: at, Result: res}
+	r.end = &end
+	r.line(end)
+	r.keep(r.writeReport())
+}
+
+func (r *Recorder) line(v any) {
+	if r.log == nil {
+		r.keep(errors.New("session log is closed"))
+		return
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		r.keep(fmt.Errorf("encode session log line: %w", err))
+		return
+	}
+	_, err = r.log.Write(append(b, '\n'))
+	r.keep(err)
+}
+
+// saveImage writes a turn's screenshot and returns its file name, or "".
+func (r *Recorder) saveImage(turn int, img *Image) string {
+	if img == nil {
+		return ""
+	}
+	ext := ".png"
+	if img.MIMEType == "image/jpeg" {
+		ext = ".jpg"
+	}
+	name := fmt.Sprintf("turn-%03d%s", turn, ext)
+	if err := os.WriteFile(filepath.Join(r.dir, name), img.Data, 0o644); err != nil {
+		r.keep(fmt.Errorf("save screenshot: %w", err))
+		return ""
+	}
+	return name
+}

@@ -1,0 +1,183 @@
+package driver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Step is one scripted answer, computed from the request it answers (so a
+// script can read refs from the latest snapshot).
+type Step func(req Request) (Response, error)
+
+// ScriptedModel is a [Model] that answers with its Steps in sequence and
+// records every request. Past the last step it returns an error. Usage is
+// the driver's own estimate, since no API counts for it.
+type ScriptedModel struct {
+	Steps []Step
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Requests returns every request received so far.
+func (m *ScriptedModel) Requests() []Request {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]Request(nil), m.requests...)
+}
+
+// Next answers with the next step.
+func (m *ScriptedModel) Next(ctx context.Context, req Request) (Response, error) {
+	m.mu.Lock()
+	i := len(m.requests)
+	m.requests = append(m.requests, req)
+	m.mu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return Response{}, err
+	}
+	if i >= len(m.Steps) {
+		return Response{}, fmt.Errorf("scripted model: no step %d (script has %d)", i+1, len(m.Steps))
+	}
+	resp, err := m.Steps[i](req)
+	if err != nil {
+		return Response{}, fmt.Errorf("scripted model, step %d: %w", i+1, err)
+	}
+	for j := range resp.Content {
+		if resp.Content[j].Type == ToolUseBlock && resp.Content[j].ID == "" {
+			resp.Content[j].ID = fmt.Sprintf("toolu_scripted_%02d_%d", i+1, j)
+		}
+	}
+	if resp.Usage == (Usage{}) {
+		out, _ := json.Marshal(blocksForEstimate(resp.Content)) // plain data: always encodes
+		resp.Usage = Usage{InputTokens: int64(EstimateTokens(req)), OutputTokens: int64(textTokens(string(out)))}
+	}
+	if resp.StopReason == "" {
+		resp.StopReason = "end_turn"
+		for _, b := range resp.Content {
+			if b.Type == ToolUseBlock {
+				resp.StopReason = "tool_use"
+			}
+		}
+	}
+	return resp, nil
+}
+
+func blocksForEstimate(bs []Block) []map[string]any {
+	out := make([]map[string]any, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, map[string]any{"type": b.Type, "text": b.Text, "name": b.Name, "input": b.Input})
+	}
+	return out
+}
+
+// Reply is a step that answers with fixed blocks (text, one or several
+// tool calls).
+func Reply(blocks ...Block) Step {
+	return func(Request) (Response, error) {
+		return Response{Content: append([]Block(nil), blocks...)}, nil
+	}
+}
+
+// Call is a step that calls one tool with input (marshalled to JSON).
+func Call(name string, input any) Step {
+	return func(Request) (Response, error) {
+		b, err := json.Marshal(input)
+		if err != nil {
+			return Response{}, fmt.Errorf("encode %s input: %w", name, err)
+		}
+		return Response{Content: []Block{ToolUse("", name, b)}}, nil
+	}
+}
+
+// ActOn is a step that finds, in the latest snapshot of the request, the
+// element with the given role and name (case-insensitive; empty role matches
+// any) and calls tool on its ref, with extra arguments merged in.
+func ActOn(tool, role, name string, extra map[string]any) Step {
+	return func(req Request) (Response, error) {
+		ref, err := FindRef(req, role, name)
+		if err != nil {
+			return Response{}, err
+		}
+		input := map[string]any{"ref": ref}
+		for k, v := range extra {
+			input[k] = v
+		}
+		return Call(tool, input)(req)
+	}
+}
+
+// FindRef returns the ref of the element with the given role and name in
+// the newest snapshot the request shows.
+func FindRef(req Request, role, name string) (string, error) {
+	snap, ok := LatestSnapshot(req)
+	if !ok {
+		return "", errors.New("no snapshot in the conversation")
+	}
+	for _, e := range snap.Elements {
+		if (role == "" || strings.EqualFold(e.Role, role)) && strings.EqualFold(strings.TrimSpace(e.Name), name) {
+			return e.Ref, nil
+		}
+	}
+	return "", fmt.Errorf("no %s named %q on %s", firstNonEmpty(role, "element"), name, snap.Page.URL)
+}
+
+// SnapshotView is the part of a snapshot's JSON a script reads.
+type SnapshotView struct {
+	Elements []struct {
+		Ref  string `json:"ref"`
+		Role string `json:"role"`
+		Name string `json:"name"`
+	} `json:"elements"`
+	Page struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	} `json:"page"`
+}
+
+// LatestSnapshot finds the newest snapshot in a request: a text block that
+// is a snapshot, or an action result holding one.
+func LatestSnapshot(req Request) (SnapshotView, bool) {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		blocks := req.Messages[i].Content
+		for j := len(blocks) - 1; j >= 0; j-- {
+			texts := []string{blocks[j].Text}
+			if blocks[j].Type == ToolResultBlock {
+				texts = texts[:0]
+				for _, c := range blocks[j].Content {
+					texts = append(texts, c.Text)
+				}
+			}
+			for _, t := range texts {
+				if s, ok := parseSnapshot(t); ok {
+					return s, true
+				}
+			}
+		}
+	}
+	return SnapshotView{}, false
+}
+
+func parseSnapshot(text string) (SnapshotView, bool) {
+	if !strings.HasPrefix(strings.TrimSpace(text), "{") {
+		return SnapshotView{}, false
+	}
+	var v struct {
+		SnapshotView
+		SnapshotID string        `json:"snapshot_id"`
+		Snapshot   *SnapshotView `json:"snapshot"`
+	}
+	if json.Unmarshal([]byte(text), &v) != nil {
+		return SnapshotView{}, false
+	}
+	if v.Snapshot != nil {
+		return *v.Snapshot, true
+	}
+	if v.SnapshotID != "" || v.Elements != nil {
+		return v.SnapshotView, true
+	}
+	return SnapshotView{}, false
+}

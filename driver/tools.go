@@ -1,0 +1,96 @@
+package driver
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// Tools is the browser as the loop sees it: the tools on offer and a way to
+// call them. The results are the tools' JSON text (see package tools) and,
+// for anything that took a snapshot, its screenshot.
+type Tools interface {
+	List(ctx context.Context) ([]ToolSpec, error)
+	Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error)
+}
+
+// ToolResult is what one tool call returned.
+type ToolResult struct {
+	// Text is the result's text: for the browser tools, their JSON.
+	Text string
+	// Image is the screenshot that travelled beside it, if any.
+	Image *Image
+	// IsError is set when the call itself failed (unknown tool, malformed
+	// arguments), as opposed to an action that failed on the page, which
+	// is a normal result whose JSON says success:false.
+	IsError bool
+}
+
+// MCPTools adapts an initialized MCP client to [Tools]: tools/list gives the
+// specs, tools/call the results, with text content joined and the first
+// image content decoded from base64.
+func MCPTools(c client.MCPClient) Tools { return mcpTools{c: c} }
+
+type mcpTools struct{ c client.MCPClient }
+
+func (t mcpTools) List(ctx context.Context) ([]ToolSpec, error) {
+	res, err := t.c.ListTools(ctx, mcp.ListToolsRequest{})
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	specs := make([]ToolSpec, 0, len(res.Tools))
+	for _, tool := range res.Tools {
+		// The tool's own JSON form knows whether it carries a raw or a
+		// structured schema; take the schema from there.
+		raw, err := json.Marshal(tool)
+		if err != nil {
+			return nil, fmt.Errorf("list tools: encode %s: %w", tool.Name, err)
+		}
+		var wire struct {
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if err := json.Unmarshal(raw, &wire); err != nil {
+			return nil, fmt.Errorf("list tools: decode %s: %w", tool.Name, err)
+		}
+		specs = append(specs, ToolSpec{Name: tool.Name, Description: tool.Description, InputSchema: wire.InputSchema})
+	}
+	return specs, nil
+}
+
+func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error) {
+	var arguments map[string]any
+	if len(args) > 0 && string(args) != "null" {
+		if err := json.Unmarshal(args, &arguments); err != nil {
+			return ToolResult{Text: fmt.Sprintf("arguments to %s are not a JSON object: %v", name, err), IsError: true}, nil
+		}
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = arguments
+	res, err := t.c.CallTool(ctx, req)
+	if err != nil {
+		return ToolResult{}, fmt.Errorf("call %s: %w", name, err)
+	}
+	out := ToolResult{IsError: res.IsError}
+	var texts []string
+	for _, c := range res.Content {
+		if tc, ok := mcp.AsTextContent(c); ok {
+			texts = append(texts, tc.Text)
+			continue
+		}
+		if ic, ok := mcp.AsImageContent(c); ok && out.Image == nil {
+			data, err := base64.StdEncoding.DecodeString(ic.Data)
+			if err != nil {
+				return ToolResult{}, fmt.Errorf("call %s: decode image content: %w", name, err)
+			}
+			out.Image = &Image{MIMEType: ic.MIMEType, Data: data}
+		}
+	}
+	out.Text = strings.Join(texts, "\n")
+	return out, nil
+}
