@@ -9,6 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
 )
 
 // Tools is the browser as the loop sees it: the tools on offer and a way to
@@ -93,4 +94,24 @@ func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	out.Text = strings.Join(texts, "\n")
 	return out, nil
+}
+
+// ConnectInProcess starts and initializes an in-process MCP client of s,
+// the way the driver reaches the real server, and returns it as Tools with
+// the function that closes the client.
+func ConnectInProcess(ctx context.Context, s *mcpserver.MCPServer, opts ...client.ClientOption) (Tools, func() error, error) {
+	c, err := client.NewInProcessClientWithOptions(s, opts...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connect in-process: %w", err)
+	}
+	if err := c.Start(ctx); err != nil {
+		return nil, nil, fmt.Errorf("connect in-process: start: %w", err)
+	}
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "chaperone-driver", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		c.Close()
+		return nil, nil, fmt.Errorf("connect in-process: initialize: %w", err)
+	}
+	return MCPTools(c), c.Close, nil
 }
