@@ -492,6 +492,7 @@ func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int)
 	refOf := make(map[int32]string, len(order))
 	pos := make(map[int32]int, len(order))
 	depth := make(map[int32]int, len(order))
+	shownParent := make(map[int32]int32, len(order))
 	for _, k := range order {
 		c := &b.cands[k]
 		ref := "@e" + strconv.Itoa(next)
@@ -515,17 +516,12 @@ func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int)
 		d := 1
 		if par >= 0 {
 			d = depth[par] + 1
-			for d > maxDepth && par >= 0 {
-				par = b.cands[par].parent
-				for par >= 0 {
-					if _, ok := refOf[par]; ok {
-						break
-					}
-					par = b.cands[par].parent
-				}
+			if d > maxDepth {
+				par = shownParent[par]
 				d = maxDepth
 			}
 		}
+		shownParent[k] = par
 		depth[k] = d
 		pos[k] = len(els)
 		if par >= 0 {
