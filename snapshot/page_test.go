@@ -49,7 +49,9 @@ type tframe struct {
 func str(s string) *string { return &s }
 
 // Shorthands for common nodes.
-func text(s string, box ...float64) tnode { return tnode{tag: "#text", role: "StaticText", name: s, box: box} }
+func text(s string, box ...float64) tnode {
+	return tnode{tag: "#text", role: "StaticText", name: s, box: box}
+}
 func button(name string, box ...float64) tnode {
 	return tnode{tag: "BUTTON", role: "button", name: name, box: box, props: map[string]any{"focusable": true}, clickable: true, kids: []tnode{text(name, box...)}}
 }
@@ -88,20 +90,20 @@ type tbuilder struct {
 }
 
 type tdoc struct {
-	url, frameID                                   string
-	urlIdx, frameIdx                               int
-	parent, nodeType, nodeName, nodeValue          []int
-	backend                                        []int64
-	attrs                                          [][]int
-	inputIdx, inputVal, textIdx, textVal           []int
-	docIdx, docVal, clickable                      []int
-	layoutNode, layoutText                         []int
-	styles                                         [][]int
-	bounds, scrollRects, clientRects               [][]float64
-	tbLayout, tbStart, tbLen                       []int
-	tbBounds                                       [][]float64
-	ax                                             []map[string]any
-	scrollX, scrollY                               float64
+	url, frameID                          string
+	urlIdx, frameIdx                      int
+	parent, nodeType, nodeName, nodeValue []int
+	backend                               []int64
+	attrs                                 [][]int
+	inputIdx, inputVal, textIdx, textVal  []int
+	docIdx, docVal, clickable             []int
+	layoutNode, layoutText                []int
+	styles                                [][]int
+	bounds, scrollRects, clientRects      [][]float64
+	tbLayout, tbStart, tbLen              []int
+	tbBounds                              [][]float64
+	ax                                    []map[string]any
+	scrollX, scrollY                      float64
 }
 
 func (b *tbuilder) s(v string) int {
