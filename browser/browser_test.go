@@ -65,7 +65,7 @@ func pages() http.Handler {
 		if c, err := r.Cookie("c"); err == nil {
 			v = c.Value
 		}
-		html("<title>" + v + "</title><p>" + v)(w, r)
+		html("<title>"+v+"</title><p>"+v)(w, r)
 	})
 	mux.HandleFunc("/big", func(w http.ResponseWriter, r *http.Request) {
 		n, _ := strconv.Atoi(r.URL.Query().Get("n"))
