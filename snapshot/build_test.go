@@ -386,6 +386,8 @@ func TestStatesValuesKinds(t *testing.T) {
 		{tnode{tag: "INPUT", role: "checkbox", name: "c", box: []float64{0, 0, 0, 0}}, []string{"hidden", "enabled", "unchecked"}, nil, ""},
 		{tnode{tag: "BUTTON", role: "button", name: "c", box: []float64{0, 700, 100, 40}}, []string{"visible", "enabled"}, nil, ""},
 		{tnode{tag: "H2", role: "heading", name: "c", box: b, props: map[string]any{"level": 2}}, []string{"visible"}, nil, ""},
+		// Chromium sends some booleans as numbers.
+		{tnode{tag: "SECTION", role: "region", name: "c", box: b, props: map[string]any{"busy": 1}}, []string{"visible", "busy"}, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.node.role+" "+strings.Join(tt.state, ","), func(t *testing.T) {

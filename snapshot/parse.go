@@ -94,10 +94,11 @@ func (v scalar) String() string {
 	return ""
 }
 
-// truthy reports whether the value means true: the boolean true, or the
-// string "true" (tristate properties such as checked are strings).
+// truthy reports whether the value means true: the boolean true, the string
+// "true" (tristate properties such as checked are strings), or a non-zero
+// number (Chromium sends some booleans, such as busy, as 1).
 func (v scalar) truthy() bool {
-	return (v.kind == 'b' && v.b) || (v.kind == 's' && v.s == "true")
+	return (v.kind == 'b' && v.b) || (v.kind == 's' && v.s == "true") || (v.kind == 'n' && v.n != 0)
 }
 
 // domCapture is the DOMSnapshot.captureSnapshot result.

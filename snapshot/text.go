@@ -190,7 +190,7 @@ func (w *textWalker) render(budget int) (string, bool) {
 		if t.ref != "" {
 			piece = "[" + t.ref + "]"
 			if t.text != "" && !w.echoed(i) {
-				piece = "[" + t.ref + " " + t.text + "]"
+				piece = "[" + t.ref + " " + shortName(t.text) + "]"
 			}
 		}
 		sep := ""
@@ -239,6 +239,18 @@ func hasSuffixFold(s, suffix string) bool {
 
 func hasPrefixFold(s, prefix string) bool {
 	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// textNameLen is where a name is cut in the page text; the element keeps
+// its full name.
+const textNameLen = 80
+
+// shortName cuts a long name for the page text at a word boundary, with "...".
+func shortName(s string) string {
+	if len(s) <= textNameLen {
+		return s
+	}
+	return cutWords(s, textNameLen-3) + "..."
 }
 
 // sameLine reports whether two boxes share a line: their vertical middles
