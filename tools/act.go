@@ -88,6 +88,11 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	if t.DocumentURL != "" && in.DocumentURL != t.DocumentURL {
 		return nil, fail(RefInvalid, "%s belonged to %s, but the page is now %s. Use a ref from the new snapshot.", t.Ref, t.DocumentURL, in.DocumentURL)
 	}
+	if needBox && !in.Visible && (in.AXRole == "none" || in.AXRole == "") {
+		// Hidden since the snapshot: the tree ignores it now, so its role
+		// and name are gone too; hidden is what changed.
+		return nil, fail(ElementNotVisible, "%s (%s %q) is hidden now: it has no visible box to act on.", t.Ref, t.Role, t.Name)
+	}
 	if in.AXRole != t.AXRole || in.AXName != t.AXName {
 		return nil, fail(RefInvalid, "%s changed since the snapshot: it was %s %q and is now %s %q. Nothing was done; check the new snapshot.",
 			t.Ref, t.AXRole, t.AXName, in.AXRole, in.AXName)

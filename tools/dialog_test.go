@@ -26,7 +26,7 @@ func dialogOf(s *snapshot.Snapshot) *snapshot.Element {
 func TestAlertIsAcceptedAndReported(t *testing.T) {
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
-	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Alert")})
+	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Save settings")})
 	if !r.Success {
 		t.Fatalf("click: %s", r.Message)
 	}
@@ -46,10 +46,10 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 	for _, tc := range []struct {
 		name, button, answer, fill, result, want string
 	}{
-		{"confirm OK", "Confirm", "OK", "", "#confirm-result", "true"},
-		{"confirm Cancel", "Confirm", "Cancel", "", "#confirm-result", "false"},
-		{"prompt with text", "Prompt", "OK", "Grace", "#prompt-result", "Grace"},
-		{"prompt cancelled", "Prompt", "Cancel", "", "#prompt-result", "null"},
+		{"confirm OK", "Delete item", "OK", "", "#confirm-result", "true"},
+		{"confirm Cancel", "Delete item", "Cancel", "", "#confirm-result", "false"},
+		{"prompt with text", "Set name", "OK", "Grace", "#prompt-result", "Grace"},
+		{"prompt cancelled", "Set name", "Cancel", "", "#prompt-result", "null"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, "/variants/dialogs")
