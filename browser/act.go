@@ -518,20 +518,21 @@ func (t *Tab) Viewport(ctx context.Context) (Viewport, error) {
 	return Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
 }
 
-// settleJS resolves once the DOM has been quiet for the quiet window (in
-// milliseconds) or the cap has passed, whichever comes first.
+// settleJS resolves once the DOM has had no change for the quiet window (in
+// milliseconds) or the cap has passed, whichever comes first. It polls with
+// timers rather than animation frames, which a hidden page does not get.
 const settleJS = `new Promise(resolve => {
 	const quiet = %d, cap = %d, start = performance.now();
-	let timer;
-	const done = () => { obs.disconnect(); resolve(performance.now() - start); };
-	const obs = new MutationObserver(() => {
-		clearTimeout(timer);
-		if (performance.now() - start >= cap) return done();
-		timer = setTimeout(done, quiet);
-	});
+	let last = start;
+	const obs = new MutationObserver(() => { last = performance.now(); });
 	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-	timer = setTimeout(done, quiet);
-	setTimeout(done, cap);
+	const step = Math.max(4, Math.min(10, quiet / 2));
+	const tick = () => {
+		const now = performance.now();
+		if (now - last >= quiet || now - start >= cap) { obs.disconnect(); resolve(now - start); return; }
+		setTimeout(tick, step);
+	};
+	setTimeout(tick, step);
 })`
 
 // WaitQuiet waits until the page's DOM has had no change for the quiet
@@ -560,10 +561,12 @@ type dialogOpening struct {
 	DefaultPrompt string `json:"defaultPrompt"`
 }
 
-// navigationGrace is how long after an action a navigation may still begin
-// (a click handler that sets location, a form submit) before the action is
-// taken to have changed the page in place.
-const navigationGrace = 30 * time.Millisecond
+// navigationGrace is how long after an action the wait looks for a
+// navigation before it watches the DOM instead. A click handler that sets
+// location, or a form submit, reports its navigation before the input event
+// is acknowledged; one that starts later ends the DOM watch, and the wait
+// follows it.
+const navigationGrace = 0
 
 // Outcome is what followed an action.
 type Outcome struct {
@@ -666,6 +669,13 @@ wait:
 	loading := 0
 	grace := time.NewTimer(navigationGrace)
 	defer grace.Stop()
+	// Give events that arrived with the action's acknowledgement the first
+	// turn, so that a navigation it started is not mistaken for quiet.
+	select {
+	case <-started:
+		loading++
+	default:
+	}
 	for loading == 0 {
 		select {
 		case <-started:

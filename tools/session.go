@@ -30,7 +30,7 @@ type Config struct {
 	ScrollTimeout   time.Duration
 	SnapshotTimeout time.Duration
 	// Quiet is how long the DOM must stay unchanged after an action that
-	// did not navigate before the page counts as settled (default 100 ms).
+	// did not navigate before the page counts as settled (default 50 ms).
 	Quiet time.Duration
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
@@ -47,7 +47,7 @@ func (c Config) withDefaults() Config {
 		c.SnapshotTimeout = 3 * time.Second
 	}
 	if c.Quiet <= 0 {
-		c.Quiet = 100 * time.Millisecond
+		c.Quiet = 50 * time.Millisecond
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
