@@ -1,0 +1,232 @@
+package browser_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+)
+
+// The tool benchmarks live here, beside the raw protocol they are measured
+// against: only this package's tests may speak CDP directly.
+
+// rawSnapshot is the floor of a snapshot: the raw accessibility-tree call
+// and the raw screenshot, one after the other.
+func rawSnapshot(b *testing.B, tab *browser.Tab) {
+	b.Helper()
+	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
+	if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+type rawMap = map[string]any
+
+var (
+	rawMouse    = cdp.Command[rawMap, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
+	rawEvaluate = cdp.Command[rawMap, json.RawMessage]{Method: "Runtime.evaluate"}
+	rawInsert   = cdp.Command[rawMap, json.RawMessage]{Method: "Input.insertText"}
+)
+
+func raw(b *testing.B, tab *browser.Tab, cmd cdp.Command[rawMap, json.RawMessage], params rawMap) {
+	b.Helper()
+	if _, err := browser.CallForTest(b.Context(), tab, cmd, params); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// rawClick is the floor of a click: the three mouse events a person's click
+// makes.
+func rawClick(b *testing.B, tab *browser.Tab, x, y float64) {
+	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
+		p := rawMap{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1}
+		if typ == "mouseMoved" {
+			p["button"] = "none"
+		}
+		raw(b, tab, rawMouse, p)
+	}
+}
+
+func callTool(b *testing.B, s *tools.Session, name string, args any) tools.Output {
+	b.Helper()
+	data, _ := json.Marshal(args)
+	out, err := s.Call(b.Context(), name, data)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if r, ok := out.Value.(tools.ActionResult); ok && !r.Success {
+		b.Fatalf("%s: %s: %s", name, *r.Error, r.Message)
+	}
+	return out
+}
+
+func findRef(b *testing.B, s *snapshot.Snapshot, role, name string) snapshot.Element {
+	b.Helper()
+	for _, e := range s.Elements {
+		if e.Role == role && e.Name == name {
+			return e
+		}
+	}
+	b.Fatalf("no %s %q on %s", role, name, s.Page.URL)
+	return snapshot.Element{}
+}
+
+func lastSnapshot(out tools.Output) *snapshot.Snapshot {
+	switch v := out.Value.(type) {
+	case *snapshot.Snapshot:
+		return v
+	case tools.ActionResult:
+		return v.Snapshot
+	}
+	return nil
+}
+
+// ratioReport accumulates the tool's time and the floor's time over the
+// same iterations.
+type ratioReport struct{ tool, floor time.Duration }
+
+func (r *ratioReport) report(b *testing.B) {
+	n := float64(b.N)
+	b.ReportMetric(float64(r.tool.Microseconds())/n/1000, "tool-ms")
+	b.ReportMetric(float64(r.floor.Microseconds())/n/1000, "floor-ms")
+	b.ReportMetric(float64(r.tool)/float64(r.floor), "ratio")
+}
+
+// BenchmarkGetSnapshot measures get_snapshot on every demo page beside the
+// floor in the same loop, with the snapshot's sizes: element-JSON tokens and
+// page-text tokens (estimated as bytes/4) and image bytes.
+func BenchmarkGetSnapshot(b *testing.B) {
+	site := browsertest.Site(b)
+	tab := browsertest.Tab(b)
+	s := tools.NewSession(tab, tools.Config{})
+	for _, path := range []string{"/account", "/retention", "/survey", "/finish", "/cancelled",
+		"/variants/form", "/variants/widgets", "/variants/modal", "/variants/long", "/variants/iframe",
+		"/variants/shadow", "/variants/large"} {
+		b.Run(path[1:], func(b *testing.B) {
+			if err := tab.Navigate(b.Context(), site+path); err != nil {
+				b.Fatal(err)
+			}
+			var r ratioReport
+			var snap *snapshot.Snapshot
+			for b.Loop() {
+				start := time.Now()
+				rawSnapshot(b, tab)
+				mid := time.Now()
+				snap = lastSnapshot(callTool(b, s, "get_snapshot", rawMap{}))
+				r.floor += mid.Sub(start)
+				r.tool += time.Since(mid)
+			}
+			r.report(b)
+			elems, _ := json.Marshal(snap.Elements)
+			b.ReportMetric(float64(len(elems))/4, "elem-tokens")
+			b.ReportMetric(float64(len(snap.Text))/4, "text-tokens")
+			if snap.Screenshot != nil {
+				b.ReportMetric(float64(len(snap.Screenshot.Data)), "img-bytes")
+			}
+			b.ReportMetric(float64(len(snap.Elements)), "elements")
+		})
+	}
+}
+
+// BenchmarkActions measures each action from the call to its fresh snapshot
+// beside the floor: the raw input events plus the raw snapshot calls on the
+// same page in the same loop. The post-action wait (what the tool waits
+// after the input for the page to settle) is reported on its own line as
+// wait-ms: the part of the tool's time the floor never spends.
+func BenchmarkActions(b *testing.B) {
+	site := browsertest.Site(b)
+	tab := browsertest.Tab(b)
+	for _, bc := range []struct {
+		name, path string
+		// tool runs the action through the session; floor does the same
+		// input with raw protocol calls.
+		tool  func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output
+		floor func(b *testing.B, snap *snapshot.Snapshot)
+	}{
+		{"click", "/account",
+			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
+				return callTool(b, s, "browser_click", rawMap{"ref": findRef(b, snap, "button", "Change plan").Ref})
+			},
+			func(b *testing.B, snap *snapshot.Snapshot) {
+				e := findRef(b, snap, "button", "Change plan")
+				rawClick(b, tab, e.BBox.X+e.BBox.Width/2, e.BBox.Y+e.BBox.Height/2)
+			}},
+		{"fill", "/survey",
+			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
+				return callTool(b, s, "browser_fill", rawMap{"ref": findRef(b, snap, "textbox", "Anything else you'd like to tell us?").Ref, "value": "Too many price rises."})
+			},
+			func(b *testing.B, snap *snapshot.Snapshot) {
+				raw(b, tab, rawEvaluate, rawMap{"expression": `document.querySelector('#comments').focus(); document.querySelector('#comments').select()`})
+				raw(b, tab, rawInsert, rawMap{"text": "Too many price rises."})
+			}},
+		{"select", "/survey",
+			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": findRef(b, snap, "combobox", "How long were you a member?").Ref, "value": "1 to 3 years"})
+			},
+			func(b *testing.B, snap *snapshot.Snapshot) {
+				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#tenure'); s.value = '1to3'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
+			}},
+		{"scroll", "/variants/long",
+			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
+				return callTool(b, s, "browser_scroll", rawMap{"direction": "down", "amount": 200})
+			},
+			func(b *testing.B, snap *snapshot.Snapshot) {
+				raw(b, tab, rawMouse, rawMap{"type": "mouseWheel", "x": 640, "y": 300, "deltaX": 0, "deltaY": 200})
+			}},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var waited time.Duration
+			s := tools.NewSession(tab, tools.Config{})
+			if err := tab.Navigate(b.Context(), site+bc.path); err != nil {
+				b.Fatal(err)
+			}
+			snap := lastSnapshot(callTool(b, s, "get_snapshot", rawMap{"viewport_only": false}))
+			var r ratioReport
+			for b.Loop() {
+				if bc.name == "scroll" {
+					// Stay away from the bottom so every wheel turn scrolls.
+					b.StopTimer()
+					callTool(b, s, "browser_scroll", rawMap{"direction": "top"})
+					b.StartTimer()
+				}
+				start := time.Now()
+				bc.floor(b, snap)
+				rawSnapshot(b, tab)
+				mid := time.Now()
+				out := bc.tool(b, s, snap)
+				r.floor += mid.Sub(start)
+				r.tool += time.Since(mid)
+				snap = lastSnapshot(out)
+				waited += measuredWait(b, tab)
+			}
+			r.report(b)
+			b.ReportMetric(float64(waited.Microseconds())/float64(b.N)/1000, "wait-ms")
+		})
+	}
+}
+
+// measuredWait is how long a settle wait takes on the page as it is now,
+// with nothing happening: the wait's own cost, beyond what the page needed.
+func measuredWait(b *testing.B, tab *browser.Tab) time.Duration {
+	b.Helper()
+	b.StopTimer()
+	defer b.StartTimer()
+	ctx, cancel := context.WithTimeout(b.Context(), 5*time.Second)
+	defer cancel()
+	out, err := tab.Settle(ctx, func(context.Context) error { return nil }, 50*time.Millisecond, 2*time.Second)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return out.Waited
+}
