@@ -1,0 +1,432 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// checkToolsList checks that tools/list shows exactly the seven tools, with
+// the schemas and descriptions of their definitions.
+func checkToolsList(t *testing.T, c *client.Client) {
+	t.Helper()
+	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs := tools.Definitions()
+	if len(list.Tools) != len(defs) {
+		t.Fatalf("tools/list has %d tools, want the seven", len(list.Tools))
+	}
+	for i, d := range defs {
+		got := list.Tools[i]
+		for _, tool := range list.Tools {
+			if tool.Name == d.Name {
+				got = tool
+			}
+		}
+		if got.Name != d.Name {
+			t.Errorf("tools/list lacks %s", d.Name)
+			continue
+		}
+		if got.Description != d.Description {
+			t.Errorf("%s: description differs from its definition", d.Name)
+		}
+		for _, part := range []string{"Refs die after any action", "When:", "Patterns:", "Errors:", "Example:"} {
+			if !strings.Contains(got.Description, part) {
+				t.Errorf("%s: description lacks %q", d.Name, part)
+			}
+		}
+		schema, _ := json.Marshal(got.InputSchema)
+		var want, have map[string]any
+		json.Unmarshal(d.InputSchema, &want)
+		json.Unmarshal(schema, &have)
+		if len(have["properties"].(map[string]any)) != len(want["properties"].(map[string]any)) {
+			t.Errorf("%s: input schema %s, want %s", d.Name, schema, d.InputSchema)
+		}
+		if got.Annotations.ReadOnlyHint == nil || *got.Annotations.ReadOnlyHint != d.ReadOnly {
+			t.Errorf("%s: readOnlyHint %v, want %v", d.Name, got.Annotations.ReadOnlyHint, d.ReadOnly)
+		}
+	}
+}
+
+// checkDemoFlow takes a snapshot of the demo account page and clicks
+// "Cancel Membership": the page moves to the retention offer.
+func checkDemoFlow(t *testing.T, c *client.Client) {
+	t.Helper()
+	s := getSnapshot(t, c)
+	if !strings.HasSuffix(s.Page.URL, "/account") {
+		t.Fatalf("the session starts at %s, want the demo account page", s.Page.URL)
+	}
+	r, next := click(t, c, s.ref(t, "button", "Cancel Membership"))
+	if !r.Success || r.Error != nil {
+		t.Fatalf("click Cancel Membership: success %v, error %v, message %q", r.Success, r.Error, r.Message)
+	}
+	if !strings.HasSuffix(next.Page.URL, "/retention") {
+		t.Fatalf("after the click the page is %s, want /retention", next.Page.URL)
+	}
+}
+
+func TestStdio(t *testing.T) {
+	c, _, _ := stdioClient(t, nil, "serve", "--log-level", "debug")
+	checkToolsList(t, c)
+	checkDemoFlow(t, c)
+}
+
+func TestHTTPTransports(t *testing.T) {
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
+	for _, kind := range []string{"streamable", "sse"} {
+		t.Run(kind, func(t *testing.T) {
+			c := connect(t, kind, p.base, testToken)
+			checkToolsList(t, c)
+			checkDemoFlow(t, c)
+		})
+	}
+	t.Run("tools/list size", func(t *testing.T) { measureToolsList(t, p.base) })
+}
+
+// measureToolsList reports the size of the tools/list result on the wire,
+// in tokens estimated as characters/4.
+func measureToolsList(t *testing.T, base string) {
+	post := func(session, body string) (*http.Response, string) {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res, string(b)
+	}
+	res, _ := post("", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+mcp.LATEST_LEGACY_PROTOCOL_VERSION+`","capabilities":{},"clientInfo":{"name":"measure","version":"1"}}}`)
+	session := res.Header.Get("Mcp-Session-Id")
+	if session == "" {
+		t.Fatalf("initialize over streamable HTTP gave no Mcp-Session-Id (status %d)", res.StatusCode)
+	}
+	post(session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	_, body := post(session, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(body), &msg); err != nil || len(msg.Result) == 0 {
+		t.Fatalf("tools/list: %v: %.200s", err, body)
+	}
+	tokens := len(msg.Result) / 4
+	t.Logf("tools/list result: %d characters, about %d tokens (chars/4)", len(msg.Result), tokens)
+	if tokens > 3000 {
+		t.Errorf("tools/list is about %d tokens, want ≤ 3,000", tokens)
+	}
+}
+
+// TestTwoHTTPClients runs two clients at once on one server: each has its
+// own browser context, their calls interleave without interference, and
+// closing one closes only its context.
+func TestTwoHTTPClients(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
+		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/variants/cookies", "--log-level", "debug")
+	a := connect(t, "streamable", p.base, testToken)
+	b := connect(t, "streamable", p.base, testToken)
+
+	// A sets a cookie on its page; B, opened after, does not see it.
+	sa := getSnapshot(t, a)
+	ra, after := click(t, a, sa.ref(t, "button", "Set cookie"))
+	if !ra.Success || !strings.Contains(after.Text, "client=anonymous") {
+		t.Fatalf("client A's cookie was not set: %+v\ntext: %s", ra, after.Text)
+	}
+	sb := getSnapshot(t, b)
+	if !strings.Contains(sb.Text, "document.cookie") {
+		t.Fatalf("client B's page text lacks the cookie line: %q", sb.Text)
+	}
+	if strings.Contains(sb.Text, "client=") {
+		t.Fatalf("client B sees client A's cookie: %q", sb.Text)
+	}
+
+	// A walks to the demo flow while B keeps looking at its page.
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s := getSnapshot(t, a)
+		_, s = click(t, a, s.ref(t, "link", "Account"))
+		if !strings.HasSuffix(s.Page.URL, "/account") {
+			t.Errorf("client A: after clicking Account the page is %s", s.Page.URL)
+			return
+		}
+		_, s = click(t, a, s.ref(t, "button", "Cancel Membership"))
+		if !strings.HasSuffix(s.Page.URL, "/retention") {
+			t.Errorf("client A: after Cancel Membership the page is %s", s.Page.URL)
+		}
+	})
+	wg.Go(func() {
+		for range 6 {
+			s := getSnapshot(t, b)
+			if !strings.Contains(s.Page.URL, "/variants/cookies") || strings.Contains(s.Text, "client=") {
+				t.Errorf("client B's page changed under it: %s, %q", s.Page.URL, s.Text)
+				return
+			}
+		}
+	})
+	wg.Wait()
+
+	// Closing A closes A's browser session only.
+	idA := a.GetSessionId()
+	a.Close()
+	closed := regexp.MustCompile(`msg="browser session closed" mcp_session=` + regexp.QuoteMeta(idA))
+	deadline := time.Now().Add(10 * time.Second)
+	for !closed.MatchString(p.stderr.String()) {
+		if time.Now().After(deadline) {
+			t.Fatalf("client A's browser session was not closed when it disconnected")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if strings.Contains(p.stderr.String(), "mcp_session="+b.GetSessionId()+" why=") {
+		t.Fatal("client B's session was closed with client A's")
+	}
+	if s := getSnapshot(t, b); !strings.Contains(s.Page.URL, "/variants/cookies") {
+		t.Errorf("client B after A left: page %s", s.Page.URL)
+	}
+}
+
+func httpGet(t *testing.T, url string, header map[string]string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, url, nil)
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(res.Body, 512))
+	return res.StatusCode, string(b)
+}
+
+func TestHTTPSecurity(t *testing.T) {
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0")
+	auth := map[string]string{"Authorization": "Bearer " + testToken}
+	for _, c := range []struct {
+		name   string
+		path   string
+		header map[string]string
+		want   int
+	}{
+		{"foreign Host", "/mcp", map[string]string{"Host": "evil.example", "Authorization": "Bearer " + testToken}, 403},
+		{"foreign Host on SSE", "/sse", map[string]string{"Host": "rebind.attacker.test:8931"}, 403},
+		{"foreign Origin", "/mcp", map[string]string{"Origin": "https://evil.example", "Authorization": "Bearer " + testToken}, 403},
+		{"no token", "/mcp", nil, 401},
+		{"no token on SSE", "/sse", nil, 401},
+		{"wrong token", "/mcp", map[string]string{"Authorization": "Bearer not-the-token-0123456789"}, 401},
+		{"health without token", "/healthz", nil, 200},
+		{"token", "/healthz", auth, 200},
+	} {
+		if got, body := httpGet(t, p.base+c.path, c.header); got != c.want {
+			t.Errorf("%s: GET %s: %d %q, want %d", c.name, c.path, got, body, c.want)
+		}
+	}
+}
+
+// run runs the binary to its end and returns its exit code and output.
+func runBinary(t *testing.T, env []string, args ...string) (int, string, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	var stdout, stderr syncBuffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	code := 0
+	if exit, ok := err.(*exec.ExitError); ok {
+		code = exit.ExitCode()
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	return code, stdout.String(), stderr.String()
+}
+
+func TestRefusals(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		env  []string
+		args []string
+		want string
+	}{
+		{"beyond loopback without a token", nil, []string{"serve", "--http", "0.0.0.0:0"}, "refusing to listen on 0.0.0.0:0 without a token"},
+		{"a short token", []string{"CHAPERONE_TOKEN=short"}, []string{"serve", "--http", "0.0.0.0:0"}, "at least 16"},
+		{"file: start URL", nil, []string{"serve", "--url", "file:///etc/passwd"}, `--url: URL "file:///etc/passwd" refused: scheme "file" is not allowed`},
+		{"chrome: start URL", nil, []string{"serve", "--url", "chrome://settings"}, `scheme "chrome" is not allowed`},
+		{"metadata start URL", nil, []string{"serve", "--http", "127.0.0.1:0", "--url", "http://169.254.169.254/latest/"}, "cloud metadata address"},
+		{"file: snapshot", nil, []string{"snapshot", "file:///etc/passwd"}, `scheme "file" is not allowed`},
+		{"bad viewport", nil, []string{"serve", "--viewport", "huge"}, "--viewport"},
+		{"bad env value", []string{"CHAPERONE_MAX_SESSIONS=many"}, []string{"serve"}, "CHAPERONE_MAX_SESSIONS"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			code, _, stderr := runBinary(t, c.env, c.args...)
+			if code == 0 || !strings.Contains(stderr, c.want) {
+				t.Errorf("exit %d, stderr %q; want a failure saying %q", code, stderr, c.want)
+			}
+			if strings.Contains(stderr, "serving") || time.Since(start) > 5*time.Second {
+				t.Errorf("it started something before refusing (%s):\n%s", time.Since(start), stderr)
+			}
+		})
+	}
+}
+
+// TestDockerCommand runs the Dockerfile's CMD outside Docker: without a
+// token it refuses to start with a clear message; with one it starts and
+// /healthz answers, as the image's HEALTHCHECK asks it.
+func TestDockerCommand(t *testing.T) {
+	dockerfile, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cmdLine, healthLine []string
+	for _, line := range strings.Split(string(dockerfile), "\n") {
+		if rest, ok := strings.CutPrefix(line, "CMD "); ok {
+			if err := json.Unmarshal([]byte(rest), &cmdLine); err != nil {
+				t.Fatalf("CMD %s: %v", rest, err)
+			}
+		}
+		if _, rest, ok := strings.Cut(line, "CMD "); ok && strings.HasPrefix(strings.TrimSpace(line), "HEALTHCHECK") {
+			if err := json.Unmarshal([]byte(rest), &healthLine); err != nil {
+				t.Fatalf("HEALTHCHECK CMD %s: %v", rest, err)
+			}
+		}
+	}
+	if len(cmdLine) < 2 || cmdLine[0] != "chaperone" || len(healthLine) < 2 || healthLine[0] != "chaperone" {
+		t.Fatalf("the Dockerfile's CMD %q and HEALTHCHECK %q should run chaperone", cmdLine, healthLine)
+	}
+	want := []string{"serve", "--http", "0.0.0.0:8931"}
+	if strings.Join(cmdLine[1:], " ") != strings.Join(want, " ") {
+		t.Fatalf("CMD runs %q, want %q", cmdLine[1:], want)
+	}
+
+	code, _, stderr := runBinary(t, []string{"CHAPERONE_TOKEN="}, cmdLine[1:]...)
+	if code == 0 || !strings.Contains(stderr, "refusing to listen on 0.0.0.0:8931 without a token") || !strings.Contains(stderr, "CHAPERONE_TOKEN") {
+		t.Fatalf("without a token: exit %d, stderr %q; want a refusal naming CHAPERONE_TOKEN", code, stderr)
+	}
+
+	// With a token it starts. Port 0 instead of 8931, which may be taken here.
+	args := append([]string{}, cmdLine[1:]...)
+	args[2] = "0.0.0.0:0"
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, args...)
+	if code, body := httpGet(t, p.base+"/healthz", nil); code != 200 || strings.TrimSpace(body) != "ok" {
+		t.Fatalf("/healthz: %d %q", code, body)
+	}
+	// The HEALTHCHECK's command, pointed at this port.
+	health := append([]string{}, healthLine[1:]...)
+	health = append(health, "--url", p.base+"/healthz")
+	if code, stdout, stderr := runBinary(t, nil, health...); code != 0 {
+		t.Fatalf("HEALTHCHECK command %q: exit %d\n%s%s", health, code, stdout, stderr)
+	}
+	p.stop(t)
+	if code, _, _ := runBinary(t, nil, health...); code == 0 {
+		t.Fatal("the HEALTHCHECK command passes with the server down")
+	}
+}
+
+// TestSIGTERMLeavesNoBrowser stops the server with SIGTERM while a client
+// is connected, over HTTP and over stdio, and checks that no browser
+// process of it is left.
+func TestSIGTERMLeavesNoBrowser(t *testing.T) {
+	t.Run("http", func(t *testing.T) {
+		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
+		c := connect(t, "sse", p.base, testToken)
+		getSnapshot(t, c)
+		browsers, dirs := browserOf(t, p.cmd.Process.Pid)
+		p.stop(t)
+		if p.err != nil {
+			t.Errorf("exit after SIGTERM: %v", p.err)
+		}
+		checkNoBrowserLeft(t, browsers, dirs)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		c, cmd, stderr := stdioClient(t, nil, "serve", "--log-level", "debug")
+		getSnapshot(t, c)
+		browsers, dirs := browserOf(t, cmd.Process.Pid)
+		cmd.Process.Signal(syscall.SIGTERM)
+		deadline := time.Now().Add(20 * time.Second)
+		for !strings.Contains(stderr.String(), "browser closed") {
+			if time.Now().After(deadline) {
+				t.Fatalf("the server did not close its browser after SIGTERM:\n%s", stderr.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		c.Close() // waits for the process
+		checkNoBrowserLeft(t, browsers, dirs)
+	})
+}
+
+func TestSnapshotCommand(t *testing.T) {
+	t.Run("outline of the demo site", func(t *testing.T) {
+		shot := filepath.Join(t.TempDir(), "account.png")
+		code, stdout, stderr := runBinary(t, nil, "snapshot", "--screenshot", shot)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		for _, want := range []string{"/account", "Elements", `button "Cancel Membership"`, "Page text", "[@e", "Screenshot written to"} {
+			if !strings.Contains(stdout, want) {
+				t.Errorf("outline lacks %q:\n%s", want, stdout)
+			}
+		}
+		png, err := os.ReadFile(shot)
+		if err != nil || !strings.HasPrefix(string(png), "\x89PNG") {
+			t.Errorf("screenshot %s: %v", shot, err)
+		}
+	})
+	t.Run("JSON of a URL", func(t *testing.T) {
+		site := httptest.NewServer(fixtures.Site())
+		defer site.Close()
+		code, stdout, stderr := runBinary(t, nil, "snapshot", site.URL+"/survey", "--json", "--all")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		validateSnapshot(t, []byte(stdout))
+		var s snap
+		json.Unmarshal([]byte(stdout), &s)
+		if !strings.HasSuffix(s.Page.URL, "/survey") || len(s.Elements) == 0 {
+			t.Errorf("snapshot of %s, %d elements", s.Page.URL, len(s.Elements))
+		}
+	})
+}
+
+func TestVersion(t *testing.T) {
+	for _, args := range [][]string{{"version"}, {"--version"}, {"serve", "--version"}} {
+		code, stdout, _ := runBinary(t, nil, args...)
+		if code != 0 || !strings.HasPrefix(stdout, "chaperone ") {
+			t.Errorf("%v: exit %d, %q", args, code, stdout)
+		}
+	}
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// errUsage marks a command line the flag package has already complained
+// about.
+var errUsage = errors.New("usage")
+
+// envPrefix starts the name of the environment variable of every flag.
+const envPrefix = "CHAPERONE_"
+
+// envName is the environment variable of the flag name: session-idle is
+// CHAPERONE_SESSION_IDLE.
+func envName(flagName string) string {
+	return envPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// newFlagSet returns a flag set for the command name whose usage lists the
+// flags with their environment variables.
+func newFlagSet(e *env, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		w := fs.Output()
+		fmt.Fprintf(w, "Usage: chaperone %s\n\nFlags (each also read from the environment variable shown):\n", synopsis)
+		fs.VisitAll(func(f *flag.Flag) {
+			typ, usage := flag.UnquoteUsage(f)
+			fmt.Fprintf(w, "  --%s %s", f.Name, typ)
+			if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+				fmt.Fprintf(w, " (default %s)", f.DefValue)
+			}
+			if f.Name != "version" {
+				fmt.Fprintf(w, "  [$%s]", envName(f.Name))
+			}
+			fmt.Fprintf(w, "\n    \t%s\n", strings.ReplaceAll(usage, "\n", "\n    \t"))
+		})
+	}
+	return fs
+}
+
+// parseFlags sets the flags from args, and every flag that args leave unset
+// from its environment variable. Flags and positional arguments may be mixed
+// ("snapshot URL --json"); the positional arguments are returned.
+func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, errUsage
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		if args[0] == "--" {
+			positional = append(positional, args[1:]...)
+			break
+		}
+		positional = append(positional, args[0])
+		args = args[1:]
+	}
+	set := make(map[string]bool)
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	var err error
+	fs.VisitAll(func(f *flag.Flag) {
+		if err != nil || set[f.Name] || f.Name == "version" {
+			return
+		}
+		if v := getenv(envName(f.Name)); v != "" {
+			if serr := f.Value.Set(v); serr != nil {
+				err = fmt.Errorf("$%s=%q: %w", envName(f.Name), v, serr)
+			}
+		}
+	})
+	return positional, err
+}
+
+// listFlag is a comma-separated list flag; repeating it appends.
+type listFlag []string
+
+func (l *listFlag) String() string { return strings.Join(*l, ",") }
+
+// Set implements flag.Value.
+func (l *listFlag) Set(s string) error {
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			*l = append(*l, v)
+		}
+	}
+	return nil
+}
+
+// browserFlags are the flags that say which browser to use and how.
+type browserFlags struct {
+	path, cdp, userDataDir string
+	headed, noSandbox      bool
+	viewport               string
+}
+
+// addBrowserFlags defines the browser flags on fs.
+func addBrowserFlags(fs *flag.FlagSet) *browserFlags {
+	b := &browserFlags{}
+	fs.StringVar(&b.path, "browser-path", "", "the Chromium or Chrome `binary` (default: $CHROME_PATH, then the usual places)")
+	fs.StringVar(&b.cdp, "cdp-endpoint", "", "connect to a running browser at this DevTools `endpoint` (ws://… or http://host:port) instead of launching one")
+	fs.BoolVar(&b.headed, "headed", false, "show the browser window")
+	fs.StringVar(&b.userDataDir, "user-data-dir", "", "the browser profile `dir` to use (default: a fresh one, removed at exit)")
+	fs.BoolVar(&b.noSandbox, "no-sandbox", false, "turn off Chromium's sandbox (always off when running as root)")
+	fs.StringVar(&b.viewport, "viewport", "1280x720", "the viewport size, `WxH`")
+	return b
+}
+
+// options returns the browser options the flags say.
+func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
+	w, h, err := parseViewport(b.viewport)
+	if err != nil {
+		return browser.Options{}, err
+	}
+	return browser.Options{
+		Path:           b.path,
+		CDPEndpoint:    b.cdp,
+		Headed:         b.headed,
+		UserDataDir:    b.userDataDir,
+		ViewportWidth:  w,
+		ViewportHeight: h,
+		NoSandbox:      b.noSandbox,
+		Logger:         log,
+	}, nil
+}
+
+// parseViewport parses "1280x720".
+func parseViewport(s string) (w, h int, err error) {
+	ws, hs, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(ws)
+		if err == nil {
+			h, err = strconv.Atoi(hs)
+		}
+	}
+	if !ok || err != nil || w < 100 || h < 100 || w > 4096 || h > 4096 {
+		return 0, 0, fmt.Errorf("--viewport %q: want WIDTHxHEIGHT between 100 and 4096, e.g. 1280x720", s)
+	}
+	return w, h, nil
+}
+
+// toolFlags are the flags that say how sessions behave: screenshots,
+// timeouts, and which URLs they may open.
+type toolFlags struct {
+	screenshotFormat string
+	screenshotTokens int
+	actionTimeout    time.Duration
+	scrollTimeout    time.Duration
+	snapshotTimeout  time.Duration
+	allowSchemes     listFlag
+	allowMetadata    bool
+}
+
+// addToolFlags defines the tool flags on fs.
+func addToolFlags(fs *flag.FlagSet) *toolFlags {
+	t := &toolFlags{}
+	fs.StringVar(&t.screenshotFormat, "screenshot-format", "png", "the screenshot `format`: png or jpeg")
+	fs.IntVar(&t.screenshotTokens, "screenshot-tokens", 500, "the screenshot budget in image `tokens` (width×height/750; never over 1568 px a side)")
+	fs.DurationVar(&t.actionTimeout, "action-timeout", 2*time.Second, "the time a click, fill or select may take")
+	fs.DurationVar(&t.scrollTimeout, "scroll-timeout", time.Second, "the time a scroll may take")
+	fs.DurationVar(&t.snapshotTimeout, "snapshot-timeout", 3*time.Second, "the time a snapshot may take")
+	fs.Var(&t.allowSchemes, "allow-schemes", "URL `schemes` to allow beyond http and https, comma-separated (e.g. file)")
+	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata address (169.254.169.254)")
+	return t
+}
+
+// policy is the URL policy the flags say.
+func (t *toolFlags) policy() tools.URLPolicy {
+	schemes := make([]string, len(t.allowSchemes))
+	for i, s := range t.allowSchemes {
+		schemes[i] = strings.ToLower(strings.TrimSuffix(s, ":"))
+	}
+	return tools.URLPolicy{AllowSchemes: schemes, AllowMetadata: t.allowMetadata}
+}
+
+// config is the tools configuration the flags say, for the start URL.
+func (t *toolFlags) config(startURL string, log *slog.Logger) (tools.Config, error) {
+	switch t.screenshotFormat {
+	case "png", "jpeg":
+	default:
+		return tools.Config{}, fmt.Errorf("--screenshot-format %q: want png or jpeg", t.screenshotFormat)
+	}
+	if t.screenshotTokens < 50 {
+		return tools.Config{}, fmt.Errorf("--screenshot-tokens %d: want at least 50", t.screenshotTokens)
+	}
+	for _, d := range []time.Duration{t.actionTimeout, t.scrollTimeout, t.snapshotTimeout} {
+		if d <= 0 {
+			return tools.Config{}, errors.New("timeouts must be positive")
+		}
+	}
+	cfg := tools.Config{
+		StartURL:        startURL,
+		ActionTimeout:   t.actionTimeout,
+		ScrollTimeout:   t.scrollTimeout,
+		SnapshotTimeout: t.snapshotTimeout,
+		Logger:          log,
+	}
+	cfg.Capture.Screenshot = true
+	cfg.Capture.Format = t.screenshotFormat
+	cfg.Capture.ImageTokens = t.screenshotTokens
+	return cfg, nil
+}
+
+// newLogger returns a text logger on w at the level named.
+func newLogger(w io.Writer, level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+}
+
+// demoSite serves the embedded demo site on a loopback port until stop.
+type demoSite struct {
+	// URL is the site's base URL, without a trailing slash.
+	URL string
+	srv *http.Server
+}
+
+// startDemoSite serves the embedded demo site on 127.0.0.1.
+func startDemoSite(log *slog.Logger) (*demoSite, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("serve the demo site: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           fixtures.Site(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go srv.Serve(ln)
+	return &demoSite{URL: "http://" + ln.Addr().String(), srv: srv}, nil
+}
+
+// stop stops serving the demo site.
+func (d *demoSite) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := d.srv.Shutdown(ctx); err != nil {
+		d.srv.Close()
+	}
+}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseFlagsEnvAndArgs(t *testing.T) {
+	e := &env{stderr: &bytes.Buffer{}}
+	fs := newFlagSet(e, "x", "x")
+	idle := fs.Duration("session-idle", time.Minute, "")
+	url := fs.String("url", "", "")
+	var hosts listFlag
+	fs.Var(&hosts, "allowed-hosts", "")
+	all := fs.Bool("all", false, "")
+	environment := map[string]string{
+		"CHAPERONE_SESSION_IDLE":  "5m",
+		"CHAPERONE_URL":           "http://from-env/",
+		"CHAPERONE_ALLOWED_HOSTS": "env.example,other.example",
+	}
+	rest, err := parseFlags(fs, []string{"http://pos/", "--url", "http://from-args/", "--all", "second"}, func(k string) string { return environment[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *idle != 5*time.Minute {
+		t.Errorf("session-idle = %v, want 5m from the environment", *idle)
+	}
+	if *url != "http://from-args/" {
+		t.Errorf("url = %q, want the argument to win over the environment", *url)
+	}
+	if !slices.Equal(hosts, []string{"env.example", "other.example"}) {
+		t.Errorf("allowed-hosts = %v", hosts)
+	}
+	if !*all || !slices.Equal(rest, []string{"http://pos/", "second"}) {
+		t.Errorf("all = %v, positional = %v: flags after positional arguments are parsed too", *all, rest)
+	}
+
+	// A list given as an argument replaces the environment's.
+	fs = newFlagSet(e, "x", "x")
+	hosts = nil
+	fs.Var(&hosts, "allowed-hosts", "")
+	if _, err := parseFlags(fs, []string{"--allowed-hosts", "a,b", "--allowed-hosts", "c"}, func(k string) string { return environment[k] }); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(hosts, []string{"a", "b", "c"}) {
+		t.Errorf("allowed-hosts = %v, want a,b,c", hosts)
+	}
+}
+
+func TestParseFlagsErrors(t *testing.T) {
+	e := &env{stderr: &bytes.Buffer{}}
+	fs := newFlagSet(e, "x", "x")
+	fs.Int("max-sessions", 10, "")
+	_, err := parseFlags(fs, nil, func(k string) string {
+		if k == "CHAPERONE_MAX_SESSIONS" {
+			return "lots"
+		}
+		return ""
+	})
+	if err == nil || !strings.Contains(err.Error(), "CHAPERONE_MAX_SESSIONS") {
+		t.Errorf("bad environment value: %v", err)
+	}
+	fs = newFlagSet(e, "x", "x")
+	if _, err := parseFlags(fs, []string{"--nope"}, func(string) string { return "" }); !errors.Is(err, errUsage) {
+		t.Errorf("unknown flag: %v, want errUsage", err)
+	}
+	fs = newFlagSet(e, "x", "x")
+	if _, err := parseFlags(fs, []string{"-h"}, func(string) string { return "" }); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestParseViewport(t *testing.T) {
+	if w, h, err := parseViewport("1024x768"); w != 1024 || h != 768 || err != nil {
+		t.Errorf("1024x768: %d %d %v", w, h, err)
+	}
+	for _, bad := range []string{"", "1024", "x768", "10x10", "99999x1", "axb"} {
+		if _, _, err := parseViewport(bad); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestRunCommands(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	if code := run(context.Background(), []string{"nope"}, e); code != 2 || !strings.Contains(errOut.String(), `unknown command "nope"`) {
+		t.Errorf("unknown command: exit %d, %q", code, errOut.String())
+	}
+	if code := run(context.Background(), nil, e); code != 2 {
+		t.Errorf("no command: exit %d", code)
+	}
+	out.Reset()
+	if code := run(context.Background(), []string{"help"}, e); code != 0 || !strings.Contains(out.String(), "serve") {
+		t.Errorf("help: exit %d, %q", code, out.String())
+	}
+	errOut.Reset()
+	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 || !strings.Contains(errOut.String(), "[$CHAPERONE_SESSION_IDLE]") {
+		t.Errorf("serve -h: exit %d, %q", code, errOut.String())
+	}
+}

@@ -1,0 +1,490 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// bin is the chaperone binary built for the end-to-end tests by TestMain.
+var bin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "chaperone-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	bin = filepath.Join(dir, "chaperone")
+	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
+	if _, err := os.Stat(gobin); err != nil {
+		gobin = "go"
+	}
+	build := exec.Command(gobin, "build", "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building chaperone for the end-to-end tests: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+const testToken = "e2e-token-0123456789abcdef"
+
+// syncBuffer is a bytes.Buffer safe for one writer and many readers.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// serveProc is a running "chaperone serve --http".
+type serveProc struct {
+	cmd    *exec.Cmd
+	stderr *syncBuffer
+	// base is the server's base URL, http://127.0.0.1:port.
+	base   string
+	exited chan struct{}
+	err    error // the exit status, once exited is closed
+}
+
+// startServe runs the binary with args (which must include --http) and env,
+// and waits until it listens.
+func startServe(t *testing.T, env []string, args ...string) *serveProc {
+	t.Helper()
+	p := &serveProc{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p.cmd.Env = append(os.Environ(), env...)
+	pr, pw := io.Pipe()
+	p.cmd.Stderr = pw
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		p.err = p.cmd.Wait()
+		pw.Close()
+		close(p.exited)
+	}()
+	addrRE := regexp.MustCompile(`msg="serving MCP over HTTP" addr=(\S+)`)
+	found := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.stderr.Write([]byte(line + "\n"))
+			if m := addrRE.FindStringSubmatch(line); m != nil {
+				select {
+				case found <- m[1]:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		p.stop(t)
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", p.stderr.String())
+		}
+	})
+	select {
+	case addr := <-found:
+		// A server on every interface is reached on loopback.
+		if host, port, err := net.SplitHostPort(addr); err == nil {
+			if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+				addr = net.JoinHostPort("127.0.0.1", port)
+			}
+		}
+		p.base = "http://" + addr
+	case <-p.exited:
+		t.Fatalf("chaperone %s exited before listening: %v\n%s", strings.Join(args, " "), p.err, p.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("chaperone %s did not listen within 60 s\n%s", strings.Join(args, " "), p.stderr.String())
+	}
+	return p
+}
+
+// stop sends SIGTERM and waits for the exit, killing after 20 s.
+func (p *serveProc) stop(t *testing.T) {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.exited:
+	case <-time.After(20 * time.Second):
+		t.Errorf("chaperone did not exit within 20 s of SIGTERM; killing it")
+		p.cmd.Process.Kill()
+		<-p.exited
+	}
+}
+
+// bearer adds the token to every request, including the DELETE that
+// mcp-go's streamable HTTP client sends on Close without its custom headers.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+// connect starts and initializes an MCP client of the given kind
+// ("streamable" or "sse") to base.
+func connect(t *testing.T, kind, base, token string) *client.Client {
+	t.Helper()
+	var c *client.Client
+	var err error
+	switch kind {
+	case "streamable":
+		c, err = client.NewStreamableHttpClient(base+"/mcp",
+			transport.WithHTTPBasicClient(&http.Client{Transport: bearer{token, http.DefaultTransport}}))
+	case "sse":
+		c, err = client.NewSSEMCPClient(base+"/sse",
+			transport.WithHeaders(map[string]string{"Authorization": "Bearer " + token}))
+	default:
+		t.Fatalf("unknown client kind %q", kind)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatalf("start %s client: %v", kind, err)
+	}
+	initialize(t, c)
+	return c
+}
+
+func initialize(t *testing.T, c *client.Client) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "chaperone-e2e", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+}
+
+// stdioClient runs "chaperone args..." as an MCP server on stdio.
+func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
+	t.Helper()
+	stderr := &syncBuffer{}
+	var cmd *exec.Cmd
+	c, err := client.NewStdioMCPClientWithOptions(bin, env, args,
+		transport.WithCommandFunc(func(ctx context.Context, command string, env, args []string) (*exec.Cmd, error) {
+			cmd = exec.CommandContext(ctx, command, args...)
+			cmd.Env = append(os.Environ(), env...)
+			return cmd, nil
+		}),
+		transport.WithCommandStderrWriter(stderr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("server stderr:\n%s", stderr.String())
+		}
+	})
+	initialize(t, c)
+	return c, cmd, stderr
+}
+
+// snap is the part of a snapshot the tests read.
+type snap struct {
+	ID       string `json:"snapshot_id"`
+	Elements []struct {
+		Ref  string `json:"ref"`
+		Role string `json:"role"`
+		Name string `json:"name"`
+	} `json:"elements"`
+	Page struct {
+		URL   string `json:"url"`
+		Title string `json:"title"`
+	} `json:"page"`
+	Text string `json:"text"`
+}
+
+// ref returns the ref of the element with role and name.
+func (s snap) ref(t *testing.T, role, name string) string {
+	t.Helper()
+	for _, e := range s.Elements {
+		if e.Role == role && e.Name == name {
+			return e.Ref
+		}
+	}
+	t.Fatalf("no %s %q on %s; elements: %+v", role, name, s.Page.URL, s.Elements)
+	return ""
+}
+
+// actionResult is an action's result.
+type actionResult struct {
+	Success  bool            `json:"success"`
+	Snapshot json.RawMessage `json:"snapshot"`
+	Error    *string         `json:"error"`
+	Message  string          `json:"message"`
+}
+
+// call calls a tool and returns its result and JSON text; it fails the test
+// on a protocol error or an error result.
+func call(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = name
+	req.Params.Arguments = args
+	res, err := c.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("call %s %v: %v", name, args, err)
+	}
+	if len(res.Content) == 0 {
+		t.Fatalf("call %s: empty result", name)
+	}
+	text, ok := res.Content[0].(mcp.TextContent)
+	if !ok {
+		t.Fatalf("call %s: first block is %T, want text", name, res.Content[0])
+	}
+	if res.IsError {
+		t.Fatalf("call %s %v: error result: %s", name, args, text.Text)
+	}
+	return res, text.Text
+}
+
+// getSnapshot calls get_snapshot and checks the result: JSON text that
+// validates against the snapshot schema, the same JSON as structured
+// content, and a PNG image block.
+func getSnapshot(t *testing.T, c *client.Client) snap {
+	t.Helper()
+	res, text := call(t, c, "get_snapshot", nil)
+	validateSnapshot(t, []byte(text))
+	if res.StructuredContent == nil {
+		t.Error("get_snapshot result has no structured content")
+	}
+	checkImage(t, res)
+	var s snap
+	if err := json.Unmarshal([]byte(text), &s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// click clicks ref and returns the result's snapshot, checked against the
+// schema.
+func click(t *testing.T, c *client.Client, ref string) (actionResult, snap) {
+	t.Helper()
+	res, text := call(t, c, "browser_click", map[string]any{"ref": ref})
+	var r actionResult
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		t.Fatal(err)
+	}
+	validateSnapshot(t, r.Snapshot)
+	checkImage(t, res)
+	var s snap
+	if err := json.Unmarshal(r.Snapshot, &s); err != nil {
+		t.Fatal(err)
+	}
+	return r, s
+}
+
+func checkImage(t *testing.T, res *mcp.CallToolResult) {
+	t.Helper()
+	for _, c := range res.Content[1:] {
+		img, ok := c.(mcp.ImageContent)
+		if !ok {
+			continue
+		}
+		data, err := base64.StdEncoding.DecodeString(img.Data)
+		if err != nil {
+			t.Fatalf("image block: %v", err)
+		}
+		if img.MIMEType != "image/png" || !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Fatalf("image block is %s, %d bytes, not a PNG", img.MIMEType, len(data))
+		}
+		return
+	}
+	t.Fatal("no image block in the result")
+}
+
+var (
+	schemaOnce sync.Once
+	schema     *jsonschema.Resolved
+	schemaErr  error
+)
+
+// validateSnapshot validates the JSON of a snapshot against
+// fixtures/snapshot.schema.json.
+func validateSnapshot(t *testing.T, data []byte) {
+	t.Helper()
+	schemaOnce.Do(func() {
+		raw, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "snapshot.schema.json"))
+		if err != nil {
+			schemaErr = err
+			return
+		}
+		var s jsonschema.Schema
+		if schemaErr = json.Unmarshal(raw, &s); schemaErr != nil {
+			return
+		}
+		schema, schemaErr = s.Resolve(nil)
+	})
+	if schemaErr != nil {
+		t.Fatalf("snapshot schema: %v", schemaErr)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatalf("snapshot JSON: %v", err)
+	}
+	if err := schema.Validate(v); err != nil {
+		t.Fatalf("snapshot does not validate against the schema: %v\n%s", err, data)
+	}
+}
+
+// proc is a process as /proc shows it.
+type proc struct {
+	pid, ppid int
+	state     string
+	cmdline   string
+}
+
+// processes lists the processes of the machine.
+func processes(t *testing.T) map[int]proc {
+	t.Helper()
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := make(map[int]proc)
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
+		s := string(stat)
+		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+		if len(fields) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(fields[1])
+		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		ps[pid] = proc{pid: pid, ppid: ppid, state: fields[0], cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")}
+	}
+	return ps
+}
+
+// descendants returns the processes below pid.
+func descendants(t *testing.T, pid int) []proc {
+	t.Helper()
+	ps := processes(t)
+	var out []proc
+	for _, p := range ps {
+		for q, ok := p, true; ok && q.ppid > 1; q, ok = ps[q.ppid] {
+			if q.ppid == pid {
+				out = append(out, p)
+				break
+			}
+		}
+	}
+	return out
+}
+
+var userDataDirRE = regexp.MustCompile(`--user-data-dir=(\S+)`)
+
+// browserOf returns the browser processes below pid and the profile
+// directories they use; it fails the test if there are none.
+func browserOf(t *testing.T, pid int) ([]proc, []string) {
+	t.Helper()
+	var browsers []proc
+	dirs := make(map[string]bool)
+	for _, p := range descendants(t, pid) {
+		if strings.Contains(p.cmdline, "chrom") {
+			browsers = append(browsers, p)
+			if m := userDataDirRE.FindStringSubmatch(p.cmdline); m != nil {
+				dirs[m[1]] = true
+			}
+		}
+	}
+	if len(browsers) == 0 {
+		t.Fatalf("no browser process below the server (pid %d)", pid)
+	}
+	var list []string
+	for d := range dirs {
+		list = append(list, d)
+	}
+	return browsers, list
+}
+
+// checkNoBrowserLeft fails the test if any of the processes, or any process
+// using one of the profile directories, still runs.
+func checkNoBrowserLeft(t *testing.T, browsers []proc, dirs []string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var left []string
+		ps := processes(t)
+		for _, b := range browsers {
+			if p, ok := ps[b.pid]; ok && p.state != "Z" && p.cmdline == b.cmdline {
+				left = append(left, fmt.Sprintf("pid %d: %.100s", p.pid, p.cmdline))
+			}
+		}
+		for _, p := range ps {
+			for _, d := range dirs {
+				if p.state != "Z" && strings.Contains(p.cmdline, d) {
+					left = append(left, fmt.Sprintf("pid %d uses %s: %.100s", p.pid, d, p.cmdline))
+				}
+			}
+		}
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("browser processes left after the server exited:\n%s", strings.Join(left, "\n"))
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}

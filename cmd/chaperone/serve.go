@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/server"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// serveCmd serves the tools over MCP: on stdio by default, over streamable
+// HTTP (/mcp) and SSE (/sse, /message) with --http.
+func serveCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "serve", "serve [flags]")
+	startURL := fs.String("url", "", "the `URL` every session starts at (default: the embedded demo site, served by this process on a loopback port)")
+	httpAddr := fs.String("http", "", "serve over HTTP on `addr` (host:port; a bare port means 127.0.0.1) instead of stdio:\nstreamable HTTP at /mcp, SSE at /sse and /message, /healthz")
+	token := fs.String("token", "", "the bearer `token` every HTTP request must carry; required beyond loopback (prefer $CHAPERONE_TOKEN: flags show in ps)")
+	var allowedHosts, allowedOrigins listFlag
+	fs.Var(&allowedHosts, "allowed-hosts", "more Host `names` HTTP requests may carry, comma-separated (localhost, 127.0.0.1 and [::1] always)")
+	fs.Var(&allowedOrigins, "allowed-origins", "browser `origins` (scheme://host:port) allowed to call over HTTP, comma-separated; others get 403")
+	maxSessions := fs.Int("max-sessions", 10, "the most browser sessions (one per MCP client) open at once")
+	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "close a client's browser session after this long without a call (0: never)")
+	logLevel := fs.String("log-level", "info", "the log `level` on stderr: debug, info, warn or error")
+	showVersion := fs.Bool("version", false, "print the version and exit")
+	bf := addBrowserFlags(fs)
+	tf := addToolFlags(fs)
+	rest, err := parseFlags(fs, args, e.getenv)
+	if err != nil {
+		return err
+	}
+	if *showVersion {
+		return versionCmd(ctx, e, nil)
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (the start URL goes in --url)", rest[0])
+	}
+	log, err := newLogger(e.stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+
+	// Refuse what must be refused before anything starts.
+	var hc server.HTTPConfig
+	if *httpAddr != "" {
+		addr, err := server.ListenAddr(*httpAddr)
+		if err != nil {
+			return fmt.Errorf("--http: %w", err)
+		}
+		hc = server.HTTPConfig{Addr: addr, Token: *token, AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins}
+		if err := hc.Check(); err != nil {
+			return err
+		}
+	} else if *token != "" {
+		log.Warn("--token has no effect on stdio")
+	}
+	if *startURL != "" {
+		if err := tf.policy().Check(*startURL); err != nil {
+			return fmt.Errorf("--url: %w", err)
+		}
+	}
+	bopts, err := bf.options(log)
+	if err != nil {
+		return err
+	}
+	cfg, err := tf.config(*startURL, log)
+	if err != nil {
+		return err
+	}
+	if *maxSessions < 1 {
+		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
+	}
+
+	// Listen before the browser starts, so that a taken port fails fast.
+	var ln net.Listener
+	if *httpAddr != "" {
+		if ln, err = net.Listen("tcp", hc.Addr); err != nil {
+			return fmt.Errorf("--http: %w", err)
+		}
+		defer ln.Close()
+	}
+	if cfg.StartURL == "" {
+		site, err := startDemoSite(log)
+		if err != nil {
+			return err
+		}
+		defer site.stop()
+		cfg.StartURL = site.URL + "/account"
+		log.Info("serving the demo site", "url", cfg.StartURL)
+	}
+	mgr, err := tools.NewManager(ctx, bopts, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := mgr.Close(); err != nil {
+			log.Warn("close the browser", "err", err)
+		}
+		log.Info("browser closed")
+	}()
+	srv, err := server.New(server.Config{
+		NewSession:  server.ManagerSessions(mgr),
+		MaxSessions: *maxSessions,
+		SessionIdle: *sessionIdle,
+		Version:     version(),
+		Logger:      log,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+
+	if ln == nil {
+		log.Info("serving MCP on stdio", "start_url", cfg.StartURL)
+		err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+	} else {
+		base := "http://" + ln.Addr().String()
+		log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "streamable", base+"/mcp", "sse", base+"/sse",
+			"token_required", hc.Token != "", "start_url", cfg.StartURL)
+		err = srv.ServeHTTP(ctx, ln, hc)
+	}
+	if ctx.Err() != nil {
+		log.Info("shutting down", "why", context.Cause(ctx))
+	}
+	if errors.Is(err, context.Canceled) {
+		err = nil
+	}
+	return err
+}
