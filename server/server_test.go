@@ -341,7 +341,11 @@ func TestEachClientHasItsOwnSessionAndCallsInOneAreSerial(t *testing.T) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for _, c := range []*client.Client{a, a, a, b, b, b} {
-		wg.Go(func() { callTool(t, ctx, c, "browser_click", map[string]any{"ref": "@e1"}) })
+		wg.Go(func() {
+			if _, err := c.CallTool(ctx, clickRequest()); err != nil {
+				t.Errorf("click: %v", err)
+			}
+		})
 	}
 	// Both sessions run a call at once while the calls of each wait.
 	deadline := time.Now().Add(5 * time.Second)
@@ -426,10 +430,7 @@ func TestCancelReachesTheCall(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		req := mcp.CallToolRequest{}
-		req.Params.Name = "browser_click"
-		req.Params.Arguments = map[string]any{"ref": "@e1"}
-		_, err := c.CallTool(ctx, req)
+		_, err := c.CallTool(ctx, clickRequest())
 		done <- err
 	}()
 	waitFor(t, "the call to start", func() bool { return f.inCall.Load() == 1 })
@@ -443,7 +444,7 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 	defer close(f.hold)
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
-	go callTool(t, context.Background(), c, "browser_click", map[string]any{"ref": "@e1"})
+	go c.CallTool(context.Background(), clickRequest())
 	waitFor(t, "the call to start", func() bool { return f.inCall.Load() == 1 })
 	s.Close()
 	if !f.all()[0].closed.Load() || !f.all()[0].canceled.Load() {
@@ -453,6 +454,13 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 	if !res.IsError {
 		t.Error("a call after Close succeeded")
 	}
+}
+
+func clickRequest() mcp.CallToolRequest {
+	req := mcp.CallToolRequest{}
+	req.Params.Name = "browser_click"
+	req.Params.Arguments = map[string]any{"ref": "@e1"}
+	return req
 }
 
 func waitFor(t *testing.T, what string, cond func() bool) {
