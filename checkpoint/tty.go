@@ -1,0 +1,151 @@
+package checkpoint
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// ChannelTTY names decisions made at the terminal.
+const ChannelTTY = "tty"
+
+// TTY asks on a terminal: the controlling terminal (/dev/tty) for
+// `chaperone run`, never stdin or stdout, which carry MCP under stdio. One
+// question is asked at a time; the others wait their turn.
+type TTY struct {
+	out io.Writer
+	// ScreenshotDir, when set, is where each request's screenshot is saved
+	// so the person can open it; the prompt shows the path.
+	ScreenshotDir string
+
+	turn   chan struct{} // holds a token while a question is on screen
+	lines  chan string   // the reader goroutine's lines; closed at EOF
+	closer io.Closer
+}
+
+// NewTTY asks on out and reads answers from in, one per line. Tests drive
+// it through a pipe.
+func NewTTY(in io.Reader, out io.Writer) *TTY {
+	t := &TTY{out: out, turn: make(chan struct{}, 1), lines: make(chan string)}
+	go func() {
+		defer close(t.lines)
+		sc := bufio.NewScanner(in)
+		for sc.Scan() {
+			t.lines <- sc.Text()
+		}
+	}()
+	return t
+}
+
+// OpenTTY opens the controlling terminal. Without one (a daemon, CI) it
+// returns an error wrapping ErrNoApprover. Screenshots are saved in the
+// temporary directory.
+func OpenTTY() (*TTY, error) {
+	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
+	if err != nil {
+		return nil, fmt.Errorf("terminal: %w: %v", ErrNoApprover, err)
+	}
+	t := NewTTY(f, f)
+	t.closer = f
+	t.ScreenshotDir = os.TempDir()
+	return t, nil
+}
+
+// Close closes the terminal OpenTTY opened.
+func (t *TTY) Close() error {
+	if t.closer == nil {
+		return nil
+	}
+	return t.closer.Close()
+}
+
+// Approve shows r and reads "y" or "n" (default no), then, after a
+// rejection, an optional message for the agent.
+func (t *TTY) Approve(ctx context.Context, r Request) (Decision, error) {
+	select {
+	case t.turn <- struct{}{}:
+		defer func() { <-t.turn }()
+	case <-ctx.Done():
+		return Decision{}, fmt.Errorf("terminal: %w", context.Cause(ctx))
+	}
+	// Lines typed while nobody asked are not answers to this question.
+	for drained := false; !drained; {
+		select {
+		case _, ok := <-t.lines:
+			if !ok {
+				return Decision{}, fmt.Errorf("terminal: %w: input closed", ErrNoApprover)
+			}
+		default:
+			drained = true
+		}
+	}
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n=== Chaperone: approval needed ===\n")
+	if r.Kind == KindAgent {
+		fmt.Fprintf(&b, "(requested by the agent, in its own words)\n")
+	}
+	fmt.Fprintf(&b, "%s\n", r.Prompt())
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "  Reason: %s\n", r.Reason)
+	}
+	fmt.Fprintf(&b, "  Page:   %s  %s\n", r.Title, r.URL)
+	if r.Screenshot != nil && len(r.Screenshot.Data) > 0 {
+		fmt.Fprintf(&b, "  Screenshot: %dx%d %s", r.Screenshot.Width, r.Screenshot.Height, r.Screenshot.MIMEType)
+		if path, err := t.saveScreenshot(r); err == nil {
+			fmt.Fprintf(&b, ", saved to %s", path)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("Approve? [y/N]: ")
+	if _, err := io.WriteString(t.out, b.String()); err != nil {
+		return Decision{}, fmt.Errorf("terminal: %w: %v", ErrNoApprover, err)
+	}
+	answer, err := t.readLine(ctx)
+	if err != nil {
+		return Decision{}, err
+	}
+	switch strings.ToLower(strings.TrimSpace(answer)) {
+	case "y", "yes":
+		fmt.Fprintf(t.out, "Approved.\n")
+		return Decision{Approved: true, Channel: ChannelTTY}, nil
+	}
+	fmt.Fprintf(t.out, "Rejected. Message to the agent (optional, Enter to skip): ")
+	feedback, err := t.readLine(ctx)
+	if err != nil {
+		return Decision{}, err
+	}
+	return Decision{Feedback: strings.TrimSpace(feedback), Channel: ChannelTTY}, nil
+}
+
+func (t *TTY) readLine(ctx context.Context) (string, error) {
+	select {
+	case line, ok := <-t.lines:
+		if !ok {
+			return "", fmt.Errorf("terminal: %w: input closed", ErrNoApprover)
+		}
+		return line, nil
+	case <-ctx.Done():
+		fmt.Fprintf(t.out, "\n(withdrawn: the request was cancelled)\n")
+		return "", fmt.Errorf("terminal: %w", context.Cause(ctx))
+	}
+}
+
+func (t *TTY) saveScreenshot(r Request) (string, error) {
+	if t.ScreenshotDir == "" {
+		return "", fmt.Errorf("no screenshot dir")
+	}
+	ext := ".png"
+	if strings.Contains(r.Screenshot.MIMEType, "jpeg") {
+		ext = ".jpg"
+	}
+	path := filepath.Join(t.ScreenshotDir, "chaperone-approval-"+fileSafe(r.ID)+ext)
+	if err := os.WriteFile(path, r.Screenshot.Data, 0o600); err != nil {
+		return "", err
+	}
+	return path, nil
+}

@@ -1,0 +1,186 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ChannelWebhook names decisions that came back through the webhook
+// callback.
+const ChannelWebhook = "webhook"
+
+// WebhookOptions configures the webhook approver.
+type WebhookOptions struct {
+	// URL receives each request as a JSON POST.
+	URL string
+	// Token authenticates decisions posted back: the callback must carry
+	// "Authorization: Bearer <Token>". It is never sent to URL.
+	Token string
+	// CallbackURL is where the receiver posts its decision, without the
+	// request id, e.g. "http://127.0.0.1:8080/approvals/"; it is sent along
+	// with each request (as callback_url, id appended).
+	CallbackURL string
+	// Client sends the POST; nil means a client with a 30 s timeout (for the
+	// delivery, not for the decision, which has none).
+	Client *http.Client
+	// Logger receives the approver's log; nil discards it.
+	Logger *slog.Logger
+}
+
+// Webhook asks an agent host over HTTP: it POSTs each request as JSON to a
+// configured URL and waits for the decision to come back on its Handler,
+// POST /approvals/{id} with the bearer token.
+type Webhook struct {
+	opts WebhookOptions
+	log  *slog.Logger
+
+	mu      sync.Mutex
+	pending map[string]chan Decision
+}
+
+// WebhookPayload is the JSON body POSTed to the webhook URL.
+type WebhookPayload struct {
+	Request
+	// Prompt is the question for the human.
+	Prompt string `json:"prompt"`
+	// Screenshot is the page as the agent saw it; Data is base64 in JSON.
+	Screenshot *WebhookScreenshot `json:"screenshot,omitempty"`
+	// CallbackURL is where to POST the decision:
+	// {"approved": bool, "feedback": "..."} with the bearer token.
+	CallbackURL string `json:"callback_url,omitempty"`
+}
+
+// WebhookScreenshot is a screenshot inside a WebhookPayload.
+type WebhookScreenshot struct {
+	MIMEType string `json:"mime_type"`
+	Width    int    `json:"width"`
+	Height   int    `json:"height"`
+	Data     []byte `json:"data"`
+}
+
+// NewWebhook checks opts and returns the approver.
+func NewWebhook(opts WebhookOptions) (*Webhook, error) {
+	u, err := url.Parse(opts.URL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("webhook: URL %q is not an absolute http(s) URL", opts.URL)
+	}
+	if len(opts.Token) < 16 {
+		return nil, errors.New("webhook: the callback token must be at least 16 characters")
+	}
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: 30 * time.Second}
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	return &Webhook{opts: opts, log: log, pending: map[string]chan Decision{}}, nil
+}
+
+// Approve POSTs r to the webhook URL and waits for the decision or for ctx
+// to end, which withdraws r. A failed delivery is an error (the gate turns
+// it into a rejection that says so).
+func (h *Webhook) Approve(ctx context.Context, r Request) (Decision, error) {
+	answer := make(chan Decision, 1)
+	h.mu.Lock()
+	h.pending[r.ID] = answer
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.pending, r.ID)
+		h.mu.Unlock()
+	}()
+
+	p := WebhookPayload{Request: r, Prompt: r.Prompt()}
+	if h.opts.CallbackURL != "" {
+		p.CallbackURL = strings.TrimSuffix(h.opts.CallbackURL, "/") + "/" + url.PathEscape(r.ID)
+	}
+	if s := r.Screenshot; s != nil && len(s.Data) > 0 {
+		p.Screenshot = &WebhookScreenshot{MIMEType: s.MIMEType, Width: s.Width, Height: s.Height, Data: s.Data}
+	}
+	body, err := json.Marshal(p)
+	if err != nil {
+		return Decision{}, fmt.Errorf("webhook: %w", err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.opts.URL, bytes.NewReader(body))
+	if err != nil {
+		return Decision{}, fmt.Errorf("webhook: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := h.opts.Client.Do(req)
+	if err != nil {
+		return Decision{}, fmt.Errorf("webhook: deliver request: %w", err)
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return Decision{}, fmt.Errorf("webhook: receiver answered %s", resp.Status)
+	}
+	h.log.Info("approval sent to webhook", "id", r.ID, "status", resp.StatusCode)
+
+	select {
+	case d := <-answer:
+		return d, nil
+	case <-ctx.Done():
+		return Decision{}, fmt.Errorf("webhook: %w", context.Cause(ctx))
+	}
+}
+
+// Handler takes decisions: POST …/approvals/{id} (only the last path
+// segment is read, so mount it where you like, e.g. at "/approvals/") with
+// "Authorization: Bearer <token>" and {"approved": bool, "feedback": "..."}.
+// It answers 401 to a wrong token, 404 to an id that is not waiting, 400 to
+// a bad body.
+func (h *Webhook) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.Header().Set("Allow", http.MethodPost)
+			http.Error(w, "POST a decision", http.StatusMethodNotAllowed)
+			return
+		}
+		auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(auth), []byte(h.opts.Token)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone approvals"`)
+			http.Error(w, "unauthorized", http.StatusUnauthorized)
+			return
+		}
+		path := strings.TrimSuffix(r.URL.Path, "/")
+		id := path[strings.LastIndex(path, "/")+1:]
+		if unescaped, err := url.PathUnescape(id); err == nil {
+			id = unescaped
+		}
+		var in struct {
+			Approved *bool  `json:"approved"`
+			Feedback string `json:"feedback"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || in.Approved == nil {
+			http.Error(w, `want {"approved": true|false, "feedback": "..."}`, http.StatusBadRequest)
+			return
+		}
+		h.mu.Lock()
+		answer, ok := h.pending[id]
+		if ok {
+			delete(h.pending, id)
+		}
+		h.mu.Unlock()
+		if !ok {
+			http.Error(w, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
+			return
+		}
+		answer <- Decision{Approved: *in.Approved, Feedback: strings.TrimSpace(in.Feedback), Channel: ChannelWebhook}
+		h.log.Info("decided through the webhook", "id", id, "approved", *in.Approved)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"ok":true}`+"\n")
+	})
+}
