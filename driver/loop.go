@@ -305,10 +305,13 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	rec.Result, rec.URL = outcome, pageURL(res.Text)
 	if o, ok := parseOutcome(res.Text); ok {
 		rec.Message = o.Message
-		if o.Approved != nil {
+		switch {
+		case o.Approved != nil:
 			rec.Approval = outcome
-		} else if o.Error != nil && *o.Error == "human_rejected" {
+		case o.Error != nil && *o.Error == "human_rejected":
 			rec.Approval = "rejected"
+		case strings.HasPrefix(o.Message, "Approved by a human"):
+			rec.Approval = "approved"
 		}
 	}
 	r.log.Info("tool called", "turn", n, "tool", call.Name, "target", rec.Target, "result", outcome)
