@@ -142,8 +142,20 @@ func (r *registry) close(id, why string) {
 	}
 	r.drop(e, errors.New(why))
 	r.closing.Go(func() {
-		e.turn <- struct{}{} // the running call ends soon: its context is cancelled
-		r.closeSession(e, why)
+		// A running call ends soon: its context is cancelled.
+		select {
+		case e.turn <- struct{}{}:
+			r.closeSession(e, why)
+			return
+		case <-time.After(shutdownWait):
+		}
+		// A call that ignores its context must not hold up shutdown; its
+		// session closes when the call ends, or with the browser.
+		r.log.Warn("a call did not end after its session was closed; closing the session when it does", "mcp_session", e.id)
+		go func() {
+			e.turn <- struct{}{}
+			r.closeSession(e, why)
+		}()
 	})
 }
 

@@ -430,3 +430,47 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelStopsBrowserWork cancels a click on a page that freezes for 10
+// s: over stdio and streamable HTTP the server's browser work ends with the
+// cancellation, not with the page or the action timeout.
+func TestCancelStopsBrowserWork(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	args := []string{"serve", "--url", site.URL + "/variants/busy", "--action-timeout", "30s", "--log-level", "debug"}
+	check := func(t *testing.T, c *client.Client, stderr func() string) {
+		s := getSnapshot(t, c)
+		ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = "browser_click"
+		req.Params.Arguments = map[string]any{"ref": s.ref(t, "button", "Freeze")}
+		if _, err := c.CallTool(ctx, req); err == nil {
+			t.Fatal("the cancelled call returned a result")
+		}
+		took := regexp.MustCompile(`msg="tool call" tool=browser_click took=(\S+)`)
+		deadline := time.Now().Add(20 * time.Second)
+		for {
+			if m := took.FindStringSubmatch(stderr()); m != nil {
+				t.Logf("the cancelled click took %s", m[1])
+				d, err := time.ParseDuration(m[1])
+				if err != nil || d > 5*time.Second {
+					t.Errorf("the cancelled click ran for %s (%v); want it to end soon after the cancellation", m[1], err)
+				}
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the server did not log the end of the cancelled click")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Run("stdio", func(t *testing.T) {
+		c, _, stderr := stdioClient(t, nil, args...)
+		check(t, c, stderr.String)
+	})
+	t.Run("streamable", func(t *testing.T) {
+		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, append(args, "--http", "127.0.0.1:0")...)
+		check(t, connect(t, "streamable", p.base, testToken), p.stderr.String)
+	})
+}
