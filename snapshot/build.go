@@ -543,7 +543,10 @@ func (b *builder) detail(k int32) {
 	p := b.p
 	fr := &p.frames[c.frame]
 	n := &fr.nodes[c.ax]
-	axName := n.Name.Value.String()
+	// Strings from the tree are substrings of the whole tree's JSON; clone
+	// the ones that outlive Build so that they do not keep it alive.
+	axName := strings.Clone(n.Name.Value.String())
+	c.role = strings.Clone(c.role)
 	name := collapseSpace(axName)
 	if name == "" && (c.interactive || containerRoles[c.role]) {
 		name = b.fallbackName(c, n)
@@ -589,7 +592,7 @@ func (b *builder) detail(k int32) {
 		DocumentURL:   docURL,
 		Role:          c.role,
 		Name:          name,
-		AXRole:        n.Role.Value.String(),
+		AXRole:        strings.Clone(n.Role.Value.String()),
 		AXName:        axName,
 		Tag:           tag,
 		InputType:     inputType,
@@ -676,19 +679,19 @@ func (b *builder) value(c *cand, n *axNode, tag, inputType string) *string {
 		if i, ok := p.docs[c.dom.doc].inputValue[int(c.dom.node)]; ok {
 			v = p.dom.str(i)
 		} else {
-			v = n.Value.Value.String()
+			v = strings.Clone(n.Value.Value.String())
 		}
 	case "textarea":
 		if i, ok := p.docs[c.dom.doc].textValue[int(c.dom.node)]; ok {
 			v = p.dom.str(i)
 		} else {
-			v = n.Value.Value.String()
+			v = strings.Clone(n.Value.Value.String())
 		}
 	default:
 		if !valueRoles[c.role] {
 			return nil
 		}
-		v = n.Value.Value.String()
+		v = strings.Clone(n.Value.Value.String())
 		if masked(v) {
 			return nil
 		}

@@ -97,18 +97,26 @@ func newPage(c *browser.Capture) *page {
 		vh:        c.Viewport.Height,
 	}
 	if len(c.DOM) > 0 {
-		if err := json.Unmarshal(c.DOM, &p.dom); err != nil {
+		dom, err := decodeDOM(c.DOM)
+		p.dom = dom
+		if err != nil {
+			err = json.Unmarshal(c.DOM, &p.dom)
+		}
+		if err != nil {
 			p.dom = domCapture{}
 			p.notes = append(p.notes, fmt.Sprintf("layout capture unreadable (%v); positions unknown", err))
 		}
 	}
 	p.indexDocs()
 	for _, f := range c.Frames {
-		var t axTree
 		if len(f.AX) == 0 {
 			continue
 		}
-		if err := json.Unmarshal(f.AX, &t); err != nil {
+		var t axTree
+		nodes, err := decodeAXTree(f.AX)
+		if err == nil {
+			t.Nodes = nodes
+		} else if err := json.Unmarshal(f.AX, &t); err != nil {
 			p.notes = append(p.notes, fmt.Sprintf("accessibility tree of frame %s unreadable: %v", f.URL, err))
 			continue
 		}
