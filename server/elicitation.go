@@ -1,0 +1,313 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/mark3labs/mcp-go/mcp"
+	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+)
+
+// ChannelElicitation names decisions made through MCP elicitation.
+const ChannelElicitation = "elicitation"
+
+// elicitKey is the key of the approval question in an input_required result
+// and of its answer in the retry's inputResponses.
+const elicitKey = "chaperone_approval"
+
+// statePrefix starts the requestState of a call waiting for an approval.
+const statePrefix = "chaperone-approval/"
+
+// ElicitationApprover asks the human through the MCP client itself, with an
+// elicitation in form mode (approve: boolean, feedback: string), for clients
+// that declare the capability. It is a checkpoint.Approver.
+//
+// mcp-go's multi round-trip pattern (NewInputRequestBuilder) asks by
+// returning an input_required result from the tool handler; the client
+// answers and calls the tool again (clients of 2026-07-28), or mcp-go sends
+// them elicitation/create and calls the handler again (earlier clients). The
+// gate, though, asks from deep inside a tool call and waits. Middleware joins
+// the two: it runs the tool call in a goroutine, and when Approve asks, it
+// parks the call and returns the question as the handler's result; the
+// retry, recognised by its requestState, delivers the answer to the parked
+// call and returns the call's own result. Approve therefore works only inside
+// a handler wrapped by Middleware; elsewhere, or when the client did not
+// declare elicitation, it returns checkpoint.ErrNoApprover at once, so that
+// checkpoint.First falls back to the next channel and nothing hangs.
+type ElicitationApprover struct {
+	log *slog.Logger
+
+	mu     sync.Mutex
+	parked map[string]*parkedCall // by requestState
+	live   map[*parkedCall]struct{}
+}
+
+// NewElicitationApprover returns an approver; log may be nil.
+func NewElicitationApprover(log *slog.Logger) *ElicitationApprover {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &ElicitationApprover{log: log, parked: map[string]*parkedCall{}, live: map[*parkedCall]struct{}{}}
+}
+
+// parkedCall is one tool call running under Middleware.
+type parkedCall struct {
+	session string
+	ctx     context.Context // the call's own context, detached from any one request
+	cancel  context.CancelCauseFunc
+	// questions carries Approve's question to the handler waiting on the
+	// call; done its final result.
+	questions chan question
+	done      chan callResult
+	// answer is where the next retry delivers the client's answer; set
+	// while the question is out.
+	answer chan *mcp.ElicitationResult
+}
+
+type question struct {
+	params mcp.ElicitationParams
+	answer chan *mcp.ElicitationResult
+}
+
+type callResult struct {
+	res *mcp.CallToolResult
+	err error
+}
+
+type parkedKey struct{}
+
+// Middleware wraps a tool handler so that Approve can ask from inside it. Use
+// it on every tool that can reach the gate: mcpserver.WithToolHandlerMiddleware(a.Middleware).
+func (a *ElicitationApprover) Middleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		session := sessionID(ctx)
+		if state := req.Params.RequestState; strings.HasPrefix(state, statePrefix) {
+			pc := a.take(state, session)
+			if pc == nil {
+				return mcp.NewToolResultError("This approval is no longer pending: it was answered, withdrawn, or never asked. " +
+					"Nothing was approved; call the tool again."), nil
+			}
+			pc.answer <- mcpserver.ElicitationResponse(req.Params.InputResponses, elicitKey)
+			return a.await(ctx, pc)
+		}
+		// A fresh call from this client means it gave up on any call it left
+		// waiting for an answer (clients of 2026-07-28 answer by retrying).
+		a.withdraw(func(pc *parkedCall) bool { return pc.session == session }, "the client made another call instead of answering")
+
+		callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+		pc := &parkedCall{session: session, ctx: callCtx, cancel: cancel,
+			questions: make(chan question), done: make(chan callResult, 1)}
+		if !mcp.IsModernProtocol(mcpserver.RequestProtocolVersion(ctx)) {
+			// mcp-go answers an earlier client's questions within this very
+			// request (and calls this handler again), so the call lives no
+			// longer than the request.
+			context.AfterFunc(ctx, func() { cancel(context.Cause(ctx)) })
+		}
+		a.mu.Lock()
+		a.live[pc] = struct{}{}
+		a.mu.Unlock()
+		go func() {
+			defer func() {
+				if p := recover(); p != nil {
+					pc.done <- callResult{err: fmt.Errorf("tool %s: internal error: %v", req.Params.Name, p)}
+				}
+				a.mu.Lock()
+				delete(a.live, pc)
+				a.mu.Unlock()
+				cancel(errors.New("the call ended"))
+			}()
+			res, err := next(context.WithValue(callCtx, parkedKey{}, pc), req)
+			pc.done <- callResult{res, err}
+		}()
+		return a.await(ctx, pc)
+	}
+}
+
+// await waits for the call to end or to ask a question. A question becomes
+// this request's input_required result; the call stays parked until the
+// retry brings the answer. If the request ends first, the call is withdrawn.
+func (a *ElicitationApprover) await(ctx context.Context, pc *parkedCall) (*mcp.CallToolResult, error) {
+	select {
+	case out := <-pc.done:
+		return out.res, out.err
+	case q := <-pc.questions:
+		state := statePrefix + uuid.NewString()
+		a.mu.Lock()
+		pc.answer = q.answer
+		a.parked[state] = pc
+		a.mu.Unlock()
+		return mcpserver.NewInputRequestBuilder(state).Elicit(elicitKey, q.params).ToolResult(), nil
+	case <-ctx.Done():
+		pc.cancel(fmt.Errorf("the request was cancelled: %w", context.Cause(ctx)))
+		return nil, fmt.Errorf("tool call withdrawn: %w", context.Cause(ctx))
+	}
+}
+
+// take removes and returns the call parked under state, if it belongs to
+// session.
+func (a *ElicitationApprover) take(state, session string) *parkedCall {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pc, ok := a.parked[state]
+	if !ok || pc.session != session {
+		return nil
+	}
+	delete(a.parked, state)
+	return pc
+}
+
+// withdraw cancels the parked calls that match, withdrawing their approvals.
+func (a *ElicitationApprover) withdraw(match func(*parkedCall) bool, why string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for state, pc := range a.parked {
+		if match(pc) {
+			delete(a.parked, state)
+			pc.cancel(errors.New(why))
+			a.log.Info("approval withdrawn", "mcp_session", pc.session, "why", why)
+		}
+	}
+}
+
+// Forget withdraws the approvals a client left waiting; call it when the MCP
+// session ends (mcp-go's OnUnregisterSession hook).
+func (a *ElicitationApprover) Forget(session string) {
+	a.withdraw(func(pc *parkedCall) bool { return pc.session == session }, "the client disconnected")
+}
+
+// Close withdraws every waiting approval and cancels every call running
+// under Middleware.
+func (a *ElicitationApprover) Close() error {
+	a.withdraw(func(*parkedCall) bool { return true }, "the server is shutting down")
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for pc := range a.live {
+		pc.cancel(errors.New("the server is shutting down"))
+	}
+	return nil
+}
+
+// Approve asks the client's user. It returns checkpoint.ErrNoApprover when
+// the client did not declare form elicitation or the call is not wrapped by
+// Middleware; a cancelled ctx withdraws the question.
+func (a *ElicitationApprover) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	if err := elicitationAvailable(ctx); err != nil {
+		return checkpoint.Decision{}, err
+	}
+	pc, ok := ctx.Value(parkedKey{}).(*parkedCall)
+	if !ok {
+		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w: the tool handler is not wrapped by ElicitationApprover.Middleware", checkpoint.ErrNoApprover)
+	}
+	q := question{params: approvalForm(r), answer: make(chan *mcp.ElicitationResult, 1)}
+	select {
+	case pc.questions <- q:
+	case <-ctx.Done():
+		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w", context.Cause(ctx))
+	}
+	a.log.Info("approval asked through elicitation", "id", r.ID, "mcp_session", pc.session, "action", r.Action)
+	var res *mcp.ElicitationResult
+	select {
+	case res = <-q.answer:
+	case <-ctx.Done():
+		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w", context.Cause(ctx))
+	}
+	return decision(res)
+}
+
+// elicitationAvailable checks that the client declared form elicitation: on
+// a 2026-07-28 request in its _meta, else in its initialize.
+func elicitationAvailable(ctx context.Context) error {
+	var caps *mcp.ClientCapabilities
+	if info := mcpserver.RequestProtocolInfoFromContext(ctx); info != nil && info.Modern {
+		caps = info.ClientCapabilities
+	} else if cs, ok := mcpserver.ClientSessionFromContext(ctx).(mcpserver.SessionWithClientInfo); ok {
+		c := cs.GetClientCapabilities()
+		caps = &c
+	}
+	switch {
+	case caps == nil:
+		return fmt.Errorf("elicitation: %w: no MCP client session", checkpoint.ErrNoApprover)
+	case caps.Elicitation == nil:
+		return fmt.Errorf("elicitation: %w: the MCP client did not declare elicitation", checkpoint.ErrNoApprover)
+	case caps.Elicitation.Form == nil && caps.Elicitation.URL != nil:
+		return fmt.Errorf("elicitation: %w: the MCP client supports only URL-mode elicitation", checkpoint.ErrNoApprover)
+	}
+	return nil
+}
+
+// approvalForm is the question: the prompt, the reason and the page, and a
+// form with approve (boolean) and feedback (string).
+func approvalForm(r checkpoint.Request) mcp.ElicitationParams {
+	var b strings.Builder
+	if r.Kind == checkpoint.KindAgent {
+		b.WriteString("[Requested by the agent, in its own words]\n")
+	}
+	b.WriteString(r.Prompt())
+	if r.Reason != "" {
+		fmt.Fprintf(&b, "\nReason: %s", r.Reason)
+	}
+	fmt.Fprintf(&b, "\nPage: %s %s", r.Title, r.URL)
+	return mcp.ElicitationParams{
+		Mode:    mcp.ElicitationModeForm,
+		Message: b.String(),
+		RequestedSchema: map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"approve": map[string]any{
+					"type":        "boolean",
+					"title":       "Approve",
+					"description": "Let the action run.",
+					"default":     false,
+				},
+				"feedback": map[string]any{
+					"type":        "string",
+					"title":       "Message to the agent",
+					"description": "Optional; the agent reads it, e.g. why you rejected the action.",
+				},
+			},
+			"required": []string{"approve"},
+		},
+	}
+}
+
+// decision reads the client's answer. Only accept with approve: true
+// approves; decline and cancel reject.
+func decision(res *mcp.ElicitationResult) (checkpoint.Decision, error) {
+	if res == nil {
+		return checkpoint.Decision{}, errors.New("elicitation: the client answered without a response to the approval question")
+	}
+	content, _ := res.Content.(map[string]any)
+	feedback, _ := content["feedback"].(string)
+	d := checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: ChannelElicitation}
+	switch res.Action {
+	case mcp.ElicitationResponseActionAccept:
+		approved, ok := content["approve"].(bool)
+		if !ok {
+			return checkpoint.Decision{}, errors.New("elicitation: the answer has no boolean approve field")
+		}
+		d.Approved = approved
+	case mcp.ElicitationResponseActionDecline:
+	case mcp.ElicitationResponseActionCancel:
+		if d.Feedback == "" {
+			d.Feedback = "(dismissed without a decision)"
+		}
+	default:
+		return checkpoint.Decision{}, fmt.Errorf("elicitation: unknown answer action %q", res.Action)
+	}
+	return d, nil
+}
+
+// sessionID names the client's MCP session, "" without one.
+func sessionID(ctx context.Context) string {
+	if cs := mcpserver.ClientSessionFromContext(ctx); cs != nil {
+		return cs.SessionID()
+	}
+	return ""
+}
