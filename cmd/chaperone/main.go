@@ -5,6 +5,8 @@
 //
 //	chaperone serve [flags]             serve the tools over stdio, or HTTP with --http
 //	chaperone snapshot [URL] [flags]    print what the agent sees of a page
+//	chaperone run --goal TEXT [flags]   drive a task unattended with Claude
+//	chaperone demo [flags]              run the cancellation demo on the built-in site
 //	chaperone healthcheck [flags]       exit 0 if a server's /healthz answers
 //	chaperone version                   print the version
 //
@@ -53,6 +55,8 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the browser tools over MCP (stdio, or HTTP with --http)", serveCmd},
 		{"snapshot", "print what the agent sees of a page (the demo site without a URL)", snapshotCmd},
+		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
+		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
 		{"healthcheck", "exit 0 if a server's /healthz answers (for container health checks)", healthcheckCmd},
 		{"version", "print the version", versionCmd},
 	}

@@ -1,0 +1,308 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/server"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// runCmd drives one task unattended with Claude, through the same server code
+// as any MCP client, and leaves a run record.
+func runCmd(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet(e, "run", "run --goal TEXT [flags]")
+	goal := fs.String("goal", "", "the `task`, in plain words (required)")
+	profile := fs.String("profile", "", "the profile: a built-in `name` ("+strings.Join(checkpoint.BuiltinProfiles(), ", ")+") or a JSON file")
+	startURL := fs.String("url", "", "the `URL` to start at (default: the profile's start URL)")
+	model := fs.String("model", driver.DefaultModel, "the Claude `model`")
+	maxTurns := fs.Int("max-turns", 0, "the most model calls (default: the profile's, else 20)")
+	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
+	dryRun := fs.Bool("dry-run", false, "refuse every step that needs approval, without asking: rehearse a flow without performing it")
+	af := addApproverFlags(fs, "tty")
+	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
+	logLevel := fs.String("log-level", "info", "the log `level` on stderr: debug, info, warn or error")
+	bf := addBrowserFlags(fs)
+	tf := addToolFlags(fs)
+	rest, err := parseFlags(fs, args, e.getenv)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q (the task goes in --goal)", rest[0])
+	}
+	if strings.TrimSpace(*goal) == "" {
+		return errors.New("--goal is required: say what the browser should do")
+	}
+	log, err := newLogger(e.stderr, *logLevel)
+	if err != nil {
+		return err
+	}
+	// Everything that can be refused is refused before a browser starts:
+	// first of all a missing API key.
+	cc, err := driver.ClaudeConfigFromEnv(e.getenv, *model)
+	if err != nil {
+		return err
+	}
+	claude, err := driver.NewClaude(cc)
+	if err != nil {
+		return err
+	}
+	var p *checkpoint.Profile
+	if *profile != "" {
+		if p, err = checkpoint.LoadProfile(*profile); err != nil {
+			return fmt.Errorf("--profile: %w", err)
+		}
+	}
+	if *startURL != "" {
+		if err := tf.policy().Check(*startURL); err != nil {
+			return fmt.Errorf("--url: %w", err)
+		}
+	}
+	if *startURL == "" && p == nil {
+		return errors.New("say where to start: --url, or a --profile with a start URL")
+	}
+	bopts, err := bf.options(log)
+	if err != nil {
+		return err
+	}
+	tcfg, err := tf.config("", log)
+	if err != nil {
+		return err
+	}
+	res, err := drive(ctx, e, task{
+		goal: *goal, profile: p, startURL: *startURL,
+		model: claude, modelName: claude.Name(), modelTimeout: *modelTimeout,
+		maxTurns: *maxTurns, dryRun: *dryRun, approvers: af, outDir: *out,
+		browser: bopts, tools: tcfg, log: log,
+	})
+	if err != nil {
+		return err
+	}
+	if !res.Success {
+		return fmt.Errorf("the task did not succeed: %s", res.Reason)
+	}
+	return nil
+}
+
+// task is one driven run, as run and demo set it up.
+type task struct {
+	goal         string
+	profile      *checkpoint.Profile // nil: no checkpoints, nothing verifiable
+	startURL     string              // overrides the profile's
+	model        driver.Model
+	modelName    string
+	modelTimeout time.Duration
+	maxTurns     int
+	dryRun       bool
+	approvers    *approverFlags
+	// approver, when set, is used instead of the one approvers names
+	// (tests answer through it).
+	approver checkpoint.Approver
+	outDir   string
+	browser  browser.Options
+	tools    tools.Config
+	log      *slog.Logger
+	// record, when set, receives the path of the run record as soon as it
+	// exists.
+	record func(dir string)
+}
+
+// drive runs t: it serves the demo site if the profile needs it, starts the
+// browser, the MCP server and an in-process client of it, runs the driver
+// loop, and prints the outcome, the tokens, the cost and the report's path
+// on stdout.
+func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
+	log := t.log
+	p := t.profile
+	if p != nil && p.UsesDemoSite() {
+		site, err := startDemoSite(log)
+		if err != nil {
+			return driver.Result{}, err
+		}
+		defer site.stop()
+		if p, err = p.WithDemoSite(site.URL); err != nil {
+			return driver.Result{}, err
+		}
+		log.Info("serving the demo site", "url", site.URL)
+	}
+	t.tools.StartURL = t.startURL
+	if t.tools.StartURL == "" && p != nil {
+		t.tools.StartURL = p.StartURL
+	}
+	maxTurns := t.maxTurns
+	if maxTurns <= 0 && p != nil {
+		maxTurns = p.MaxTurns
+	}
+	var guidance string
+	if p != nil {
+		guidance = p.Guidance
+	}
+
+	outDir := t.outDir
+	if outDir == "" {
+		outDir = driver.DefaultRecordDir("runs", time.Now())
+	}
+	rec, err := driver.NewRecorder(outDir)
+	if err != nil {
+		return driver.Result{}, err
+	}
+	defer func() {
+		if err := rec.Close(); err != nil {
+			log.Warn("run record incomplete", "err", err)
+		}
+	}()
+	if t.record != nil {
+		t.record(rec.Dir())
+	}
+	audit, err := checkpoint.OpenAudit(rec.Dir(), "driver")
+	if err != nil {
+		return driver.Result{}, err
+	}
+	defer audit.Close()
+
+	approver := t.approver
+	if approver == nil {
+		a, closeApprover, err := t.approvers.open(e, log, rec.Dir())
+		if err != nil {
+			return driver.Result{}, err
+		}
+		defer closeApprover()
+		approver = a
+	}
+
+	mgr, err := tools.NewManager(ctx, t.browser, t.tools)
+	if err != nil {
+		return driver.Result{}, err
+	}
+	defer func() {
+		if err := mgr.Close(); err != nil {
+			log.Warn("close the browser", "err", err)
+		}
+	}()
+	srv, err := server.New(server.Config{
+		NewSession: func(ctx context.Context) (server.Session, error) {
+			gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: audit, Logger: log})
+			return mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(audit))
+		},
+		MaxSessions: 1,
+		Version:     version(),
+		Logger:      log,
+	})
+	if err != nil {
+		return driver.Result{}, err
+	}
+	defer srv.Close()
+	browserTools, closeClient, err := driver.ConnectInProcess(ctx, srv.MCP())
+	if err != nil {
+		return driver.Result{}, err
+	}
+	defer closeClient()
+
+	fmt.Fprintf(e.stdout, "Goal: %s\nModel: %s · start: %s · record: %s\n", t.goal, t.modelName, t.tools.StartURL, rec.Dir())
+	res, err := driver.Run(ctx, driver.Config{
+		Model: t.model, ModelName: t.modelName, Tools: browserTools,
+		Goal: t.goal, Guidance: guidance, MaxTurns: maxTurns, ModelTimeout: t.modelTimeout,
+		Record: rec, Logger: log,
+	})
+	if err != nil {
+		return driver.Result{}, err
+	}
+	printResult(e.stdout, res, rec.ReportPath())
+	return res, nil
+}
+
+// printResult prints how the run ended, what it cost and where the report is.
+func printResult(w io.Writer, res driver.Result, report string) {
+	outcome := "FAILED"
+	if res.Success {
+		outcome = "SUCCEEDED"
+	}
+	fmt.Fprintf(w, "\n%s: %s", outcome, res.Reason)
+	if res.Detail != "" {
+		fmt.Fprintf(w, " (%s)", res.Detail)
+	}
+	fmt.Fprintf(w, "\nTurns: %d · tokens: %d in, %d out · ", res.Turns, res.Tokens.InputTokens, res.Tokens.OutputTokens)
+	if res.Priced {
+		fmt.Fprintf(w, "cost: $%.4f at %s list price\n", res.Cost, res.Model)
+	} else {
+		fmt.Fprintf(w, "cost: unknown (no price on file for %s)\n", res.Model)
+	}
+	fmt.Fprintf(w, "Report: %s\n", report)
+}
+
+// approverFlags choose how a human is asked.
+type approverFlags struct {
+	kind          string
+	webListen     string
+	webhookURL    string
+	webhookToken  string
+	webhookListen string
+}
+
+// addApproverFlags defines the approver flags on fs, with def the default.
+func addApproverFlags(fs *flag.FlagSet, def string) *approverFlags {
+	a := &approverFlags{}
+	fs.StringVar(&a.kind, "approver", def, "`who` approves the steps that matter: tty (this terminal), web (a local console page) or webhook")
+	fs.StringVar(&a.webListen, "web-listen", "127.0.0.1:0", "the `addr` of the web approval console")
+	fs.StringVar(&a.webhookURL, "webhook-url", "", "with --approver webhook: the `URL` each approval request is POSTed to")
+	fs.StringVar(&a.webhookToken, "webhook-token", "", "with --approver webhook: the bearer `token` decisions must carry (prefer $CHAPERONE_WEBHOOK_TOKEN)")
+	fs.StringVar(&a.webhookListen, "webhook-listen", "127.0.0.1:0", "with --approver webhook: the `addr` decisions are POSTed back to (/approvals/{id})")
+	return a
+}
+
+// open starts the approver the flags name and returns it with its closer.
+func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.Approver, func(), error) {
+	switch a.kind {
+	case "tty":
+		t, err := checkpoint.OpenTTY()
+		if err != nil {
+			return nil, nil, fmt.Errorf("--approver tty: %w (no terminal here: try --approver web)", err)
+		}
+		t.ScreenshotDir = dir
+		return t, func() { t.Close() }, nil
+	case "web":
+		w, err := checkpoint.NewWeb(checkpoint.WebOptions{
+			Logger: log,
+			OnPending: func(url string, r checkpoint.Request) {
+				fmt.Fprintf(e.stderr, "\nApproval needed: %s\nOpen %s to approve or reject.\n", r.Prompt(), url)
+			},
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := w.Listen(a.webListen); err != nil {
+			return nil, nil, err
+		}
+		fmt.Fprintf(e.stderr, "Approval console: %s\n", w.URL())
+		return w, func() { w.Close() }, nil
+	case "webhook":
+		ln, err := net.Listen("tcp", a.webhookListen)
+		if err != nil {
+			return nil, nil, fmt.Errorf("--webhook-listen: %w", err)
+		}
+		h, err := checkpoint.NewWebhook(checkpoint.WebhookOptions{
+			URL: a.webhookURL, Token: a.webhookToken, Logger: log,
+			CallbackURL: "http://" + ln.Addr().String() + "/approvals/",
+		})
+		if err != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("--approver webhook: %w", err)
+		}
+		srv := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
+		go srv.Serve(ln)
+		return h, func() { srv.Close() }, nil
+	}
+	return nil, nil, fmt.Errorf("--approver %q: want tty, web or webhook", a.kind)
+}
