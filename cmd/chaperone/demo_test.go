@@ -304,7 +304,9 @@ func TestDemoCommandWebApproval(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	code := make(chan int, 1)
-	go func() { code <- run(ctx, []string{"demo", "--approver", "web", "--out", dir, "--log-level", "warn"}, e) }()
+	go func() {
+		code <- run(ctx, []string{"demo", "--approver", "web", "--out", dir, "--log-level", "warn"}, e)
+	}()
 
 	consoleRE := regexp.MustCompile(`Approval console: (\S+)`)
 	var console string
