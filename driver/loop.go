@@ -34,7 +34,7 @@ const (
 // Defaults of [Config].
 const (
 	DefaultMaxTurns      = 20
-	DefaultMaxTokens     = 1024
+	DefaultMaxTokens     = 4096
 	DefaultModelTimeout  = 30 * time.Second
 	DefaultHistoryBudget = 10_000
 	DefaultKeepTurns     = 10
@@ -85,7 +85,8 @@ type Config struct {
 	Guidance string
 	// MaxTurns bounds the model calls (default 20).
 	MaxTurns int
-	// MaxTokens bounds each response (default 1024).
+	// MaxTokens bounds each response (default 4096: adaptive thinking
+	// shares it, and output is billed only when used).
 	MaxTokens int
 	// ModelTimeout bounds each model attempt (default 30 s). A call that
 	// times out ends the run with ReasonTimeout: it is not retried, since
