@@ -5,10 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/google/uuid"
 )
 
 // serveCmd serves the tools over MCP: on stdio by default, over streamable
@@ -25,6 +28,10 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "close a client's browser session after this long without a call (0: never)")
 	logLevel := fs.String("log-level", "info", "the log `level` on stderr: debug, info, warn or error")
 	showVersion := fs.Bool("version", false, "print the version and exit")
+	profileName := fs.String("profile", "", "the profile whose checkpoints and success indicators apply: a built-in `name` ("+strings.Join(checkpoint.BuiltinProfiles(), ", ")+") or a JSON file")
+	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
+	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
+	af := addApproverFlags(fs, "web")
 	bf := addBrowserFlags(fs)
 	tf := addToolFlags(fs)
 	rest, err := parseFlags(fs, args, e.getenv)
@@ -72,6 +79,17 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
 	}
+	var profile *checkpoint.Profile
+	if *profileName != "" {
+		if profile, err = checkpoint.LoadProfile(*profileName); err != nil {
+			return fmt.Errorf("--profile: %w", err)
+		}
+	}
+	if af.kind == "tty" && *httpAddr == "" {
+		// Under stdio the terminal's stdin and stdout carry MCP; the tty
+		// approver uses /dev/tty, which is fine, but say where it asks.
+		log.Info("approvals will be asked on the controlling terminal (/dev/tty)")
+	}
 
 	// Listen before the browser starts, so that a taken port fails fast.
 	var ln net.Listener
@@ -81,15 +99,33 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		defer ln.Close()
 	}
-	if cfg.StartURL == "" {
+	if cfg.StartURL == "" && profile != nil && !profile.UsesDemoSite() {
+		cfg.StartURL = profile.StartURL
+	}
+	if cfg.StartURL == "" || profile != nil && profile.UsesDemoSite() {
 		site, err := startDemoSite(log)
 		if err != nil {
 			return err
 		}
 		defer site.stop()
-		cfg.StartURL = site.URL + "/account"
-		log.Info("serving the demo site", "url", cfg.StartURL)
+		if profile != nil && profile.UsesDemoSite() {
+			if profile, err = profile.WithDemoSite(site.URL); err != nil {
+				return err
+			}
+		}
+		if cfg.StartURL == "" {
+			cfg.StartURL = site.URL + "/account"
+			if profile != nil {
+				cfg.StartURL = profile.StartURL
+			}
+		}
+		log.Info("serving the demo site", "url", site.URL)
 	}
+	approver, closeApprover, err := af.open(e, log, *auditDir)
+	if err != nil {
+		return err
+	}
+	defer closeApprover()
 	mgr, err := tools.NewManager(ctx, bopts, cfg)
 	if err != nil {
 		return err
@@ -101,7 +137,25 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		log.Info("browser closed")
 	}()
 	srv, err := server.New(server.Config{
-		NewSession:  server.ManagerSessions(mgr),
+		NewSession: func(ctx context.Context) (server.Session, error) {
+			id := uuid.NewString()
+			var audit *checkpoint.Audit
+			if *auditDir != "" {
+				a, err := checkpoint.OpenAudit(*auditDir, id)
+				if err != nil {
+					return nil, err
+				}
+				audit = a
+			}
+			gate := checkpoint.NewGate(profile, approver, checkpoint.Options{
+				DryRun: *dryRun, Session: id, Audit: audit, Logger: log.With("session", id)})
+			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(audit))
+			if err != nil {
+				audit.Close()
+				return nil, err
+			}
+			return auditedSession{s, audit}, nil
+		},
 		MaxSessions: *maxSessions,
 		SessionIdle: *sessionIdle,
 		Version:     version(),
@@ -126,6 +180,21 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
+	}
+	return err
+}
+
+// auditedSession closes its audit log with the session.
+type auditedSession struct {
+	*tools.Session
+	audit *checkpoint.Audit
+}
+
+// Close closes the browser session, then its audit log.
+func (s auditedSession) Close() error {
+	err := s.Session.Close()
+	if aerr := s.audit.Close(); err == nil {
+		err = aerr
 	}
 	return err
 }
