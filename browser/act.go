@@ -156,6 +156,18 @@ func (r callFunctionResult) err() error {
 	return fmt.Errorf("script: %s", r.ExceptionDetails.Text)
 }
 
+// decode reports a script's exception as an error, or decodes its JSON
+// result into out (which may be nil).
+func (r callFunctionResult) decode(out any) error {
+	if err := r.err(); err != nil {
+		return err
+	}
+	if out == nil || len(r.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(r.Result.Value, out)
+}
+
 type axValue struct {
 	Value json.RawMessage `json:"value"`
 }
@@ -221,13 +233,7 @@ func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out an
 	if err != nil {
 		return err
 	}
-	if err := res.err(); err != nil {
-		return err
-	}
-	if out == nil || len(res.Result.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(res.Result.Value, out)
+	return res.decode(out)
 }
 
 // Inspect checks a node before an action: the accessibility tree's role and
@@ -484,13 +490,7 @@ func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	if err != nil {
 		return err
 	}
-	if err := res.err(); err != nil {
-		return err
-	}
-	if out == nil || len(res.Result.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(res.Result.Value, out)
+	return res.decode(out)
 }
 
 // ScrollPageTo scrolls the page to its top or bottom edge, firing scroll
