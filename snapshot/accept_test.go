@@ -1,16 +1,52 @@
 package snapshot
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
+func TestMain(m *testing.M) { browsertest.Main(m) }
+
 // TestRecordedAcceptance checks the acceptance list of issue 2 on the
-// recorded demo pages: the same rules the browser tests check live, here
-// without a browser.
-func TestRecordedAcceptance(t *testing.T) {
-	captures := loadCaptures(t)
+// recorded demo pages, without a browser.
+func TestRecordedAcceptance(t *testing.T) { checkAcceptance(t, loadCaptures(t)) }
+
+// TestLiveAcceptance checks the same list on the same demo pages captured
+// now by real Chromium, so that a change in Chromium's output shows here
+// before it reaches an agent.
+func TestLiveAcceptance(t *testing.T) {
+	site := browsertest.Site(t)
+	captures := make(map[string]*browser.Capture, len(recordings))
+	for _, r := range recordings {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		tab := browsertest.Tab(t)
+		if err := tab.Navigate(ctx, site+r.path); err != nil {
+			t.Fatalf("%s: %v", r.path, err)
+		}
+		if r.after != nil {
+			if err := r.after(ctx, tab); err != nil {
+				t.Fatalf("%s: %v", r.name, err)
+			}
+		}
+		c, err := tab.Capture(ctx, browser.CaptureOptions{Screenshot: true})
+		cancel()
+		if err != nil {
+			t.Fatalf("capture %s: %v", r.path, err)
+		}
+		captures[r.name] = c
+	}
+	checkAcceptance(t, captures)
+}
+
+// checkAcceptance checks issue 2's acceptance list on captures of the demo
+// pages, by recording name.
+func checkAcceptance(t *testing.T, captures map[string]*browser.Capture) {
 	get := func(name string, opts Options) *Snapshot {
 		t.Helper()
 		c, ok := captures[name]
