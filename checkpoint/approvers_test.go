@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -89,7 +90,7 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 		!strings.Contains(body, `src="api/approvals/req-1/screenshot"`) || !strings.Contains(body, "Reject") {
 		t.Fatalf("console page: %d\n%s", code, body)
 	}
-	if hdr.Get("Referrer-Policy") != "no-referrer" || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
+	if hdr.Get("Referrer-Policy") != "same-origin" || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Errorf("headers: %v", hdr)
 	}
 	code, body, _ = get(t, w.URL()+"api/pending")
@@ -416,4 +417,20 @@ func TestFirst(t *testing.T) {
 	if _, err := (First{unavailable, web}).Approve(t.Context(), testRequest("x")); errors.Is(err, ErrNoApprover) || err == nil {
 		t.Errorf("lookalike: %v", err)
 	}
+}
+
+func ExampleFirst() {
+	// --approver auto: the client's elicitation when it can, else the console.
+	elicitation := ApproverFunc(func(context.Context, Request) (Decision, error) {
+		return Decision{}, fmt.Errorf("elicitation: %w: the MCP client did not declare elicitation", ErrNoApprover)
+	})
+	console := ApproverFunc(func(_ context.Context, r Request) (Decision, error) {
+		fmt.Println("console asks:", r.Prompt())
+		return Decision{Approved: true, Channel: ChannelWeb}, nil
+	})
+	d, err := First{elicitation, console}.Approve(context.Background(), Request{Action: `click button "Pay"`})
+	fmt.Println(d.Approved, d.Channel, err)
+	// Output:
+	// console asks: The system wants to proceed with: click button "Pay". Approve?
+	// true web <nil>
 }

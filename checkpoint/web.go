@@ -215,7 +215,10 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 	h := rw.Header()
 	h.Set("Cache-Control", "no-store")
-	h.Set("Referrer-Policy", "no-referrer")
+	// same-origin, not no-referrer: the token in the URL never leaves the
+	// origin, and the console's own form POSTs keep their real Origin
+	// (no-referrer makes Chromium send "Origin: null").
+	h.Set("Referrer-Policy", "same-origin")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 
@@ -361,7 +364,7 @@ body{font:15px/1.4 system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding
 .agent{border-color:#669}.prompt{font-size:1.2rem;font-weight:600}
 .who{font-size:.85rem;text-transform:uppercase;color:#666}
 dt{font-weight:600}dd{margin:0 0 .4rem 0;overflow-wrap:anywhere}
-img{max-width:100%;border:1px solid #aaa}textarea{width:100%;min-height:4rem}
+img{display:block;max-width:100%;max-height:70vh;margin-top:1rem;border:1px solid #aaa}textarea{width:100%;min-height:4rem}
 button{font-size:1rem;padding:.4rem 1.2rem;margin:.5rem .5rem 0 0}
 </style></head>
 <body data-pending="{{.IDs}}">
@@ -378,12 +381,12 @@ button{font-size:1rem;padding:.4rem 1.2rem;margin:.5rem .5rem 0 0}
 {{if .Session}}<dt>Session</dt><dd>{{.Session}}</dd>{{end}}
 <dt>Asked</dt><dd>{{.Time.Format "15:04:05"}}</dd>
 </dl>
-{{if .Screenshot}}<img class="screenshot" src="{{.Screenshot}}" alt="Screenshot of the page the action would run on">{{end}}
 <form method="post" action="api/approvals/{{.ID}}">
 <label>Message to the agent (optional)<br><textarea name="feedback"></textarea></label><br>
 <button type="submit" name="decision" value="approve" class="approve">Approve</button>
 <button type="submit" name="decision" value="reject" class="reject">Reject</button>
 </form>
+{{if .Screenshot}}<img class="screenshot" src="{{.Screenshot}}" alt="Screenshot of the page the action would run on">{{end}}
 </section>
 {{end}}
 <script nonce="{{.Nonce}}">
