@@ -68,6 +68,8 @@ type Server struct {
 	idle     time.Duration
 	// outputs holds each tool's compiled output schema.
 	outputs map[string]*jsonschema.Resolved
+	// elicit asks a client's human through MCP elicitation.
+	elicit *ElicitationApprover
 }
 
 // New builds a Server that registers the tools of tools.Definitions.
@@ -87,6 +89,7 @@ func New(cfg Config) (*Server, error) {
 		sessions: newRegistry(cfg.NewSession, cfg.MaxSessions, cfg.SessionIdle, log),
 		idle:     cfg.SessionIdle,
 		outputs:  make(map[string]*jsonschema.Resolved),
+		elicit:   NewElicitationApprover(log),
 	}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
@@ -95,6 +98,7 @@ func New(cfg Config) (*Server, error) {
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
 		log.Debug("client disconnected", "mcp_session", cs.SessionID())
 		s.sessions.close(cs.SessionID(), "the client disconnected")
+		s.elicit.Forget(cs.SessionID())
 	})
 	version := cfg.Version
 	if version == "" {
@@ -104,6 +108,9 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithTitle("Chaperone"),
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithHooks(hooks),
+		// The elicitation approver parks a call whose gate waits on a
+		// human and resumes it when the client answers.
+		mcpserver.WithToolHandlerMiddleware(s.elicit.Middleware),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions("A real Chromium browser. Start with get_snapshot; act on elements by their refs (@e5); "+
 			"every action returns a fresh snapshot and kills older refs. A person approves risky steps; "+
@@ -132,8 +139,17 @@ func New(cfg Config) (*Server, error) {
 // needs it (elicitation).
 func (s *Server) MCP() *mcpserver.MCPServer { return s.mcp }
 
+// Elicitation is the approver that asks the calling client's human through
+// MCP elicitation; it answers checkpoint.ErrNoApprover for a client that did
+// not declare the capability.
+func (s *Server) Elicitation() *ElicitationApprover { return s.elicit }
+
 // Close closes every browser session and stops the idle reaper.
-func (s *Server) Close() error { return s.sessions.shutdown() }
+func (s *Server) Close() error {
+	err := s.sessions.shutdown()
+	s.elicit.Close()
+	return err
+}
 
 // ServeStdio serves one client on in and out until in ends or ctx is
 // cancelled. Its browser session is named "stdio".

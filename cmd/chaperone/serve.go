@@ -31,7 +31,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	profileName := fs.String("profile", "", "the profile whose checkpoints and success indicators apply: a built-in `name` ("+strings.Join(checkpoint.BuiltinProfiles(), ", ")+") or a JSON file")
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
-	af := addApproverFlags(fs, "web")
+	af := addApproverFlags(fs, "auto")
 	bf := addBrowserFlags(fs)
 	tf := addToolFlags(fs)
 	rest, err := parseFlags(fs, args, e.getenv)
@@ -121,11 +121,31 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		log.Info("serving the demo site", "url", site.URL)
 	}
-	approver, closeApprover, err := af.open(e, log, *auditDir)
-	if err != nil {
-		return err
+	// auto asks through MCP elicitation when the client can, else the
+	// web console; elicitation asks only through the client.
+	kind := af.kind
+	if kind == "auto" || kind == "elicitation" {
+		af.kind = "web"
 	}
-	defer closeApprover()
+	var approver checkpoint.Approver
+	if kind != "elicitation" {
+		a, closeApprover, err := af.open(e, log, *auditDir)
+		if err != nil {
+			return err
+		}
+		defer closeApprover()
+		approver = a
+	}
+	var srv *server.Server
+	sessionApprover := func() checkpoint.Approver {
+		switch kind {
+		case "auto":
+			return checkpoint.First{srv.Elicitation(), approver}
+		case "elicitation":
+			return srv.Elicitation()
+		}
+		return approver
+	}
 	mgr, err := tools.NewManager(ctx, bopts, cfg)
 	if err != nil {
 		return err
@@ -136,7 +156,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		log.Info("browser closed")
 	}()
-	srv, err := server.New(server.Config{
+	srv, err = server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
 			id := uuid.NewString()
 			var audit *checkpoint.Audit
@@ -147,7 +167,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				}
 				audit = a
 			}
-			gate := checkpoint.NewGate(profile, approver, checkpoint.Options{
+			gate := checkpoint.NewGate(profile, sessionApprover(), checkpoint.Options{
 				DryRun: *dryRun, Session: id, Audit: audit, Logger: log.With("session", id)})
 			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(audit))
 			if err != nil {
