@@ -648,15 +648,31 @@ func startChromium(t *testing.T) (*exec.Cmd, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
+	// Not t.TempDir: Chromium's helper processes may still write into the
+	// profile for a moment after the browser is killed, and TempDir's
+	// cleanup fails the test on that.
+	dir, err := os.MkdirTemp("", "chaperone-connect-")
+	if err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		"--remote-debugging-port=0", "--user-data-dir="+dir, "about:blank")
+	// Its own process group, so that the cleanup ends its helpers too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		cmd.Process.Kill()
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		cmd.Wait()
+		for i := 0; i < 50; i++ {
+			if os.RemoveAll(dir) == nil {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Logf("could not remove the profile %s", dir)
 	})
 	ctx := testCtx(t)
 	for {
