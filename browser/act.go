@@ -561,13 +561,6 @@ type dialogOpening struct {
 	DefaultPrompt string `json:"defaultPrompt"`
 }
 
-// navigationGrace is how long after an action the wait looks for a
-// navigation before it watches the DOM instead. A click handler that sets
-// location, or a form submit, reports its navigation before the input event
-// is acknowledged; one that starts later ends the DOM watch, and the wait
-// follows it.
-const navigationGrace = 0
-
 // Outcome is what followed an action.
 type Outcome struct {
 	// Waited is how long the wait after the action took.
@@ -632,107 +625,78 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 		return false
 	}
 
-	// The action runs beside the dialog watch: an alert blocks the input
-	// event that opened it until it is answered.
+	// The action runs beside the watch: an alert blocks the input event
+	// that opened it until it is answered.
 	actDone := make(chan error, 1)
 	actCtx, actCancel := context.WithCancel(ctx)
 	defer actCancel()
 	go func() { actDone <- act(actCtx) }()
 	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
+
+	// One loop follows the action through its phases: acting, then either
+	// loading (a frame started loading: wait until every frame that started
+	// has stopped) or settling in place (a quiet-DOM watch in the page). A
+	// navigation reported before the input is acknowledged is counted while
+	// acting; one that begins during the quiet watch ends the watch, and the
+	// loop follows the load.
 	begin := time.Now()
-	timedOut := func(what string) (Outcome, error) {
+	acting, loading := true, 0
+	var quietDone chan error
+	finish := func(err error) (Outcome, error) {
 		out.Waited = time.Since(begin)
-		return out, fmt.Errorf("%s within %s: %w", what, limit, context.DeadlineExceeded)
+		return out, err
 	}
-wait:
 	for {
 		select {
 		case err := <-actDone:
 			if err != nil {
 				return out, err
 			}
-			break wait
-		case d := <-dialogs:
-			if onDialog(d) {
-				out.Waited = time.Since(begin)
-				return out, nil
+			acting, begin = false, time.Now()
+			if loading == 0 {
+				quietDone = make(chan error, 1)
+				remaining := limit - time.Since(begin)
+				go func() {
+					qctx, qcancel := context.WithTimeout(ctx, remaining)
+					defer qcancel()
+					_, err := t.WaitQuiet(qctx, quiet, remaining)
+					quietDone <- err
+				}()
 			}
-		case <-deadline.C:
-			return timedOut("the action did not finish")
-		case <-ctx.Done():
-			return out, ctx.Err()
-		}
-	}
-	begin = time.Now()
-
-	loading := 0
-	grace := time.NewTimer(navigationGrace)
-	defer grace.Stop()
-	// Give events that arrived with the action's acknowledgement the first
-	// turn, so that a navigation it started is not mistaken for quiet.
-	select {
-	case <-started:
-		loading++
-	default:
-	}
-	for loading == 0 {
-		select {
-		case <-started:
-			loading++
-		case d := <-dialogs:
-			if onDialog(d) {
-				out.Waited = time.Since(begin)
-				return out, nil
-			}
-		case <-grace.C:
-			// Nothing is loading: wait for the DOM to settle in place. A
-			// navigation that begins meanwhile ends the evaluation; then
-			// wait for it to load.
-			remaining := limit - time.Since(begin)
-			qctx, qcancel := context.WithTimeout(ctx, remaining)
-			_, err := t.WaitQuiet(qctx, quiet, remaining)
-			qcancel()
-			select {
-			case <-started:
-				loading++
-			case d := <-dialogs:
-				if onDialog(d) {
-					out.Waited = time.Since(begin)
-					return out, nil
-				}
-				out.Waited = time.Since(begin)
-				return out, err
-			default:
-				out.Waited = time.Since(begin)
-				if err != nil && (errors.Is(err, context.DeadlineExceeded) || out.Waited >= limit) {
-					return timedOut("the page did not settle")
-				}
-				return out, err
-			}
-		case <-deadline.C:
-			return timedOut("the page did not settle")
-		case <-ctx.Done():
-			return out, ctx.Err()
-		}
-	}
-	for loading > 0 {
-		select {
 		case <-started:
 			loading++
 		case <-stopped:
-			loading--
+			if loading > 0 {
+				loading--
+			}
+			if !acting && loading == 0 {
+				return finish(nil)
+			}
+		case err := <-quietDone:
+			quietDone = nil
+			if loading > 0 {
+				continue // a navigation began: follow its load
+			}
+			if err != nil && (errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= limit) {
+				return finish(fmt.Errorf("the page did not settle within %s: %w", limit, context.DeadlineExceeded))
+			}
+			return finish(err)
 		case d := <-dialogs:
 			if onDialog(d) {
-				out.Waited = time.Since(begin)
-				return out, nil
+				return finish(nil)
 			}
 		case <-deadline.C:
-			return timedOut("the page did not finish loading")
+			what := "the page did not finish loading"
+			switch {
+			case acting:
+				what = "the action did not finish"
+			case loading == 0:
+				what = "the page did not settle"
+			}
+			return finish(fmt.Errorf("%s within %s: %w", what, limit, context.DeadlineExceeded))
 		case <-ctx.Done():
 			return out, ctx.Err()
 		}
 	}
-	out.Waited = time.Since(begin)
-	return out, nil
 }
