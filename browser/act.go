@@ -561,6 +561,10 @@ type dialogOpening struct {
 	DefaultPrompt string `json:"defaultPrompt"`
 }
 
+// navigationReport bounds how long after a document goes away its
+// replacement's first loading event may take to arrive.
+const navigationReport = 500 * time.Millisecond
+
 // Outcome is what followed an action.
 type Outcome struct {
 	// Waited is how long the wait after the action took.
@@ -643,6 +647,7 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 	begin := time.Now()
 	acting, loading := true, 0
 	var quietDone chan error
+	var navGrace <-chan time.Time
 	finish := func(err error) (Outcome, error) {
 		out.Waited = time.Since(begin)
 		return out, err
@@ -675,13 +680,21 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 			}
 		case err := <-quietDone:
 			quietDone = nil
-			if loading > 0 {
+			switch {
+			case loading > 0:
 				continue // a navigation began: follow its load
-			}
-			if err != nil && (errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= limit) {
+			case err == nil:
+				return finish(nil)
+			case errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= limit:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", limit, context.DeadlineExceeded))
 			}
-			return finish(err)
+			// The watch ended with its document: a navigation replaced it,
+			// and its first loading event may still be on the way.
+			navGrace = time.After(navigationReport)
+		case <-navGrace:
+			// The document went away but nothing loads: what replaced it
+			// is there already.
+			return finish(nil)
 		case d := <-dialogs:
 			if onDialog(d) {
 				return finish(nil)
