@@ -108,6 +108,8 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithTitle("Chaperone"),
 		mcpserver.WithToolCapabilities(false),
 		mcpserver.WithHooks(hooks),
+		// Log messages tell a client that an approval waits elsewhere.
+		mcpserver.WithLogging(),
 		// The elicitation approver parks a call whose gate waits on a
 		// human and resumes it when the client answers.
 		mcpserver.WithToolHandlerMiddleware(s.elicit.Middleware),

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
@@ -245,6 +247,7 @@ func printResult(w io.Writer, res driver.Result, report string) {
 // approverFlags choose how a human is asked.
 type approverFlags struct {
 	kind          string
+	openConsole   bool
 	webListen     string
 	webhookURL    string
 	webhookToken  string
@@ -256,6 +259,7 @@ func addApproverFlags(fs *flag.FlagSet, def string) *approverFlags {
 	a := &approverFlags{}
 	fs.StringVar(&a.kind, "approver", def, "`who` approves the steps that matter: tty (this terminal), web (a local console page) or webhook")
 	fs.StringVar(&a.webListen, "web-listen", "127.0.0.1:0", "the `addr` of the web approval console")
+	fs.BoolVar(&a.openConsole, "open-approvals", false, "open the web approval console in the default browser each time an approval waits")
 	fs.StringVar(&a.webhookURL, "webhook-url", "", "with --approver webhook: the `URL` each approval request is POSTed to")
 	fs.StringVar(&a.webhookToken, "webhook-token", "", "with --approver webhook: the bearer `token` decisions must carry (prefer $CHAPERONE_WEBHOOK_TOKEN)")
 	fs.StringVar(&a.webhookListen, "webhook-listen", "127.0.0.1:0", "with --approver webhook: the `addr` decisions are POSTed back to (/approvals/{id})")
@@ -277,6 +281,11 @@ func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.A
 			Logger: log,
 			OnPending: func(url string, r checkpoint.Request) {
 				fmt.Fprintf(e.stderr, "\nApproval needed: %s\nOpen %s to approve or reject.\n", r.Prompt(), url)
+				if a.openConsole {
+					if err := openInBrowser(url); err != nil {
+						log.Warn("could not open the approval console", "err", err)
+					}
+				}
 			},
 		})
 		if err != nil {
@@ -305,4 +314,23 @@ func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.A
 		return h, func() { srv.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("--approver %q: want tty, web or webhook", a.kind)
+}
+
+// openInBrowser opens url in the user's default browser, as the platform's
+// own opener does.
+func openInBrowser(url string) error {
+	var cmd *exec.Cmd
+	switch runtime.GOOS {
+	case "darwin":
+		cmd = exec.Command("open", url)
+	case "windows":
+		cmd = exec.Command("rundll32", "url.dll,FileProtocolHandler", url)
+	default:
+		cmd = exec.Command("xdg-open", url)
+	}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("open %s: %w", url, err)
+	}
+	go cmd.Wait() // reap it; the browser outlives the opener
+	return nil
 }

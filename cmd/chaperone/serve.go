@@ -138,13 +138,18 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	}
 	var srv *server.Server
 	sessionApprover := func() checkpoint.Approver {
-		switch kind {
-		case "auto":
-			return checkpoint.First{srv.Elicitation(), approver}
-		case "elicitation":
+		if kind == "elicitation" {
 			return srv.Elicitation()
 		}
-		return approver
+		a := approver
+		if w, ok := approver.(*checkpoint.Web); ok {
+			// The client whose call waits hears where to decide.
+			a = srv.Announce(w, w.URL())
+		}
+		if kind == "auto" {
+			return checkpoint.First{srv.Elicitation(), a}
+		}
+		return a
 	}
 	mgr, err := tools.NewManager(ctx, bopts, cfg)
 	if err != nil {
