@@ -518,32 +518,75 @@ func (t *Tab) Viewport(ctx context.Context) (Viewport, error) {
 	return Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
 }
 
-// settleJS resolves once the DOM has had no change for the quiet window (in
-// milliseconds) or the cap has passed, whichever comes first. It polls with
-// timers rather than animation frames, which a hidden page does not get.
-const settleJS = `new Promise(resolve => {
-	const quiet = %d, cap = %d, start = performance.now();
-	let last = start;
-	const obs = new MutationObserver(() => { last = performance.now(); });
-	obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+// quietArmJS starts counting the page's DOM changes and scrolls, remembering when the
+// last one happened; quietWaitJS then resolves with the count once the DOM
+// has had no change for the quiet window (in milliseconds) or the cap has
+// passed, whichever comes first, or -1 when the document that was armed is
+// gone. Polling uses timers rather than animation frames, which a hidden page
+// does not get. The watcher hides in a non-enumerable property.
+const (
+	quietArmJS = `(() => {
+	const k = '__chaperoneQuiet';
+	if (window[k]) window[k].stop();
+	const q = {count: 0, last: performance.now()};
+	const change = () => { q.count++; q.last = performance.now(); };
+	q.obs = new MutationObserver(change);
+	q.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+	// A scroll changes what a snapshot shows without touching the DOM.
+	document.addEventListener('scroll', change, {capture: true, passive: true});
+	q.stop = () => { q.obs.disconnect(); document.removeEventListener('scroll', change, {capture: true}); };
+	Object.defineProperty(window, k, {value: q, configurable: true});
+	return true;
+})()`
+	// quietFirstJS resolves with the count at the first change, or when
+	// the cap passes without one.
+	quietFirstJS = `new Promise(resolve => {
+	const q = window['__chaperoneQuiet'], cap = %d, start = performance.now();
+	if (!q) return resolve(-1);
+	const tick = () => {
+		if (q.count > 0 || performance.now() - start >= cap) { resolve(q.count); return; }
+		setTimeout(tick, 4);
+	};
+	tick();
+})`
+	quietWaitJS = `new Promise(resolve => {
+	const k = '__chaperoneQuiet', q = window[k], quiet = %d, cap = %d, start = performance.now();
+	if (!q) return resolve(-1);
 	const step = Math.max(4, Math.min(10, quiet / 2));
 	const tick = () => {
 		const now = performance.now();
-		if (now - last >= quiet || now - start >= cap) { obs.disconnect(); resolve(now - start); return; }
+		if (now - q.last >= quiet || now - start >= cap) {
+			q.stop();
+			delete window[k];
+			resolve(q.count);
+			return;
+		}
 		setTimeout(tick, step);
 	};
-	setTimeout(tick, step);
+	tick();
 })`
+)
 
 // WaitQuiet waits until the page's DOM has had no change for the quiet
-// window, at most for limit. It returns the time it waited.
-func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) (time.Duration, error) {
-	var ms float64
-	expr := fmt.Sprintf(settleJS, quiet.Milliseconds(), limit.Milliseconds())
-	if err := t.Evaluate(ctx, expr, &ms); err != nil {
-		return 0, fmt.Errorf("wait for the page to settle: %w", err)
+// window, at most for limit.
+func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) error {
+	if _, err := t.quiet(ctx, quiet, limit, true); err != nil {
+		return fmt.Errorf("wait for the page to settle: %w", err)
 	}
-	return time.Duration(ms * float64(time.Millisecond)), nil
+	return nil
+}
+
+// quiet waits for the quiet window, arming the watcher first when arm is
+// set, and returns how many DOM changes it saw since it was armed (-1: the
+// armed document is gone).
+func (t *Tab) quiet(ctx context.Context, quiet, limit time.Duration, arm bool) (int, error) {
+	expr := fmt.Sprintf(quietWaitJS, quiet.Milliseconds(), limit.Milliseconds())
+	if arm {
+		expr = quietArmJS + ", " + expr
+	}
+	var changes int
+	err := t.Evaluate(ctx, expr, &changes)
+	return changes, err
 }
 
 var (
@@ -575,16 +618,67 @@ type Outcome struct {
 	// Dialog is a confirm, prompt or beforeunload dialog the action opened
 	// and left for the agent to answer.
 	Dialog *Dialog
+	// Capture is the page captured while it settled in place, with no
+	// change from the start of the capture to the end of the quiet window
+	// (only when Wait.Capture asked for it); nil when the page changed
+	// meanwhile or the action navigated.
+	Capture *Capture
 }
 
-// Settle runs act and then waits, within limit, for what it started: when a
-// frame started loading, until every frame that started has stopped loading;
-// otherwise until the DOM has been quiet for the quiet window. An alert that
+// Wait says how Settle waits after an action.
+type Wait struct {
+	// Quiet is how long the page must go without a DOM change or a scroll
+	// to count as settled in place; Limit caps the action and the wait.
+	Quiet, Limit time.Duration
+	// Capture, when set, has the result's capture taken while the page
+	// settles in place, kept only if nothing changed from its start to the
+	// end of the quiet window (Outcome.Capture).
+	Capture *CaptureOptions
+	// FirstChange makes that capture wait, for at most the quiet window,
+	// for the action's first change: a scroll lands a frame after its input.
+	FirstChange bool
+}
+
+// Settle runs act and then waits, within w.Limit, for what it started: when
+// a frame started loading, until every frame that started has stopped
+// loading; otherwise until the page has been quiet for w.Quiet. An alert that
 // opens meanwhile is accepted and reported; a confirm, prompt or beforeunload
 // dialog ends the wait and is left open for the agent. An act error is
-// returned as it is; a wait past limit returns an error wrapping
+// returned as it is; a wait past the limit returns an error wrapping
 // context.DeadlineExceeded.
-func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet, limit time.Duration) (Outcome, error) {
+func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wait) (Outcome, error) {
+	if w.Capture == nil {
+		return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*Capture, error) {
+			return nil, t.WaitQuiet(ctx, w.Quiet, remaining)
+		})
+	}
+	return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*Capture, error) {
+		start := time.Now()
+		if err := t.Evaluate(ctx, quietArmJS, nil); err != nil {
+			return nil, fmt.Errorf("wait for the page to settle: %w", err)
+		}
+		before := 0
+		if w.FirstChange {
+			if err := t.Evaluate(ctx, fmt.Sprintf(quietFirstJS, w.Quiet.Milliseconds()), &before); err != nil {
+				return nil, fmt.Errorf("wait for the page to change: %w", err)
+			}
+		}
+		c, cerr := t.Capture(ctx, *w.Capture)
+		after, err := t.quiet(ctx, w.Quiet, remaining-time.Since(start), false)
+		if err != nil {
+			return nil, fmt.Errorf("wait for the page to settle: %w", err)
+		}
+		if cerr != nil || before < 0 || after != before {
+			return nil, nil // changed while captured: the caller captures anew
+		}
+		return c, nil
+	})
+}
+
+// settle runs act and follows what it started; inPlace waits for a page
+// that changed in place (no load) to settle, within the time remaining.
+func (t *Tab) settle(ctx context.Context, act func(context.Context) error, limit time.Duration,
+	inPlace func(ctx context.Context, remaining time.Duration) (*Capture, error)) (Outcome, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	started := make(chan struct{}, 64)
@@ -646,7 +740,14 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 	// loop follows the load.
 	begin := time.Now()
 	acting, loading := true, 0
-	var quietDone chan error
+	// The in-place phase ends with the settle, whichever way it ends.
+	phaseCtx, phaseCancel := context.WithCancel(ctx)
+	defer phaseCancel()
+	type inPlaceResult struct {
+		capture *Capture
+		err     error
+	}
+	var quietDone chan inPlaceResult
 	var navGrace <-chan time.Time
 	finish := func(err error) (Outcome, error) {
 		out.Waited = time.Since(begin)
@@ -660,13 +761,13 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 			}
 			acting, begin = false, time.Now()
 			if loading == 0 {
-				quietDone = make(chan error, 1)
+				quietDone = make(chan inPlaceResult, 1)
 				remaining := limit - time.Since(begin)
 				go func() {
-					qctx, qcancel := context.WithTimeout(ctx, remaining)
+					qctx, qcancel := context.WithTimeout(phaseCtx, remaining)
 					defer qcancel()
-					_, err := t.WaitQuiet(qctx, quiet, remaining)
-					quietDone <- err
+					c, err := inPlace(qctx, remaining)
+					quietDone <- inPlaceResult{c, err}
 				}()
 			}
 		case <-started:
@@ -678,12 +779,14 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, quiet
 			if !acting && loading == 0 {
 				return finish(nil)
 			}
-		case err := <-quietDone:
+		case res := <-quietDone:
 			quietDone = nil
+			err := res.err
 			switch {
 			case loading > 0:
 				continue // a navigation began: follow its load
 			case err == nil:
+				out.Capture = res.capture
 				return finish(nil)
 			case errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= limit:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", limit, context.DeadlineExceeded))

@@ -33,6 +33,7 @@ type step func(ctx context.Context, args json.RawMessage) (message string, err e
 // back first, every failure becomes a code and a message, and the result
 // always carries a fresh snapshot whose refs replace the live table.
 func (s *Session) act(ctx context.Context, args json.RawMessage, do step) Output {
+	s.settled = nil
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, ActionFailed, msg)
 	}
@@ -164,9 +165,26 @@ func (s *Session) approve(ctx context.Context, t snapshot.Target, action string,
 // settle runs the input within limit and waits for what it started; the
 // message says what happened, alerts included.
 func (s *Session) settle(ctx context.Context, limit time.Duration, input func(context.Context) error, done string) (string, error) {
+	return s.wait(ctx, limit, input, done, false)
+}
+
+// settleScroll is settle for a scroll, which moves the page a frame after
+// its input: the early capture waits for that move.
+func (s *Session) settleScroll(ctx context.Context, limit time.Duration, input func(context.Context) error, done string) (string, error) {
+	return s.wait(ctx, limit, input, done, true)
+}
+
+// wait runs the input within limit and waits for what it started; the
+// result's capture is taken while the page settles and kept if nothing
+// changed meanwhile (after the first change, for a scroll).
+func (s *Session) wait(ctx context.Context, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
-	out, err := s.tab.Settle(ctx, input, s.config.Quiet, limit)
+	out, err := s.tab.Settle(ctx, input, browser.Wait{
+		Quiet: s.config.Quiet, Limit: limit, Capture: &s.config.Capture, FirstChange: scroll})
+	// A capture taken while the page settled, and still true at the end of
+	// the quiet window, serves as the result's snapshot.
+	s.settled = out.Capture
 	msg := done
 	for _, a := range out.Alerts {
 		msg += fmt.Sprintf(" The page showed an alert, which was accepted: %q.", a)
@@ -355,7 +373,7 @@ func (s *Session) scroll(ctx context.Context, args json.RawMessage) (string, err
 		if err != nil {
 			return "", err
 		}
-		return s.settle(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
 			switch in.Direction {
 			case "up", "down":
 				return s.tab.Wheel(ctx, vp.Width/2, vp.Height/2, 0, signed(in.Direction, amount))
@@ -374,7 +392,7 @@ func (s *Session) scroll(ctx context.Context, args json.RawMessage) (string, err
 		if _, err := s.check(ctx, t, false); err != nil {
 			return "", err
 		}
-		return s.settle(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
 			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
 		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
 	}
@@ -385,7 +403,7 @@ func (s *Session) scroll(ctx context.Context, args json.RawMessage) (string, err
 	if !insp.Scrollable {
 		return "", fail(InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
 	}
-	return s.settle(ctx, limit, func(ctx context.Context) error {
+	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
 		switch in.Direction {
 		case "up", "down":
 			return s.tab.Wheel(ctx, insp.X, insp.Y, 0, signed(in.Direction, amount))

@@ -111,6 +111,10 @@ type Session struct {
 	promptText string
 	gate       *checkpoint.Gate
 	audit      *checkpoint.Audit
+	// settled is a capture the last action took while the page settled,
+	// for the snapshot that follows it; nil when that snapshot must be
+	// taken anew.
+	settled *browser.Capture
 }
 
 // NewSession wraps an open tab as a session.
@@ -221,7 +225,11 @@ func (s *Session) getSnapshot(ctx context.Context, args json.RawMessage) Output 
 func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
-	capture, err := s.tab.Capture(ctx, s.config.Capture)
+	capture, err := s.settled, error(nil)
+	s.settled = nil
+	if capture == nil {
+		capture, err = s.tab.Capture(ctx, s.config.Capture)
+	}
 	if err != nil {
 		err = fmt.Errorf("snapshot: %w", err)
 		capture = &browser.Capture{URL: s.tab.URL(), ScreenshotError: err.Error()}

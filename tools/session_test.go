@@ -285,3 +285,30 @@ func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
 		}
 	}
 }
+
+// TestResultShowsLateChanges: a change the click starts a little later (a
+// re-render after a timer, within the quiet window) is in the result's
+// snapshot, although the capture can be taken while the page settles.
+func TestResultShowsLateChanges(t *testing.T) {
+	for _, delay := range []int{0, 10, 30} {
+		t.Run(fmt.Sprintf("%dms", delay), func(t *testing.T) {
+			h := open(t, "/account")
+			h.eval(fmt.Sprintf(`(() => {
+				const b = document.createElement('button');
+				b.textContent = 'Load details';
+				b.onclick = () => setTimeout(() => {
+					const h = document.createElement('h2');
+					h.textContent = 'Details loaded';
+					document.querySelector('main').prepend(h);
+				}, %d);
+				document.querySelector('main').prepend(b);
+			})()`, delay), nil)
+			s := h.snap(true)
+			r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Load details")})
+			if !r.Success {
+				t.Fatalf("click: %s", r.Message)
+			}
+			ref(t, r.Snapshot, "heading", "Details loaded")
+		})
+	}
+}
