@@ -66,7 +66,7 @@ func normalizeInput(inputType, value string) (string, error) {
 // picks it with a widget, and typing into it lands in the wrong segment.
 var typedInputs = map[string]bool{
 	"date": true, "time": true, "datetime-local": true, "month": true, "week": true,
-	"number": false, "range": true, "color": true,
+	"range": true, "color": true,
 }
 
 // textInputTypes are the input types that take typed text.
