@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
@@ -507,15 +508,15 @@ func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
 }
 
 // Viewport returns the visible part of the page now.
-func (t *Tab) Viewport(ctx context.Context) (Viewport, error) {
+func (t *Tab) Viewport(ctx context.Context) (capture.Viewport, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	m, err := chromedp.Call(c, cmdGetLayoutMetrics, map[string]any{})
 	if err != nil {
-		return Viewport{}, fmt.Errorf("layout metrics: %w", err)
+		return capture.Viewport{}, fmt.Errorf("layout metrics: %w", err)
 	}
 	v := m.CSSVisualViewport
-	return Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
+	return capture.Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
 }
 
 // quietArmJS starts counting the page's DOM changes and scrolls, remembering when the
@@ -617,12 +618,12 @@ type Outcome struct {
 	Alerts []string
 	// Dialog is a confirm, prompt or beforeunload dialog the action opened
 	// and left for the agent to answer.
-	Dialog *Dialog
+	Dialog *capture.Dialog
 	// Capture is the page captured while it settled in place, with no
 	// change from the start of the capture to the end of the quiet window
 	// (only when Wait.Capture asked for it); nil when the page changed
 	// meanwhile or the action navigated.
-	Capture *Capture
+	Capture *capture.Page
 }
 
 // Wait says how Settle waits after an action.
@@ -648,11 +649,11 @@ type Wait struct {
 // context.DeadlineExceeded.
 func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wait) (Outcome, error) {
 	if w.Capture == nil {
-		return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*Capture, error) {
+		return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*capture.Page, error) {
 			return nil, t.WaitQuiet(ctx, w.Quiet, remaining)
 		})
 	}
-	return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*Capture, error) {
+	return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*capture.Page, error) {
 		start := time.Now()
 		if err := t.Evaluate(ctx, quietArmJS, nil); err != nil {
 			return nil, fmt.Errorf("wait for the page to settle: %w", err)
@@ -678,12 +679,12 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wai
 // settle runs act and follows what it started; inPlace waits for a page
 // that changed in place (no load) to settle, within the time remaining.
 func (t *Tab) settle(ctx context.Context, act func(context.Context) error, limit time.Duration,
-	inPlace func(ctx context.Context, remaining time.Duration) (*Capture, error)) (Outcome, error) {
+	inPlace func(ctx context.Context, remaining time.Duration) (*capture.Page, error)) (Outcome, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	started := make(chan struct{}, 64)
 	stopped := make(chan struct{}, 64)
-	dialogs := make(chan Dialog, 8)
+	dialogs := make(chan capture.Dialog, 8)
 	forward := func(ev cdp.Event[json.RawMessage], to chan<- struct{}) {
 		seq := chromedp.Events(c, ev)
 		go func() {
@@ -706,14 +707,14 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, limit
 			if err != nil {
 				return
 			}
-			dialogs <- Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
+			dialogs <- capture.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
 		}
 	}()
 
 	var out Outcome
 	// onDialog answers an alert and reports whether a dialog now waits for
 	// the agent.
-	onDialog := func(d Dialog) bool {
+	onDialog := func(d capture.Dialog) bool {
 		if d.Type != "alert" {
 			out.Dialog = &d
 			return true
@@ -744,7 +745,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, limit
 	phaseCtx, phaseCancel := context.WithCancel(ctx)
 	defer phaseCancel()
 	type inPlaceResult struct {
-		capture *Capture
+		capture *capture.Page
 		err     error
 	}
 	var quietDone chan inPlaceResult

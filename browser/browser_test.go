@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chromedp/chromedp"
 )
@@ -121,7 +122,7 @@ func navigate(t *testing.T, tab *browser.Tab, url string) {
 	}
 }
 
-func capture(t *testing.T, tab *browser.Tab, opts browser.CaptureOptions) *browser.Capture {
+func captureOf(t *testing.T, tab *browser.Tab, opts browser.CaptureOptions) *capture.Page {
 	t.Helper()
 	c, err := tab.Capture(testCtx(t), opts)
 	if err != nil {
@@ -239,7 +240,7 @@ func TestTabsAreIsolated(t *testing.T) {
 	}{{a, "from-a"}, {b, "none"}}
 	for i, tt := range tests {
 		navigate(t, tt.tab, base+"/show")
-		if got := capture(t, tt.tab, browser.CaptureOptions{}).Title; got != tt.want {
+		if got := captureOf(t, tt.tab, browser.CaptureOptions{}).Title; got != tt.want {
 			t.Errorf("tab %d sees cookie %q, want %q", i, got, tt.want)
 		}
 	}
@@ -273,7 +274,7 @@ func TestCapture(t *testing.T) {
 	base := browsertest.Serve(t, pages())
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/plain")
-	c := capture(t, tab, browser.CaptureOptions{Screenshot: true})
+	c := captureOf(t, tab, browser.CaptureOptions{Screenshot: true})
 
 	if c.URL != base+"/plain" || c.Title != "Plain" {
 		t.Errorf("URL, Title = %q, %q; want %q, %q", c.URL, c.Title, base+"/plain", "Plain")
@@ -335,7 +336,7 @@ func TestCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back browser.Capture
+	var back capture.Page
 	if err := json.Unmarshal(js, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +363,7 @@ func TestCaptureScreenshotBudget(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := capture(t, tab, tt.opts).Screenshot
+			s := captureOf(t, tab, tt.opts).Screenshot
 			if s == nil {
 				t.Fatal("no screenshot")
 			}
@@ -431,7 +432,7 @@ func TestCaptureScrolled(t *testing.T) {
 	if err := chromedp.Do(c, chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 1000)`)); err != nil {
 		t.Fatal(err)
 	}
-	capt := capture(t, tab, browser.CaptureOptions{Screenshot: true})
+	capt := captureOf(t, tab, browser.CaptureOptions{Screenshot: true})
 	if capt.Viewport.ScrollY != 1000 || capt.Viewport.ScrollX != 0 {
 		t.Errorf("viewport %+v, want scroll 0,1000", capt.Viewport)
 	}
@@ -471,7 +472,7 @@ func TestCaptureIframes(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			navigate(t, tab, tt.url)
-			c := capture(t, tab, browser.CaptureOptions{})
+			c := captureOf(t, tab, browser.CaptureOptions{})
 			if len(c.Frames) != tt.wantFrames {
 				t.Fatalf("%d frames, want %d", len(c.Frames), tt.wantFrames)
 			}
@@ -490,7 +491,7 @@ func TestCaptureIframes(t *testing.T) {
 }
 
 // waitDialog waits until the tab reports an open dialog.
-func waitDialog(t *testing.T, tab *browser.Tab) *browser.Dialog {
+func waitDialog(t *testing.T, tab *browser.Tab) *capture.Dialog {
 	t.Helper()
 	ctx := testCtx(t)
 	for {
@@ -529,7 +530,7 @@ func TestDialogs(t *testing.T) {
 			}
 			// Nothing on the page answers while the dialog is open; Capture
 			// must say so rather than wait for its deadline.
-			c := capture(t, tab, browser.CaptureOptions{Screenshot: true})
+			c := captureOf(t, tab, browser.CaptureOptions{Screenshot: true})
 			if c.Dialog == nil || c.Dialog.Type != tt.kind || c.Screenshot != nil || c.ScreenshotError == "" {
 				t.Errorf("capture under a dialog: dialog %+v, screenshot %v, error %q", c.Dialog, c.Screenshot != nil, c.ScreenshotError)
 			}
@@ -544,7 +545,7 @@ func TestDialogs(t *testing.T) {
 			}
 			// The page sets its title after the dialog returns.
 			ctx := testCtx(t)
-			for c = capture(t, tab, browser.CaptureOptions{Screenshot: true}); c.Title == "before"; c = capture(t, tab, browser.CaptureOptions{Screenshot: true}) {
+			for c = captureOf(t, tab, browser.CaptureOptions{Screenshot: true}); c.Title == "before"; c = captureOf(t, tab, browser.CaptureOptions{Screenshot: true}) {
 				select {
 				case <-ctx.Done():
 					t.Fatal("the page's title did not change after the dialog")
@@ -596,7 +597,7 @@ func TestRecoverFromRendererCrash(t *testing.T) {
 	if restarted || last != base+"/show#here" {
 		t.Errorf("Recover = %v, %q; want false, %q", restarted, last, base+"/show#here")
 	}
-	c := capture(t, tab, browser.CaptureOptions{Screenshot: true})
+	c := captureOf(t, tab, browser.CaptureOptions{Screenshot: true})
 	// The tab keeps its browser context, and so its cookies.
 	if c.URL != last || c.Title != "kept" || c.Screenshot == nil {
 		t.Errorf("after Recover: URL %q, title %q, screenshot %v", c.URL, c.Title, c.Screenshot != nil)
@@ -629,7 +630,7 @@ func TestRecoverFromBrowserDeath(t *testing.T) {
 		if want := fmt.Sprintf("%s/plain#%d", base, i); !restarted || last != want {
 			t.Errorf("tab %d: Recover = %v, %q; want true, %q", i, restarted, last, want)
 		}
-		c := capture(t, tab, browser.CaptureOptions{})
+		c := captureOf(t, tab, browser.CaptureOptions{})
 		if c.URL != last || findAX(axNodes(t, c.Frames[0].AX), "button", "Press me") == nil {
 			t.Errorf("tab %d after Recover: URL %q, no button", i, c.URL)
 		}
@@ -706,7 +707,7 @@ func TestConnect(t *testing.T) {
 				t.Fatal(err)
 			}
 			navigate(t, tab, base+"/plain")
-			if c := capture(t, tab, browser.CaptureOptions{Screenshot: true}); c.Title != "Plain" || c.Screenshot == nil {
+			if c := captureOf(t, tab, browser.CaptureOptions{Screenshot: true}); c.Title != "Plain" || c.Screenshot == nil {
 				t.Errorf("capture over the connection: title %q, screenshot %v", c.Title, c.Screenshot != nil)
 			}
 			if err := b.Close(); err != nil {

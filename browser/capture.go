@@ -12,6 +12,7 @@ import (
 	"math"
 	"sync"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
@@ -20,76 +21,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
-
-// Capture is one raw look at a page, as Chromium reported it and with nothing
-// interpreted: the accessibility tree of every captured frame, one layout
-// capture of all documents, the viewport and the screenshot. Package snapshot
-// turns it into what the agent sees. A Capture serialises to JSON so that
-// recorded captures in fixtures/ can drive golden tests without a browser.
-type Capture struct {
-	// URL and Title are the main frame's.
-	URL   string `json:"url"`
-	Title string `json:"title"`
-	// Viewport is the layout viewport in CSS pixels.
-	Viewport Viewport `json:"viewport"`
-	// Frames holds one accessibility tree per captured frame, main frame
-	// first, then the iframes that run in the page's process (same-site
-	// ones) in document order; cross-site iframes are not captured. Empty
-	// while a dialog is open.
-	Frames []FrameTree `json:"frames"`
-	// DOM is the verbatim result of DOMSnapshot.captureSnapshot
-	// ({"documents": [...], "strings": [...]}, one document per frame) with
-	// bounds, paint orders, the computed styles named in Styles, in that
-	// order, and, with CaptureOptions.DOMRects, the DOM rects (offsetRects,
-	// clientRects, scrollRects).
-	// Bounds are page coordinates of their document: subtract the scroll.
-	// The document's own layout object has an empty style list. Null while
-	// a dialog is open.
-	DOM json.RawMessage `json:"dom"`
-	// Styles names the computed styles requested in DOM, in order.
-	Styles []string `json:"styles"`
-	// Dialog is the JavaScript dialog open on the page, if any.
-	Dialog *Dialog `json:"dialog,omitempty"`
-	// Screenshot is the viewport image; nil when it could not be taken, and
-	// then ScreenshotError says why. Not part of recorded captures.
-	Screenshot      *Screenshot `json:"-"`
-	ScreenshotError string      `json:"screenshot_error,omitempty"`
-}
-
-// Viewport is the visible part of the page, in CSS pixels.
-type Viewport struct {
-	Width   float64 `json:"width"`
-	Height  float64 `json:"height"`
-	ScrollX float64 `json:"scroll_x"`
-	ScrollY float64 `json:"scroll_y"`
-}
-
-// FrameTree is the verbatim result of Accessibility.getFullAXTree for one
-// frame ({"nodes": [...]}), parsed leniently by package snapshot because
-// Chromium adds enum values over time.
-type FrameTree struct {
-	FrameID string          `json:"frame_id"`
-	URL     string          `json:"url"`
-	AX      json.RawMessage `json:"ax"`
-}
-
-// Dialog is an open JavaScript dialog.
-type Dialog struct {
-	// Type is alert, confirm, prompt or beforeunload.
-	Type          string `json:"type"`
-	Message       string `json:"message"`
-	DefaultPrompt string `json:"default_prompt,omitempty"`
-}
-
-// Screenshot is an encoded image of the viewport, already scaled to the
-// screenshot budget.
-type Screenshot struct {
-	// MIMEType is image/png or image/jpeg.
-	MIMEType string
-	Width    int
-	Height   int
-	Data     []byte
-}
 
 // CaptureOptions says what a capture includes.
 type CaptureOptions struct {
@@ -120,12 +51,6 @@ const (
 // errDialogOpened ends a screenshot when a dialog opens during a capture.
 var errDialogOpened = errors.New("a JavaScript dialog opened")
 
-// CaptureStyles returns the computed styles that every capture requests in
-// its DOM snapshot, in order (Capture.Styles).
-func CaptureStyles() []string {
-	return []string{"display", "visibility", "cursor", "overflow-x", "overflow-y", "opacity", "pointer-events"}
-}
-
 // rawResult is a command result kept as the JSON Chromium sent: cdproto's
 // accessibility enums are strict, and Chromium adds values over time.
 type rawResult = jsonv2.Value
@@ -147,7 +72,7 @@ var (
 // viewport, no frames, no DOM, and ScreenshotError saying why; a dialog that
 // opens during the capture ends it the same way. Nothing waits for the
 // deadline.
-func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error) {
+func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, error) {
 	p, _ := t.page()
 	dialog, opened := p.state()
 	c, cancel := t.cdp(ctx)
@@ -187,7 +112,7 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error
 		metErr  error
 		info    target.GetTargetInfoResult
 		infoErr error
-		shot    *Screenshot
+		shot    *capture.Screenshot
 		shotErr error
 	)
 	wg.Go(func() {
@@ -211,7 +136,7 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error
 	})
 	wg.Go(func() {
 		dom, domErr = cdp.Call(dc, tgt, captureSnapshotRaw, domsnapshot.CaptureSnapshotParams{
-			ComputedStyles:    CaptureStyles(),
+			ComputedStyles:    capture.Styles(),
 			IncludePaintOrder: new(true),
 			IncludeDOMRects:   &opts.DOMRects,
 		})
@@ -245,11 +170,11 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error
 		return nil, t.fail("capture: layout metrics", metErr)
 	}
 	main := tree.FrameTree.Frame
-	capt := &Capture{
+	capt := &capture.Page{
 		URL:    main.URL + main.URLFragment,
-		Styles: CaptureStyles(),
+		Styles: capture.Styles(),
 		DOM:    json.RawMessage(dom),
-		Frames: []FrameTree{{FrameID: string(main.ID), URL: main.URL + main.URLFragment, AX: json.RawMessage(axMain)}},
+		Frames: []capture.Frame{{FrameID: string(main.ID), URL: main.URL + main.URLFragment, AX: json.RawMessage(axMain)}},
 	}
 	if infoErr == nil && info.TargetInfo != nil {
 		capt.Title = info.TargetInfo.Title
@@ -270,7 +195,7 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error
 			t.log.Debug("capture: no accessibility tree for frame", "frame", f.Frame.ID, "url", f.Frame.URL, "err", subErr[i])
 			continue
 		}
-		capt.Frames = append(capt.Frames, FrameTree{
+		capt.Frames = append(capt.Frames, capture.Frame{
 			FrameID: string(f.Frame.ID), URL: f.Frame.URL + f.Frame.URLFragment, AX: json.RawMessage(subAX[i]),
 		})
 	}
@@ -287,9 +212,9 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*Capture, error
 // dialogCapture is what a capture can say while a dialog is open: only the
 // browser process answers, so the title and URL come from it and the
 // viewport is the last one seen.
-func (t *Tab) dialogCapture(ctx context.Context, p *tabPage, cc *chromedp.Context, d *Dialog, opts CaptureOptions) *Capture {
+func (t *Tab) dialogCapture(ctx context.Context, p *tabPage, cc *chromedp.Context, d *capture.Dialog, opts CaptureOptions) *capture.Page {
 	p.mu.Lock()
-	capt := &Capture{URL: p.url, Viewport: p.viewport, Styles: CaptureStyles(), Dialog: d}
+	capt := &capture.Page{URL: p.url, Viewport: p.viewport, Styles: capture.Styles(), Dialog: d}
 	p.mu.Unlock()
 	if capt.Viewport.Width == 0 {
 		capt.Viewport.Width, capt.Viewport.Height = float64(t.b.opts.ViewportWidth), float64(t.b.opts.ViewportHeight)
@@ -319,7 +244,7 @@ func flattenFrames(ft *page.FrameTree, out []*page.FrameTree) []*page.FrameTree 
 }
 
 // screenshot captures the visual viewport vv scaled to the budget of opts.
-func screenshot(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*Screenshot, error) {
+func screenshot(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, error) {
 	if vv == nil || vv.ClientWidth <= 0 || vv.ClientHeight <= 0 {
 		return nil, errors.New("screenshot: the page has no viewport")
 	}
@@ -347,7 +272,7 @@ func screenshot(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, o
 	if err != nil {
 		return nil, fmt.Errorf("screenshot: decoding the image header: %w", err)
 	}
-	return &Screenshot{MIMEType: mime, Width: cfg.Width, Height: cfg.Height, Data: res.Data}, nil
+	return &capture.Screenshot{MIMEType: mime, Width: cfg.Width, Height: cfg.Height, Data: res.Data}, nil
 }
 
 // ScreenshotScale returns the factor that scales a w×h CSS-pixel viewport

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
@@ -55,8 +56,8 @@ type tabPage struct {
 	mu        sync.Mutex
 	url       string
 	mainFrame cdp.FrameID
-	dialog    *Dialog
-	viewport  Viewport // of the last capture
+	dialog    *capture.Dialog
+	viewport  capture.Viewport // of the last capture
 	// dialogOpened is closed when a dialog opens; a new one is made when
 	// the dialog closes.
 	dialogOpened chan struct{}
@@ -163,7 +164,7 @@ func (p *tabPage) onEvent(ev any) {
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
 		p.mu.Lock()
-		p.dialog = &Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt}
+		p.dialog = &capture.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt}
 		select {
 		case <-p.dialogOpened:
 		default:
@@ -214,7 +215,7 @@ func (p *tabPage) clearDialog() {
 
 // state returns the open dialog (nil if none) and a channel that is closed
 // when a dialog opens.
-func (p *tabPage) state() (*Dialog, <-chan struct{}) {
+func (p *tabPage) state() (*capture.Dialog, <-chan struct{}) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.dialog == nil {
@@ -291,7 +292,7 @@ func (t *Tab) URL() string {
 }
 
 // Dialog returns the JavaScript dialog open on the page, or nil.
-func (t *Tab) Dialog() *Dialog {
+func (t *Tab) Dialog() *capture.Dialog {
 	p, _ := t.page()
 	d, _ := p.state()
 	return d

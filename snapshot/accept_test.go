@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
@@ -22,7 +23,7 @@ func TestRecordedAcceptance(t *testing.T) { checkAcceptance(t, loadCaptures(t)) 
 // before it reaches an agent.
 func TestLiveAcceptance(t *testing.T) {
 	site := browsertest.Site(t)
-	captures := make(map[string]*browser.Capture, len(recordings))
+	captures := make(map[string]*capture.Page, len(recordings))
 	for _, r := range recordings {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		tab := browsertest.Tab(t)
@@ -46,7 +47,7 @@ func TestLiveAcceptance(t *testing.T) {
 
 // checkAcceptance checks issue 2's acceptance list on captures of the demo
 // pages, by recording name.
-func checkAcceptance(t *testing.T, captures map[string]*browser.Capture) {
+func checkAcceptance(t *testing.T, captures map[string]*capture.Page) {
 	get := func(name string, opts Options) *Snapshot {
 		t.Helper()
 		c, ok := captures[name]

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/google/uuid"
 )
 
@@ -111,7 +111,7 @@ type builder struct {
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
 // (rank: wholly in the viewport, partly, outside; then role priority; then
 // document order) and a note says how many.
-func Build(c *browser.Capture, opts Options, firstRef int) (*Snapshot, Table, int) {
+func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) {
 	opts = opts.withDefaults()
 	p := newPage(c)
 	b := &builder{p: p, opts: opts}

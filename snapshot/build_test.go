@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 )
 
 // shown lists "role name" of each element, in order.
@@ -299,13 +299,13 @@ func TestPasswordNeverShown(t *testing.T) {
 func TestDialog(t *testing.T) {
 	page := []tnode{button("Behind", 0, 0, 10, 10)}
 	tests := []struct {
-		dialog browser.Dialog
+		dialog capture.Dialog
 		want   []string
 		acts   []string
 	}{
-		{browser.Dialog{Type: "alert", Message: "Saved"}, []string{"alertdialog Saved", "button OK", "button Behind"}, []string{"", "accept", ""}},
-		{browser.Dialog{Type: "confirm", Message: "Leave?"}, []string{"alertdialog Leave?", "button OK", "button Cancel", "button Behind"}, []string{"", "accept", "dismiss", ""}},
-		{browser.Dialog{Type: "prompt", Message: "Your name", DefaultPrompt: " Ann "}, []string{"alertdialog Your name", "textbox Your name", "button OK", "button Cancel", "button Behind"}, []string{"", "prompt", "accept", "dismiss", ""}},
+		{capture.Dialog{Type: "alert", Message: "Saved"}, []string{"alertdialog Saved", "button OK", "button Behind"}, []string{"", "accept", ""}},
+		{capture.Dialog{Type: "confirm", Message: "Leave?"}, []string{"alertdialog Leave?", "button OK", "button Cancel", "button Behind"}, []string{"", "accept", "dismiss", ""}},
+		{capture.Dialog{Type: "prompt", Message: "Your name", DefaultPrompt: " Ann "}, []string{"alertdialog Your name", "textbox Your name", "button OK", "button Cancel", "button Behind"}, []string{"", "prompt", "accept", "dismiss", ""}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dialog.Type, func(t *testing.T) {
@@ -332,8 +332,8 @@ func TestDialog(t *testing.T) {
 		})
 	}
 	// While a dialog is open the browser captures nothing else.
-	c := &browser.Capture{URL: "https://example.test/", Viewport: browser.Viewport{Width: 800, Height: 600}, DOM: []byte("null"),
-		Dialog: &browser.Dialog{Type: "alert", Message: "Hi"}, ScreenshotError: "a dialog is open"}
+	c := &capture.Page{URL: "https://example.test/", Viewport: capture.Viewport{Width: 800, Height: 600}, DOM: []byte("null"),
+		Dialog: &capture.Dialog{Type: "alert", Message: "Hi"}, ScreenshotError: "a dialog is open"}
 	s, _, _ := build(t, c, Options{}, 0)
 	if got := shown(s); !slices.Equal(got, []string{"alertdialog Hi", "button OK"}) || len(s.Notes) != 1 {
 		t.Errorf("elements %q notes %q", got, s.Notes)
@@ -356,7 +356,7 @@ func TestLenientParsing(t *testing.T) {
 	}
 	// Parts that do not decode are left out with a note, never an error.
 	c.DOM = []byte(`{"documents":"surprise"}`)
-	c.Frames = append(c.Frames, browser.FrameTree{URL: "x", AX: []byte(`[1,2]`)})
+	c.Frames = append(c.Frames, capture.Frame{URL: "x", AX: []byte(`[1,2]`)})
 	s, _, _ = build(t, c, Options{}, 0)
 	if len(s.Notes) != 2 {
 		t.Errorf("notes = %q", s.Notes)
@@ -456,7 +456,7 @@ func TestIframeAndScroll(t *testing.T) {
 	frame := &tframe{url: "https://example.test/frame", vw: 300, vh: 200, kids: []tnode{button("In frame", 0, 30, 80, 20)}}
 	iframe := tnode{tag: "IFRAME", role: "Iframe", box: []float64{600, 100, 316, 216}, frame: frame}
 	// The iframe's border and padding: client box starts 5 px in, content 3 px further.
-	c := tcaptureAt(browser.Viewport{Width: 1280, Height: 720, ScrollY: 50},
+	c := tcaptureAt(capture.Viewport{Width: 1280, Height: 720, ScrollY: 50},
 		button("Main", 10, 60, 50, 20), iframe, button("After", 10, 400, 50, 20))
 	var dom map[string]any
 	json.Unmarshal(c.DOM, &dom)
@@ -564,7 +564,7 @@ func TestPageText(t *testing.T) {
 
 func TestSnapshotFields(t *testing.T) {
 	c := tcapture(button("A", 0, 0, 10, 10))
-	c.Screenshot = &browser.Screenshot{MIMEType: "image/png", Width: 640, Height: 360, Data: []byte("png")}
+	c.Screenshot = &capture.Screenshot{MIMEType: "image/png", Width: 640, Height: 360, Data: []byte("png")}
 	s, _, _ := build(t, c, Options{}, 0)
 	if s.Screenshot == nil || string(s.Screenshot.Data) != "png" || s.Screenshot.Width != 640 {
 		t.Errorf("screenshot = %+v", s.Screenshot)

@@ -1,6 +1,6 @@
 package snapshot
 
-import "github.com/chaperone-mcp/chaperone/browser"
+import "github.com/chaperone-mcp/chaperone/capture"
 
 // dialogElement is one element of an open JavaScript dialog, with its target.
 type dialogElement struct {
@@ -13,7 +13,7 @@ type dialogElement struct {
 // prompt), an OK button and, except for an alert, a Cancel button. Their
 // targets carry Dialog ("prompt", "accept", "dismiss") instead of a node; the
 // alertdialog itself has neither and cannot be acted on.
-func dialogElements(d *browser.Dialog) []dialogElement {
+func dialogElements(d *capture.Dialog) []dialogElement {
 	if d == nil {
 		return nil
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/fixtures"
 )
 
@@ -115,7 +116,7 @@ type golden struct {
 }
 
 // loadCaptures reads every recorded capture, by name.
-func loadCaptures(tb testing.TB) map[string]*browser.Capture {
+func loadCaptures(tb testing.TB) map[string]*capture.Page {
 	tb.Helper()
 	paths, err := filepath.Glob(filepath.Join(capturesDir, "*.json"))
 	if err != nil {
@@ -124,13 +125,13 @@ func loadCaptures(tb testing.TB) map[string]*browser.Capture {
 	if len(paths) == 0 {
 		tb.Fatalf("no captures in %s", capturesDir)
 	}
-	out := make(map[string]*browser.Capture, len(paths))
+	out := make(map[string]*capture.Page, len(paths))
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			tb.Fatal(err)
 		}
-		var c browser.Capture
+		var c capture.Page
 		if err := json.Unmarshal(data, &c); err != nil {
 			tb.Fatalf("%s: %v", p, err)
 		}
@@ -222,11 +223,11 @@ func TestTokenTable(t *testing.T) {
 }
 
 func ExampleBuild() {
-	c := &browser.Capture{
+	c := &capture.Page{
 		URL:      "https://example.test/login",
 		Title:    "Log in",
-		Viewport: browser.Viewport{Width: 800, Height: 600},
-		Frames: []browser.FrameTree{{FrameID: "MAIN", AX: []byte(`{"nodes":[
+		Viewport: capture.Viewport{Width: 800, Height: 600},
+		Frames: []capture.Frame{{FrameID: "MAIN", AX: []byte(`{"nodes":[
 			{"nodeId":"1","role":{"type":"internalRole","value":"RootWebArea"},"childIds":["2","3"]},
 			{"nodeId":"2","role":{"type":"role","value":"textbox"},"name":{"type":"computedString","value":"Email"},"parentId":"1"},
 			{"nodeId":"3","role":{"type":"role","value":"button"},"name":{"type":"computedString","value":"Log in"},"parentId":"1"}
@@ -244,7 +245,7 @@ func ExampleBuild() {
 }
 
 func ExampleValidate() {
-	s, _, _ := Build(&browser.Capture{URL: "about:blank"}, Options{}, 0)
+	s, _, _ := Build(&capture.Page{URL: "about:blank"}, Options{}, 0)
 	data, _ := json.Marshal(s)
 	fmt.Println(Validate(data))
 	fmt.Println(Validate([]byte(`{"elements": []}`)) != nil)

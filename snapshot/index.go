@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 )
 
 // page is a capture decoded and indexed once, so that every later lookup is a
@@ -89,7 +89,7 @@ func newStylePositions(names []string) stylePositions {
 
 // newPage decodes and indexes a capture. A part that does not decode is left
 // out with a note, never an error: a snapshot of less is better than none.
-func newPage(c *browser.Capture) *page {
+func newPage(c *capture.Page) *page {
 	p := &page{
 		styles:    newStylePositions(c.Styles),
 		frameByID: make(map[string]int, len(c.Frames)),

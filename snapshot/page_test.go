@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 )
 
 // This file writes small captures by hand: a tree of tnodes becomes one DOM
@@ -59,14 +59,14 @@ func div(kids ...tnode) tnode { return tnode{tag: "DIV", role: "generic", kids: 
 
 // tcapture assembles a capture of a 1280×720 viewport at scroll (0, 0)
 // holding the given body content.
-func tcapture(kids ...tnode) *browser.Capture {
-	return tcaptureAt(browser.Viewport{Width: 1280, Height: 720}, kids...)
+func tcapture(kids ...tnode) *capture.Page {
+	return tcaptureAt(capture.Viewport{Width: 1280, Height: 720}, kids...)
 }
 
 // tcaptureAt assembles a capture with the given viewport.
-func tcaptureAt(vp browser.Viewport, kids ...tnode) *browser.Capture {
-	b := &tbuilder{idx: map[string]int{}, styles: browser.CaptureStyles()}
-	c := &browser.Capture{URL: "https://example.test/", Title: "Test", Viewport: vp, Styles: b.styles}
+func tcaptureAt(vp capture.Viewport, kids ...tnode) *capture.Page {
+	b := &tbuilder{idx: map[string]int{}, styles: capture.Styles()}
+	c := &capture.Page{URL: "https://example.test/", Title: "Test", Viewport: vp, Styles: b.styles}
 	b.document("https://example.test/", "MAIN", 1280, 720, vp.ScrollX, vp.ScrollY, kids)
 	docs := make([]any, len(b.docs))
 	for i, d := range b.docs {
@@ -76,7 +76,7 @@ func tcaptureAt(vp browser.Viewport, kids ...tnode) *browser.Capture {
 	c.DOM = dom
 	for _, d := range b.docs {
 		ax, _ := json.Marshal(map[string]any{"nodes": d.ax})
-		c.Frames = append(c.Frames, browser.FrameTree{FrameID: d.frameID, URL: d.url, AX: ax})
+		c.Frames = append(c.Frames, capture.Frame{FrameID: d.frameID, URL: d.url, AX: ax})
 	}
 	return c
 }
@@ -291,7 +291,7 @@ func nz(v []int) []int {
 
 // build runs Build and checks that the snapshot's JSON validates against the
 // schema, as every snapshot in every test must.
-func build(t *testing.T, c *browser.Capture, opts Options, firstRef int) (*Snapshot, Table, int) {
+func build(t *testing.T, c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) {
 	t.Helper()
 	s, table, next := Build(c, opts, firstRef)
 	data, err := json.Marshal(s)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
@@ -114,7 +115,7 @@ type Session struct {
 	// settled is a capture the last action took while the page settled,
 	// for the snapshot that follows it; nil when that snapshot must be
 	// taken anew.
-	settled *browser.Capture
+	settled *capture.Page
 }
 
 // NewSession wraps an open tab as a session.
@@ -225,18 +226,18 @@ func (s *Session) getSnapshot(ctx context.Context, args json.RawMessage) Output 
 func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
-	capture, err := s.settled, error(nil)
+	page, err := s.settled, error(nil)
 	s.settled = nil
-	if capture == nil {
-		capture, err = s.tab.Capture(ctx, s.config.Capture)
+	if page == nil {
+		page, err = s.tab.Capture(ctx, s.config.Capture)
 	}
 	if err != nil {
 		err = fmt.Errorf("snapshot: %w", err)
-		capture = &browser.Capture{URL: s.tab.URL(), ScreenshotError: err.Error()}
+		page = &capture.Page{URL: s.tab.URL(), ScreenshotError: err.Error()}
 	}
 	opts := s.config.Snapshot
 	opts.ViewportOnly = viewportOnly
-	snap, table, next := snapshot.Build(capture, opts, s.next)
+	snap, table, next := snapshot.Build(page, opts, s.next)
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	return snap, err

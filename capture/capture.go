@@ -1,0 +1,85 @@
+// Package capture says what one raw look at a page is: the accessibility
+// tree of every captured frame, one layout capture of all documents, the
+// viewport, an open JavaScript dialog and the screenshot, as Chromium
+// reported them and with nothing interpreted.
+//
+// Package browser takes captures; package snapshot turns them into what the
+// agent sees. Neither needs the other's code for that, and this package
+// imports nothing from the Chrome DevTools Protocol, so snapshot builds and
+// tests on recorded captures with no browser at all (docs/architecture.md).
+package capture
+
+import "encoding/json"
+
+// Page is one raw look at a page. It serialises to JSON, so that recorded
+// captures drive golden tests without a browser.
+type Page struct {
+	// URL and Title are the main frame's.
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// Viewport is the layout viewport in CSS pixels.
+	Viewport Viewport `json:"viewport"`
+	// Frames holds one accessibility tree per captured frame, main frame
+	// first, then the iframes that run in the page's process (same-site
+	// ones) in document order; cross-site iframes are not captured. Empty
+	// while a dialog is open.
+	Frames []Frame `json:"frames"`
+	// DOM is the verbatim result of DOMSnapshot.captureSnapshot
+	// ({"documents": [...], "strings": [...]}, one document per frame) with
+	// bounds, paint orders, the computed styles named in Styles, in that
+	// order, and, when asked for, the DOM rects (offsetRects, clientRects,
+	// scrollRects).
+	// Bounds are page coordinates of their document: subtract the scroll.
+	// The document's own layout object has an empty style list. Null while
+	// a dialog is open.
+	DOM json.RawMessage `json:"dom"`
+	// Styles names the computed styles requested in DOM, in order.
+	Styles []string `json:"styles"`
+	// Dialog is the JavaScript dialog open on the page, if any.
+	Dialog *Dialog `json:"dialog,omitempty"`
+	// Screenshot is the viewport image; nil when it could not be taken, and
+	// then ScreenshotError says why. Not part of recorded captures.
+	Screenshot      *Screenshot `json:"-"`
+	ScreenshotError string      `json:"screenshot_error,omitempty"`
+}
+
+// Viewport is the visible part of the page, in CSS pixels.
+type Viewport struct {
+	Width   float64 `json:"width"`
+	Height  float64 `json:"height"`
+	ScrollX float64 `json:"scroll_x"`
+	ScrollY float64 `json:"scroll_y"`
+}
+
+// Frame is the verbatim result of Accessibility.getFullAXTree for one frame
+// ({"nodes": [...]}), parsed leniently by package snapshot because Chromium
+// adds enum values over time.
+type Frame struct {
+	FrameID string          `json:"frame_id"`
+	URL     string          `json:"url"`
+	AX      json.RawMessage `json:"ax"`
+}
+
+// Dialog is an open JavaScript dialog.
+type Dialog struct {
+	// Type is alert, confirm, prompt or beforeunload.
+	Type          string `json:"type"`
+	Message       string `json:"message"`
+	DefaultPrompt string `json:"default_prompt,omitempty"`
+}
+
+// Screenshot is an encoded image of the viewport, already scaled to the
+// screenshot budget.
+type Screenshot struct {
+	// MIMEType is image/png or image/jpeg.
+	MIMEType string
+	Width    int
+	Height   int
+	Data     []byte
+}
+
+// Styles returns the computed styles that every capture requests in its DOM
+// snapshot, in order (Page.Styles).
+func Styles() []string {
+	return []string{"display", "visibility", "cursor", "overflow-x", "overflow-y", "opacity", "pointer-events"}
+}
