@@ -624,3 +624,40 @@ func TestValidateRejects(t *testing.T) {
 }
 
 func el(m map[string]any) map[string]any { return m["elements"].([]any)[0].(map[string]any) }
+
+func TestFind(t *testing.T) {
+	s := &Snapshot{Elements: []Element{
+		{Ref: "@e0", Role: "heading", Name: "Save your work"},
+		{Ref: "@e1", Role: "button", Name: "Save draft"},
+		{Ref: "@e2", Role: "button", Name: "Save"},
+	}}
+	tests := []struct {
+		role, name, want string
+		ok               bool
+	}{
+		{"button", "Save", "@e1", true},
+		{"button", "", "@e1", true},
+		{"heading", "work", "@e0", true},
+		{"link", "Save", "", false},
+		{"button", "save", "", false},
+	}
+	for _, tt := range tests {
+		e, ok := s.Find(tt.role, tt.name)
+		if ok != tt.ok || e.Ref != tt.want {
+			t.Errorf("Find(%q, %q) = %s, %v; want %s, %v", tt.role, tt.name, e.Ref, ok, tt.want, tt.ok)
+		}
+	}
+	if e, ok := s.Element("@e2"); !ok || e.Name != "Save" {
+		t.Errorf("Element(@e2) = %+v, %v", e, ok)
+	}
+	if _, ok := s.Element("@e9"); ok {
+		t.Error("Element(@e9) found something")
+	}
+	if got, want := s.Outline(), "@e0 heading \"Save your work\"\n@e1 button \"Save draft\"\n@e2 button \"Save\""; got != want {
+		t.Errorf("Outline() = %q, want %q", got, want)
+	}
+	var none *Snapshot
+	if _, ok := none.Find("button", ""); ok {
+		t.Error("nil snapshot found something")
+	}
+}
