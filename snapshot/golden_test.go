@@ -2,111 +2,30 @@ package snapshot
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"flag"
-	"fmt"
-	"net/http/httptest"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/capture"
-	"github.com/chaperone-mcp/chaperone/fixtures"
 )
 
-var (
-	update = flag.Bool("update", false, "rewrite fixtures/golden from fixtures/captures (and the schema copy in fixtures)")
-	record = flag.Bool("record", false, "record fixtures/captures from the demo site with a real browser")
-)
+// update rewrites the goldens from the recorded captures, and the schema copy
+// in fixtures from schema.json.
+var update = flag.Bool("update", false, "rewrite testdata/golden from testdata/captures (and the schema copy in fixtures)")
 
+// The recorded captures of the demo pages, and the snapshots built from them.
+// internal/snapshotlive records the captures with a real browser; here they
+// are read without one.
 const (
-	capturesDir = "../fixtures/captures"
-	goldenDir   = "../fixtures/golden"
-	// demoOrigin replaces the test server's origin in recorded captures, so
-	// that recordings do not depend on the port they were made on.
-	demoOrigin = "http://demo.test"
+	capturesDir = "testdata/captures"
+	goldenDir   = "testdata/golden"
 )
-
-// recordings are the demo pages recorded as captures: the cancellation flow
-// and the variants. after runs on the loaded page before the capture.
-var recordings = []struct {
-	name, path string
-	after      func(ctx context.Context, t *browser.Tab) error
-}{
-	{"account", "/account", nil},
-	{"retention", "/retention", nil},
-	{"survey", "/survey", nil},
-	{"finish", "/finish", nil},
-	{"cancelled", "/cancelled", nil},
-	{"form", "/variants/form", nil},
-	{"widgets", "/variants/widgets", nil},
-	{"large", "/variants/large", nil},
-	{"iframe", "/variants/iframe", nil},
-	{"shadow", "/variants/shadow", nil},
-	{"modal", "/variants/modal", nil},
-	{"long", "/variants/long", nil},
-	{"long-bottom", "/variants/long", func(ctx context.Context, t *browser.Tab) error { return t.ScrollPageTo(ctx, "bottom") }},
-	{"similar", "/variants/similar", nil},
-	{"disabled", "/variants/disabled", nil},
-	{"third-party", "/variants/third-party", nil},
-	{"altered", "/variants/altered", nil},
-}
-
-// TestRecordCaptures is a tool, not a test: with -record it loads each demo
-// page in a real browser and writes its raw capture to fixtures/captures,
-// from which the golden tests below run without a browser. Without -record
-// it does nothing.
-func TestRecordCaptures(t *testing.T) {
-	if !*record {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	srv := httptest.NewServer(fixtures.Site())
-	defer srv.Close()
-	b, err := browser.Launch(ctx, browser.Options{})
-	if err != nil {
-		t.Fatalf("launch: %v", err)
-	}
-	defer b.Close()
-	if err := os.MkdirAll(capturesDir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, r := range recordings {
-		tab, err := b.NewTab(ctx)
-		if err != nil {
-			t.Fatalf("new tab: %v", err)
-		}
-		if err := tab.Navigate(ctx, srv.URL+r.path); err != nil {
-			t.Fatalf("%s: %v", r.path, err)
-		}
-		if r.after != nil {
-			if err := r.after(ctx, tab); err != nil {
-				t.Fatalf("%s: %v", r.name, err)
-			}
-		}
-		c, err := tab.Capture(ctx, browser.CaptureOptions{})
-		if err != nil {
-			t.Fatalf("capture %s: %v", r.path, err)
-		}
-		c.ScreenshotError = ""
-		data, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data = bytes.ReplaceAll(data, []byte(srv.URL), []byte(demoOrigin))
-		path := filepath.Join(capturesDir, r.name+".json")
-		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("%s: %d bytes", path, len(data))
-		tab.Close()
-	}
-}
 
 // golden is what a golden file holds for one capture: the snapshot of the
 // viewport and of the whole page, with the id and time normalised.
@@ -181,12 +100,9 @@ func TestGolden(t *testing.T) {
 // element-JSON and page-text tokens beside the time.
 func BenchmarkBuild(b *testing.B) {
 	captures := loadCaptures(b)
-	for _, r := range recordings {
-		c, ok := captures[r.name]
-		if !ok {
-			continue
-		}
-		b.Run(r.name, func(b *testing.B) {
+	for _, name := range slices.Sorted(maps.Keys(captures)) {
+		c := captures[name]
+		b.Run(name, func(b *testing.B) {
 			b.ReportAllocs()
 			var s *Snapshot
 			for b.Loop() {
@@ -204,52 +120,16 @@ func BenchmarkBuild(b *testing.B) {
 // tokens, and checks the budgets of the acceptance list.
 func TestTokenTable(t *testing.T) {
 	captures := loadCaptures(t)
-	for _, r := range recordings {
-		c, ok := captures[r.name]
-		if !ok {
-			continue
-		}
-		s, _, _ := build(t, c, Options{ViewportOnly: true}, 0)
+	for _, name := range slices.Sorted(maps.Keys(captures)) {
+		s, _, _ := build(t, captures[name], Options{ViewportOnly: true}, 0)
 		data, _ := json.Marshal(s.Elements)
 		et, tt := EstimateTokens(len(data)), EstimateTokens(len(s.Text))
-		t.Logf("%-12s %3d elements %5d element tokens %4d text tokens", r.name, len(s.Elements), et, tt)
+		t.Logf("%-12s %3d elements %5d element tokens %4d text tokens", name, len(s.Elements), et, tt)
 		if et > DefaultTokenBudget || len(s.Elements) > DefaultMaxElements {
-			t.Errorf("%s: %d elements, %d tokens", r.name, len(s.Elements), et)
+			t.Errorf("%s: %d elements, %d tokens", name, len(s.Elements), et)
 		}
 		if len(s.Text) > DefaultTextBudget {
-			t.Errorf("%s: page text of %d bytes", r.name, len(s.Text))
+			t.Errorf("%s: page text of %d bytes", name, len(s.Text))
 		}
 	}
-}
-
-func ExampleBuild() {
-	c := &capture.Page{
-		URL:      "https://example.test/login",
-		Title:    "Log in",
-		Viewport: capture.Viewport{Width: 800, Height: 600},
-		Frames: []capture.Frame{{FrameID: "MAIN", AX: []byte(`{"nodes":[
-			{"nodeId":"1","role":{"type":"internalRole","value":"RootWebArea"},"childIds":["2","3"]},
-			{"nodeId":"2","role":{"type":"role","value":"textbox"},"name":{"type":"computedString","value":"Email"},"parentId":"1"},
-			{"nodeId":"3","role":{"type":"role","value":"button"},"name":{"type":"computedString","value":"Log in"},"parentId":"1"}
-		]}`)}},
-	}
-	s, table, next := Build(c, Options{ViewportOnly: true}, 5)
-	for _, e := range s.Elements {
-		fmt.Println(e.Ref, e.Role, e.Name, table[e.Ref].Role)
-	}
-	fmt.Println("next ref:", next)
-	// Output:
-	// @e5 textbox Email textbox
-	// @e6 button Log in button
-	// next ref: 7
-}
-
-func ExampleValidate() {
-	s, _, _ := Build(&capture.Page{URL: "about:blank"}, Options{}, 0)
-	data, _ := json.Marshal(s)
-	fmt.Println(Validate(data))
-	fmt.Println(Validate([]byte(`{"elements": []}`)) != nil)
-	// Output:
-	// <nil>
-	// true
 }

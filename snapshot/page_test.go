@@ -10,7 +10,7 @@ import (
 
 // This file writes small captures by hand: a tree of tnodes becomes one DOM
 // node, one accessibility node and (with a box) one layout object each, in
-// the shapes Chromium returns them (see fixtures/captures for real ones).
+// the shapes Chromium returns them (see testdata/captures for real ones).
 
 // tnode is one node of a hand-written page.
 type tnode struct {
@@ -302,14 +302,4 @@ func build(t *testing.T, c *capture.Page, opts Options, firstRef int) (*Snapshot
 		t.Fatalf("snapshot does not validate: %v\n%s", err, data)
 	}
 	return s, table, next
-}
-
-// byName finds an element by name, or nil.
-func byName(s *Snapshot, name string) *Element {
-	for i := range s.Elements {
-		if s.Elements[i].Name == name {
-			return &s.Elements[i]
-		}
-	}
-	return nil
 }
