@@ -30,7 +30,7 @@ type Options struct {
 	TextBudget int
 }
 
-// The defaults and the fixed limits of the spec.
+// The defaults of Options and the limits no option changes.
 const (
 	DefaultMaxElements = 100
 	DefaultTokenBudget = 2000

@@ -6,10 +6,10 @@ import (
 	"unicode/utf8"
 )
 
-// interactiveRoles are the roles an agent acts on: the spec's list (button
-// link checkbox radio textbox combobox listbox menuitem menuitemcheckbox
-// menuitemradio tab switch slider) plus their obvious equivalents searchbox,
-// spinbutton, option and treeitem.
+// interactiveRoles are the roles an agent acts on: the ARIA widget roles
+// (button link checkbox radio textbox combobox listbox menuitem
+// menuitemcheckbox menuitemradio tab switch slider) plus their obvious
+// equivalents searchbox, spinbutton, option and treeitem.
 var interactiveRoles = map[string]bool{
 	"button": true, "link": true, "checkbox": true, "radio": true,
 	"textbox": true, "searchbox": true, "spinbutton": true,

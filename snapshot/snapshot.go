@@ -7,8 +7,8 @@ package snapshot
 
 import "time"
 
-// Snapshot is the agent's view of a page (DESIGN.md §2). Its JSON form is
-// described by fixtures/snapshot.schema.json.
+// Snapshot is the agent's view of a page (docs/architecture.md, "Snapshots
+// and refs"). Its JSON form is described by fixtures/snapshot.schema.json.
 type Snapshot struct {
 	ID        string    `json:"snapshot_id"`
 	Timestamp time.Time `json:"timestamp"`
