@@ -15,6 +15,179 @@ import (
 // ErrDetached reports a node that is no longer in the page.
 var ErrDetached = errors.New("node is no longer in the page")
 
+// releaseTimeout bounds the release of a page object, which runs after the
+// call that used it, whose deadline may be spent.
+const releaseTimeout = time.Second
+
+// Raw protocol commands. The typed cdproto ones are strict about enum values
+// and drop zero fields that some commands need, so these go as raw JSON.
+var (
+	cmdResolveNode      = cdp.Command[map[string]any, resolveNodeResult]{Method: "DOM.resolveNode"}
+	cmdCallFunctionOn   = cdp.Command[map[string]any, scriptResult]{Method: "Runtime.callFunctionOn"}
+	cmdReleaseObject    = cdp.Command[map[string]any, json.RawMessage]{Method: "Runtime.releaseObject"}
+	cmdEvaluate         = cdp.Command[map[string]any, scriptResult]{Method: "Runtime.evaluate"}
+	cmdPartialAXTree    = cdp.Command[map[string]any, partialAXTree]{Method: "Accessibility.getPartialAXTree"}
+	cmdDispatchMouse    = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
+	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
+	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
+	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
+)
+
+type resolveNodeResult struct {
+	Object struct {
+		ObjectID string `json:"objectId"`
+	} `json:"object"`
+}
+
+// scriptResult is the result of Runtime.evaluate and Runtime.callFunctionOn.
+type scriptResult struct {
+	Result struct {
+		Type     string          `json:"type"`
+		Value    json.RawMessage `json:"value"`
+		ObjectID string          `json:"objectId"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+func (r scriptResult) err() error {
+	if r.ExceptionDetails == nil {
+		return nil
+	}
+	if e := r.ExceptionDetails.Exception; e != nil && e.Description != "" {
+		return fmt.Errorf("script: %s", e.Description)
+	}
+	return fmt.Errorf("script: %s", r.ExceptionDetails.Text)
+}
+
+// decode reports a script's exception as an error, or decodes its JSON
+// result into out (which may be nil).
+func (r scriptResult) decode(out any) error {
+	if err := r.err(); err != nil {
+		return err
+	}
+	if out == nil || len(r.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(r.Result.Value, out)
+}
+
+// pageObject is an object of the page that scripts run on, as their this,
+// until it is released. It belongs to one document: calls on it fail once
+// that document is gone.
+type pageObject struct {
+	t  *Tab
+	id string
+	// gesture makes calls count as a user gesture, as the input they stand
+	// for would; the server's own watching must not give the page a user
+	// activation it would not otherwise have.
+	gesture bool
+}
+
+// node returns the DOM node as a page object, or ErrDetached when it is
+// gone. Calls on it count as user gestures.
+func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": backendNodeID})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
+	}
+	return &pageObject{t: t, id: obj.Object.ObjectID, gesture: true}, nil
+}
+
+// window returns the window of the main frame's current document.
+func (t *Tab) window(ctx context.Context) (*pageObject, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "globalThis"})
+	if err != nil {
+		return nil, err
+	}
+	if err := res.err(); err != nil {
+		return nil, err
+	}
+	return &pageObject{t: t, id: res.Result.ObjectID}, nil
+}
+
+// call runs the JavaScript function fn with the object as this and args as
+// its arguments, awaiting a promise, and decodes its JSON result into out
+// (which may be nil).
+func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) error {
+	c, cancel := o.t.cdp(ctx)
+	defer cancel()
+	callArgs := make([]map[string]any, len(args))
+	for i, a := range args {
+		callArgs[i] = map[string]any{"value": a}
+	}
+	params := map[string]any{
+		"objectId":            o.id,
+		"functionDeclaration": fn,
+		"arguments":           callArgs,
+		"returnByValue":       true,
+		"awaitPromise":        true,
+	}
+	if o.gesture {
+		params["userGesture"] = true
+	}
+	res, err := chromedp.Call(c, cmdCallFunctionOn, params)
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
+}
+
+// release lets the page forget the object. It has its own short deadline,
+// since ctx's may be spent.
+func (o *pageObject) release(ctx context.Context) {
+	c, cancel := o.t.cdp(context.WithoutCancel(ctx))
+	defer cancel()
+	c, cancelRelease := context.WithTimeout(c, releaseTimeout)
+	defer cancelRelease()
+	_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o.id})
+}
+
+// callOn runs the JavaScript function fn with the node as this and args as
+// its arguments, and decodes its JSON result into out (which may be nil).
+func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
+	n, err := t.node(ctx, backendNodeID)
+	if err != nil {
+		return err
+	}
+	defer n.release(ctx)
+	return n.call(ctx, fn, out, args...)
+}
+
+// callPage runs the JavaScript function fn with the main frame's window as
+// this and args as its arguments, and decodes its JSON result into out
+// (which may be nil).
+func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+	w, err := t.window(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.release(ctx)
+	return w.call(ctx, fn, out, args...)
+}
+
+// Evaluate runs a JavaScript expression in the main frame, awaiting a
+// promise, and decodes its JSON result into out (which may be nil).
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true,
+	})
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
+}
+
 // Inspection is what the check before an action found out about a node, in
 // one look: whether it is still there and the same, whether it can be acted
 // on, and where to act.
@@ -39,66 +212,7 @@ type Inspection struct {
 	Covered string
 }
 
-// inspectJS runs on the node. It scrolls it into view if needed, then reports
-// what the server checks before acting. Offsets of same-origin frames are
-// added so that X and Y are main-viewport coordinates.
-const inspectJS = `function(scroll) {
-	const el = this.nodeType === 1 ? this : this.parentElement;
-	const out = {connected: !!(el && el.isConnected)};
-	if (!out.connected) return out;
-	const doc = el.ownerDocument;
-	out.documentURL = doc.URL;
-	out.tag = el.tagName.toLowerCase();
-	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
-	out.editable = !!el.isContentEditable;
-	out.disabled = !!(el.disabled || el.closest('[aria-disabled="true"]') || el.closest('fieldset[disabled]') && el.matches('input,select,textarea,button'));
-	out.readOnly = !!(el.readOnly || el.getAttribute('aria-readonly') === 'true');
-	const cs = doc.defaultView.getComputedStyle(el);
-	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
-		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||
-		((out.tag === 'textarea') && el.scrollHeight > el.clientHeight + 1);
-	let r = el.getBoundingClientRect();
-	const win = doc.defaultView;
-	if (scroll && (r.bottom <= 0 || r.top >= win.innerHeight || r.right <= 0 || r.left >= win.innerWidth ||
-		r.top < 0 || r.bottom > win.innerHeight)) {
-		el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-		r = el.getBoundingClientRect();
-	}
-	out.visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
-	if (!out.visible) return out;
-	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
-	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
-	if (right <= left || bottom <= top) { out.visible = false; return out; }
-	const lx = (left + right) / 2, ly = (top + bottom) / 2;
-	let x = lx, y = ly;
-	for (let w = win; w.frameElement; w = w.parent) {
-		const fr = w.frameElement.getBoundingClientRect();
-		x += fr.left + w.frameElement.clientLeft;
-		y += fr.top + w.frameElement.clientTop;
-	}
-	out.x = x; out.y = y;
-	let hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(lx, ly) : doc.elementFromPoint(lx, ly);
-	while (hit && hit.shadowRoot && hit !== el) {
-		const inner = hit.shadowRoot.elementFromPoint(lx, ly);
-		if (!inner || inner === hit) break;
-		hit = inner;
-	}
-	const inside = (n) => {
-		for (; n; n = n.parentNode || n.host) if (n === el) return true;
-		return false;
-	};
-	const labelFor = (n) => n && n.tagName === 'LABEL' && n.control === el;
-	if (hit && !inside(hit) && !labelFor(hit) && !labelFor(hit.closest && hit.closest('label'))) {
-		const cover = hit.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]') || hit;
-		const role = cover.getAttribute('role') || (cover.tagName === 'DIALOG' ? 'dialog' : cover.tagName.toLowerCase());
-		const name = cover.getAttribute('aria-label') || cover.getAttribute('title') ||
-			(cover.getAttribute('aria-labelledby') && doc.getElementById(cover.getAttribute('aria-labelledby'))?.textContent) ||
-			(cover.textContent || '').trim().slice(0, 60);
-		out.covered = name ? role + ' "' + name.trim().replace(/\s+/g, ' ') + '"' : role;
-	}
-	return out;
-}`
-
+// inspectResult is what inspectJS reports.
 type inspectResult struct {
 	Connected   bool    `json:"connected"`
 	DocumentURL string  `json:"documentURL"`
@@ -112,61 +226,6 @@ type inspectResult struct {
 	X           float64 `json:"x"`
 	Y           float64 `json:"y"`
 	Covered     string  `json:"covered"`
-}
-
-// Raw protocol commands. The typed cdproto ones are strict about enum values
-// and drop zero fields that some commands need, so these go as raw JSON.
-var (
-	cmdResolveNode      = cdp.Command[map[string]any, resolveNodeResult]{Method: "DOM.resolveNode"}
-	cmdCallFunctionOn   = cdp.Command[map[string]any, callFunctionResult]{Method: "Runtime.callFunctionOn"}
-	cmdReleaseObject    = cdp.Command[map[string]any, json.RawMessage]{Method: "Runtime.releaseObject"}
-	cmdPartialAXTree    = cdp.Command[map[string]any, partialAXTree]{Method: "Accessibility.getPartialAXTree"}
-	cmdDispatchMouse    = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
-	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
-	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
-	cmdEvaluate         = cdp.Command[map[string]any, callFunctionResult]{Method: "Runtime.evaluate"}
-	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
-)
-
-type resolveNodeResult struct {
-	Object struct {
-		ObjectID string `json:"objectId"`
-	} `json:"object"`
-}
-
-type callFunctionResult struct {
-	Result struct {
-		Type  string          `json:"type"`
-		Value json.RawMessage `json:"value"`
-	} `json:"result"`
-	ExceptionDetails *struct {
-		Text      string `json:"text"`
-		Exception *struct {
-			Description string `json:"description"`
-		} `json:"exception"`
-	} `json:"exceptionDetails"`
-}
-
-func (r callFunctionResult) err() error {
-	if r.ExceptionDetails == nil {
-		return nil
-	}
-	if e := r.ExceptionDetails.Exception; e != nil && e.Description != "" {
-		return fmt.Errorf("script: %s", e.Description)
-	}
-	return fmt.Errorf("script: %s", r.ExceptionDetails.Text)
-}
-
-// decode reports a script's exception as an error, or decodes its JSON
-// result into out (which may be nil).
-func (r callFunctionResult) decode(out any) error {
-	if err := r.err(); err != nil {
-		return err
-	}
-	if out == nil || len(r.Result.Value) == 0 {
-		return nil
-	}
-	return json.Unmarshal(r.Result.Value, out)
 }
 
 type axValue struct {
@@ -191,50 +250,6 @@ type partialAXTree struct {
 		Name             *axValue `json:"name"`
 		BackendDOMNodeID int64    `json:"backendDOMNodeId"`
 	} `json:"nodes"`
-}
-
-type layoutMetrics struct {
-	CSSVisualViewport struct {
-		PageX        float64 `json:"pageX"`
-		PageY        float64 `json:"pageY"`
-		ClientWidth  float64 `json:"clientWidth"`
-		ClientHeight float64 `json:"clientHeight"`
-	} `json:"cssVisualViewport"`
-}
-
-// callOn runs the JavaScript function fn with the node as this and args as
-// its arguments, and decodes its JSON result into out (which may be nil).
-func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": backendNodeID})
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrDetached, err)
-	}
-	defer func() {
-		// Release with its own short deadline: the call's may be spent.
-		rc, rcancel := t.cdp(context.WithoutCancel(ctx))
-		defer rcancel()
-		rc, rcancel2 := context.WithTimeout(rc, time.Second)
-		defer rcancel2()
-		_, _ = chromedp.Call(rc, cmdReleaseObject, map[string]any{"objectId": obj.Object.ObjectID})
-	}()
-	callArgs := make([]map[string]any, len(args))
-	for i, a := range args {
-		callArgs[i] = map[string]any{"value": a}
-	}
-	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
-		"objectId":            obj.Object.ObjectID,
-		"functionDeclaration": fn,
-		"arguments":           callArgs,
-		"returnByValue":       true,
-		"awaitPromise":        true,
-		"userGesture":         true,
-	})
-	if err != nil {
-		return err
-	}
-	return res.decode(out)
 }
 
 // Inspect checks a node before an action: the accessibility tree's role and
@@ -317,44 +332,6 @@ func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 	return nil
 }
 
-// focusAndSelectJS focuses the node and selects its content, so that typed
-// text replaces it; with clear false the caret goes to the end instead.
-const focusAndSelectJS = `function(clear) {
-	const el = this;
-	el.focus();
-	if (el.isContentEditable) {
-		const sel = el.ownerDocument.getSelection();
-		const range = el.ownerDocument.createRange();
-		range.selectNodeContents(el);
-		if (!clear) range.collapse(false);
-		sel.removeAllRanges();
-		sel.addRange(range);
-		return el.textContent.length > 0 && clear;
-	}
-	const n = el.value.length;
-	try {
-		if (clear) el.setSelectionRange(0, n); else el.setSelectionRange(n, n);
-	} catch (e) { if (clear) el.select(); }
-	return n > 0 && clear;
-}`
-
-// setValueJS sets an input's value through the native setter, the way a
-// browser's own input does, so that frameworks that track the value (React)
-// see the change; then fires input and change.
-const setValueJS = `function(v) {
-	const el = this;
-	const proto = el.tagName === 'TEXTAREA' ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-	Object.getOwnPropertyDescriptor(proto, 'value').set.call(el, v);
-	el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return el.value;
-}`
-
-const changeJS = `function() {
-	this.dispatchEvent(new Event('change', {bubbles: true}));
-	return this.isContentEditable ? this.textContent : this.value;
-}`
-
 // Type focuses a text field (input, textarea or contenteditable), replaces
 // its content when clear is set, and types text with real input events, so
 // that frameworks see every keystroke; a change event follows. It returns the
@@ -381,7 +358,7 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 		}
 	}
 	var value string
-	if err := t.callOn(ctx, backendNodeID, changeJS, &value); err != nil {
+	if err := t.callOn(ctx, backendNodeID, fireChangeJS, &value); err != nil {
 		return "", fmt.Errorf("change: %w", err)
 	}
 	return value, nil
@@ -398,29 +375,6 @@ func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (
 	}
 	return got, nil
 }
-
-// selectJS picks the option whose value or visible text is v, exactly first,
-// then ignoring case and surrounding space; it fires input and change as a
-// person's choice does. Without a match it lists the options.
-const selectJS = `function(v) {
-	const el = this;
-	const opts = Array.from(el.options || el.querySelectorAll('[role=option]'));
-	const text = (o) => (o.label || o.textContent || '').trim();
-	const norm = (s) => s.trim().toLowerCase();
-	let pick = opts.find(o => o.value === v) || opts.find(o => text(o) === v) ||
-		opts.find(o => norm(o.value || '') === norm(v)) || opts.find(o => norm(text(o)) === norm(v));
-	if (!pick) return {ok: false, options: opts.map(o => text(o) + (o.value !== undefined && o.value !== text(o) ? ' (' + o.value + ')' : ''))};
-	if (pick.disabled) return {ok: false, disabled: true, options: [text(pick)]};
-	if (el.tagName === 'SELECT') {
-		el.focus();
-		pick.selected = true;
-		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
-		el.dispatchEvent(new Event('change', {bubbles: true}));
-	} else {
-		pick.click();
-	}
-	return {ok: true, value: pick.value !== undefined ? pick.value : text(pick), text: text(pick)};
-}`
 
 // ErrNoOption reports a select value that matches no option.
 var ErrNoOption = errors.New("no such option")
@@ -442,7 +396,7 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, value string) (Se
 		Text     string   `json:"text"`
 		Options  []string `json:"options"`
 	}
-	if err := t.callOn(ctx, backendNodeID, selectJS, &r, value); err != nil {
+	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &r, value); err != nil {
 		return Selection{}, fmt.Errorf("select %q: %w", value, err)
 	}
 	if r.Disabled {
@@ -454,15 +408,14 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, value string) (Se
 	return Selection{Value: r.Value, Text: r.Text}, nil
 }
 
-// scrollElementJS scrolls the node's own content to an edge, or brings the
-// node into view when edge is empty.
-const scrollElementJS = `function(edge) {
-	const el = this;
-	if (edge === 'top') el.scrollTop = 0;
-	else if (edge === 'bottom') el.scrollTop = el.scrollHeight;
-	else el.scrollIntoView({block: 'center', inline: 'nearest', behavior: 'instant'});
-	return el.scrollTop;
-}`
+type layoutMetrics struct {
+	CSSVisualViewport struct {
+		PageX        float64 `json:"pageX"`
+		PageY        float64 `json:"pageY"`
+		ClientWidth  float64 `json:"clientWidth"`
+		ClientHeight float64 `json:"clientHeight"`
+	} `json:"cssVisualViewport"`
+}
 
 // ScrollIntoView brings the node into the viewport.
 func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
@@ -480,28 +433,10 @@ func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge str
 	return nil
 }
 
-// Evaluate runs a JavaScript expression in the main frame, awaiting a
-// promise, and decodes its JSON result into out (which may be nil).
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
-		"expression": expr, "returnByValue": true, "awaitPromise": true,
-	})
-	if err != nil {
-		return err
-	}
-	return res.decode(out)
-}
-
 // ScrollPageTo scrolls the page to its top or bottom edge, firing scroll
 // events as any scroll does.
 func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
-	expr := `window.scrollTo({top: 0, behavior: 'instant'})`
-	if edge == "bottom" {
-		expr = `window.scrollTo({top: document.scrollingElement.scrollHeight, behavior: 'instant'})`
-	}
-	if err := t.Evaluate(ctx, expr, nil); err != nil {
+	if err := t.callPage(ctx, scrollPageJS, nil, edge); err != nil {
 		return fmt.Errorf("scroll page to %s: %w", edge, err)
 	}
 	return nil
@@ -519,54 +454,9 @@ func (t *Tab) Viewport(ctx context.Context) (capture.Viewport, error) {
 	return capture.Viewport{Width: v.ClientWidth, Height: v.ClientHeight, ScrollX: v.PageX, ScrollY: v.PageY}, nil
 }
 
-// quietArmJS starts counting the page's DOM changes and scrolls, remembering when the
-// last one happened; quietWaitJS then resolves with the count once the DOM
-// has had no change for the quiet window (in milliseconds) or the cap has
-// passed, whichever comes first, or -1 when the document that was armed is
-// gone. Polling uses timers rather than animation frames, which a hidden page
-// does not get. The watcher hides in a non-enumerable property.
-const (
-	quietArmJS = `(() => {
-	const k = '__chaperoneQuiet';
-	if (window[k]) window[k].stop();
-	const q = {count: 0, last: performance.now()};
-	const change = () => { q.count++; q.last = performance.now(); };
-	q.obs = new MutationObserver(change);
-	q.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-	// A scroll changes what a snapshot shows without touching the DOM.
-	document.addEventListener('scroll', change, {capture: true, passive: true});
-	q.stop = () => { q.obs.disconnect(); document.removeEventListener('scroll', change, {capture: true}); };
-	Object.defineProperty(window, k, {value: q, configurable: true});
-	return true;
-})()`
-	// quietFirstJS resolves with the count at the first change, or when
-	// the cap passes without one.
-	quietFirstJS = `new Promise(resolve => {
-	const q = window['__chaperoneQuiet'], cap = %d, start = performance.now();
-	if (!q) return resolve(-1);
-	const tick = () => {
-		if (q.count > 0 || performance.now() - start >= cap) { resolve(q.count); return; }
-		setTimeout(tick, 4);
-	};
-	tick();
-})`
-	quietWaitJS = `new Promise(resolve => {
-	const k = '__chaperoneQuiet', q = window[k], quiet = %d, cap = %d, start = performance.now();
-	if (!q) return resolve(-1);
-	const step = Math.max(4, Math.min(10, quiet / 2));
-	const tick = () => {
-		const now = performance.now();
-		if (now - q.last >= quiet || now - start >= cap) {
-			q.stop();
-			delete window[k];
-			resolve(q.count);
-			return;
-		}
-		setTimeout(tick, step);
-	};
-	tick();
-})`
-)
+// The quiet watch counts a document's DOM changes and scrolls from the
+// moment it is armed. Reading it reports -1 when the document that was armed
+// is gone, which means a navigation replaced it.
 
 // WaitQuiet waits until the page's DOM has had no change for the quiet
 // window, at most for limit.
@@ -577,16 +467,36 @@ func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) error {
 	return nil
 }
 
-// quiet waits for the quiet window, arming the watcher first when arm is
-// set, and returns how many DOM changes it saw since it was armed (-1: the
-// armed document is gone).
+// armQuiet arms the quiet watch in the current document.
+func (t *Tab) armQuiet(ctx context.Context) error {
+	return t.callPage(ctx, armQuietWatchJS, nil)
+}
+
+// firstChange waits, for at most limit, for the first change since the watch
+// was armed, and returns the count of changes then.
+func (t *Tab) firstChange(ctx context.Context, limit time.Duration) (int, error) {
+	var changes int
+	err := t.callPage(ctx, waitFirstChangeJS, &changes, limit.Milliseconds())
+	return changes, err
+}
+
+// quiet waits for the quiet window, at most for limit, arming the watch first
+// when arm is set, and returns how many changes it saw since it was armed.
 func (t *Tab) quiet(ctx context.Context, quiet, limit time.Duration, arm bool) (int, error) {
-	expr := fmt.Sprintf(quietWaitJS, quiet.Milliseconds(), limit.Milliseconds())
+	// Arming and waiting run on one window, so that a document that goes away
+	// between them fails the wait, as one that goes away during it does.
+	w, err := t.window(ctx)
+	if err != nil {
+		return 0, err
+	}
+	defer w.release(ctx)
 	if arm {
-		expr = quietArmJS + ", " + expr
+		if err := w.call(ctx, armQuietWatchJS, nil); err != nil {
+			return 0, err
+		}
 	}
 	var changes int
-	err := t.Evaluate(ctx, expr, &changes)
+	err = w.call(ctx, waitQuietJS, &changes, quiet.Milliseconds(), limit.Milliseconds())
 	return changes, err
 }
 
@@ -655,12 +565,13 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wai
 	}
 	return t.settle(ctx, act, w.Limit, func(ctx context.Context, remaining time.Duration) (*capture.Page, error) {
 		start := time.Now()
-		if err := t.Evaluate(ctx, quietArmJS, nil); err != nil {
+		if err := t.armQuiet(ctx); err != nil {
 			return nil, fmt.Errorf("wait for the page to settle: %w", err)
 		}
 		before := 0
 		if w.FirstChange {
-			if err := t.Evaluate(ctx, fmt.Sprintf(quietFirstJS, w.Quiet.Milliseconds()), &before); err != nil {
+			var err error
+			if before, err = t.firstChange(ctx, w.Quiet); err != nil {
 				return nil, fmt.Errorf("wait for the page to change: %w", err)
 			}
 		}

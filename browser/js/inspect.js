@@ -1,0 +1,59 @@
+// inspect looks at the node (this) before an action, scrolling it into view
+// first when scroll is set. Offsets of same-origin frames are added so that x
+// and y are main-viewport coordinates.
+function inspect(scroll) {
+	const el = this.nodeType === 1 ? this : this.parentElement;
+	const out = {connected: !!(el && el.isConnected)};
+	if (!out.connected) return out;
+	const doc = el.ownerDocument;
+	out.documentURL = doc.URL;
+	out.tag = el.tagName.toLowerCase();
+	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+	out.editable = !!el.isContentEditable;
+	out.disabled = !!(el.disabled || el.closest('[aria-disabled="true"]') || el.closest('fieldset[disabled]') && el.matches('input,select,textarea,button'));
+	out.readOnly = !!(el.readOnly || el.getAttribute('aria-readonly') === 'true');
+	const cs = doc.defaultView.getComputedStyle(el);
+	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
+		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||
+		((out.tag === 'textarea') && el.scrollHeight > el.clientHeight + 1);
+	let r = el.getBoundingClientRect();
+	const win = doc.defaultView;
+	if (scroll && (r.bottom <= 0 || r.top >= win.innerHeight || r.right <= 0 || r.left >= win.innerWidth ||
+		r.top < 0 || r.bottom > win.innerHeight)) {
+		el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+		r = el.getBoundingClientRect();
+	}
+	out.visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
+	if (!out.visible) return out;
+	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
+	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
+	if (right <= left || bottom <= top) { out.visible = false; return out; }
+	const lx = (left + right) / 2, ly = (top + bottom) / 2;
+	let x = lx, y = ly;
+	for (let w = win; w.frameElement; w = w.parent) {
+		const fr = w.frameElement.getBoundingClientRect();
+		x += fr.left + w.frameElement.clientLeft;
+		y += fr.top + w.frameElement.clientTop;
+	}
+	out.x = x; out.y = y;
+	let hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(lx, ly) : doc.elementFromPoint(lx, ly);
+	while (hit && hit.shadowRoot && hit !== el) {
+		const inner = hit.shadowRoot.elementFromPoint(lx, ly);
+		if (!inner || inner === hit) break;
+		hit = inner;
+	}
+	const inside = (n) => {
+		for (; n; n = n.parentNode || n.host) if (n === el) return true;
+		return false;
+	};
+	const labelFor = (n) => n && n.tagName === 'LABEL' && n.control === el;
+	if (hit && !inside(hit) && !labelFor(hit) && !labelFor(hit.closest && hit.closest('label'))) {
+		const cover = hit.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]') || hit;
+		const role = cover.getAttribute('role') || (cover.tagName === 'DIALOG' ? 'dialog' : cover.tagName.toLowerCase());
+		const name = cover.getAttribute('aria-label') || cover.getAttribute('title') ||
+			(cover.getAttribute('aria-labelledby') && doc.getElementById(cover.getAttribute('aria-labelledby'))?.textContent) ||
+			(cover.textContent || '').trim().slice(0, 60);
+		out.covered = name ? role + ' "' + name.trim().replace(/\s+/g, ' ') + '"' : role;
+	}
+	return out;
+}

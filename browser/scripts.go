@@ -1,0 +1,48 @@
+package browser
+
+import _ "embed" // the page scripts
+
+// The page scripts. Each is one JavaScript function that runs through
+// Runtime.callFunctionOn, on a node or on the main frame's window as this,
+// and takes its parameters as the call's arguments.
+var (
+	// inspectJS reports what Inspect checks before an action.
+	//go:embed js/inspect.js
+	inspectJS string
+
+	// focusAndSelectJS readies a text field for Type.
+	//go:embed js/focusAndSelect.js
+	focusAndSelectJS string
+
+	// fireChangeJS ends Type as leaving the field would.
+	//go:embed js/fireChange.js
+	fireChangeJS string
+
+	// setValueJS sets the value of an input that has no text to type into.
+	//go:embed js/setValue.js
+	setValueJS string
+
+	// selectOptionJS picks an option for Select.
+	//go:embed js/selectOption.js
+	selectOptionJS string
+
+	// scrollElementJS scrolls a node's content, or the node into view.
+	//go:embed js/scrollElement.js
+	scrollElementJS string
+
+	// scrollPageJS scrolls the page to an edge.
+	//go:embed js/scrollPage.js
+	scrollPageJS string
+
+	// armQuietWatchJS starts watching the page for changes.
+	//go:embed js/armQuietWatch.js
+	armQuietWatchJS string
+
+	// waitFirstChangeJS waits for the watched page's first change.
+	//go:embed js/waitFirstChange.js
+	waitFirstChangeJS string
+
+	// waitQuietJS waits until the watched page has been quiet.
+	//go:embed js/waitQuiet.js
+	waitQuietJS string
+)
