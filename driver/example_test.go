@@ -5,7 +5,9 @@ import (
 	"fmt"
 
 	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // A scripted model drives the mock browser: it finds the button by name in
@@ -16,14 +18,14 @@ func ExampleRun() {
 		Elements: []snapshot.Element{{Ref: "@e4", Role: "button", Name: "Cancel subscription"}},
 	}
 	cancelled := &snapshot.Snapshot{Page: snapshot.Page{URL: "https://shop.test/cancelled"}}
-	browser := &driver.MockBrowser{
+	browser := &drivertest.MockBrowser{
 		Page:    home,
-		Actions: map[string]driver.MockOutcome{"browser_click @e4": {Snapshot: cancelled}},
+		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e4": {Snapshot: cancelled}},
 		Done:    func(p *snapshot.Snapshot) bool { return p == cancelled },
 	}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.ActOn("browser_click", "button", "Cancel subscription", nil),
-		driver.Call("complete_task", map[string]string{"status": "success", "reason": "cancelled"}),
+		driver.ActOn(tools.Click, "button", "Cancel subscription", nil),
+		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "cancelled"}),
 	}}
 	res, err := driver.Run(context.Background(), driver.Config{
 		Model: model, Tools: browser, Goal: "Cancel my subscription",

@@ -1,4 +1,4 @@
-package driver
+package driver_test
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/driver"
 )
 
 // fakeAPI is an httptest server speaking the Messages API. It checks each
@@ -49,9 +51,9 @@ func newFakeAPI(t *testing.T, replies ...fakeReply) *fakeAPI {
 }
 
 // claude returns the Claude model pointed at the fake.
-func (f *fakeAPI) claude(t *testing.T) *Claude {
+func (f *fakeAPI) claude(t *testing.T) *driver.Claude {
 	t.Helper()
-	c, err := NewClaude(ClaudeConfig{APIKey: "test-key", BaseURL: f.srv.URL, Model: "claude-sonnet-5-5"})
+	c, err := driver.NewClaude(driver.ClaudeConfig{APIKey: "test-key", BaseURL: f.srv.URL, Model: "claude-sonnet-5-5"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,8 +49,8 @@ func (h *history) messages() []Message {
 	return keepNewestImage(msgs)
 }
 
-// summary is the system-written account of the dropped turns, in the spec's
-// format.
+// summary is the system-written account of the dropped turns: a "Previous
+// actions:" heading, then one "- tool(target): outcome" line per turn.
 func (h *history) summary() string {
 	var b strings.Builder
 	b.WriteString("Previous actions:")

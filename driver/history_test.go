@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 func TestDescribe(t *testing.T) {
@@ -33,13 +35,13 @@ func TestTarget(t *testing.T) {
 	tests := []struct {
 		name, input, want string
 	}{
-		{"browser_click", `{"ref":"@e5"}`, "@e5"},
-		{"browser_fill", `{"ref":"@e3","value":"secret"}`, "@e3"},
-		{"browser_scroll", `{"direction":"down","amount":300}`, "down"},
-		{"complete_task", `{"status":"failed","reason":"x"}`, "failed"},
-		{"request_human_approval", `{"action":"Click Confirm cancellation","reason":"irreversible"}`, "Click Confirm cancellation"},
-		{"get_snapshot", `{}`, ""},
-		{"browser_click", `garbage`, ""},
+		{tools.Click, `{"ref":"@e5"}`, "@e5"},
+		{tools.Fill, `{"ref":"@e3","value":"secret"}`, "@e3"},
+		{tools.Scroll, `{"direction":"down","amount":300}`, "down"},
+		{tools.CompleteTask, `{"status":"failed","reason":"x"}`, "failed"},
+		{tools.RequestApproval, `{"action":"Click Confirm cancellation","reason":"irreversible"}`, "Click Confirm cancellation"},
+		{tools.GetSnapshot, `{}`, ""},
+		{tools.Click, `garbage`, ""},
 	}
 	for _, tt := range tests {
 		if got := target(tt.name, json.RawMessage(tt.input)); got != tt.want {
@@ -52,9 +54,9 @@ func TestKeepNewestImage(t *testing.T) {
 	img := func() *Image { return &Image{MIMEType: "image/png", Data: []byte("x")} }
 	msgs := []Message{
 		{Role: RoleUser, Content: []Block{Text("goal"), ImageOf(img())}},
-		{Role: RoleAssistant, Content: []Block{ToolUse("a", "browser_click", json.RawMessage(`{}`))}},
+		{Role: RoleAssistant, Content: []Block{ToolUse("a", tools.Click, json.RawMessage(`{}`))}},
 		{Role: RoleUser, Content: []Block{ToolResultOf("a", false, Text("{}"), ImageOf(img()))}},
-		{Role: RoleAssistant, Content: []Block{ToolUse("b", "browser_click", json.RawMessage(`{}`))}},
+		{Role: RoleAssistant, Content: []Block{ToolUse("b", tools.Click, json.RawMessage(`{}`))}},
 		{Role: RoleUser, Content: []Block{ToolResultOf("b", false, Text("{}"), ImageOf(img())), Text("note")}},
 	}
 	out := keepNewestImage(msgs)
@@ -84,28 +86,6 @@ func TestKeepNewestImage(t *testing.T) {
 	}
 	if count(msgs) != 3 {
 		t.Fatal("keepNewestImage changed its input")
-	}
-}
-
-func TestEstimateTokens(t *testing.T) {
-	png, err := mockScreenshot(1) // 160×90
-	if err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name string
-		req  Request
-		want int
-	}{
-		{"text", Request{System: "12345678", Messages: []Message{{Role: RoleUser, Content: []Block{Text("abcd")}}}}, 3},
-		{"image", Request{Messages: []Message{{Role: RoleUser, Content: []Block{ImageOf(png)}}}}, 20},
-		{"unreadable image", Request{Messages: []Message{{Role: RoleUser, Content: []Block{ImageOf(&Image{Data: []byte("?")})}}}}, unknownImageTokens},
-		{"tool result", Request{Messages: []Message{{Role: RoleUser, Content: []Block{ToolResultOf("x", false, Text("abcdefgh"), ImageOf(png))}}}}, 22},
-	}
-	for _, tt := range tests {
-		if got := EstimateTokens(tt.req); got != tt.want {
-			t.Errorf("%s: %d tokens, want %d", tt.name, got, tt.want)
-		}
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // Reasons a run ends, in [Result.Reason].
@@ -165,13 +167,6 @@ func sleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Tool names the loop knows.
-const (
-	toolSnapshot = "get_snapshot"
-	toolComplete = "complete_task"
-	toolApproval = "request_human_approval"
-)
-
 // Messages the driver writes into the conversation.
 const (
 	nudgeText   = "You did not call a tool. Call exactly one tool: the next browser action, or complete_task with status \"success\" if the goal is met or \"failed\" with the reason if it cannot be met."
@@ -215,7 +210,7 @@ type run struct {
 }
 
 func (r *run) loop(ctx context.Context) Result {
-	initial, err := r.cfg.Tools.Call(ctx, toolSnapshot, json.RawMessage(`{}`))
+	initial, err := r.cfg.Tools.Call(ctx, tools.GetSnapshot, json.RawMessage(`{}`))
 	if err != nil || initial.IsError {
 		detail := initial.Text
 		if err != nil {
@@ -309,7 +304,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		switch {
 		case o.Approved != nil:
 			rec.Approval = outcome
-		case o.Error != nil && *o.Error == "human_rejected":
+		case o.Error != nil && *o.Error == string(tools.HumanRejected):
 			rec.Approval = "rejected"
 		case strings.HasPrefix(o.Message, "Approved by a human"):
 			rec.Approval = "approved"
@@ -331,7 +326,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	}
 	r.cfg.Record.turn(*rec, img)
 
-	if call.Name != toolComplete || res.IsError {
+	if call.Name != tools.CompleteTask || res.IsError {
 		return false, Result{}
 	}
 	o, _ := parseOutcome(res.Text)

@@ -1,4 +1,4 @@
-package driver
+package driver_test
 
 import (
 	"bufio"
@@ -14,19 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
-
-// page returns a snapshot of url with one button per name, refs @e1, @e2, …
-// and padding text of pad characters (to make snapshots weigh).
-func page(url string, pad int, names ...string) *snapshot.Snapshot {
-	s := &snapshot.Snapshot{ID: "snap-" + url, Page: snapshot.Page{URL: url, Title: url}, Text: strings.Repeat("x", pad)}
-	for i, n := range names {
-		s.Elements = append(s.Elements, snapshot.Element{Ref: fmt.Sprintf("@e%d", i+1), Role: "button", Name: n, State: []string{}})
-	}
-	return s
-}
 
 // sleeps records the waits of the retry loop instead of waiting.
 type sleeps struct {
@@ -49,24 +41,24 @@ func (s *sleeps) all() []time.Duration {
 
 type harness struct {
 	api    *fakeAPI
-	mb     *MockBrowser
-	rec    *Recorder
+	mb     *drivertest.MockBrowser
+	rec    *driver.Recorder
 	sleeps *sleeps
-	cfg    Config
+	cfg    driver.Config
 }
 
-func newHarness(t *testing.T, mb *MockBrowser, replies ...fakeReply) *harness {
+func newHarness(t *testing.T, mb *drivertest.MockBrowser, replies ...fakeReply) *harness {
 	t.Helper()
 	if mb == nil {
-		mb = &MockBrowser{Page: page("https://shop.test/", 0, "Buy", "Cancel")}
+		mb = &drivertest.MockBrowser{Page: drivertest.Page("https://shop.test/", 0, "Buy", "Cancel")}
 	}
-	rec, err := NewRecorder(t.TempDir())
+	rec, err := driver.NewRecorder(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rec.Close() })
 	h := &harness{api: newFakeAPI(t, replies...), mb: mb, rec: rec, sleeps: &sleeps{}}
-	h.cfg = Config{
+	h.cfg = driver.Config{
 		Model: h.api.claude(t), ModelName: "claude-sonnet-5-5", Tools: mb,
 		Goal: "Cancel the subscription", Guidance: "The cancel link is under Account.",
 		Record: rec, Sleep: h.sleeps.sleep, ModelTimeout: 5 * time.Second,
@@ -75,9 +67,9 @@ func newHarness(t *testing.T, mb *MockBrowser, replies ...fakeReply) *harness {
 	return h
 }
 
-func (h *harness) run(t *testing.T) Result {
+func (h *harness) run(t *testing.T) driver.Result {
 	t.Helper()
-	res, err := Run(context.Background(), h.cfg)
+	res, err := driver.Run(context.Background(), h.cfg)
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -92,7 +84,7 @@ func (h *harness) run(t *testing.T) Result {
 func (h *harness) actions() []string {
 	var out []string
 	for _, c := range h.mb.Calls()[1:] {
-		out = append(out, strings.TrimSpace(c.Name+" "+target(c.Name, c.Args)))
+		out = append(out, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
 	}
 	return out
 }
@@ -104,24 +96,24 @@ func (w testWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func click(ref string) map[string]any { return wireCall("browser_click", map[string]any{"ref": ref}) }
+func click(ref string) map[string]any { return wireCall(tools.Click, map[string]any{"ref": ref}) }
 
 func complete(status string) map[string]any {
-	return wireCall("complete_task", map[string]any{"status": status, "reason": "because"})
+	return wireCall(tools.CompleteTask, map[string]any{"status": status, "reason": "because"})
 }
 
-// AC-L1: only the first tool call of a response executes; the others are
+// Only the first tool call of a response executes; the others are
 // answered as not executed, which the API accepts.
 func TestOnlyFirstToolCallExecutes(t *testing.T) {
 	h := newHarness(t, nil,
-		reply(wireText("Two at once."), click("@e1"), click("@e2"), wireCall("browser_fill", map[string]any{"ref": "@e3", "value": "x"})),
+		reply(wireText("Two at once."), click("@e1"), click("@e2"), wireCall(tools.Fill, map[string]any{"ref": "@e3", "value": "x"})),
 		reply(complete("success")),
 	)
 	res := h.run(t)
 	if !res.Success || res.Turns != 2 {
 		t.Fatalf("result = %+v, want success in 2 turns", res)
 	}
-	if got, want := h.actions(), []string{"browser_click @e1", "complete_task success"}; !slices.Equal(got, want) {
+	if got, want := h.actions(), []string{tools.Click + " @e1", tools.CompleteTask + " success"}; !slices.Equal(got, want) {
 		t.Fatalf("browser calls = %q, want %q", got, want)
 	}
 	second := h.api.Requests()[1]
@@ -139,10 +131,10 @@ func TestOnlyFirstToolCallExecutes(t *testing.T) {
 	}
 }
 
-// AC-L2: the loop ends on an acknowledged complete_task; an unacknowledged
+// The loop ends on an acknowledged complete_task; an unacknowledged
 // success goes back to the model with the server's message.
 func TestCompletion(t *testing.T) {
-	done := page("https://shop.test/cancelled", 0, "Home")
+	done := drivertest.Page("https://shop.test/cancelled", 0, "Home")
 	tests := []struct {
 		name        string
 		replies     []fakeReply
@@ -154,27 +146,27 @@ func TestCompletion(t *testing.T) {
 		{
 			name:        "acknowledged success",
 			replies:     []fakeReply{reply(click("@e2")), reply(complete("success"))},
-			wantSuccess: true, wantReason: ReasonCompleted, wantTurns: 2,
-			wantActions: []string{"browser_click @e2", "complete_task success"},
+			wantSuccess: true, wantReason: driver.ReasonCompleted, wantTurns: 2,
+			wantActions: []string{tools.Click + " @e2", tools.CompleteTask + " success"},
 		},
 		{
 			name:       "failed is acknowledged and ends the run",
 			replies:    []fakeReply{reply(complete("failed"))},
-			wantReason: ReasonTaskFailed, wantTurns: 1,
-			wantActions: []string{"complete_task failed"},
+			wantReason: driver.ReasonTaskFailed, wantTurns: 1,
+			wantActions: []string{tools.CompleteTask + " failed"},
 		},
 		{
 			name:        "unacknowledged success goes back to the model",
 			replies:     []fakeReply{reply(complete("success")), reply(click("@e2")), reply(complete("success"))},
-			wantSuccess: true, wantReason: ReasonCompleted, wantTurns: 3,
-			wantActions: []string{"complete_task success", "browser_click @e2", "complete_task success"},
+			wantSuccess: true, wantReason: driver.ReasonCompleted, wantTurns: 3,
+			wantActions: []string{tools.CompleteTask + " success", tools.Click + " @e2", tools.CompleteTask + " success"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			mb := &MockBrowser{
-				Page:    page("https://shop.test/", 0, "Buy", "Cancel"),
-				Actions: map[string]MockOutcome{"browser_click @e2": {Snapshot: done}},
+			mb := &drivertest.MockBrowser{
+				Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
+				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Snapshot: done}},
 				Done:    func(p *snapshot.Snapshot) bool { return p == done },
 			}
 			h := newHarness(t, mb, tt.replies...)
@@ -195,12 +187,12 @@ func TestCompletion(t *testing.T) {
 	}
 }
 
-// AC-L3: max_turns ends the run with failure.
+// Reaching MaxTurns ends the run with failure.
 func TestMaxTurns(t *testing.T) {
 	h := newHarness(t, nil, reply(click("@e1")))
 	h.cfg.MaxTurns = 3
 	res := h.run(t)
-	if res.Success || res.Reason != ReasonMaxTurns || res.Turns != 3 {
+	if res.Success || res.Reason != driver.ReasonMaxTurns || res.Turns != 3 {
 		t.Fatalf("result = %+v, want max_turns_exceeded after 3 turns", res)
 	}
 	if n := len(h.api.Requests()); n != 3 {
@@ -208,7 +200,7 @@ func TestMaxTurns(t *testing.T) {
 	}
 }
 
-// AC-L4: a reply without a tool call is asked to call complete_task.
+// A reply without a tool call is asked to call complete_task.
 func TestNoToolCallIsNudged(t *testing.T) {
 	h := newHarness(t, nil, reply(wireText("I think I am done.")), reply(complete("success")))
 	res := h.run(t)
@@ -217,7 +209,7 @@ func TestNoToolCallIsNudged(t *testing.T) {
 	}
 	msgs := h.api.Requests()[1].Messages
 	last := msgs[len(msgs)-1]
-	if last.Role != "user" || !strings.Contains(last.joined(), "Call complete_task") && !strings.Contains(last.joined(), "complete_task") {
+	if last.Role != "user" || !strings.Contains(last.joined(), "Call "+tools.CompleteTask) && !strings.Contains(last.joined(), tools.CompleteTask) {
 		t.Fatalf("last message = %+v, want a user message asking for complete_task", last)
 	}
 	if prev := msgs[len(msgs)-2]; prev.Role != "assistant" || prev.joined() != "I think I am done." {
@@ -225,7 +217,7 @@ func TestNoToolCallIsNudged(t *testing.T) {
 	}
 }
 
-// AC-L5: each request carries the whole conversation so far.
+// Each request carries the whole conversation so far.
 func TestHistoryCarriesAcrossTurns(t *testing.T) {
 	h := newHarness(t, nil, reply(click("@e1")), reply(click("@e2")), reply(complete("success")))
 	h.run(t)
@@ -273,13 +265,14 @@ func TestOnlyNewestScreenshotKept(t *testing.T) {
 }
 
 // Past 10,000 tokens the request keeps the goal, a summary of the dropped
-// turns in the spec's format, and the last 10 turns intact.
+// turns (one "- tool(target): outcome" line each), and the last 10 turns
+// intact.
 func TestTruncation(t *testing.T) {
 	// Each snapshot weighs about 1,000 tokens; 14 actions overflow the
 	// budget. Clicking @e2 fails, so the summary shows a failure.
-	mb := &MockBrowser{
-		Page:    page("https://shop.test/", 4000, "Next", "Disabled"),
-		Actions: map[string]MockOutcome{"browser_click @e2": {Error: tools.ElementDisabled}},
+	mb := &drivertest.MockBrowser{
+		Page:    drivertest.Page("https://shop.test/", 4000, "Next", "Disabled"),
+		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Error: tools.ElementDisabled}},
 	}
 	replies := []fakeReply{reply(click("@e1")), reply(click("@e2"))}
 	for range 12 {
@@ -302,20 +295,20 @@ func TestTruncation(t *testing.T) {
 			continue
 		}
 		truncated++
-		if got := len(r.Messages); got != 1+2*DefaultKeepTurns {
-			t.Fatalf("truncated request %d has %d messages, want goal + 10 turns = %d", i+1, got, 1+2*DefaultKeepTurns)
+		if got := len(r.Messages); got != 1+2*driver.DefaultKeepTurns {
+			t.Fatalf("truncated request %d has %d messages, want goal + 10 turns = %d", i+1, got, 1+2*driver.DefaultKeepTurns)
 		}
 		// Request i+1 follows i turns, of which all but the last 10 are
 		// summarised.
-		lines := []string{"- browser_click(@e1): success", "- browser_click(@e2): failed (element_disabled)"}
+		lines := []string{"- " + tools.Click + "(@e1): success", "- " + tools.Click + "(@e2): failed (element_disabled)"}
 		for len(lines) < i {
-			lines = append(lines, "- browser_click(@e1): success")
+			lines = append(lines, "- "+tools.Click+"(@e1): success")
 		}
-		want := "Previous actions:\n" + strings.Join(lines[:i-DefaultKeepTurns], "\n")
+		want := "Previous actions:\n" + strings.Join(lines[:i-driver.DefaultKeepTurns], "\n")
 		if got := r.Messages[0].texts()[1]; got != want {
 			t.Fatalf("request %d summary =\n%s\nwant\n%s", i+1, got, want)
 		}
-		if est := EstimateTokens(toRequest(r)); est > DefaultRequestCap {
+		if est := driver.EstimateTokens(toRequest(r)); est > driver.DefaultRequestCap {
 			t.Fatalf("request %d estimated at %d tokens, over the cap", i+1, est)
 		}
 	}
@@ -326,12 +319,12 @@ func TestTruncation(t *testing.T) {
 }
 
 // toRequest approximates a wire request as a Request, for estimates.
-func toRequest(r wireRequest) Request {
-	var req Request
+func toRequest(r wireRequest) driver.Request {
+	var req driver.Request
 	for _, m := range r.Messages {
-		msg := Message{Role: Role(m.Role)}
+		msg := driver.Message{Role: driver.Role(m.Role)}
 		for _, t := range m.texts() {
-			msg.Content = append(msg.Content, Text(t))
+			msg.Content = append(msg.Content, driver.Text(t))
 		}
 		req.Messages = append(req.Messages, msg)
 	}
@@ -350,17 +343,17 @@ func TestRetries(t *testing.T) {
 		wantSleeps   []time.Duration
 	}{
 		{"529 then 500 then success", []fakeReply{status(529), status(500), reply(complete("success"))},
-			true, ReasonCompleted, 3, []time.Duration{time.Second, 2 * time.Second}},
+			true, driver.ReasonCompleted, 3, []time.Duration{time.Second, 2 * time.Second}},
 		{"429 once", []fakeReply{status(429), reply(complete("success"))},
-			true, ReasonCompleted, 2, []time.Duration{time.Second}},
+			true, driver.ReasonCompleted, 2, []time.Duration{time.Second}},
 		{"529 for good", []fakeReply{status(529)},
-			false, ReasonAPIUnavailable, 3, []time.Duration{time.Second, 2 * time.Second}},
+			false, driver.ReasonAPIUnavailable, 3, []time.Duration{time.Second, 2 * time.Second}},
 		{"500 for good", []fakeReply{status(500)},
-			false, ReasonAPIUnavailable, 3, []time.Duration{time.Second, 2 * time.Second}},
+			false, driver.ReasonAPIUnavailable, 3, []time.Duration{time.Second, 2 * time.Second}},
 		{"400 is not retried", []fakeReply{status(400)},
-			false, ReasonAPIError, 1, nil},
+			false, driver.ReasonAPIError, 1, nil},
 		{"401 is not retried", []fakeReply{status(401)},
-			false, ReasonAPIError, 1, nil},
+			false, driver.ReasonAPIError, 1, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -383,20 +376,20 @@ func TestRetries(t *testing.T) {
 func TestRetryWaitsCapped(t *testing.T) {
 	var s sleeps
 	attempts := 0
-	m := &ScriptedModel{}
+	m := &driver.ScriptedModel{}
 	for range 5 {
-		m.Steps = append(m.Steps, func(Request) (Response, error) {
+		m.Steps = append(m.Steps, func(driver.Request) (driver.Response, error) {
 			attempts++
-			return Response{}, &TransientError{StatusCode: 529, RetryAfter: 30 * time.Second, Err: fmt.Errorf("overloaded")}
+			return driver.Response{}, &driver.TransientError{StatusCode: 529, RetryAfter: 30 * time.Second, Err: fmt.Errorf("overloaded")}
 		})
 	}
-	cfg := Config{Model: m, Tools: &MockBrowser{}, Goal: "g", Sleep: s.sleep,
-		Retry: RetryPolicy{Attempts: 5, Initial: time.Second, Multiplier: 2, Max: 10 * time.Second}}
-	res, err := Run(context.Background(), cfg)
+	cfg := driver.Config{Model: m, Tools: &drivertest.MockBrowser{}, Goal: "g", Sleep: s.sleep,
+		Retry: driver.RetryPolicy{Attempts: 5, Initial: time.Second, Multiplier: 2, Max: 10 * time.Second}}
+	res, err := driver.Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Reason != ReasonAPIUnavailable || attempts != 5 {
+	if res.Reason != driver.ReasonAPIUnavailable || attempts != 5 {
 		t.Fatalf("result = %+v after %d attempts", res, attempts)
 	}
 	want := []time.Duration{10 * time.Second, 10 * time.Second, 10 * time.Second, 10 * time.Second}
@@ -406,10 +399,10 @@ func TestRetryWaitsCapped(t *testing.T) {
 
 	s = sleeps{}
 	attempts = 0
-	cfg.Model = &ScriptedModel{Steps: slices.Repeat([]Step{func(Request) (Response, error) {
-		return Response{}, &TransientError{Err: fmt.Errorf("connection reset")}
+	cfg.Model = &driver.ScriptedModel{Steps: slices.Repeat([]driver.Step{func(driver.Request) (driver.Response, error) {
+		return driver.Response{}, &driver.TransientError{Err: fmt.Errorf("connection reset")}
 	}}, 5)}
-	if _, err := Run(context.Background(), cfg); err != nil {
+	if _, err := driver.Run(context.Background(), cfg); err != nil {
 		t.Fatal(err)
 	}
 	want = []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
@@ -423,13 +416,13 @@ func TestNetworkErrorRetried(t *testing.T) {
 	h := newHarness(t, nil)
 	addr := h.api.srv.URL
 	h.api.srv.Close()
-	c, err := NewClaude(ClaudeConfig{APIKey: "k", BaseURL: addr})
+	c, err := driver.NewClaude(driver.ClaudeConfig{APIKey: "k", BaseURL: addr})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.cfg.Model = c
 	res := h.run(t)
-	if res.Reason != ReasonAPIUnavailable {
+	if res.Reason != driver.ReasonAPIUnavailable {
 		t.Fatalf("result = %+v, want api_unavailable", res)
 	}
 	if got := h.sleeps.all(); len(got) != 2 {
@@ -443,7 +436,7 @@ func TestModelTimeout(t *testing.T) {
 	h.cfg.ModelTimeout = 100 * time.Millisecond
 	start := time.Now()
 	res := h.run(t)
-	if res.Success || res.Reason != ReasonTimeout {
+	if res.Success || res.Reason != driver.ReasonTimeout {
 		t.Fatalf("result = %+v, want timeout", res)
 	}
 	if d := time.Since(start); d > 1500*time.Millisecond {
@@ -459,7 +452,7 @@ func TestModelTimeout(t *testing.T) {
 func TestAPIDownEndsCleanly(t *testing.T) {
 	h := newHarness(t, nil, reply(click("@e1")), reply(click("@e2")), status(503))
 	res := h.run(t)
-	if res.Success || res.Reason != ReasonAPIUnavailable || res.Turns != 2 {
+	if res.Success || res.Reason != driver.ReasonAPIUnavailable || res.Turns != 2 {
 		t.Fatalf("result = %+v, want api_unavailable after 2 turns", res)
 	}
 	if !strings.Contains(res.Detail, "503") {
@@ -485,7 +478,7 @@ func TestAPIDownEndsCleanly(t *testing.T) {
 
 func readLog(t *testing.T, dir string) []map[string]any {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, SessionLogName))
+	f, err := os.Open(filepath.Join(dir, driver.SessionLogName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -506,9 +499,9 @@ func readLog(t *testing.T, dir string) []map[string]any {
 // A failed action goes back as a normal result saying success:false, with
 // its screenshot; a protocol error goes back text-only with is_error.
 func TestFailuresReachTheModel(t *testing.T) {
-	mb := &MockBrowser{
-		Page:    page("https://shop.test/", 0, "Buy", "Cancel"),
-		Actions: map[string]MockOutcome{"browser_click @e1": {Error: tools.ElementObscured, Message: "a cookie banner covers it"}},
+	mb := &drivertest.MockBrowser{
+		Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
+		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e1": {Error: tools.ElementObscured, Message: "a cookie banner covers it"}},
 	}
 	h := newHarness(t, mb, reply(click("@e1")), reply(wireCall("no_such_tool", nil)), reply(complete("success")))
 	h.run(t)
@@ -527,8 +520,8 @@ func TestFailuresReachTheModel(t *testing.T) {
 // The record: one log line per turn with its fields, screenshots as files,
 // and a self-contained report with the timeline.
 func TestRecord(t *testing.T) {
-	mb := &MockBrowser{Page: page("https://shop.test/", 0, "Buy", "Cancel")}
-	h := newHarness(t, mb, reply(wireText("Asking first."), wireCall("request_human_approval", map[string]any{"action": "cancel", "reason": "irreversible"})),
+	mb := &drivertest.MockBrowser{Page: drivertest.Page("https://shop.test/", 0, "Buy", "Cancel")}
+	h := newHarness(t, mb, reply(wireText("Asking first."), wireCall(tools.RequestApproval, map[string]any{"action": "cancel", "reason": "irreversible"})),
 		reply(click("@e2")), reply(complete("success")))
 	res := h.run(t)
 	h.rec.Close()
@@ -558,7 +551,7 @@ func TestRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	report := string(html)
-	for _, want := range []string{"Cancel the subscription", "Succeeded", "completed", "request_human_approval", "Human: approved", "browser_click(@e2)", fmt.Sprintf("$%.4f", res.Cost)} {
+	for _, want := range []string{"Cancel the subscription", "Succeeded", "completed", tools.RequestApproval, "Human: approved", tools.Click + "(@e2)", fmt.Sprintf("$%.4f", res.Cost)} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -576,15 +569,15 @@ func TestRecord(t *testing.T) {
 
 func TestMissingAPIKey(t *testing.T) {
 	env := map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1"}
-	_, err := ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
-	if err != ErrNoAPIKey {
+	_, err := driver.ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
+	if err != driver.ErrNoAPIKey {
 		t.Fatalf("err = %v, want ErrNoAPIKey", err)
 	}
-	if _, err := NewClaude(ClaudeConfig{}); err != ErrNoAPIKey {
+	if _, err := driver.NewClaude(driver.ClaudeConfig{}); err != driver.ErrNoAPIKey {
 		t.Fatalf("NewClaude without key: err = %v", err)
 	}
 	env["ANTHROPIC_API_KEY"] = "sk-test"
-	cfg, err := ClaudeConfigFromEnv(func(k string) string { return env[k] }, "claude-haiku-5-5")
+	cfg, err := driver.ClaudeConfigFromEnv(func(k string) string { return env[k] }, "claude-haiku-5-5")
 	if err != nil || cfg.APIKey != "sk-test" || cfg.BaseURL != "http://127.0.0.1:1" || cfg.Model != "claude-haiku-5-5" {
 		t.Fatalf("config = %+v, %v", cfg, err)
 	}
@@ -594,19 +587,19 @@ func TestMissingAPIKey(t *testing.T) {
 func TestBaseURLFromEnv(t *testing.T) {
 	api := newFakeAPI(t, reply(complete("success")))
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": api.srv.URL}
-	cc, err := ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
+	cc, err := driver.ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := NewClaude(cc)
+	c, err := driver.NewClaude(cc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Run(context.Background(), Config{Model: c, ModelName: c.Name(), Tools: &MockBrowser{}, Goal: "g"})
+	res, err := driver.Run(context.Background(), driver.Config{Model: c, ModelName: c.Name(), Tools: &drivertest.MockBrowser{}, Goal: "g"})
 	if err != nil || !res.Success {
 		t.Fatalf("result = %+v, %v", res, err)
 	}
-	if len(api.Requests()) != 1 || api.Requests()[0].Model != DefaultModel {
+	if len(api.Requests()) != 1 || api.Requests()[0].Model != driver.DefaultModel {
 		t.Fatalf("requests = %d", len(api.Requests()))
 	}
 }
@@ -616,11 +609,11 @@ func TestSystemPrompt(t *testing.T) {
 	tests := []struct{ name, guidance string }{{"no guidance", ""}, {"short", "Log in first."}, {"very long", long}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := SystemPrompt("Cancel the subscription", tt.guidance)
-			if n := textTokens(p); n >= 1000 {
+			p := driver.SystemPrompt("Cancel the subscription", tt.guidance)
+			if n := driver.TextTokens(p); n >= 1000 {
 				t.Fatalf("system prompt is %d tokens, want < 1000", n)
 			}
-			for _, want := range []string{"latest snapshot", "Refs die after every action", "request_human_approval", "complete_task", "CURRENT GOAL: Cancel the subscription"} {
+			for _, want := range []string{"latest snapshot", "Refs die after every action", tools.RequestApproval, tools.CompleteTask, "CURRENT GOAL: Cancel the subscription"} {
 				if !strings.Contains(p, want) {
 					t.Errorf("prompt lacks %q", want)
 				}

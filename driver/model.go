@@ -5,9 +5,9 @@
 //
 // The loop speaks to the model through [Model], over a transport-free
 // conversation ([Request], [Message], [Block]); only [Claude] knows the
-// Anthropic SDK. It speaks to the browser through [Tools]; [MCPTools] adapts
-// an MCP client (normally an in-process client of the real server), and
-// [MockBrowser] stands in for it in tests.
+// Anthropic SDK. It speaks to the browser through [Tools]: in production an
+// in-process MCP client of the real server (package server adapts one), in
+// tests the mock browser of package drivertest.
 package driver
 
 import (

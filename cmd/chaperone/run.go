@@ -206,7 +206,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		return driver.Result{}, err
 	}
 	defer srv.Close()
-	browserTools, closeClient, err := driver.ConnectInProcess(ctx, srv.MCP())
+	browserTools, closeClient, err := server.ConnectInProcess(ctx, srv)
 	if err != nil {
 		return driver.Result{}, err
 	}

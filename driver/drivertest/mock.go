@@ -1,4 +1,7 @@
-package driver
+// Package drivertest holds the driver's test doubles: a mock browser with a
+// scripted page that stands in for the real server's tools, and snapshots to
+// script it with.
+package drivertest
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"image/png"
 	"sync"
 
+	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -29,7 +33,7 @@ type MockOutcome struct {
 	Message  string
 }
 
-// MockBrowser is a [Tools] with a scripted page: predefined snapshots per
+// MockBrowser is a [driver.Tools] with a scripted page: predefined snapshots per
 // action, configurable failures, and a record of every call. Its results
 // have the JSON shapes of package tools, each with a small PNG screenshot.
 // Set its fields before the first call.
@@ -47,7 +51,7 @@ type MockBrowser struct {
 	// current page; nil acknowledges it always.
 	Done func(page *snapshot.Snapshot) bool
 	// Specs is the tool list; nil lists the seven core tools.
-	Specs []ToolSpec
+	Specs []driver.ToolSpec
 
 	mu    sync.Mutex
 	calls []MockCall
@@ -63,7 +67,7 @@ func (m *MockBrowser) Calls() []MockCall {
 }
 
 // List returns Specs, or the seven core tools.
-func (m *MockBrowser) List(ctx context.Context) ([]ToolSpec, error) {
+func (m *MockBrowser) List(ctx context.Context) ([]driver.ToolSpec, error) {
 	if m.Specs != nil {
 		return m.Specs, nil
 	}
@@ -71,7 +75,7 @@ func (m *MockBrowser) List(ctx context.Context) ([]ToolSpec, error) {
 }
 
 // Call runs a tool on the scripted page.
-func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessage) (ToolResult, error) {
+func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessage) (driver.ToolResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls = append(m.calls, MockCall{Name: name, Args: append(json.RawMessage(nil), args...)})
@@ -87,25 +91,25 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	}
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil {
-			return ToolResult{Text: fmt.Sprintf("invalid arguments: %v", err), IsError: true}, nil
+			return driver.ToolResult{Text: fmt.Sprintf("invalid arguments: %v", err), IsError: true}, nil
 		}
 	}
 	switch name {
-	case "get_snapshot":
+	case tools.GetSnapshot:
 		return m.result(m.page)
-	case "request_human_approval":
+	case tools.RequestApproval:
 		if m.Reject != "" {
 			return m.result(tools.ApprovalResult{Approved: false, Message: "User feedback: " + m.Reject})
 		}
 		return m.result(tools.ApprovalResult{Approved: true, Message: "Approved."})
-	case "complete_task":
+	case tools.CompleteTask:
 		if in.Status == "failed" || m.Done == nil || m.Done(m.page) {
 			return m.result(tools.CompletionResult{Acknowledged: true, Message: "Task ended: " + in.Status + "."})
 		}
 		return m.result(tools.CompletionResult{Acknowledged: false, Message: "No success indicator holds on the current page."})
-	case "browser_click", "browser_fill", "browser_select", "browser_scroll":
+	case tools.Click, tools.Fill, tools.Select, tools.Scroll:
 	default:
-		return ToolResult{Text: "unknown tool: " + name, IsError: true}, nil
+		return driver.ToolResult{Text: "unknown tool: " + name, IsError: true}, nil
 	}
 	out, ok := m.Actions[name+" "+in.Ref]
 	if !ok {
@@ -123,21 +127,22 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 
 // result encodes v as the tool's JSON and adds a fresh screenshot whose
 // colour changes with each call, so that screenshots are told apart.
-func (m *MockBrowser) result(v any) (ToolResult, error) {
+func (m *MockBrowser) result(v any) (driver.ToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return ToolResult{}, fmt.Errorf("mock browser: encode result: %w", err)
+		return driver.ToolResult{}, fmt.Errorf("mock browser: encode result: %w", err)
 	}
 	m.shots++
-	img, err := mockScreenshot(m.shots)
+	img, err := Screenshot(m.shots)
 	if err != nil {
-		return ToolResult{}, err
+		return driver.ToolResult{}, err
 	}
-	return ToolResult{Text: string(b), Image: img}, nil
+	return driver.ToolResult{Text: string(b), Image: img}, nil
 }
 
-// mockScreenshot draws a 160×90 PNG of one colour: 20 image tokens.
-func mockScreenshot(seed int) (*Image, error) {
+// Screenshot draws a 160×90 PNG of one colour, chosen by seed: 20 image
+// tokens.
+func Screenshot(seed int) (*driver.Image, error) {
 	img := image.NewRGBA(image.Rect(0, 0, 160, 90))
 	c := color.RGBA{R: uint8(seed * 53), G: uint8(seed * 97), B: uint8(seed * 31), A: 255}
 	for y := range 90 {
@@ -149,12 +154,12 @@ func mockScreenshot(seed int) (*Image, error) {
 	if err := png.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("mock browser: encode screenshot: %w", err)
 	}
-	return &Image{MIMEType: "image/png", Data: buf.Bytes()}, nil
+	return &driver.Image{MIMEType: "image/png", Data: buf.Bytes()}, nil
 }
 
 // CoreToolSpecs returns short specs of the seven core tools, for tests and
 // the mock browser; the real ones come from the server.
-func CoreToolSpecs() []ToolSpec {
+func CoreToolSpecs() []driver.ToolSpec {
 	obj := func(props string, required ...string) json.RawMessage {
 		req, _ := json.Marshal(required) // a []string always encodes
 		if len(required) == 0 {
@@ -163,13 +168,13 @@ func CoreToolSpecs() []ToolSpec {
 		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
 	}
 	ref := `"ref":{"type":"string","description":"A ref from the latest snapshot, e.g. @e7"}`
-	return []ToolSpec{
-		{Name: "get_snapshot", Description: "Return the current page as a snapshot.", InputSchema: obj(`"viewport_only":{"type":"boolean"}`)},
-		{Name: "browser_click", Description: "Click an element. Refs die after any action.", InputSchema: obj(ref, "ref")},
-		{Name: "browser_fill", Description: "Fill a text field.", InputSchema: obj(ref+`,"value":{"type":"string"},"clear_first":{"type":"boolean"}`, "ref", "value")},
-		{Name: "browser_select", Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
-		{Name: "browser_scroll", Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
-		{Name: "request_human_approval", Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"}`, "action", "reason")},
-		{Name: "complete_task", Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
+	return []driver.ToolSpec{
+		{Name: tools.GetSnapshot, Description: "Return the current page as a snapshot.", InputSchema: obj(`"viewport_only":{"type":"boolean"}`)},
+		{Name: tools.Click, Description: "Click an element. Refs die after any action.", InputSchema: obj(ref, "ref")},
+		{Name: tools.Fill, Description: "Fill a text field.", InputSchema: obj(ref+`,"value":{"type":"string"},"clear_first":{"type":"boolean"}`, "ref", "value")},
+		{Name: tools.Select, Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
+		{Name: tools.Scroll, Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
+		{Name: tools.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"}`, "action", "reason")},
+		{Name: tools.CompleteTask, Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
 	}
 }

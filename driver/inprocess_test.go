@@ -1,0 +1,47 @@
+package driver_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/server"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// The whole path: Claude (against the fake API) drives the real server
+// code in-process to an acknowledged completion.
+func TestRunThroughInProcessServer(t *testing.T) {
+	done := drivertest.ValidPage("https://shop.test/cancelled", "Home")
+	mb := &drivertest.MockBrowser{
+		Page:    drivertest.ValidPage("https://shop.test/", "Buy", "Cancel"),
+		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Snapshot: done}},
+		Done:    func(p *snapshot.Snapshot) bool { return p == done },
+	}
+	h := newHarness(t, mb, reply(click("@e2")), reply(complete("success")))
+	srv, err := server.New(server.Config{NewSession: func(context.Context) (server.Session, error) {
+		return &drivertest.Session{Browser: mb}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	tl, closeClient, err := server.ConnectInProcess(context.Background(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeClient()
+	h.cfg.Tools = tl
+	res := h.run(t)
+	if !res.Success || res.Turns != 2 {
+		t.Fatalf("result = %+v", res)
+	}
+	if got := h.actions(); !slices.Equal(got, []string{tools.Click + " @e2", tools.CompleteTask + " success"}) {
+		t.Fatalf("browser calls = %q", got)
+	}
+	if n := h.api.Requests()[0].images(); n != 1 {
+		t.Fatalf("first request has %d images, want the initial screenshot", n)
+	}
+}

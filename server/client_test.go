@@ -1,0 +1,80 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// connectMock serves mb through a real Server and returns an in-process
+// client of it as driver.Tools.
+func connectMock(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
+	t.Helper()
+	srv, err := New(Config{NewSession: func(context.Context) (Session, error) {
+		return &drivertest.Session{Browser: mb}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	tl, closeClient, err := ConnectInProcess(context.Background(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeClient() })
+	return tl
+}
+
+// The adapter turns tools/list into specs and tools/call into JSON text
+// plus the decoded screenshot, through the real server code.
+func TestMCPToolsAdapter(t *testing.T) {
+	mb := &drivertest.MockBrowser{Page: drivertest.ValidPage("https://shop.test/", "Buy", "Cancel")}
+	tl := connectMock(t, mb)
+	ctx := context.Background()
+
+	specs, err := tl.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+		var schema map[string]any
+		if err := json.Unmarshal(s.InputSchema, &schema); err != nil || schema["type"] != "object" {
+			t.Errorf("%s input schema %s: %v", s.Name, s.InputSchema, err)
+		}
+		if s.Description == "" {
+			t.Errorf("%s has no description", s.Name)
+		}
+	}
+	slices.Sort(names)
+	want := []string{tools.Click, tools.Fill, tools.Scroll, tools.Select, tools.CompleteTask, tools.GetSnapshot, tools.RequestApproval}
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v", names, want)
+	}
+
+	res, err := tl.Call(ctx, tools.Click, json.RawMessage(`{"ref":"@e2"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || !strings.Contains(res.Text, `"success":true`) || res.Image == nil || res.Image.MIMEType != "image/png" {
+		t.Fatalf("result = %+v", res)
+	}
+	if w, h, err := res.Image.Size(); err != nil || w != 160 || h != 90 {
+		t.Fatalf("screenshot %dx%d: %v", w, h, err)
+	}
+	if got := mb.Calls(); len(got) != 1 || got[0].Name != tools.Click || !strings.Contains(string(got[0].Args), "@e2") {
+		t.Fatalf("browser calls = %+v", got)
+	}
+
+	res, err = tl.Call(ctx, tools.Click, json.RawMessage(`[1]`))
+	if err != nil || !res.IsError {
+		t.Fatalf("non-object arguments: %+v, %v; want an error result", res, err)
+	}
+}
