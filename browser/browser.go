@@ -436,25 +436,3 @@ func (b *Browser) disposeContext(s *session, id cdp.BrowserContextID) error {
 	}
 	return nil
 }
-
-// within derives from base (a chromedp context, whose values it keeps) a
-// context that ends when ctx ends, and that has ctx's deadline or, when ctx
-// has none, the default d.
-func within(ctx, base context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(d)
-	}
-	c, cancel := context.WithDeadline(base, dl)
-	stop := context.AfterFunc(ctx, func() {
-		// At ctx's deadline c's own timer fires too; leave it to that, so
-		// that the error says deadline exceeded rather than canceled.
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			cancel()
-		}
-	})
-	return c, func() {
-		stop()
-		cancel()
-	}
-}

@@ -232,16 +232,6 @@ func (t *Tab) page() (*tabPage, *session) {
 	return t.pg, t.sess
 }
 
-// cdp returns a context for protocol calls on the tab: it carries the tab's
-// chromedp target (so chromedp.Call and chromedp.Run work on it), ends when
-// ctx or the tab ends (the tab ends when its renderer crashes, it is closed,
-// or the browser dies), and has ctx's deadline or, when ctx has none, a
-// default of 10 s. Every protocol call of the package goes through it.
-func (t *Tab) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
-	p, _ := t.page()
-	return within(ctx, p.live, defaultCallTimeout)
-}
-
 // Err reports why the tab cannot be used: nil while it is alive; an error
 // wrapping ErrTabCrashed when its renderer crashed or the target went away,
 // ErrBrowserGone when the browser died or was relaunched, or ErrClosed after

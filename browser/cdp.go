@@ -1,0 +1,220 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrDetached reports a node that is no longer in the page.
+var ErrDetached = errors.New("node is no longer in the page")
+
+// releaseTimeout bounds the release of a page object, which runs after the
+// call that used it, whose deadline may be spent.
+const releaseTimeout = time.Second
+
+// Raw protocol commands. The typed cdproto ones are strict about enum values
+// and drop zero fields that some commands need, so these go as raw JSON.
+var (
+	cmdResolveNode      = cdp.Command[map[string]any, resolveNodeResult]{Method: "DOM.resolveNode"}
+	cmdCallFunctionOn   = cdp.Command[map[string]any, scriptResult]{Method: "Runtime.callFunctionOn"}
+	cmdReleaseObject    = cdp.Command[map[string]any, json.RawMessage]{Method: "Runtime.releaseObject"}
+	cmdEvaluate         = cdp.Command[map[string]any, scriptResult]{Method: "Runtime.evaluate"}
+	cmdPartialAXTree    = cdp.Command[map[string]any, partialAXTree]{Method: "Accessibility.getPartialAXTree"}
+	cmdDispatchMouse    = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
+	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
+	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
+	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
+)
+
+type resolveNodeResult struct {
+	Object struct {
+		ObjectID string `json:"objectId"`
+	} `json:"object"`
+}
+
+// scriptResult is the result of Runtime.evaluate and Runtime.callFunctionOn.
+type scriptResult struct {
+	Result struct {
+		Type     string          `json:"type"`
+		Value    json.RawMessage `json:"value"`
+		ObjectID string          `json:"objectId"`
+	} `json:"result"`
+	ExceptionDetails *struct {
+		Text      string `json:"text"`
+		Exception *struct {
+			Description string `json:"description"`
+		} `json:"exception"`
+	} `json:"exceptionDetails"`
+}
+
+func (r scriptResult) err() error {
+	if r.ExceptionDetails == nil {
+		return nil
+	}
+	if e := r.ExceptionDetails.Exception; e != nil && e.Description != "" {
+		return fmt.Errorf("script: %s", e.Description)
+	}
+	return fmt.Errorf("script: %s", r.ExceptionDetails.Text)
+}
+
+// decode reports a script's exception as an error, or decodes its JSON
+// result into out (which may be nil).
+func (r scriptResult) decode(out any) error {
+	if err := r.err(); err != nil {
+		return err
+	}
+	if out == nil || len(r.Result.Value) == 0 {
+		return nil
+	}
+	return json.Unmarshal(r.Result.Value, out)
+}
+
+// pageObject is an object of the page that scripts run on, as their this,
+// until it is released. It belongs to one document: calls on it fail once
+// that document is gone.
+type pageObject struct {
+	t  *Tab
+	id string
+	// gesture makes calls count as a user gesture, as the input they stand
+	// for would; the server's own watching must not give the page a user
+	// activation it would not otherwise have.
+	gesture bool
+}
+
+// node returns the DOM node as a page object, or ErrDetached when it is
+// gone. Calls on it count as user gestures.
+func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": backendNodeID})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
+	}
+	return &pageObject{t: t, id: obj.Object.ObjectID, gesture: true}, nil
+}
+
+// window returns the window of the main frame's current document.
+func (t *Tab) window(ctx context.Context) (*pageObject, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "globalThis"})
+	if err != nil {
+		return nil, err
+	}
+	if err := res.err(); err != nil {
+		return nil, err
+	}
+	return &pageObject{t: t, id: res.Result.ObjectID}, nil
+}
+
+// call runs the JavaScript function fn with the object as this and args as
+// its arguments, awaiting a promise, and decodes its JSON result into out
+// (which may be nil).
+func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) error {
+	c, cancel := o.t.cdp(ctx)
+	defer cancel()
+	callArgs := make([]map[string]any, len(args))
+	for i, a := range args {
+		callArgs[i] = map[string]any{"value": a}
+	}
+	params := map[string]any{
+		"objectId":            o.id,
+		"functionDeclaration": fn,
+		"arguments":           callArgs,
+		"returnByValue":       true,
+		"awaitPromise":        true,
+	}
+	if o.gesture {
+		params["userGesture"] = true
+	}
+	res, err := chromedp.Call(c, cmdCallFunctionOn, params)
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
+}
+
+// release lets the page forget the object. It has its own short deadline,
+// since ctx's may be spent.
+func (o *pageObject) release(ctx context.Context) {
+	c, cancel := o.t.cdp(context.WithoutCancel(ctx))
+	defer cancel()
+	c, cancelRelease := context.WithTimeout(c, releaseTimeout)
+	defer cancelRelease()
+	_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o.id})
+}
+
+// callOn runs the JavaScript function fn with the node as this and args as
+// its arguments, and decodes its JSON result into out (which may be nil).
+func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
+	n, err := t.node(ctx, backendNodeID)
+	if err != nil {
+		return err
+	}
+	defer n.release(ctx)
+	return n.call(ctx, fn, out, args...)
+}
+
+// callPage runs the JavaScript function fn with the main frame's window as
+// this and args as its arguments, and decodes its JSON result into out
+// (which may be nil).
+func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+	w, err := t.window(ctx)
+	if err != nil {
+		return err
+	}
+	defer w.release(ctx)
+	return w.call(ctx, fn, out, args...)
+}
+
+// Evaluate runs a JavaScript expression in the main frame, awaiting a
+// promise, and decodes its JSON result into out (which may be nil).
+func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
+		"expression": expr, "returnByValue": true, "awaitPromise": true,
+	})
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
+}
+
+// cdp returns a context for protocol calls on the tab: it carries the tab's
+// chromedp target (so chromedp.Call and chromedp.Run work on it), ends when
+// ctx or the tab ends (the tab ends when its renderer crashes, it is closed,
+// or the browser dies), and has ctx's deadline or, when ctx has none, a
+// default of 10 s. Every protocol call of the package goes through it.
+func (t *Tab) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
+	p, _ := t.page()
+	return within(ctx, p.live, defaultCallTimeout)
+}
+
+// within derives from base (a chromedp context, whose values it keeps) a
+// context that ends when ctx ends, and that has ctx's deadline or, when ctx
+// has none, the default d.
+func within(ctx, base context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		dl = time.Now().Add(d)
+	}
+	c, cancel := context.WithDeadline(base, dl)
+	stop := context.AfterFunc(ctx, func() {
+		// At ctx's deadline c's own timer fires too; leave it to that, so
+		// that the error says deadline exceeded rather than canceled.
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return c, func() {
+		stop()
+		cancel()
+	}
+}
