@@ -64,12 +64,6 @@ var (
 	ErrBrowserGone = errors.New("the browser is gone")
 )
 
-// ErrNotImplemented marks a stub that is still to be written.
-//
-// Deprecated: nothing returns it any more; kept so that code written against
-// the first stubs still compiles.
-var ErrNotImplemented = errors.New("not implemented")
-
 const (
 	defaultWidth  = 1280
 	defaultHeight = 720
