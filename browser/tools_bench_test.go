@@ -71,17 +71,6 @@ func callTool(b *testing.B, s *tools.Session, name string, args any) tools.Outpu
 	return out
 }
 
-func findRef(b *testing.B, s *snapshot.Snapshot, role, name string) snapshot.Element {
-	b.Helper()
-	for _, e := range s.Elements {
-		if e.Role == role && e.Name == name {
-			return e
-		}
-	}
-	b.Fatalf("no %s %q on %s", role, name, s.Page.URL)
-	return snapshot.Element{}
-}
-
 func lastSnapshot(out tools.Output) *snapshot.Snapshot {
 	switch v := out.Value.(type) {
 	case *snapshot.Snapshot:
@@ -149,39 +138,41 @@ func BenchmarkActions(b *testing.B) {
 	tab := browsertest.Tab(b)
 	for _, bc := range []struct {
 		name, path string
-		// tool runs the action through the session; floor does the same
-		// input with raw protocol calls.
-		tool  func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output
-		floor func(b *testing.B, snap *snapshot.Snapshot)
+		// role and elem pick the element acted on, if any, in the last
+		// snapshot.
+		role, elem string
+		// tool runs the action on e through the session; floor does the
+		// same input with raw protocol calls.
+		tool  func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output
+		floor func(b *testing.B, e snapshot.Element)
 	}{
-		{"click", "/account",
-			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
-				return callTool(b, s, "browser_click", rawMap{"ref": findRef(b, snap, "button", "Change plan").Ref})
+		{"click", "/account", "button", "Change plan",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_click", rawMap{"ref": e.Ref})
 			},
-			func(b *testing.B, snap *snapshot.Snapshot) {
-				e := findRef(b, snap, "button", "Change plan")
+			func(b *testing.B, e snapshot.Element) {
 				rawClick(b, tab, e.BBox.X+e.BBox.Width/2, e.BBox.Y+e.BBox.Height/2)
 			}},
-		{"fill", "/survey",
-			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
-				return callTool(b, s, "browser_fill", rawMap{"ref": findRef(b, snap, "textbox", "Anything else you'd like to tell us?").Ref, "value": "Too many price rises."})
+		{"fill", "/survey", "textbox", "Anything else you'd like to tell us?",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_fill", rawMap{"ref": e.Ref, "value": "Too many price rises."})
 			},
-			func(b *testing.B, snap *snapshot.Snapshot) {
+			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawEvaluate, rawMap{"expression": `document.querySelector('#comments').focus(); document.querySelector('#comments').select()`})
 				raw(b, tab, rawInsert, rawMap{"text": "Too many price rises."})
 			}},
-		{"select", "/survey",
-			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
-				return callTool(b, s, "browser_select", rawMap{"ref": findRef(b, snap, "combobox", "How long were you a member?").Ref, "value": "1 to 3 years"})
+		{"select", "/survey", "combobox", "How long were you a member?",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": e.Ref, "value": "1 to 3 years"})
 			},
-			func(b *testing.B, snap *snapshot.Snapshot) {
+			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#tenure'); s.value = '1to3'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
 			}},
-		{"scroll", "/variants/long",
-			func(b *testing.B, s *tools.Session, snap *snapshot.Snapshot) tools.Output {
+		{"scroll", "/variants/long", "", "",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
 				return callTool(b, s, "browser_scroll", rawMap{"direction": "down", "amount": 200})
 			},
-			func(b *testing.B, snap *snapshot.Snapshot) {
+			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawMouse, rawMap{"type": "mouseWheel", "x": 640, "y": 300, "deltaX": 0, "deltaY": 200})
 			}},
 	} {
@@ -200,11 +191,18 @@ func BenchmarkActions(b *testing.B) {
 					callTool(b, s, "browser_scroll", rawMap{"direction": "top"})
 					b.StartTimer()
 				}
+				var e snapshot.Element
+				if bc.role != "" {
+					var ok bool
+					if e, ok = snap.Find(bc.role, bc.elem); !ok {
+						b.Fatalf("no %s %q on %s", bc.role, bc.elem, snap.Page.URL)
+					}
+				}
 				start := time.Now()
-				bc.floor(b, snap)
+				bc.floor(b, e)
 				rawSnapshot(b, tab)
 				mid := time.Now()
-				out := bc.tool(b, s, snap)
+				out := bc.tool(b, s, e)
 				r.floor += mid.Sub(start)
 				r.tool += time.Since(mid)
 				snap = lastSnapshot(out)
