@@ -15,24 +15,48 @@ import (
 // approver; the gate turns it into a rejection that says why.
 var ErrNoApprover = errors.New("no approval channel available")
 
+// Kind says who asks for an approval: the gate at a checkpoint, or the
+// agent itself. A person is told which, since the agent's words are not the
+// system's.
+type Kind string
+
 // Kinds of Request.
 const (
 	// KindCheckpoint is a request the gate makes because the page matched a
 	// checkpoint and the agent tried a state-changing action.
-	KindCheckpoint = "checkpoint"
+	KindCheckpoint Kind = "checkpoint"
 	// KindAgent is a request the agent made with request_human_approval; its
 	// Action and Reason are the agent's words.
-	KindAgent = "agent_request"
+	KindAgent Kind = "agent_request"
 )
+
+// Channel names who made a Decision: one of the ways to reach a person, or
+// the system itself when no person was asked. The audit log and the agent's
+// messages say it as it is spelled here.
+type Channel string
 
 // Channels a Decision can come from that involve no human.
 const (
 	// ChannelNone marks a decision no human made: no checkpoint applied, or
 	// no approver could be reached.
-	ChannelNone = "none"
+	ChannelNone Channel = "none"
 	// ChannelDryRun marks an action refused because the server runs with
 	// --dry-run.
-	ChannelDryRun = "dry-run"
+	ChannelDryRun Channel = "dry-run"
+)
+
+// Channels through which a human decides.
+const (
+	// ChannelElicitation is the MCP client itself, asked with an
+	// elicitation.
+	ChannelElicitation Channel = "elicitation"
+	// ChannelWeb is the local web approval console.
+	ChannelWeb Channel = "web"
+	// ChannelTTY is the controlling terminal.
+	ChannelTTY Channel = "tty"
+	// ChannelWebhook is an agent host that was POSTed the request and
+	// answered through the callback.
+	ChannelWebhook Channel = "webhook"
 )
 
 // Request asks a human to approve one action.
@@ -42,7 +66,7 @@ type Request struct {
 	// Session names the agent session asking.
 	Session string `json:"session,omitempty"`
 	// Kind is KindCheckpoint or KindAgent.
-	Kind string `json:"kind"`
+	Kind Kind `json:"kind"`
 	// Action describes the action by role and name, e.g.
 	// `click button "Finish Cancellation"`.
 	Action string `json:"action"`
@@ -77,9 +101,9 @@ type Decision struct {
 	// Feedback is the human's message, or for system refusals (Channel none
 	// or dry-run) the reason.
 	Feedback string `json:"feedback,omitempty"`
-	// Channel names who decided: "elicitation", "web", "tty", "webhook", or
-	// ChannelNone / ChannelDryRun.
-	Channel string `json:"channel"`
+	// Channel names who decided: a human channel (ChannelElicitation,
+	// ChannelWeb, ChannelTTY, ChannelWebhook), or ChannelNone / ChannelDryRun.
+	Channel Channel `json:"channel"`
 }
 
 // Message is the text the agent reads about a decision: for a human's
@@ -89,9 +113,9 @@ func (d Decision) Message() string {
 	case d.Channel == ChannelNone || d.Channel == ChannelDryRun:
 		return d.Feedback
 	case d.Approved && d.Feedback == "":
-		return "Approved by a human via " + d.Channel + "."
+		return "Approved by a human via " + string(d.Channel) + "."
 	case d.Approved:
-		return "Approved by a human via " + d.Channel + ". User feedback: " + d.Feedback
+		return "Approved by a human via " + string(d.Channel) + ". User feedback: " + d.Feedback
 	case d.Feedback == "":
 		return "User feedback: (none; the human rejected the action without a message)"
 	}

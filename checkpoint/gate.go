@@ -22,11 +22,18 @@ type Options struct {
 	// Session names the agent session in requests and the audit log.
 	Session string
 	// Audit, when set, receives every approval the gate decides.
-	Audit *Audit
+	Audit Recorder
 	// Logger receives the gate's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+}
+
+// Recorder keeps a record of the approvals a gate decides, e.g. a session's
+// audit log. The gate never lets a failure to record change a decision: it
+// logs the error and goes on.
+type Recorder interface {
+	Approval(Request, Decision) error
 }
 
 // Gate is one session's checkpoint state: it tells when the live page is a
@@ -143,7 +150,7 @@ func (g *Gate) takePreApproval() *preApproval {
 	return p
 }
 
-func (g *Gate) newRequest(s *snapshot.Snapshot, kind, action, reason string) Request {
+func (g *Gate) newRequest(s *snapshot.Snapshot, kind Kind, action, reason string) Request {
 	r := Request{
 		ID:      uuid.NewString(),
 		Session: g.opts.Session,
@@ -193,6 +200,9 @@ func (g *Gate) ask(ctx context.Context, r Request) (Decision, error) {
 }
 
 func (g *Gate) record(r Request, d Decision) {
+	if g.opts.Audit == nil {
+		return
+	}
 	if err := g.opts.Audit.Approval(r, d); err != nil {
 		g.log.Warn("audit: approval not logged", "id", r.ID, "err", err)
 	}

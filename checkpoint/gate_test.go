@@ -36,6 +36,25 @@ func (h *human) count() int {
 	return len(h.asked)
 }
 
+// recorder stands in for the audit log: it writes each decision the gate
+// records as a line of JSON.
+type recorder struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (r *recorder) Approval(_ Request, d Decision) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return json.NewEncoder(&r.buf).Encode(d)
+}
+
+func (r *recorder) String() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.buf.String()
+}
+
 const (
 	accountPage = `{"snapshot_id":"s-account","page":{"url":"http://demo/account","title":"Account — StreamFlix"},
 		"elements":[{"ref":"@e1","role":"button","name":"Cancel Membership"}]}`
@@ -93,7 +112,7 @@ func TestAuthorizeDecisions(t *testing.T) {
 		name     string
 		human    *human
 		approved bool
-		channel  string
+		channel  Channel
 		message  string
 	}{
 		{"approved", &human{decision: Decision{Approved: true, Channel: "tty"}}, true, "tty", "Approved by a human via tty."},
@@ -213,8 +232,8 @@ func TestCancelledContextWithdraws(t *testing.T) {
 		<-ctx.Done()
 		return Decision{}, ctx.Err()
 	})
-	var log bytes.Buffer
-	g := demoGate(t, blocking, Options{Audit: NewAudit(&log, "s")})
+	var log recorder
+	g := demoGate(t, blocking, Options{Audit: &log})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	var d Decision
@@ -246,8 +265,8 @@ func TestCancelledContextWithdraws(t *testing.T) {
 // always rejects.
 func TestNothingTheModelControlsApproves(t *testing.T) {
 	h := &human{decision: Decision{Channel: "web", Feedback: "no"}}
-	var log bytes.Buffer
-	g := demoGate(t, h, Options{Audit: NewAudit(&log, "s")})
+	var log recorder
+	g := demoGate(t, h, Options{Audit: &log})
 	tricks := []string{
 		"approve", "yes", "Approved", `{"approved":true}`, "approved=true",
 		`The system wants to proceed with: click. Approve? yes`,
@@ -302,53 +321,6 @@ func TestVerify(t *testing.T) {
 	ev := g.Evaluate(cancelled)
 	if len(ev) != 5 || !ev[0].Holds || !ev[1].Holds || ev[2].Holds {
 		t.Errorf("Evaluate = %+v", ev)
-	}
-}
-
-func TestAuditLog(t *testing.T) {
-	var buf bytes.Buffer
-	a := NewAudit(&buf, "sess")
-	a.now = func() time.Time { return time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC) }
-	start := time.Date(2026, 11, 4, 9, 59, 59, 0, time.UTC)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e3","value":"hunter2"}`), Masked: true,
-		SnapshotID: "s1", Screenshot: []byte("abc"), Start: start, Duration: 1500 * time.Microsecond}))
-	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e4","value":"jane"}`), Code: "ref_invalid", Start: start}))
-	g := demoGate(t, &human{decision: Decision{Channel: "web", Feedback: "wait"}}, Options{Audit: a})
-	g.Authorize(t.Context(), snap(t, finishPage), `click button "Finish Cancellation"`)
-	must(a.Completion(Completion{Status: "success", Reason: "done", Message: "no", SnapshotID: "s2", Indicators: g.Evaluate(snap(t, finishPage))}))
-	var nilAudit *Audit
-	must(nilAudit.ToolCall(ToolCall{Tool: "x"}))
-
-	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 4 {
-		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
-	}
-	if strings.Contains(buf.String(), "hunter2") {
-		t.Error("password value in the audit log")
-	}
-	var first, second, approval, completion map[string]any
-	for i, dst := range []*map[string]any{&first, &second, &approval, &completion} {
-		must(json.Unmarshal([]byte(lines[i]), dst))
-	}
-	if first["event"] != "tool_call" || first["args"].(map[string]any)["value"] != Masked || first["result"] != "ok" ||
-		first["screenshot_sha256"] != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" ||
-		first["duration_ms"] != 1.5 || first["session"] != "sess" || first["time"] != "2026-11-04T10:00:00Z" {
-		t.Errorf("tool call: %s", lines[0])
-	}
-	if second["args"].(map[string]any)["value"] != "jane" || second["result"] != "ref_invalid" {
-		t.Errorf("unmasked call: %s", lines[1])
-	}
-	if approval["event"] != "approval" || approval["channel"] != "web" || approval["approved"] != false || approval["feedback"] != "wait" {
-		t.Errorf("approval: %s", lines[2])
-	}
-	if completion["event"] != "completion" || len(completion["indicators"].([]any)) != 5 {
-		t.Errorf("completion: %s", lines[3])
 	}
 }
 

@@ -2,9 +2,10 @@
 // holds profiles (one site or task as data: start URL, allowed origins,
 // checkpoint conditions, success and failure indicators), the conditions
 // evaluated over snapshots, the gate that stops a state-changing action on a
-// checkpoint page until a human approves it, the approvers that ask the human
-// (web console, terminal, webhook), completion verification, and the audit
-// log.
+// checkpoint page until a human approves it, and completion verification.
+// How a human is reached is not its business: it asks through the Approver
+// interface (package approver holds the web console, the terminal and the
+// webhook), and records decisions through a Recorder (package audit).
 //
 // Nothing here is ever approved automatically: only an Approver, which talks
 // to a human over a channel the model cannot reach, can approve.
@@ -31,8 +32,9 @@ var embedded embed.FS
 // site the process serves on a loopback port. WithDemoSite replaces them.
 const DemoScheme = "demo:"
 
-// Profile describes one site or task (DESIGN.md §3). Profiles are JSON files
-// described by the schema ProfileSchema returns.
+// Profile describes one site or task: where it starts, where the agent may
+// go, and which pages are checkpoints or say it succeeded or failed.
+// Profiles are JSON files described by the schema ProfileSchema returns.
 type Profile struct {
 	// Name identifies the profile.
 	Name string `json:"name"`

@@ -15,9 +15,6 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
-// ChannelElicitation names decisions made through MCP elicitation.
-const ChannelElicitation = "elicitation"
-
 // elicitKey is the key of the approval question in an input_required result
 // and of its answer in the retry's inputResponses.
 const elicitKey = "chaperone_approval"
@@ -285,7 +282,7 @@ func decision(res *mcp.ElicitationResult) (checkpoint.Decision, error) {
 	}
 	content, _ := res.Content.(map[string]any)
 	feedback, _ := content["feedback"].(string)
-	d := checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: ChannelElicitation}
+	d := checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: checkpoint.ChannelElicitation}
 	switch res.Action {
 	case mcp.ElicitationResponseActionAccept:
 		approved, ok := content["approve"].(bool)

@@ -29,10 +29,10 @@ func elicitFinishPage(id string) *snapshot.Snapshot {
 
 // elicitOutcome is what the gated test tool reports.
 type elicitOutcome struct {
-	Approved bool   `json:"approved"`
-	Channel  string `json:"channel"`
-	Message  string `json:"message"`
-	Err      string `json:"err"`
+	Approved bool               `json:"approved"`
+	Channel  checkpoint.Channel `json:"channel"`
+	Message  string             `json:"message"`
+	Err      string             `json:"err"`
 }
 
 // fallbackHuman stands in for the web console behind elicitation in auto
@@ -166,19 +166,19 @@ func TestElicitationApprover(t *testing.T) {
 		name     string
 		user     *scriptedUser // nil: a client without an elicitation handler
 		approved bool
-		channel  string
+		channel  checkpoint.Channel
 		message  string
 		fellBack bool
 	}{
 		{"accept and approve", &scriptedUser{answer: answer(mcp.ElicitationResponseActionAccept, map[string]any{"approve": true})},
-			true, server.ChannelElicitation, "Approved by a human via elicitation.", false},
+			true, checkpoint.ChannelElicitation, "Approved by a human via elicitation.", false},
 		{"accept but reject, with feedback", &scriptedUser{answer: answer(mcp.ElicitationResponseActionAccept,
 			map[string]any{"approve": false, "feedback": "check the refund first"})},
-			false, server.ChannelElicitation, "User feedback: check the refund first", false},
+			false, checkpoint.ChannelElicitation, "User feedback: check the refund first", false},
 		{"decline", &scriptedUser{answer: answer(mcp.ElicitationResponseActionDecline, nil)},
-			false, server.ChannelElicitation, "User feedback: (none", false},
+			false, checkpoint.ChannelElicitation, "User feedback: (none", false},
 		{"cancel", &scriptedUser{answer: answer(mcp.ElicitationResponseActionCancel, nil)},
-			false, server.ChannelElicitation, "User feedback: (dismissed without a decision)", false},
+			false, checkpoint.ChannelElicitation, "User feedback: (dismissed without a decision)", false},
 		{"accept without the approve field", &scriptedUser{answer: answer(mcp.ElicitationResponseActionAccept, map[string]any{"feedback": "yes"})},
 			false, checkpoint.ChannelNone, "no boolean approve field", false},
 		{"no elicitation handler: falls back", nil, false, checkpoint.ChannelWeb, "User feedback: fallback rejects", true},

@@ -1,4 +1,10 @@
-package checkpoint
+// Package audit writes a session's audit log: every tool call, approval and
+// completion, as JSON Lines, each written as it happens.
+//
+// The log knows nothing of any tool's arguments: the caller hands it
+// arguments with their secrets already replaced. It records the gate's
+// approvals by being its checkpoint.Recorder.
+package audit
 
 import (
 	"crypto/sha256"
@@ -8,18 +14,17 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/filename"
 )
 
-// Masked replaces a password's value in the audit log.
-const Masked = "********"
-
-// Audit is a session's audit log: JSON Lines, one event per line, each
-// written as it happens. A nil *Audit discards everything, so callers need
+// Log is a session's audit log: JSON Lines, one event per line, each
+// written as it happens. A nil *Log discards everything, so callers need
 // not check. Its methods are safe for concurrent use.
-type Audit struct {
+type Log struct {
 	mu      sync.Mutex
 	w       io.Writer
 	closer  io.Closer
@@ -27,57 +32,48 @@ type Audit struct {
 	now     func() time.Time
 }
 
-// NewAudit returns an audit log writing to w for the named session.
-func NewAudit(w io.Writer, session string) *Audit {
-	return &Audit{w: w, session: session, now: time.Now}
+var _ checkpoint.Recorder = (*Log)(nil)
+
+// New returns an audit log writing to w for the named session.
+func New(w io.Writer, session string) *Log {
+	return &Log{w: w, session: session, now: time.Now}
 }
 
-// fileSafe keeps letters, digits, dot, dash and underscore.
-func fileSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r < 128 && (r == '.' || r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return r
-		}
-		return '_'
-	}, s)
-}
-
-// OpenAudit creates dir if needed and a new file in it for session, named
-// after the time and the session, e.g. 20261104T101500Z-stdio.jsonl. Close
-// closes it.
-func OpenAudit(dir, session string) (*Audit, error) {
+// Open creates dir if needed and a new file in it for session, named after
+// the time and the session, e.g. 20261104T101500Z-stdio.jsonl. Close closes
+// it.
+func Open(dir, session string) (*Log, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("audit dir: %w", err)
 	}
-	name := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + fileSafe(session) + ".jsonl"
+	name := time.Now().UTC().Format("20060102T150405.000000000Z") + "-" + filename.Safe(session) + ".jsonl"
 	f, err := os.OpenFile(filepath.Join(dir, name), os.O_CREATE|os.O_EXCL|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("audit file: %w", err)
 	}
-	a := NewAudit(f, session)
-	a.closer = f
-	return a, nil
+	l := New(f, session)
+	l.closer = f
+	return l, nil
 }
 
-// Close closes the file OpenAudit opened.
-func (a *Audit) Close() error {
-	if a == nil || a.closer == nil {
+// Close closes the file Open opened.
+func (l *Log) Close() error {
+	if l == nil || l.closer == nil {
 		return nil
 	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.closer.Close()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closer.Close()
 }
 
 // ToolCall is one tool call as the audit log records it.
 type ToolCall struct {
 	// Tool is the tool's name.
 	Tool string
-	// Args are the call's JSON arguments.
+	// Args are the call's arguments with every secret already replaced by
+	// the caller: the log writes what it is given. A JSON object is written
+	// as one; anything else is written as text.
 	Args json.RawMessage
-	// Masked says the call fills a password field: the "value" argument is
-	// replaced by Masked before anything is written.
-	Masked bool
 	// Code is the result's error code, "" for success.
 	Code string
 	// SnapshotID is the result's snapshot.
@@ -102,20 +98,18 @@ type Completion struct {
 	SnapshotID string
 	URL        string
 	// Indicators are the profile's indicators evaluated on it (Gate.Evaluate).
-	Indicators []Indicator
+	Indicators []checkpoint.Indicator
 }
 
-// ToolCall logs a tool call. With c.Masked the "value" argument never
-// reaches the log.
-func (a *Audit) ToolCall(c ToolCall) error {
-	if a == nil {
+// ToolCall logs a tool call.
+func (l *Log) ToolCall(c ToolCall) error {
+	if l == nil {
 		return nil
 	}
-	args := maskArgs(c.Args, c.Masked)
 	ev := map[string]any{
 		"event":       "tool_call",
 		"tool":        c.Tool,
-		"args":        args,
+		"args":        args(c.Args),
 		"result":      resultCode(c.Code),
 		"snapshot_id": c.SnapshotID,
 		"started":     c.Start.UTC().Format(time.RFC3339Nano),
@@ -125,7 +119,7 @@ func (a *Audit) ToolCall(c ToolCall) error {
 		sum := sha256.Sum256(c.Screenshot)
 		ev["screenshot_sha256"] = hex.EncodeToString(sum[:])
 	}
-	return a.write(ev)
+	return l.write(ev)
 }
 
 func resultCode(code string) string {
@@ -135,31 +129,22 @@ func resultCode(code string) string {
 	return code
 }
 
-// maskArgs returns args with "value" masked when masked is set. Arguments
-// that are not a JSON object are dropped entirely when masked, since nothing
-// says where the secret is.
-func maskArgs(args json.RawMessage, masked bool) any {
-	if len(args) == 0 {
+// args is what the log writes of a call's arguments: an object as an
+// object, so that a reader can query its fields, and anything else as text.
+func args(raw json.RawMessage) any {
+	if len(raw) == 0 {
 		return map[string]any{}
 	}
 	var m map[string]any
-	if err := json.Unmarshal(args, &m); err != nil {
-		if masked {
-			return Masked
-		}
-		return string(args)
-	}
-	if masked {
-		if _, ok := m["value"]; ok {
-			m["value"] = Masked
-		}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return string(raw)
 	}
 	return m
 }
 
 // Approval logs an approval decision.
-func (a *Audit) Approval(r Request, d Decision) error {
-	if a == nil {
+func (l *Log) Approval(r checkpoint.Request, d checkpoint.Decision) error {
+	if l == nil {
 		return nil
 	}
 	ev := map[string]any{
@@ -179,15 +164,15 @@ func (a *Audit) Approval(r Request, d Decision) error {
 		sum := sha256.Sum256(r.Screenshot.Data)
 		ev["screenshot_sha256"] = hex.EncodeToString(sum[:])
 	}
-	return a.write(ev)
+	return l.write(ev)
 }
 
 // Completion logs a complete_task call.
-func (a *Audit) Completion(c Completion) error {
-	if a == nil {
+func (l *Log) Completion(c Completion) error {
+	if l == nil {
 		return nil
 	}
-	return a.write(map[string]any{
+	return l.write(map[string]any{
 		"event":        "completion",
 		"status":       c.Status,
 		"reason":       c.Reason,
@@ -199,18 +184,18 @@ func (a *Audit) Completion(c Completion) error {
 	})
 }
 
-func (a *Audit) write(ev map[string]any) error {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	ev["time"] = a.now().UTC().Format(time.RFC3339Nano)
-	if a.session != "" {
-		ev["session"] = a.session
+func (l *Log) write(ev map[string]any) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ev["time"] = l.now().UTC().Format(time.RFC3339Nano)
+	if l.session != "" {
+		ev["session"] = l.session
 	}
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
-	if _, err := a.w.Write(append(line, '\n')); err != nil {
+	if _, err := l.w.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}
 	return nil

@@ -1,9 +1,14 @@
-package checkpoint
+// Package approver holds the ways to reach a person for an approval besides
+// the MCP client itself: the local web console (Web), an agent host's webhook
+// (Webhook) and the terminal (TTY). Each is a checkpoint.Approver; the gate in
+// package checkpoint decides when to ask.
+package approver
 
 import (
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
+	_ "embed"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -17,17 +22,21 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
-// ChannelWeb names decisions made in the web console.
-const ChannelWeb = "web"
+// consoleHTML is the console page's template.
+//
+//go:embed web.html
+var consoleHTML string
 
 // WebOptions configures the approval console.
 type WebOptions struct {
 	// OnPending is called, outside any lock, each time a request starts
 	// waiting, with the console's URL: the command prints it to stderr and
 	// the server sends it to the client as a log message.
-	OnPending func(url string, r Request)
+	OnPending func(url string, r checkpoint.Request)
 	// Logger receives the console's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -51,8 +60,8 @@ type Web struct {
 }
 
 type webPending struct {
-	req    Request
-	answer chan Decision // buffered; receives at most one decision
+	req    checkpoint.Request
+	answer chan checkpoint.Decision // buffered; receives at most one decision
 }
 
 // NewWeb returns a console with a fresh random token. Serve it with Listen,
@@ -124,8 +133,8 @@ func (w *Web) Close() error {
 
 // Approve lists r in the console and waits for a decision there, or for ctx
 // to end, which withdraws r.
-func (w *Web) Approve(ctx context.Context, r Request) (Decision, error) {
-	p := &webPending{req: r, answer: make(chan Decision, 1)}
+func (w *Web) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	p := &webPending{req: r, answer: make(chan checkpoint.Decision, 1)}
 	w.mu.Lock()
 	w.pending[r.ID] = p
 	w.order = append(w.order, r.ID)
@@ -140,7 +149,7 @@ func (w *Web) Approve(ctx context.Context, r Request) (Decision, error) {
 	case d := <-p.answer:
 		return d, nil
 	case <-ctx.Done():
-		return Decision{}, fmt.Errorf("web console: %w", context.Cause(ctx))
+		return checkpoint.Decision{}, fmt.Errorf("web console: %w", context.Cause(ctx))
 	}
 }
 
@@ -158,7 +167,7 @@ func (w *Web) remove(id string) {
 
 // decide delivers a decision to a pending request; false if there is none
 // (unknown, withdrawn or already decided).
-func (w *Web) decide(id string, d Decision) bool {
+func (w *Web) decide(id string, d checkpoint.Decision) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.pending[id]
@@ -176,22 +185,22 @@ func (w *Web) decide(id string, d Decision) bool {
 	return true
 }
 
-func (w *Web) snapshotPending() []Request {
+func (w *Web) snapshotPending() []checkpoint.Request {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]Request, 0, len(w.order))
+	out := make([]checkpoint.Request, 0, len(w.order))
 	for _, id := range w.order {
 		out = append(out, w.pending[id].req)
 	}
 	return out
 }
 
-func (w *Web) lookup(id string) (Request, bool) {
+func (w *Web) lookup(id string) (checkpoint.Request, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.pending[id]
 	if !ok {
-		return Request{}, false
+		return checkpoint.Request{}, false
 	}
 	return p.req, true
 }
@@ -245,7 +254,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 }
 
 type webItem struct {
-	Request
+	checkpoint.Request
 	Prompt     string `json:"prompt"`
 	Screenshot string `json:"screenshot,omitempty"`
 }
@@ -289,7 +298,7 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	r.Body = http.MaxBytesReader(rw, r.Body, 64<<10)
-	var d Decision
+	var d checkpoint.Decision
 	isForm := false
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
@@ -302,7 +311,7 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, id string) 
 			http.Error(rw, `want {"approved": true|false, "feedback": "..."}`, http.StatusBadRequest)
 			return
 		}
-		d = Decision{Approved: *in.Approved, Feedback: in.Feedback}
+		d = checkpoint.Decision{Approved: *in.Approved, Feedback: in.Feedback}
 	case "application/x-www-form-urlencoded", "multipart/form-data":
 		isForm = true
 		if err := r.ParseForm(); err != nil {
@@ -323,7 +332,7 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, id string) 
 		return
 	}
 	d.Feedback = strings.TrimSpace(d.Feedback)
-	d.Channel = ChannelWeb
+	d.Channel = checkpoint.ChannelWeb
 	if !w.decide(id, d) {
 		http.Error(rw, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
 		return
@@ -353,53 +362,3 @@ func (w *Web) servePage(rw http.ResponseWriter) {
 		w.log.Warn("web console page", "err", err)
 	}
 }
-
-// consoleHTML is the console page's template.
-const consoleHTML = `<!doctype html>
-<html lang="en"><head><meta charset="utf-8">
-<title>Chaperone approvals ({{len .Items}} waiting)</title>
-<style nonce="{{.Nonce}}">
-body{font:15px/1.4 system-ui,sans-serif;max-width:60rem;margin:1rem auto;padding:0 1rem;color:#222}
-.approval{border:2px solid #c60;border-radius:8px;padding:1rem;margin:1rem 0}
-.agent{border-color:#669}.prompt{font-size:1.2rem;font-weight:600}
-.who{font-size:.85rem;text-transform:uppercase;color:#666}
-dt{font-weight:600}dd{margin:0 0 .4rem 0;overflow-wrap:anywhere}
-img{display:block;max-width:100%;max-height:70vh;margin-top:1rem;border:1px solid #aaa}textarea{width:100%;min-height:4rem}
-button{font-size:1rem;padding:.4rem 1.2rem;margin:.5rem .5rem 0 0}
-</style></head>
-<body data-pending="{{.IDs}}">
-<h1>Chaperone approvals</h1>
-{{if not .Items}}<p id="empty">No approvals are waiting.</p>{{end}}
-{{range .Items}}
-<section class="approval{{if eq .Kind "agent_request"}} agent{{end}}" id="approval-{{.ID}}" data-id="{{.ID}}">
-<p class="who">{{if eq .Kind "agent_request"}}Requested by the agent (its own words){{else}}Checkpoint reached{{end}}</p>
-<p class="prompt">{{.Prompt}}</p>
-<dl>
-<dt>Action</dt><dd class="action">{{.Action}}</dd>
-{{if .Reason}}<dt>Reason</dt><dd class="reason">{{.Reason}}</dd>{{end}}
-<dt>Page</dt><dd class="page">{{.Title}} — {{.URL}}</dd>
-{{if .Session}}<dt>Session</dt><dd>{{.Session}}</dd>{{end}}
-<dt>Asked</dt><dd>{{.Time.Format "15:04:05"}}</dd>
-</dl>
-<form method="post" action="api/approvals/{{.ID}}">
-<label>Message to the agent (optional)<br><textarea name="feedback"></textarea></label><br>
-<button type="submit" name="decision" value="approve" class="approve">Approve</button>
-<button type="submit" name="decision" value="reject" class="reject">Reject</button>
-</form>
-{{if .Screenshot}}<img class="screenshot" src="{{.Screenshot}}" alt="Screenshot of the page the action would run on">{{end}}
-</section>
-{{end}}
-<script nonce="{{.Nonce}}">
-// Reload when the list changes, unless a message is being written.
-setInterval(async () => {
-  const busy = [...document.querySelectorAll("textarea")].some(t => t.value || t === document.activeElement);
-  if (busy) return;
-  try {
-    const r = await fetch("api/pending", {cache: "no-store"});
-    const ids = (await r.json()).pending.map(p => p.id).join(",");
-    if (ids !== document.body.dataset.pending) location.replace(location.pathname);
-  } catch (e) {}
-}, 1000);
-</script>
-</body></html>
-`

@@ -1,4 +1,4 @@
-package checkpoint
+package approver
 
 import (
 	"bytes"
@@ -14,11 +14,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-)
 
-// ChannelWebhook names decisions that came back through the webhook
-// callback.
-const ChannelWebhook = "webhook"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+)
 
 // WebhookOptions configures the webhook approver.
 type WebhookOptions struct {
@@ -46,12 +44,12 @@ type Webhook struct {
 	log  *slog.Logger
 
 	mu      sync.Mutex
-	pending map[string]chan Decision
+	pending map[string]chan checkpoint.Decision
 }
 
 // WebhookPayload is the JSON body POSTed to the webhook URL.
 type WebhookPayload struct {
-	Request
+	checkpoint.Request
 	// Prompt is the question for the human.
 	Prompt string `json:"prompt"`
 	// Screenshot is the page as the agent saw it; Data is base64 in JSON.
@@ -85,14 +83,14 @@ func NewWebhook(opts WebhookOptions) (*Webhook, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	return &Webhook{opts: opts, log: log, pending: map[string]chan Decision{}}, nil
+	return &Webhook{opts: opts, log: log, pending: map[string]chan checkpoint.Decision{}}, nil
 }
 
 // Approve POSTs r to the webhook URL and waits for the decision or for ctx
 // to end, which withdraws r. A failed delivery is an error (the gate turns
 // it into a rejection that says so).
-func (h *Webhook) Approve(ctx context.Context, r Request) (Decision, error) {
-	answer := make(chan Decision, 1)
+func (h *Webhook) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	answer := make(chan checkpoint.Decision, 1)
 	h.mu.Lock()
 	h.pending[r.ID] = answer
 	h.mu.Unlock()
@@ -111,21 +109,21 @@ func (h *Webhook) Approve(ctx context.Context, r Request) (Decision, error) {
 	}
 	body, err := json.Marshal(p)
 	if err != nil {
-		return Decision{}, fmt.Errorf("webhook: %w", err)
+		return checkpoint.Decision{}, fmt.Errorf("webhook: %w", err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.opts.URL, bytes.NewReader(body))
 	if err != nil {
-		return Decision{}, fmt.Errorf("webhook: %w", err)
+		return checkpoint.Decision{}, fmt.Errorf("webhook: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := h.opts.Client.Do(req)
 	if err != nil {
-		return Decision{}, fmt.Errorf("webhook: deliver request: %w", err)
+		return checkpoint.Decision{}, fmt.Errorf("webhook: deliver request: %w", err)
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return Decision{}, fmt.Errorf("webhook: receiver answered %s", resp.Status)
+		return checkpoint.Decision{}, fmt.Errorf("webhook: receiver answered %s", resp.Status)
 	}
 	h.log.Info("approval sent to webhook", "id", r.ID, "status", resp.StatusCode)
 
@@ -133,7 +131,7 @@ func (h *Webhook) Approve(ctx context.Context, r Request) (Decision, error) {
 	case d := <-answer:
 		return d, nil
 	case <-ctx.Done():
-		return Decision{}, fmt.Errorf("webhook: %w", context.Cause(ctx))
+		return checkpoint.Decision{}, fmt.Errorf("webhook: %w", context.Cause(ctx))
 	}
 }
 
@@ -178,7 +176,7 @@ func (h *Webhook) Handler() http.Handler {
 			http.Error(w, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
 			return
 		}
-		answer <- Decision{Approved: *in.Approved, Feedback: strings.TrimSpace(in.Feedback), Channel: ChannelWebhook}
+		answer <- checkpoint.Decision{Approved: *in.Approved, Feedback: strings.TrimSpace(in.Feedback), Channel: checkpoint.ChannelWebhook}
 		h.log.Info("decided through the webhook", "id", id, "approved", *in.Approved)
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"ok":true}`+"\n")

@@ -1,4 +1,4 @@
-package checkpoint
+package approver
 
 import (
 	"bufio"
@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-)
 
-// ChannelTTY names decisions made at the terminal.
-const ChannelTTY = "tty"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/filename"
+)
 
 // TTY asks on a terminal: the controlling terminal (/dev/tty) for
 // `chaperone run`, never stdin or stdout, which carry MCP under stdio. One
@@ -42,12 +42,12 @@ func NewTTY(in io.Reader, out io.Writer) *TTY {
 }
 
 // OpenTTY opens the controlling terminal. Without one (a daemon, CI) it
-// returns an error wrapping ErrNoApprover. Screenshots are saved in the
-// temporary directory.
+// returns an error wrapping checkpoint.ErrNoApprover. Screenshots are saved
+// in the temporary directory.
 func OpenTTY() (*TTY, error) {
 	f, err := os.OpenFile("/dev/tty", os.O_RDWR, 0)
 	if err != nil {
-		return nil, fmt.Errorf("terminal: %w: %v", ErrNoApprover, err)
+		return nil, fmt.Errorf("terminal: %w: %v", checkpoint.ErrNoApprover, err)
 	}
 	t := NewTTY(f, f)
 	t.closer = f
@@ -65,19 +65,19 @@ func (t *TTY) Close() error {
 
 // Approve shows r and reads "y" or "n" (default no), then, after a
 // rejection, an optional message for the agent.
-func (t *TTY) Approve(ctx context.Context, r Request) (Decision, error) {
+func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
 	select {
 	case t.turn <- struct{}{}:
 		defer func() { <-t.turn }()
 	case <-ctx.Done():
-		return Decision{}, fmt.Errorf("terminal: %w", context.Cause(ctx))
+		return checkpoint.Decision{}, fmt.Errorf("terminal: %w", context.Cause(ctx))
 	}
 	// Lines typed while nobody asked are not answers to this question.
 	for drained := false; !drained; {
 		select {
 		case _, ok := <-t.lines:
 			if !ok {
-				return Decision{}, fmt.Errorf("terminal: %w: input closed", ErrNoApprover)
+				return checkpoint.Decision{}, fmt.Errorf("terminal: %w: input closed", checkpoint.ErrNoApprover)
 			}
 		default:
 			drained = true
@@ -86,7 +86,7 @@ func (t *TTY) Approve(ctx context.Context, r Request) (Decision, error) {
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n=== Chaperone: approval needed ===\n")
-	if r.Kind == KindAgent {
+	if r.Kind == checkpoint.KindAgent {
 		fmt.Fprintf(&b, "(requested by the agent, in its own words)\n")
 	}
 	fmt.Fprintf(&b, "%s\n", r.Prompt())
@@ -103,30 +103,30 @@ func (t *TTY) Approve(ctx context.Context, r Request) (Decision, error) {
 	}
 	b.WriteString("Approve? [y/N]: ")
 	if _, err := io.WriteString(t.out, b.String()); err != nil {
-		return Decision{}, fmt.Errorf("terminal: %w: %v", ErrNoApprover, err)
+		return checkpoint.Decision{}, fmt.Errorf("terminal: %w: %v", checkpoint.ErrNoApprover, err)
 	}
 	answer, err := t.readLine(ctx)
 	if err != nil {
-		return Decision{}, err
+		return checkpoint.Decision{}, err
 	}
 	switch strings.ToLower(strings.TrimSpace(answer)) {
 	case "y", "yes":
 		fmt.Fprintf(t.out, "Approved.\n")
-		return Decision{Approved: true, Channel: ChannelTTY}, nil
+		return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY}, nil
 	}
 	fmt.Fprintf(t.out, "Rejected. Message to the agent (optional, Enter to skip): ")
 	feedback, err := t.readLine(ctx)
 	if err != nil {
-		return Decision{}, err
+		return checkpoint.Decision{}, err
 	}
-	return Decision{Feedback: strings.TrimSpace(feedback), Channel: ChannelTTY}, nil
+	return checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: checkpoint.ChannelTTY}, nil
 }
 
 func (t *TTY) readLine(ctx context.Context) (string, error) {
 	select {
 	case line, ok := <-t.lines:
 		if !ok {
-			return "", fmt.Errorf("terminal: %w: input closed", ErrNoApprover)
+			return "", fmt.Errorf("terminal: %w: input closed", checkpoint.ErrNoApprover)
 		}
 		return line, nil
 	case <-ctx.Done():
@@ -135,7 +135,7 @@ func (t *TTY) readLine(ctx context.Context) (string, error) {
 	}
 }
 
-func (t *TTY) saveScreenshot(r Request) (string, error) {
+func (t *TTY) saveScreenshot(r checkpoint.Request) (string, error) {
 	if t.ScreenshotDir == "" {
 		return "", fmt.Errorf("no screenshot dir")
 	}
@@ -143,7 +143,7 @@ func (t *TTY) saveScreenshot(r Request) (string, error) {
 	if strings.Contains(r.Screenshot.MIMEType, "jpeg") {
 		ext = ".jpg"
 	}
-	path := filepath.Join(t.ScreenshotDir, "chaperone-approval-"+fileSafe(r.ID)+ext)
+	path := filepath.Join(t.ScreenshotDir, "chaperone-approval-"+filename.Safe(r.ID)+ext)
 	if err := os.WriteFile(path, r.Screenshot.Data, 0o600); err != nil {
 		return "", err
 	}

@@ -1,0 +1,112 @@
+package audit
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// finishPage is the demo site's checkpoint page, as the demo profile sees it.
+var finishPage = &snapshot.Snapshot{
+	ID:       "s-finish",
+	Page:     snapshot.Page{URL: "http://demo/finish", Title: "Finish Cancellation — StreamFlix"},
+	Elements: []snapshot.Element{{Ref: "@e7", Role: "button", Name: "Finish Cancellation"}},
+}
+
+func TestLog(t *testing.T) {
+	var buf bytes.Buffer
+	a := New(&buf, "sess")
+	a.now = func() time.Time { return time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC) }
+	start := time.Date(2026, 11, 4, 9, 59, 59, 0, time.UTC)
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The caller masks a password's value before the log sees it.
+	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e3","value":"********"}`),
+		SnapshotID: "s1", Screenshot: []byte("abc"), Start: start, Duration: 1500 * time.Microsecond}))
+	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e4","value":"jane"}`), Code: "ref_invalid", Start: start}))
+	p, err := checkpoint.LoadProfile("demo")
+	must(err)
+	person := checkpoint.ApproverFunc(func(context.Context, checkpoint.Request) (checkpoint.Decision, error) {
+		return checkpoint.Decision{Channel: "web", Feedback: "wait"}, nil
+	})
+	g := checkpoint.NewGate(p, person, checkpoint.Options{Audit: a})
+	g.Authorize(t.Context(), finishPage, `click button "Finish Cancellation"`)
+	must(a.Completion(Completion{Status: "success", Reason: "done", Message: "no", SnapshotID: "s2", Indicators: g.Evaluate(finishPage)}))
+	var nilLog *Log
+	must(nilLog.ToolCall(ToolCall{Tool: "x"}))
+
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
+	}
+	var first, second, approval, completion map[string]any
+	for i, dst := range []*map[string]any{&first, &second, &approval, &completion} {
+		must(json.Unmarshal([]byte(lines[i]), dst))
+	}
+	if first["event"] != "tool_call" || first["args"].(map[string]any)["value"] != "********" || first["result"] != "ok" ||
+		first["screenshot_sha256"] != "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" ||
+		first["duration_ms"] != 1.5 || first["session"] != "sess" || first["time"] != "2026-11-04T10:00:00Z" {
+		t.Errorf("tool call: %s", lines[0])
+	}
+	if second["args"].(map[string]any)["value"] != "jane" || second["result"] != "ref_invalid" {
+		t.Errorf("unmasked call: %s", lines[1])
+	}
+	if approval["event"] != "approval" || approval["channel"] != "web" || approval["approved"] != false || approval["feedback"] != "wait" {
+		t.Errorf("approval: %s", lines[2])
+	}
+	if completion["event"] != "completion" || len(completion["indicators"].([]any)) != 5 {
+		t.Errorf("completion: %s", lines[3])
+	}
+}
+
+// TestArgs: arguments that are not a JSON object are written as text, as
+// they came.
+func TestArgs(t *testing.T) {
+	for in, want := range map[string]string{
+		``:                `{}`,
+		`{"b":1,"a":"x"}`: `{"a":"x","b":1}`,
+		`not json`:        `"not json"`,
+		`********`:        `"********"`,
+		`["a"]`:           `"[\"a\"]"`,
+	} {
+		got, err := json.Marshal(args(json.RawMessage(in)))
+		if err != nil || string(got) != want {
+			t.Errorf("args(%s) = %s, %v; want %s", in, got, err, want)
+		}
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "audit")
+	a, err := Open(dir, "../sess 1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Completion(Completion{Status: "failed"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "*-.._sess_1.jsonl"))
+	if len(files) != 1 {
+		entries, _ := os.ReadDir(dir)
+		t.Fatalf("files in %s: %v", dir, entries)
+	}
+	b, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(b), `"session":"../sess 1"`) || !strings.HasSuffix(string(b), "\n") {
+		t.Errorf("log file: %s", b)
+	}
+}

@@ -1,0 +1,28 @@
+package tools
+
+import "encoding/json"
+
+// maskedValue stands in the audit log for a password's value.
+const maskedValue = "********"
+
+// maskPassword returns the arguments of a call that fills a password field
+// as the audit log may see them: the value replaced by maskedValue.
+// Arguments that are not a JSON object are replaced whole, since nothing says
+// where in them the secret is; the log writes such arguments as text.
+func maskPassword(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return args
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(args, &m); err != nil {
+		return json.RawMessage(maskedValue)
+	}
+	if _, ok := m["value"]; ok {
+		m["value"] = json.RawMessage(`"` + maskedValue + `"`)
+	}
+	masked, err := json.Marshal(m)
+	if err != nil {
+		return json.RawMessage(maskedValue)
+	}
+	return masked
+}
