@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -27,17 +26,17 @@ func fail(c Code, format string, a ...any) *problem {
 
 // step is one action's own work: it checks its arguments and acts, and
 // returns what the agent should hear on success.
-type step func(ctx context.Context, args json.RawMessage) (message string, err error)
+type step func(ctx context.Context) (message string, err error)
 
 // act runs an action with the result contract: a browser that died is brought
 // back first, every failure becomes a code and a message, and the result
 // always carries a fresh snapshot whose refs replace the live table.
-func (s *Session) act(ctx context.Context, args json.RawMessage, do step) Output {
+func (s *Session) act(ctx context.Context, do step) Output {
 	s.settled = nil
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, ActionFailed, msg)
 	}
-	msg, err := do(ctx, args)
+	msg, err := do(ctx)
 	if err != nil {
 		var p *problem
 		switch {
@@ -113,30 +112,6 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 // describe names a target the way an approver and the log read it.
 func describe(verb string, t snapshot.Target) string {
 	return fmt.Sprintf("%s %s %q", verb, t.Role, t.Name)
-}
-
-func (s *Session) click(ctx context.Context, args json.RawMessage) (string, error) {
-	var in clickInput
-	if err := decode(args, &in); err != nil {
-		return "", fail(InvalidParams, "%v", err)
-	}
-	t, err := s.target(in.Ref)
-	if err != nil {
-		return "", err
-	}
-	if t.Dialog != "" {
-		if _, err := s.authorize(ctx, describe("click", t)); err != nil {
-			return "", err
-		}
-		return s.answerDialog(ctx, t, "")
-	}
-	insp, err := s.checkAndAuthorize(ctx, t, describe("click", t))
-	if err != nil {
-		return "", err
-	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
-		return s.tab.Click(ctx, insp.X, insp.Y)
-	}, fmt.Sprintf("Clicked %s %s %q.", t.Ref, t.Role, t.Name))
 }
 
 // checkAndAuthorize checks the target, asks the gate, and, when a human was
@@ -237,186 +212,10 @@ func (s *Session) settleDialog(ctx context.Context, accept bool, text string) (s
 	}, "")
 }
 
-func (s *Session) fill(ctx context.Context, args json.RawMessage) (string, error) {
-	var in fillInput
-	if err := decode(args, &in); err != nil {
-		return "", fail(InvalidParams, "%v", err)
-	}
-	if in.Value == nil {
-		return "", fail(InvalidParams, "browser_fill needs a value (use \"\" to clear the field).")
-	}
-	t, err := s.target(in.Ref)
-	if err != nil {
-		return "", err
-	}
-	if t.Dialog == "prompt" {
-		if _, err := s.authorize(ctx, describe("fill", t)); err != nil {
-			return "", err
-		}
-		return s.answerDialog(ctx, t, *in.Value)
-	}
-	if t.Dialog != "" {
-		return "", fail(InvalidParams, "%s is a dialog button, not a text field: use browser_click.", t.Ref)
-	}
-	insp, err := s.check(ctx, t, true)
-	if err != nil {
-		return "", err
-	}
-	textLike := insp.Editable || insp.Tag == "textarea" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType]))
-	if !textLike {
-		what := insp.Tag
-		if insp.InputType != "" {
-			what = insp.InputType + " input"
-		}
-		return "", fail(InvalidParams, "%s is %s %q (a %s), not a text field; browser_fill needs an input, a textarea or an editable element. Use browser_click for buttons, checkboxes and radios, browser_select for drop-downs.", t.Ref, article(t.Role), t.Name, what)
-	}
-	if insp.ReadOnly {
-		return "", fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
-	}
-	if insp, err = s.approve(ctx, t, describe("fill", t), insp); err != nil {
-		return "", err
-	}
-	value := *in.Value
-	if insp.Tag == "input" {
-		if value, err = normalizeInput(insp.InputType, value); err != nil {
-			return "", fail(InvalidParams, "%v", err)
-		}
-	}
-	shown := fmt.Sprintf("%q", value)
-	if insp.InputType == "password" {
-		shown = "the password"
-	}
-	var got string
-	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
-		var err error
-		if insp.Tag == "input" && typedInputs[insp.InputType] {
-			got, err = s.tab.SetValue(ctx, t.BackendNodeID, value)
-		} else {
-			got, err = s.tab.Type(ctx, t.BackendNodeID, value, orDefault(in.ClearFirst, true))
-		}
-		return err
-	}, "")
-	if err != nil {
-		return "", err
-	}
-	if insp.Tag == "input" && typedInputs[insp.InputType] && got != value {
-		return "", fail(InvalidParams, "the %s input refused %q (it holds %q now)", insp.InputType, value, got)
-	}
-	return fmt.Sprintf("Filled %s %s %q with %s.", t.Ref, t.Role, t.Name, shown), nil
-}
-
 // article puts "a" or "an" before a role.
 func article(role string) string {
 	if role != "" && strings.ContainsRune("aeiou", rune(role[0])) {
 		return "an " + role
 	}
 	return "a " + role
-}
-
-func (s *Session) choose(ctx context.Context, args json.RawMessage) (string, error) {
-	var in selectInput
-	if err := decode(args, &in); err != nil {
-		return "", fail(InvalidParams, "%v", err)
-	}
-	if in.Value == nil {
-		return "", fail(InvalidParams, "browser_select needs a value: an option's value or its visible text.")
-	}
-	t, err := s.target(in.Ref)
-	if err != nil {
-		return "", err
-	}
-	insp, err := s.check(ctx, t, true)
-	if err != nil {
-		return "", err
-	}
-	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
-		return "", fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
-	}
-	if _, err = s.approve(ctx, t, fmt.Sprintf("select %q in %s %q", *in.Value, t.Role, t.Name), insp); err != nil {
-		return "", err
-	}
-	var picked browser.Selection
-	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
-		var err error
-		picked, err = s.tab.Select(ctx, t.BackendNodeID, *in.Value)
-		return err
-	}, "")
-	if errors.Is(err, browser.ErrNoOption) {
-		return "", fail(InvalidParams, "%s %q: %v", t.Ref, t.Name, err)
-	}
-	if err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("Selected %q (value %q) in %s %q.", picked.Text, picked.Value, t.Ref, t.Name), nil
-}
-
-func (s *Session) scroll(ctx context.Context, args json.RawMessage) (string, error) {
-	var in scrollInput
-	if err := decode(args, &in); err != nil {
-		return "", fail(InvalidParams, "%v", err)
-	}
-	amount := orDefault(in.Amount, 300)
-	if amount <= 0 {
-		return "", fail(InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
-	}
-	switch in.Direction {
-	case "", "up", "down", "top", "bottom":
-	default:
-		return "", fail(InvalidParams, "direction must be up, down, top or bottom, not %q.", in.Direction)
-	}
-	if in.Ref == "" && in.Direction == "" {
-		return "", fail(InvalidParams, "browser_scroll needs a ref (to bring that element into view) or a direction (up, down, top, bottom).")
-	}
-	limit := s.config.ScrollTimeout
-	if in.Ref == "" {
-		vp, err := s.tab.Viewport(ctx)
-		if err != nil {
-			return "", err
-		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
-			switch in.Direction {
-			case "up", "down":
-				return s.tab.Wheel(ctx, vp.Width/2, vp.Height/2, 0, signed(in.Direction, amount))
-			default:
-				return s.tab.ScrollPageTo(ctx, in.Direction)
-			}
-		}, fmt.Sprintf("Scrolled the page %s.", in.Direction))
-	}
-	t, err := s.target(in.Ref)
-	if err != nil {
-		return "", err
-	}
-	if in.Direction == "" {
-		// Bringing an element into view needs no box check: that is
-		// what the scroll is for.
-		if _, err := s.check(ctx, t, false); err != nil {
-			return "", err
-		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
-			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
-		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
-	}
-	insp, err := s.check(ctx, t, true)
-	if err != nil {
-		return "", err
-	}
-	if !insp.Scrollable {
-		return "", fail(InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
-	}
-	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
-		switch in.Direction {
-		case "up", "down":
-			return s.tab.Wheel(ctx, insp.X, insp.Y, 0, signed(in.Direction, amount))
-		default:
-			return s.tab.ScrollElementTo(ctx, t.BackendNodeID, in.Direction)
-		}
-	}, fmt.Sprintf("Scrolled inside %s %s %q %s.", t.Ref, t.Role, t.Name, in.Direction))
-}
-
-// signed turns a direction and an amount into a wheel delta.
-func signed(direction string, amount float64) float64 {
-	if direction == "up" {
-		return -amount
-	}
-	return amount
 }

@@ -2,10 +2,9 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 
+	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
@@ -21,7 +20,7 @@ func WithGate(g *checkpoint.Gate) SessionOption {
 }
 
 // WithAudit writes every tool call and completion of the session to a.
-func WithAudit(a *checkpoint.Audit) SessionOption {
+func WithAudit(a *audit.Log) SessionOption {
 	return func(s *Session) { s.audit = a }
 }
 
@@ -46,56 +45,4 @@ func (s *Session) checkpointNote(snap *snapshot.Snapshot) {
 		snap.Notes = append(snap.Notes, fmt.Sprintf("Checkpoint %q: a human must approve every click, fill or select on this page.", name))
 		s.log.Info("checkpoint", "rule", name, "snapshot", snap.ID, "url", snap.Page.URL)
 	}
-}
-
-func (s *Session) requestApproval(ctx context.Context, args json.RawMessage) Output {
-	var in approvalInput
-	if err := decode(args, &in); err != nil {
-		return Output{Value: ApprovalResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
-	}
-	if strings.TrimSpace(in.Action) == "" {
-		return Output{Value: ApprovalResult{Message: "invalid_params: request_human_approval needs the action you want to take."}}
-	}
-	if s.last == nil {
-		s.snapshot(ctx, true)
-	}
-	d, err := s.gate.RequestApproval(ctx, s.last, in.Action, in.Reason)
-	if err != nil {
-		return Output{Value: ApprovalResult{Message: fmt.Sprintf("The request was withdrawn before a human answered: %v", err)}}
-	}
-	msg := d.Message()
-	if d.Approved {
-		msg += " The approval covers your next click, fill or select on the current snapshot."
-	}
-	return Output{Value: ApprovalResult{Approved: d.Approved, Message: msg}}
-}
-
-func (s *Session) complete(ctx context.Context, args json.RawMessage) Output {
-	var in completeInput
-	if err := decode(args, &in); err != nil {
-		return Output{Value: CompletionResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
-	}
-	if in.Status != "success" && in.Status != "failed" {
-		return Output{Value: CompletionResult{Message: fmt.Sprintf("invalid_params: status must be success or failed, not %q.", in.Status)}}
-	}
-	// Success is judged on the page as it is now, never on the agent's word.
-	snap, _ := s.snapshot(ctx, true)
-	var r CompletionResult
-	if in.Status == "failed" {
-		r = CompletionResult{Acknowledged: true, Message: "Failure acknowledged and logged."}
-		if f := s.gate.Failures(snap); len(f) > 0 {
-			r.Message += " Failure indicators on the page: " + strings.Join(f, "; ") + "."
-		}
-	} else {
-		r.Acknowledged, r.Message = s.gate.Verify(snap)
-	}
-	s.log.Info("complete_task", "status", in.Status, "reason", in.Reason, "acknowledged", r.Acknowledged,
-		"snapshot", snap.ID, "url", snap.Page.URL)
-	if err := s.audit.Completion(checkpoint.Completion{
-		Status: in.Status, Reason: in.Reason, Acknowledged: r.Acknowledged, Message: r.Message,
-		SnapshotID: snap.ID, URL: snap.Page.URL, Indicators: s.gate.Evaluate(snap),
-	}); err != nil {
-		s.log.Warn("audit: completion not logged", "err", err)
-	}
-	return Output{Value: r, Image: snap.Screenshot}
 }

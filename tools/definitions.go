@@ -5,7 +5,7 @@ import "encoding/json"
 // Definition describes one tool as an MCP client sees it: its name, the
 // description the model reads, the JSON Schemas of its input and output, and
 // hints about its effects. Transports register tools from these definitions;
-// the behaviour lives in Session.Call.
+// the behaviour lives beside each definition, in the tool table.
 type Definition struct {
 	// Name is the tool's name, e.g. "browser_click".
 	Name string
@@ -59,108 +59,118 @@ const (
 	refProperty    = `"ref":{"type":"string","pattern":"^@e\\d+$","description":"Element ref from the newest snapshot, e.g. @e5"}`
 )
 
-// Definitions returns the seven core tools of DESIGN.md §1, in the order an
-// agent meets them.
+// catalog is every tool, in the order an agent meets them and tools/list
+// shows them: one value per tool, pairing its definition with its input type
+// and its run function, which live in the tool's own file. A new tool is one
+// entry here and a file of its own. Nothing modifies the table.
+var catalog = []tool{
+	newTool(Definition{
+		Name:  GetSnapshot,
+		Title: "Get page snapshot",
+		Description: "See the page: elements with refs (@e3), role, name, state, bbox and value; page url and title; viewport; the visible text with refs inline; and a screenshot image. " +
+			refsDie +
+			" When: at the start, or to see offscreen elements (viewport_only=false). Actions already return a fresh snapshot: no need to call this after each one." +
+			" Patterns: 1) get_snapshot, find the element by role and name, act on its ref. 2) Not there: browser_scroll down, or viewport_only=false." +
+			" Errors: none; what could not be captured is said in notes." +
+			` Example: {"viewport_only":true} → {"snapshot_id":"…","elements":[{"ref":"@e0","role":"button","name":"Cancel Membership","state":["visible","enabled"],"bbox":{…}}],"focused":null,"page":{"url":"…/account","title":"Account"},"viewport":{…}} + image`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"}}}`),
+		OutputSchema: json.RawMessage(snapshotOutput),
+		ReadOnly:     true,
+		Idempotent:   true,
+		OpenWorld:    true,
+	}, (*Session).getSnapshot, (*Session).snapshotArgsInvalid),
+	newAction(Definition{
+		Name:  Click,
+		Title: "Click",
+		Description: "Click an element by ref with real mouse events, wait for the page to settle, and return a fresh snapshot. " +
+			refsDie +
+			" The server first checks the element is still the one you saw (role and name), enabled, visible and uncovered; it never clicks anything else. A checkpoint may pause the click for a human's approval." +
+			" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
+			" Patterns: 1) Click a link; the result's page.url is the new page. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
+			` Example: {"ref":"@e4"} → {"success":true,"snapshot":{…},"error":null}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).click),
+	newAction(Definition{
+		Name:  Fill,
+		Title: "Fill text field",
+		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would, so the page sees input and change events; returns a fresh snapshot. " +
+			refsDie +
+			" clear_first=false appends. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
+			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
+			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
+			` Example: {"ref":"@e7","value":"jane@example.com"} → {"success":true,"snapshot":{…},"error":null}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true}},"required":["ref","value"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Idempotent:   true,
+		OpenWorld:    true,
+	}, (*Session).fill),
+	newAction(Definition{
+		Name:  Select,
+		Title: "Select option",
+		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; fires input and change; returns a fresh snapshot. " +
+			refsDie +
+			" When: <select> and listbox widgets; for text fields use browser_fill." +
+			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"ref":"@e9","value":"Too expensive"} → {"success":true,"snapshot":{…},"error":null}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string","description":"Option value or visible text"}},"required":["ref","value"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Idempotent:   true,
+		OpenWorld:    true,
+	}, (*Session).choose),
+	newAction(Definition{
+		Name:  Scroll,
+		Title: "Scroll",
+		Description: "Scroll the page or an element; returns a fresh snapshot with the new viewport scroll. " +
+			refsDie +
+			" ref alone brings that element into view; ref with direction scrolls inside that scrollable element (list, panel, textarea); direction alone scrolls the page by amount pixels, or to top or bottom. Neither is invalid_params." +
+			" When: what you need is offscreen, or the page loads more as you scroll." +
+			" Patterns: 1) direction=down until the button appears. 2) The ref of an offscreen element from get_snapshot(viewport_only=false). 3) ref with direction=bottom to reach the end of a scrollable list." +
+			" Errors: ref_invalid, element_not_visible, invalid_params, action_failed, timeout." +
+			` Example: {"direction":"down","amount":600} → {"success":true,"snapshot":{…"viewport":{…"scroll_y":600}},"error":null}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer","minimum":1,"default":300,"description":"Pixels, for up and down"}}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).scroll),
+	newTool(Definition{
+		Name:  RequestApproval,
+		Title: "Ask a human to approve",
+		Description: "Ask the human to approve an action before you take it; waits for their answer, however long. Approved: your next click, fill or select on the same snapshot runs without asking again. Rejected: don't do it; message carries their feedback. " +
+			refsDie +
+			" When: before anything irreversible or costly (paying, deleting, a final cancellation) or when unsure what the user wants. The server also pauses risky actions itself." +
+			" Patterns: 1) Ask; approved: click the button. 2) Rejected: follow the feedback, or complete_task failed." +
+			" Errors: none; with no approver available the answer is approved:false and says why." +
+			` Example: {"action":"Click Finish Cancellation","reason":"Final step"} → {"approved":true,"message":"Approved"}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"}},"required":["action","reason"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
+		ReadOnly:     true,
+	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),
+	newTool(Definition{
+		Name:  CompleteTask,
+		Title: "Complete task",
+		Description: "Report the task finished: status success or failed, with a reason. For success the server checks the page itself; acknowledged:false means the page does not show success yet and message says what was expected: go on, or report failed. failed is always acknowledged. " +
+			refsDie +
+			" When: once, at the end, instead of just stopping." +
+			" Patterns: 1) The page confirms it (\"cancelled\"): success. 2) Blocked (error page, rejection): failed, saying why." +
+			" Errors: none; the outcome is in acknowledged and message." +
+			` Example: {"status":"success","reason":"Page says the membership is cancelled"} → {"acknowledged":true,"message":"…"}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}},"required":["status","reason"]}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
+		ReadOnly:     true,
+	}, (*Session).complete, (*Session).completeArgsInvalid),
+}
+
+// Definitions returns the definitions of the tools, in the order an agent
+// meets them. Transports register the tools from these.
 func Definitions() []Definition {
-	return []Definition{
-		{
-			Name:  "get_snapshot",
-			Title: "Get page snapshot",
-			Description: "See the page: elements with refs (@e3), role, name, state, bbox and value; page url and title; viewport; the visible text with refs inline; and a screenshot image. " +
-				refsDie +
-				" When: at the start, or to see offscreen elements (viewport_only=false). Actions already return a fresh snapshot: no need to call this after each one." +
-				" Patterns: 1) get_snapshot, find the element by role and name, act on its ref. 2) Not there: browser_scroll down, or viewport_only=false." +
-				" Errors: none; what could not be captured is said in notes." +
-				` Example: {"viewport_only":true} → {"snapshot_id":"…","elements":[{"ref":"@e0","role":"button","name":"Cancel Membership","state":["visible","enabled"],"bbox":{…}}],"focused":null,"page":{"url":"…/account","title":"Account"},"viewport":{…}} + image`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"}}}`),
-			OutputSchema: json.RawMessage(snapshotOutput),
-			ReadOnly:     true,
-			Idempotent:   true,
-			OpenWorld:    true,
-		},
-		{
-			Name:  "browser_click",
-			Title: "Click",
-			Description: "Click an element by ref with real mouse events, wait for the page to settle, and return a fresh snapshot. " +
-				refsDie +
-				" The server first checks the element is still the one you saw (role and name), enabled, visible and uncovered; it never clicks anything else. A checkpoint may pause the click for a human's approval." +
-				" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
-				" Patterns: 1) Click a link; the result's page.url is the new page. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
-				" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-				` Example: {"ref":"@e4"} → {"success":true,"snapshot":{…},"error":null}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
-			OutputSchema: json.RawMessage(actionOutput),
-			Destructive:  true,
-			OpenWorld:    true,
-		},
-		{
-			Name:  "browser_fill",
-			Title: "Fill text field",
-			Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would, so the page sees input and change events; returns a fresh snapshot. " +
-				refsDie +
-				" clear_first=false appends. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
-				" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
-				" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
-				" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
-				` Example: {"ref":"@e7","value":"jane@example.com"} → {"success":true,"snapshot":{…},"error":null}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true}},"required":["ref","value"]}`),
-			OutputSchema: json.RawMessage(actionOutput),
-			Idempotent:   true,
-			OpenWorld:    true,
-		},
-		{
-			Name:  "browser_select",
-			Title: "Select option",
-			Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; fires input and change; returns a fresh snapshot. " +
-				refsDie +
-				" When: <select> and listbox widgets; for text fields use browser_fill." +
-				" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
-				" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-				` Example: {"ref":"@e9","value":"Too expensive"} → {"success":true,"snapshot":{…},"error":null}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string","description":"Option value or visible text"}},"required":["ref","value"]}`),
-			OutputSchema: json.RawMessage(actionOutput),
-			Idempotent:   true,
-			OpenWorld:    true,
-		},
-		{
-			Name:  "browser_scroll",
-			Title: "Scroll",
-			Description: "Scroll the page or an element; returns a fresh snapshot with the new viewport scroll. " +
-				refsDie +
-				" ref alone brings that element into view; ref with direction scrolls inside that scrollable element (list, panel, textarea); direction alone scrolls the page by amount pixels, or to top or bottom. Neither is invalid_params." +
-				" When: what you need is offscreen, or the page loads more as you scroll." +
-				" Patterns: 1) direction=down until the button appears. 2) The ref of an offscreen element from get_snapshot(viewport_only=false). 3) ref with direction=bottom to reach the end of a scrollable list." +
-				" Errors: ref_invalid, element_not_visible, invalid_params, action_failed, timeout." +
-				` Example: {"direction":"down","amount":600} → {"success":true,"snapshot":{…"viewport":{…"scroll_y":600}},"error":null}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer","minimum":1,"default":300,"description":"Pixels, for up and down"}}}`),
-			OutputSchema: json.RawMessage(actionOutput),
-			OpenWorld:    true,
-		},
-		{
-			Name:  "request_human_approval",
-			Title: "Ask a human to approve",
-			Description: "Ask the human to approve an action before you take it; waits for their answer, however long. Approved: your next click, fill or select on the same snapshot runs without asking again. Rejected: don't do it; message carries their feedback. " +
-				refsDie +
-				" When: before anything irreversible or costly (paying, deleting, a final cancellation) or when unsure what the user wants. The server also pauses risky actions itself." +
-				" Patterns: 1) Ask; approved: click the button. 2) Rejected: follow the feedback, or complete_task failed." +
-				" Errors: none; with no approver available the answer is approved:false and says why." +
-				` Example: {"action":"Click Finish Cancellation","reason":"Final step"} → {"approved":true,"message":"Approved"}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"}},"required":["action","reason"]}`),
-			OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
-			ReadOnly:     true,
-		},
-		{
-			Name:  "complete_task",
-			Title: "Complete task",
-			Description: "Report the task finished: status success or failed, with a reason. For success the server checks the page itself; acknowledged:false means the page does not show success yet and message says what was expected: go on, or report failed. failed is always acknowledged. " +
-				refsDie +
-				" When: once, at the end, instead of just stopping." +
-				" Patterns: 1) The page confirms it (\"cancelled\"): success. 2) Blocked (error page, rejection): failed, saying why." +
-				" Errors: none; the outcome is in acknowledged and message." +
-				` Example: {"status":"success","reason":"Page says the membership is cancelled"} → {"acknowledged":true,"message":"…"}`,
-			InputSchema:  json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}},"required":["status","reason"]}`),
-			OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
-			ReadOnly:     true,
-		},
+	defs := make([]Definition, len(catalog))
+	for i, t := range catalog {
+		defs[i] = t.def
 	}
+	return defs
 }

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -28,7 +29,7 @@ func TestDefinitionsAreTheSevenTools(t *testing.T) {
 	for _, d := range Definitions() {
 		names = append(names, d.Name)
 	}
-	want := []string{"get_snapshot", "browser_click", "browser_fill", "browser_select", "browser_scroll", "request_human_approval", "complete_task"}
+	want := []string{GetSnapshot, Click, Fill, Select, Scroll, RequestApproval, CompleteTask}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
@@ -76,7 +77,7 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 				}
 			}
 			for _, c := range codes {
-				if d.Name != "browser_scroll" && c != InvalidParams && !strings.Contains(errs, string(c)) {
+				if d.Name != Scroll && c != InvalidParams && !strings.Contains(errs, string(c)) {
 					// scroll has no enabled/obscured checks and no gate.
 					t.Errorf("errors %q lack %s", errs, c)
 				}
@@ -94,29 +95,29 @@ func TestInputSchemas(t *testing.T) {
 		tool string
 		args string
 	}{
-		{"get_snapshot", `{}`},
-		{"get_snapshot", `{"viewport_only":false}`},
-		{"browser_click", `{"ref":"@e0"}`},
-		{"browser_fill", `{"ref":"@e12","value":"10/11/2011","clear_first":false}`},
-		{"browser_select", `{"ref":"@e3","value":"Too expensive"}`},
-		{"browser_scroll", `{"direction":"bottom"}`},
-		{"browser_scroll", `{"ref":"@e3"}`},
-		{"browser_scroll", `{"ref":"@e3","direction":"down","amount":50}`},
-		{"request_human_approval", `{"action":"Click Finish","reason":"last step"}`},
-		{"complete_task", `{"status":"failed","reason":"blocked"}`},
+		{GetSnapshot, `{}`},
+		{GetSnapshot, `{"viewport_only":false}`},
+		{Click, `{"ref":"@e0"}`},
+		{Fill, `{"ref":"@e12","value":"10/11/2011","clear_first":false}`},
+		{Select, `{"ref":"@e3","value":"Too expensive"}`},
+		{Scroll, `{"direction":"bottom"}`},
+		{Scroll, `{"ref":"@e3"}`},
+		{Scroll, `{"ref":"@e3","direction":"down","amount":50}`},
+		{RequestApproval, `{"action":"Click Finish","reason":"last step"}`},
+		{CompleteTask, `{"status":"failed","reason":"blocked"}`},
 	}
 	invalid := []struct {
 		tool string
 		args string
 	}{
-		{"browser_click", `{}`},
-		{"browser_click", `{"ref":"e3"}`},
-		{"browser_click", `{"ref":"@e3x"}`},
-		{"browser_fill", `{"ref":"@e3"}`},
-		{"browser_scroll", `{"direction":"left"}`},
-		{"browser_scroll", `{"direction":"down","amount":0}`},
-		{"complete_task", `{"status":"done","reason":"x"}`},
-		{"request_human_approval", `{"action":"x"}`},
+		{Click, `{}`},
+		{Click, `{"ref":"e3"}`},
+		{Click, `{"ref":"@e3x"}`},
+		{Fill, `{"ref":"@e3"}`},
+		{Scroll, `{"direction":"left"}`},
+		{Scroll, `{"direction":"down","amount":0}`},
+		{CompleteTask, `{"status":"done","reason":"x"}`},
+		{RequestApproval, `{"action":"x"}`},
 	}
 	check := func(tool, args string, wantOK bool) {
 		t.Helper()
@@ -141,11 +142,64 @@ func TestInputSchemas(t *testing.T) {
 	}
 }
 
+// TestInputSchemasDescribeTheInputTypes holds each tool's hand-written input
+// schema to the type its arguments decode into: the same properties, each of
+// the JSON type its field decodes, required exactly where the field is not
+// omitempty, and a default only on a pointer field, which alone tells a
+// missing argument from a zero one.
+func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
+	for _, tl := range catalog {
+		t.Run(tl.def.Name, func(t *testing.T) {
+			inferred, err := jsonschema.ForType(tl.input, nil)
+			if err != nil {
+				t.Fatalf("infer the schema of %s: %v", tl.input, err)
+			}
+			var declared jsonschema.Schema
+			if err := json.Unmarshal(tl.def.InputSchema, &declared); err != nil {
+				t.Fatalf("parse the input schema: %v", err)
+			}
+			if declared.Type != "object" {
+				t.Errorf("input schema type %q, want object", declared.Type)
+			}
+			if got, want := slices.Sorted(maps.Keys(declared.Properties)), slices.Sorted(maps.Keys(inferred.Properties)); !slices.Equal(got, want) {
+				t.Errorf("schema properties %v, input type %s has %v", got, tl.input, want)
+			}
+			for name, field := range inferred.Properties {
+				p, ok := declared.Properties[name]
+				if !ok {
+					continue
+				}
+				goType := jsonType(field)
+				// A schema may narrow a float field to integers.
+				if p.Type != goType && (p.Type != "integer" || goType != "number") {
+					t.Errorf("%s: schema type %q, field decodes %q", name, p.Type, goType)
+				}
+				if p.Default != nil && !slices.Contains(field.Types, "null") {
+					t.Errorf("%s: declares a default, but its field is not a pointer", name)
+				}
+			}
+			if got, want := slices.Sorted(slices.Values(declared.Required)), slices.Sorted(slices.Values(inferred.Required)); !slices.Equal(got, want) {
+				t.Errorf("schema requires %v, input type %s (fields without omitempty) %v", got, tl.input, want)
+			}
+		})
+	}
+}
+
+// jsonType is the JSON type of a schema inferred from a Go field, without
+// the null a pointer field adds.
+func jsonType(s *jsonschema.Schema) string {
+	if s.Type != "" {
+		return s.Type
+	}
+	types := slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" })
+	return strings.Join(types, ",")
+}
+
 func TestDefaults(t *testing.T) {
 	want := map[string]map[string]any{
-		"get_snapshot":   {"viewport_only": true},
-		"browser_fill":   {"clear_first": true},
-		"browser_scroll": {"amount": float64(300)},
+		GetSnapshot: {"viewport_only": true},
+		Fill:        {"clear_first": true},
+		Scroll:      {"amount": float64(300)},
 	}
 	for _, d := range Definitions() {
 		got := d.Defaults()
@@ -164,11 +218,11 @@ func TestDefaults(t *testing.T) {
 func TestAnnotationsTellTheTruth(t *testing.T) {
 	for _, d := range Definitions() {
 		switch d.Name {
-		case "get_snapshot":
+		case GetSnapshot:
 			if !d.ReadOnly || d.Destructive {
 				t.Errorf("%s must be read-only", d.Name)
 			}
-		case "browser_click", "browser_fill", "browser_select", "browser_scroll":
+		case Click, Fill, Select, Scroll:
 			if d.ReadOnly {
 				t.Errorf("%s changes the page: not read-only", d.Name)
 			}

@@ -13,27 +13,23 @@ import (
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
-// dialogOf returns the alertdialog element of a snapshot, if any.
-func dialogOf(s *snapshot.Snapshot) *snapshot.Element {
-	for i, e := range s.Elements {
-		if e.Role == "alertdialog" {
-			return &s.Elements[i]
-		}
-	}
-	return nil
+// dialogOpen reports whether a snapshot shows a JavaScript dialog.
+func dialogOpen(s *snapshot.Snapshot) bool {
+	_, ok := s.Find("alertdialog", "")
+	return ok
 }
 
 func TestAlertIsAcceptedAndReported(t *testing.T) {
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
-	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Save settings")})
+	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Save settings")})
 	if !r.Success {
 		t.Fatalf("click: %s", r.Message)
 	}
 	if !strings.Contains(r.Message, "Saved!") {
 		t.Errorf("the alert's text is not in the message: %q", r.Message)
 	}
-	if dialogOf(r.Snapshot) != nil {
+	if dialogOpen(r.Snapshot) {
 		t.Error("an accepted alert is still in the snapshot")
 	}
 	// Nothing is blocked afterwards.
@@ -54,28 +50,27 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, "/variants/dialogs")
 			s := h.snap(true)
-			r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", tc.button)})
+			r := h.act(Click, map[string]any{"ref": ref(t, s, "button", tc.button)})
 			if !r.Success {
 				t.Fatalf("click: %s", r.Message)
 			}
-			d := dialogOf(r.Snapshot)
-			if d == nil {
+			if !dialogOpen(r.Snapshot) {
 				t.Fatalf("the dialog is not in the snapshot: %+v", r.Snapshot.Elements)
 			}
 			if r.Snapshot.Screenshot == nil && len(r.Snapshot.Notes) == 0 {
 				t.Error("no screenshot and no note saying why")
 			}
 			if tc.fill != "" {
-				r = h.act("browser_fill", map[string]any{"ref": ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
+				r = h.act(Fill, map[string]any{"ref": ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
 				if !r.Success {
 					t.Fatalf("fill the prompt: %s", r.Message)
 				}
 			}
-			r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", tc.answer)})
+			r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", tc.answer)})
 			if !r.Success {
 				t.Fatalf("answer: %s", r.Message)
 			}
-			if dialogOf(r.Snapshot) != nil {
+			if dialogOpen(r.Snapshot) {
 				t.Fatal("the dialog is still open after answering it")
 			}
 			var got string
@@ -91,19 +86,18 @@ func TestBeforeUnloadIsForTheAgent(t *testing.T) {
 	h := open(t, "/variants/beforeunload")
 	s := h.snap(true)
 	// A beforeunload prompt needs a user gesture on the page first.
-	r := h.act("browser_fill", map[string]any{"ref": ref(t, s, "textbox", ""), "value": "unsaved"})
+	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", ""), "value": "unsaved"})
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "link", "Leave")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "link", "Leave")})
 	if !r.Success {
 		t.Fatalf("click Leave: %s", r.Message)
 	}
-	d := dialogOf(r.Snapshot)
-	if d == nil {
+	if !dialogOpen(r.Snapshot) {
 		t.Fatalf("no beforeunload dialog in the snapshot at %s", r.Snapshot.Page.URL)
 	}
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
 	if !r.Success {
 		t.Fatalf("leave: %s", r.Message)
 	}
@@ -120,7 +114,7 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 	if err := h.tab.CrashRenderer(ctx); err != nil {
 		t.Fatalf("crash the renderer: %v", err)
 	}
-	r := h.act("browser_click", map[string]any{"ref": "@e1"})
+	r := h.act(Click, map[string]any{"ref": "@e1"})
 	wantError(t, r, ActionFailed)
 	if !strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
 		t.Errorf("message does not say the browser restarted and where: %q", r.Message)
@@ -128,7 +122,7 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") || len(r.Snapshot.Elements) == 0 {
 		t.Fatalf("the fresh snapshot is not of the page: %s with %d elements", r.Snapshot.Page.URL, len(r.Snapshot.Elements))
 	}
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}
@@ -156,12 +150,12 @@ func TestRecoverAfterTheBrowserDies(t *testing.T) {
 	for tab.Alive() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	r := h.act("browser_click", map[string]any{"ref": "@e1"})
+	r := h.act(Click, map[string]any{"ref": "@e1"})
 	wantError(t, r, ActionFailed)
 	if !strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
 		t.Errorf("message does not say the browser restarted and where: %q", r.Message)
 	}
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}

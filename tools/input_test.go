@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,21 +12,29 @@ import (
 func TestFill(t *testing.T) {
 	h := open(t, "/variants/form")
 	for _, tc := range []struct {
-		name       string
-		role, elem string
-		selector   string
-		value      string
-		want       string
+		name     string
+		elem     string // the field's name, or "" for a field found by kind
+		kind     string
+		selector string
+		value    string
+		want     string
 	}{
-		{"text input", "textbox", "Username", `document.querySelector('[name=u]').value`, "ada", "ada"},
-		{"textarea keeps its trailing space", "textbox", "", `document.querySelector('#notes').value`, "Line one \nline two ", "Line one \nline two "},
-		{"contenteditable", "textbox", "Bio", `document.querySelector('[aria-label=Bio]').textContent`, "Rides bikes.", "Rides bikes."},
-		{"date typed as a person would", "textbox", "", `document.querySelector('input[type=date]').value`, "10/11/2011", "2011-10-11"},
-		{"time typed as a person would", "textbox", "", `document.querySelector('input[type=time]').value`, "8:04 PM", "20:04"},
+		{"text input", "Username", "", `document.querySelector('[name=u]').value`, "ada", "ada"},
+		{"textarea keeps its trailing space", "", "multiline", `document.querySelector('#notes').value`, "Line one \nline two ", "Line one \nline two "},
+		{"contenteditable", "Bio", "", `document.querySelector('[aria-label=Bio]').textContent`, "Rides bikes.", "Rides bikes."},
+		{"date typed as a person would", "", "date", `document.querySelector('input[type=date]').value`, "10/11/2011", "2011-10-11"},
+		{"time typed as a person would", "", "time", `document.querySelector('input[type=time]').value`, "8:04 PM", "20:04"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			h := h.sub(t)
 			s := h.snap(false)
-			r := h.act("browser_fill", map[string]any{"ref": fieldRef(t, s, tc.role, tc.elem, tc.selector), "value": tc.value})
+			var field string
+			if tc.elem != "" {
+				field = ref(t, s, "textbox", tc.elem)
+			} else {
+				field = refOfKind(t, s, tc.kind)
+			}
+			r := h.act(Fill, map[string]any{"ref": field, "value": tc.value})
 			if !r.Success {
 				t.Fatalf("fill: %s: %s", *r.Error, r.Message)
 			}
@@ -38,36 +47,21 @@ func TestFill(t *testing.T) {
 	}
 }
 
-// fieldRef finds the ref of a field: by role and name when a name is given,
-// otherwise by asking the page which element the selector's expression
-// reads and matching its snapshot value.
-func fieldRef(t *testing.T, s *snapshot.Snapshot, role, name, selector string) string {
+// refOfKind returns the ref of the first element of the kind (date, time,
+// multiline), for fields without a name to find them by.
+func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 	t.Helper()
-	if name != "" {
-		return ref(t, s, role, name)
+	i := slices.IndexFunc(s.Elements, func(e snapshot.Element) bool { return e.Kind == kind })
+	if i < 0 {
+		t.Fatalf("no element of kind %q in the snapshot:\n%s", kind, s.Outline())
 	}
-	kind := ""
-	switch {
-	case strings.Contains(selector, "type=date"):
-		kind = "date"
-	case strings.Contains(selector, "type=time"):
-		kind = "time"
-	case strings.Contains(selector, "#notes"):
-		kind = "multiline"
-	}
-	for _, e := range s.Elements {
-		if e.Kind == kind && kind != "" {
-			return e.Ref
-		}
-	}
-	t.Fatalf("no element of kind %q in the snapshot", kind)
-	return ""
+	return s.Elements[i].Ref
 }
 
 func TestFillControlledInputFiresEvents(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act("browser_fill", map[string]any{"ref": ref(t, s, "textbox", "Nickname"), "value": "typed by the agent"})
+	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", "Nickname"), "value": "typed by the agent"})
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}
@@ -85,7 +79,7 @@ func TestFillControlledInputFiresEvents(t *testing.T) {
 func TestFillRefusesAMalformedDate(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act("browser_fill", map[string]any{"ref": fieldRef(t, s, "textbox", "", "type=date"), "value": "next tuesday"})
+	r := h.act(Fill, map[string]any{"ref": refOfKind(t, s, "date"), "value": "next tuesday"})
 	wantError(t, r, InvalidParams)
 	if !strings.Contains(r.Message, "2011-10-11") {
 		t.Errorf("message does not name the format: %q", r.Message)
@@ -95,7 +89,7 @@ func TestFillRefusesAMalformedDate(t *testing.T) {
 func TestFillNeverLogsAPassword(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act("browser_fill", map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": "s3cret-value"})
+	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": "s3cret-value"})
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}
@@ -121,8 +115,9 @@ func TestSelect(t *testing.T) {
 		{"by visible text", "Less than a year", "lt1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			h := h.sub(t)
 			s := h.snap(false)
-			r := h.act("browser_select", map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
+			r := h.act(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
 			if !r.Success {
 				t.Fatalf("select: %s", r.Message)
 			}
@@ -134,8 +129,9 @@ func TestSelect(t *testing.T) {
 		})
 	}
 	t.Run("missing option names the options", func(t *testing.T) {
+		h := h.sub(t)
 		s := h.snap(false)
-		r := h.act("browser_select", map[string]any{"ref": ref(t, s, "combobox", ""), "value": "forever"})
+		r := h.act(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": "forever"})
 		wantError(t, r, InvalidParams)
 		if !strings.Contains(r.Message, "Less than a year") {
 			t.Errorf("message does not list the options: %q", r.Message)
@@ -149,23 +145,23 @@ func TestScroll(t *testing.T) {
 	if s.Viewport.ScrollY != 0 {
 		t.Fatalf("starts scrolled to %v", s.Viewport.ScrollY)
 	}
-	r := h.act("browser_scroll", map[string]any{"direction": "down", "amount": 500})
+	r := h.act(Scroll, map[string]any{"direction": "down", "amount": 500})
 	if !r.Success {
 		t.Fatalf("scroll down: %s", r.Message)
 	}
 	if r.Snapshot.Viewport.ScrollY < 400 {
 		t.Errorf("after scrolling down 500 the page is at %v", r.Snapshot.Viewport.ScrollY)
 	}
-	r = h.act("browser_scroll", map[string]any{"direction": "bottom"})
+	r = h.act(Scroll, map[string]any{"direction": "bottom"})
 	bottom := r.Snapshot.Viewport.ScrollY
 	if !r.Success || bottom < 3000 {
 		t.Fatalf("scroll to the bottom: %v at %v", r.Message, bottom)
 	}
-	r = h.act("browser_scroll", map[string]any{"direction": "up", "amount": 300})
+	r = h.act(Scroll, map[string]any{"direction": "up", "amount": 300})
 	if got := r.Snapshot.Viewport.ScrollY; !r.Success || got >= bottom {
 		t.Errorf("scroll up: at %v, was %v", got, bottom)
 	}
-	r = h.act("browser_scroll", map[string]any{"direction": "top"})
+	r = h.act(Scroll, map[string]any{"direction": "top"})
 	if r.Snapshot.Viewport.ScrollY != 0 {
 		t.Errorf("scroll to the top: at %v", r.Snapshot.Viewport.ScrollY)
 	}
@@ -175,10 +171,10 @@ func TestScrollByRef(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(false) // offscreen elements too
 	target := ref(t, s, "button", "Cancel Membership")
-	if e := element(s, target); e == nil || !contains(e.State, "offscreen") {
+	if e, _ := s.Element(target); !slices.Contains(e.State, "offscreen") {
 		t.Fatalf("the button should start offscreen: %+v", e)
 	}
-	r := h.act("browser_scroll", map[string]any{"ref": target})
+	r := h.act(Scroll, map[string]any{"ref": target})
 	if !r.Success {
 		t.Fatalf("scroll to ref: %s", r.Message)
 	}
@@ -200,7 +196,7 @@ func TestScrollInsideABox(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(true)
 	box := ref(t, s, "generic", "Billing history")
-	r := h.act("browser_scroll", map[string]any{"ref": box, "direction": "bottom"})
+	r := h.act(Scroll, map[string]any{"ref": box, "direction": "bottom"})
 	if !r.Success {
 		t.Fatalf("scroll inside: %s", r.Message)
 	}
@@ -209,12 +205,12 @@ func TestScrollInsideABox(t *testing.T) {
 	if !atEnd {
 		t.Error("the box is not scrolled to its end")
 	}
-	if e := element(r.Snapshot, ref(t, r.Snapshot, "button", "Load older invoices")); contains(e.State, "offscreen") {
+	if e, _ := r.Snapshot.Element(ref(t, r.Snapshot, "button", "Load older invoices")); slices.Contains(e.State, "offscreen") {
 		t.Errorf("the box's last control is still offscreen after scrolling to the end: %v", e.State)
 	}
 	var pageY float64
 	h.eval(`window.scrollY`, &pageY)
-	r = h.act("browser_scroll", map[string]any{"ref": ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
+	r = h.act(Scroll, map[string]any{"ref": ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
 	if !r.Success {
 		t.Fatalf("wheel inside: %s", r.Message)
 	}
@@ -235,7 +231,7 @@ func TestScrollLoadsMore(t *testing.T) {
 	var before, after int
 	h.eval(`document.querySelectorAll('li').length`, &before)
 	for i := 0; i < 5; i++ {
-		h.act("browser_scroll", map[string]any{"direction": "bottom"})
+		h.act(Scroll, map[string]any{"direction": "bottom"})
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
@@ -248,15 +244,6 @@ func TestScrollLoadsMore(t *testing.T) {
 	if after <= before {
 		t.Errorf("scrolling did not load more: %d items before, %d after", before, after)
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func TestNormalizeInput(t *testing.T) {

@@ -1,16 +1,17 @@
-// Package tools holds the seven tools of DESIGN.md §1 in transport-free form:
-// a Session (one isolated browser context, its live ref table, its gate and
-// its log), the tools' inputs, results, error codes and definitions.
+// Package tools holds the tools in transport-free form: the tool table (one
+// entry per tool: its definition, input type and run function), a Session
+// (one isolated browser context, its live ref table, its gate and its log),
+// and the tools' results and error codes. See docs/architecture.md.
 package tools
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -111,7 +112,7 @@ type Session struct {
 	// when it clicks OK.
 	promptText string
 	gate       *checkpoint.Gate
-	audit      *checkpoint.Audit
+	audit      *audit.Log
 	// settled is a capture the last action took while the page settled,
 	// for the snapshot that follows it; nil when that snapshot must be
 	// taken anew.
@@ -137,32 +138,21 @@ func (s *Session) Close() error { return s.tab.Close() }
 // Call runs the tool name with its JSON arguments. Every failure the agent can
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
-	start := time.Now()
-	masked := s.fillsPassword(name, args)
-	var out Output
-	switch name {
-	case "get_snapshot":
-		out = s.getSnapshot(ctx, args)
-	case "browser_click":
-		out = s.act(ctx, args, s.click)
-	case "browser_fill":
-		out = s.act(ctx, args, s.fill)
-	case "browser_select":
-		out = s.act(ctx, args, s.choose)
-	case "browser_scroll":
-		out = s.act(ctx, args, s.scroll)
-	case "request_human_approval":
-		out = s.requestApproval(ctx, args)
-	case "complete_task":
-		out = s.complete(ctx, args)
-	default:
+	t, ok := lookup(name)
+	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
+	start := time.Now()
+	masked := s.fillsPassword(name, args)
+	out := t.run(s, ctx, args)
 	took := time.Since(start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
 		slog.Duration("took", took), slog.String("result", code))
-	call := checkpoint.ToolCall{Tool: name, Args: args, Masked: masked, Start: start, Duration: took}
+	call := audit.ToolCall{Tool: name, Args: args, Start: start, Duration: took}
+	if masked {
+		call.Args = maskPassword(args)
+	}
 	if code != "ok" {
 		call.Code = code
 	}
@@ -181,11 +171,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 // fillsPassword reports whether a call fills a password field, whose value
 // must never reach a log.
 func (s *Session) fillsPassword(name string, args json.RawMessage) bool {
-	if name != "browser_fill" {
+	if name != Fill {
 		return false
 	}
-	var in fillInput
-	if decode(args, &in) != nil {
+	in, err := decode[fillInput](args)
+	if err != nil {
 		return true // unreadable: mask to be safe
 	}
 	t, ok := s.live[in.Ref]
@@ -198,26 +188,6 @@ func resultCode(out Output) string {
 		return string(*r.Error)
 	}
 	return "ok"
-}
-
-func (s *Session) getSnapshot(ctx context.Context, args json.RawMessage) Output {
-	var in snapshotInput
-	if err := decode(args, &in); err != nil {
-		return s.failed(ctx, InvalidParams, err.Error())
-	}
-	restarted := s.recover(ctx)
-	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
-	if restarted != "" {
-		return s.output(ActionResult{Snapshot: snap, Error: code(ActionFailed), Message: restarted})
-	}
-	if err != nil {
-		c := ActionFailed
-		if errors.Is(err, context.DeadlineExceeded) {
-			c = Timeout
-		}
-		return s.output(ActionResult{Snapshot: snap, Error: &c, Message: err.Error()})
-	}
-	return Output{Value: snap, Image: snap.Screenshot}
 }
 
 // snapshot captures the page and makes its ref table the live one. When the

@@ -55,7 +55,7 @@ func (h *harness) call(name string, args any) Output {
 // snap takes a snapshot and fails the test unless it is a plain snapshot.
 func (h *harness) snap(viewportOnly bool) *snapshot.Snapshot {
 	h.t.Helper()
-	out := h.call("get_snapshot", map[string]any{"viewport_only": viewportOnly})
+	out := h.call(GetSnapshot, map[string]any{"viewport_only": viewportOnly})
 	s, ok := out.Value.(*snapshot.Snapshot)
 	if !ok {
 		h.t.Fatalf("get_snapshot returned %T: %+v", out.Value, out.Value)
@@ -82,6 +82,14 @@ func (h *harness) act(name string, args any) ActionResult {
 	return r
 }
 
+// sub returns the harness for the subtest t, on the same session, so that a
+// failure inside the subtest fails the subtest.
+func (h *harness) sub(t *testing.T) *harness {
+	c := *h
+	c.t = t
+	return &c
+}
+
 // eval runs a script in the page.
 func (h *harness) eval(expr string, out any) {
 	h.t.Helper()
@@ -92,29 +100,15 @@ func (h *harness) eval(expr string, out any) {
 	}
 }
 
-// ref finds the ref of the element with the role whose name contains name.
+// ref returns the ref of the first element with the role whose name contains
+// name, or fails the test.
 func ref(t *testing.T, s *snapshot.Snapshot, role, name string) string {
 	t.Helper()
-	for _, e := range s.Elements {
-		if e.Role == role && strings.Contains(e.Name, name) {
-			return e.Ref
-		}
+	e, ok := s.Find(role, name)
+	if !ok {
+		t.Fatalf("no %s named %q in the snapshot of %s; have:\n%s", role, name, s.Page.URL, s.Outline())
 	}
-	var have []string
-	for _, e := range s.Elements {
-		have = append(have, fmt.Sprintf("%s %s %q", e.Ref, e.Role, e.Name))
-	}
-	t.Fatalf("no %s named %q in the snapshot of %s; have:\n%s", role, name, s.Page.URL, strings.Join(have, "\n"))
-	return ""
-}
-
-func element(s *snapshot.Snapshot, ref string) *snapshot.Element {
-	for i := range s.Elements {
-		if s.Elements[i].Ref == ref {
-			return &s.Elements[i]
-		}
-	}
-	return nil
+	return e.Ref
 }
 
 func wantError(t *testing.T, r ActionResult, want Code) {
@@ -134,7 +128,7 @@ func wantError(t *testing.T, r ActionResult, want Code) {
 func TestClickMovesTheFlowOn(t *testing.T) {
 	h := open(t, "/account")
 	s := h.snap(true)
-	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
 	if !r.Success {
 		t.Fatalf("click failed: %s %s", *r.Error, r.Message)
 	}
@@ -149,7 +143,7 @@ func TestClickMovesTheFlowOn(t *testing.T) {
 	if n := refNumber(t, next); n <= refNumber(t, s.Elements[len(s.Elements)-1].Ref) {
 		t.Errorf("ref %s does not continue the session's count", next)
 	}
-	r = h.act("browser_click", map[string]any{"ref": next})
+	r = h.act(Click, map[string]any{"ref": next})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("second click: %+v at %s", r.Error, r.Snapshot.Page.URL)
 	}
@@ -176,7 +170,7 @@ func TestRefsThatAreNotLive(t *testing.T) {
 		{"empty", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.act("browser_click", map[string]any{"ref": tc.ref})
+			r := h.sub(t).act(Click, map[string]any{"ref": tc.ref})
 			wantError(t, r, RefInvalid)
 			if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
 				t.Errorf("a refused click moved the page to %s", r.Snapshot.Page.URL)
@@ -192,7 +186,7 @@ func TestRelabelledElementIsNotClicked(t *testing.T) {
 	// The page renames the button between the snapshot and the click, as a
 	// re-render would.
 	h.eval(`(() => { const b = [...document.querySelectorAll('button')].find(b => b.textContent.trim() === 'Save'); b.textContent = 'Delete'; b.onclick = () => { document.title = 'DELETED'; }; })()`, nil)
-	r := h.act("browser_click", map[string]any{"ref": save})
+	r := h.act(Click, map[string]any{"ref": save})
 	wantError(t, r, RefInvalid)
 	if !strings.Contains(r.Message, "Delete") {
 		t.Errorf("message does not say what changed: %q", r.Message)
@@ -212,30 +206,30 @@ func TestActionErrors(t *testing.T) {
 		want  Code
 	}{
 		{"disabled button", "/variants/disabled", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Finish Cancellation")}
+			return Click, map[string]any{"ref": ref(h.t, s, "button", "Finish Cancellation")}
 		}, ElementDisabled},
 		{"covered by a modal", "/variants/modal", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership")}
+			return Click, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership")}
 		}, ElementObscured},
 		{"hidden after the snapshot", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			r := ref(h.t, s, "button", "Cancel Membership")
 			h.eval(`document.querySelectorAll('button,a').forEach(e => { if (e.textContent.includes('Cancel Membership')) e.style.visibility = 'hidden'; })`, nil)
-			return "browser_click", map[string]any{"ref": r}
+			return Click, map[string]any{"ref": r}
 		}, ElementNotVisible},
 		{"scroll with neither ref nor direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_scroll", map[string]any{}
+			return Scroll, map[string]any{}
 		}, InvalidParams},
 		{"scroll in an unknown direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_scroll", map[string]any{"direction": "sideways"}
+			return Scroll, map[string]any{"direction": "sideways"}
 		}, InvalidParams},
 		{"fill on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_fill", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+			return Fill, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
 		}, InvalidParams},
 		{"select on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_select", map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+			return Select, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
 		}, InvalidParams},
 		{"a page whose script blocks", "/variants/busy", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return "browser_click", map[string]any{"ref": ref(h.t, s, "button", "Freeze")}
+			return Click, map[string]any{"ref": ref(h.t, s, "button", "Freeze")}
 		}, Timeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,17 +246,17 @@ func TestActionErrors(t *testing.T) {
 func TestObscuredNamesTheCover(t *testing.T) {
 	h := open(t, "/variants/modal")
 	s := h.snap(true)
-	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
 	wantError(t, r, ElementObscured)
 	if !strings.Contains(r.Message, "Special offer") {
 		t.Errorf("message does not name the modal: %q", r.Message)
 	}
 	// Closing the modal makes the button clickable.
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
 	if !r.Success {
 		t.Fatalf("close the modal: %s", r.Message)
 	}
-	r = h.act("browser_click", map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
+	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
 	if !r.Success {
 		t.Fatalf("click after closing the modal: %s", r.Message)
 	}
@@ -271,12 +265,12 @@ func TestObscuredNamesTheCover(t *testing.T) {
 func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
-	r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Freeze")})
+	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Freeze")})
 	wantError(t, r, Timeout)
 	// The page unfreezes by itself; the session stays usable.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out := h.call("get_snapshot", map[string]any{})
+		out := h.call(GetSnapshot, map[string]any{})
 		if s, ok := out.Value.(*snapshot.Snapshot); ok && len(s.Elements) > 0 {
 			break
 		}
@@ -304,7 +298,7 @@ func TestResultShowsLateChanges(t *testing.T) {
 				document.querySelector('main').prepend(b);
 			})()`, delay), nil)
 			s := h.snap(true)
-			r := h.act("browser_click", map[string]any{"ref": ref(t, s, "button", "Load details")})
+			r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Load details")})
 			if !r.Success {
 				t.Fatalf("click: %s", r.Message)
 			}

@@ -1,0 +1,34 @@
+package tools
+
+import (
+	"context"
+	"errors"
+)
+
+// snapshotInput is the arguments of get_snapshot.
+type snapshotInput struct {
+	ViewportOnly *bool `json:"viewport_only,omitempty"`
+}
+
+// getSnapshot runs get_snapshot, bringing a crashed browser back first.
+func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
+	restarted := s.recover(ctx)
+	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+	if restarted != "" {
+		return s.output(ActionResult{Snapshot: snap, Error: code(ActionFailed), Message: restarted})
+	}
+	if err != nil {
+		c := ActionFailed
+		if errors.Is(err, context.DeadlineExceeded) {
+			c = Timeout
+		}
+		return s.output(ActionResult{Snapshot: snap, Error: &c, Message: err.Error()})
+	}
+	return Output{Value: snap, Image: snap.Screenshot}
+}
+
+// snapshotArgsInvalid answers get_snapshot arguments that do not decode,
+// with a fresh snapshot like every failed action.
+func (s *Session) snapshotArgsInvalid(ctx context.Context, err error) Output {
+	return s.failed(ctx, InvalidParams, err.Error())
+}

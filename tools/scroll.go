@@ -1,0 +1,82 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+)
+
+// scrollInput is the arguments of browser_scroll.
+type scrollInput struct {
+	Ref       string   `json:"ref,omitempty"`
+	Direction string   `json:"direction,omitempty"`
+	Amount    *float64 `json:"amount,omitempty"`
+}
+
+// scroll runs browser_scroll: the page, an element into view, or inside a
+// scrollable element.
+func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
+	amount := orDefault(in.Amount, 300)
+	if amount <= 0 {
+		return "", fail(InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
+	}
+	switch in.Direction {
+	case "", "up", "down", "top", "bottom":
+	default:
+		return "", fail(InvalidParams, "direction must be up, down, top or bottom, not %q.", in.Direction)
+	}
+	if in.Ref == "" && in.Direction == "" {
+		return "", fail(InvalidParams, "browser_scroll needs a ref (to bring that element into view) or a direction (up, down, top, bottom).")
+	}
+	limit := s.config.ScrollTimeout
+	if in.Ref == "" {
+		vp, err := s.tab.Viewport(ctx)
+		if err != nil {
+			return "", err
+		}
+		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+			switch in.Direction {
+			case "up", "down":
+				return s.tab.Wheel(ctx, vp.Width/2, vp.Height/2, 0, signed(in.Direction, amount))
+			default:
+				return s.tab.ScrollPageTo(ctx, in.Direction)
+			}
+		}, fmt.Sprintf("Scrolled the page %s.", in.Direction))
+	}
+	t, err := s.target(in.Ref)
+	if err != nil {
+		return "", err
+	}
+	if in.Direction == "" {
+		// Bringing an element into view needs no box check: that is
+		// what the scroll is for.
+		if _, err := s.check(ctx, t, false); err != nil {
+			return "", err
+		}
+		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
+		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
+	}
+	insp, err := s.check(ctx, t, true)
+	if err != nil {
+		return "", err
+	}
+	if !insp.Scrollable {
+		return "", fail(InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
+	}
+	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+		switch in.Direction {
+		case "up", "down":
+			return s.tab.Wheel(ctx, insp.X, insp.Y, 0, signed(in.Direction, amount))
+		default:
+			return s.tab.ScrollElementTo(ctx, t.BackendNodeID, in.Direction)
+		}
+	}, fmt.Sprintf("Scrolled inside %s %s %q %s.", t.Ref, t.Role, t.Name, in.Direction))
+}
+
+// signed turns a direction and an amount into a wheel delta.
+func signed(direction string, amount float64) float64 {
+	if direction == "up" {
+		return -amount
+	}
+	return amount
+}
