@@ -160,9 +160,9 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 	return g, shutdown, nil
 }
 
-// ServeHTTP serves the HTTP transports on ln until ctx ends, then shuts
-// them down: every client's session ends and open streams close.
-func (s *Server) ServeHTTP(ctx context.Context, ln net.Listener, c HTTPConfig) error {
+// Serve serves the HTTP transports on ln until ctx ends, then shuts them
+// down: every client's session ends and open streams close.
+func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error {
 	if c.Addr == "" {
 		c.Addr = ln.Addr().String()
 	}

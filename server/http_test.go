@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -26,11 +27,11 @@ func serveHTTP(t *testing.T, s *Server, c HTTPConfig) string {
 	c.Addr = ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- s.ServeHTTP(ctx, ln, c) }()
+	go func() { done <- s.Serve(ctx, ln, c) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {
-			t.Errorf("ServeHTTP: %v", err)
+			t.Errorf("Serve: %v", err)
 		}
 	})
 	return "http://" + ln.Addr().String()
@@ -177,7 +178,7 @@ func TestTokenRequired(t *testing.T) {
 
 	// A real client with the token gets through, on both transports.
 	for _, c := range []*client.Client{streamableClient(t, base, testToken), sseClient(t, base, testToken)} {
-		if res := callTool(t, context.Background(), c, "get_snapshot", nil); res.IsError {
+		if res := callTool(t, context.Background(), c, tools.GetSnapshot, nil); res.IsError {
 			t.Errorf("call with the token failed: %+v", res)
 		}
 	}
@@ -250,9 +251,9 @@ func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
 		t.Fatal("streamable HTTP client has no Mcp-Session-Id: the transport is not on a session-bearing revision")
 	}
 	b := sseClient(t, base, testToken)
-	callTool(t, ctx, a, "get_snapshot", nil)
-	callTool(t, ctx, b, "get_snapshot", nil)
-	callTool(t, ctx, a, "browser_click", map[string]any{"ref": "@e1"})
+	callTool(t, ctx, a, tools.GetSnapshot, nil)
+	callTool(t, ctx, b, tools.GetSnapshot, nil)
+	callTool(t, ctx, a, tools.Click, map[string]any{"ref": "@e1"})
 	sessions := f.all()
 	if len(sessions) != 2 {
 		t.Fatalf("%d browser sessions for two clients, want 2", len(sessions))

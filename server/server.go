@@ -48,17 +48,6 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// ManagerSessions adapts m to Config.NewSession.
-func ManagerSessions(m *tools.Manager) func(context.Context) (Session, error) {
-	return func(ctx context.Context) (Session, error) {
-		s, err := m.NewSession(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
-	}
-}
-
 // Server is the MCP server: one mcp-go server with the seven tools, and the
 // browser sessions of its clients.
 type Server struct {

@@ -93,7 +93,7 @@ func (s *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 	img := &snapshot.Screenshot{MIMEType: "image/png", Width: 2, Height: 1, Data: []byte("\x89PNG fake")}
 	snap.Screenshot = img
 	switch name {
-	case "get_snapshot":
+	case tools.GetSnapshot:
 		var in struct {
 			ViewportOnly *bool `json:"viewport_only"`
 		}
@@ -102,9 +102,9 @@ func (s *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 			return tools.Output{Value: tools.ActionResult{Snapshot: snap, Error: ptr(tools.InvalidParams)}, Image: img}, nil
 		}
 		return tools.Output{Value: snap, Image: img}, nil
-	case "request_human_approval":
+	case tools.RequestApproval:
 		return tools.Output{Value: tools.ApprovalResult{Message: "no approver"}}, nil
-	case "complete_task":
+	case tools.CompleteTask:
 		return tools.Output{Value: tools.CompletionResult{Acknowledged: true, Message: "ok"}}, nil
 	case "broken":
 		return tools.Output{}, errors.New("unknown tool")
@@ -247,12 +247,12 @@ func TestDefaultsAreApplied(t *testing.T) {
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
 	ctx := context.Background()
-	callTool(t, ctx, c, "get_snapshot", nil)
-	callTool(t, ctx, c, "get_snapshot", map[string]any{"viewport_only": false})
-	callTool(t, ctx, c, "browser_fill", map[string]any{"ref": "@e1", "value": "x"})
-	callTool(t, ctx, c, "browser_scroll", map[string]any{"direction": "down"})
-	callTool(t, ctx, c, "browser_scroll", map[string]any{"direction": "down", "amount": 5})
-	callTool(t, ctx, c, "browser_click", map[string]any{"ref": "@e2"})
+	callTool(t, ctx, c, tools.GetSnapshot, nil)
+	callTool(t, ctx, c, tools.GetSnapshot, map[string]any{"viewport_only": false})
+	callTool(t, ctx, c, tools.Fill, map[string]any{"ref": "@e1", "value": "x"})
+	callTool(t, ctx, c, tools.Scroll, map[string]any{"direction": "down"})
+	callTool(t, ctx, c, tools.Scroll, map[string]any{"direction": "down", "amount": 5})
+	callTool(t, ctx, c, tools.Click, map[string]any{"ref": "@e2"})
 	want := []string{
 		`get_snapshot {"viewport_only":true}`,
 		`get_snapshot {"viewport_only":false}`,
@@ -269,7 +269,7 @@ func TestDefaultsAreApplied(t *testing.T) {
 func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 	s := newTestServer(t, &fakes{}, Config{})
 	c := inProcessClient(t, s)
-	res := callTool(t, context.Background(), c, "browser_click", map[string]any{"ref": "@e2"})
+	res := callTool(t, context.Background(), c, tools.Click, map[string]any{"ref": "@e2"})
 	if res.IsError || len(res.Content) != 2 {
 		t.Fatalf("result = %+v, want text and image, no error", res)
 	}
@@ -310,7 +310,7 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 	s2 := newTestServer(t, &fakes{}, Config{})
 	c2 := inProcessClient(t, s2)
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "get_snapshot"
+	req.Params.Name = tools.GetSnapshot
 	req.Params.Arguments = map[string]any{"viewport_only": true}
 	res, err := c2.CallTool(context.Background(), req)
 	if err != nil || res.IsError || res.StructuredContent == nil {
@@ -321,14 +321,14 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
 	s := newTestServer(t, &fakes{}, Config{})
 	out := tools.Output{Value: tools.ActionResult{Snapshot: &snapshot.Snapshot{}, Error: ptr(tools.Timeout)}}
-	res, err := s.result("get_snapshot", out)
+	res, err := s.result(tools.GetSnapshot, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.IsError || res.StructuredContent != nil || len(res.Content) != 1 {
 		t.Errorf("result %+v: want an error result with text only", res)
 	}
-	res, _ = s.result("browser_click", out)
+	res, _ = s.result(tools.Click, out)
 	if res.IsError || res.StructuredContent == nil {
 		t.Errorf("a failed action is a result the agent acts on, not an error: %+v", res)
 	}
@@ -394,16 +394,16 @@ func TestMaxSessions(t *testing.T) {
 	s := newTestServer(t, f, Config{MaxSessions: 1})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
 	ctx := context.Background()
-	if res := callTool(t, ctx, a, "get_snapshot", nil); res.IsError {
+	if res := callTool(t, ctx, a, tools.GetSnapshot, nil); res.IsError {
 		t.Fatalf("first client refused: %+v", res)
 	}
-	res := callTool(t, ctx, b, "get_snapshot", nil)
+	res := callTool(t, ctx, b, tools.GetSnapshot, nil)
 	if !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "--max-sessions") {
 		t.Fatalf("second client over the limit got %+v, want an error naming --max-sessions", res)
 	}
 	a.Close()
 	waitFor(t, "a slot to free", func() bool { return s.sessions.count() == 0 })
-	if res := callTool(t, ctx, b, "get_snapshot", nil); res.IsError {
+	if res := callTool(t, ctx, b, tools.GetSnapshot, nil); res.IsError {
 		t.Errorf("second client still refused after the first left: %+v", res)
 	}
 }
@@ -413,10 +413,10 @@ func TestIdleSessionCloses(t *testing.T) {
 	s := newTestServer(t, f, Config{SessionIdle: 100 * time.Millisecond})
 	c := inProcessClient(t, s)
 	ctx := context.Background()
-	callTool(t, ctx, c, "get_snapshot", nil)
+	callTool(t, ctx, c, tools.GetSnapshot, nil)
 	first := f.all()[0]
 	waitFor(t, "the idle session to close", first.closed.Load)
-	callTool(t, ctx, c, "get_snapshot", nil)
+	callTool(t, ctx, c, tools.GetSnapshot, nil)
 	if n := len(f.all()); n != 2 {
 		t.Errorf("%d sessions opened, want a fresh one after the idle one closed", n)
 	}
@@ -450,7 +450,7 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 	if !f.all()[0].closed.Load() || !f.all()[0].canceled.Load() {
 		t.Error("Close did not cancel the running call and close its session")
 	}
-	res := callTool(t, context.Background(), c, "get_snapshot", nil)
+	res := callTool(t, context.Background(), c, tools.GetSnapshot, nil)
 	if !res.IsError {
 		t.Error("a call after Close succeeded")
 	}
@@ -458,7 +458,7 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 
 func clickRequest() mcp.CallToolRequest {
 	req := mcp.CallToolRequest{}
-	req.Params.Name = "browser_click"
+	req.Params.Name = tools.Click
 	req.Params.Arguments = map[string]any{"ref": "@e1"}
 	return req
 }

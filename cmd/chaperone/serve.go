@@ -198,7 +198,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		base := "http://" + ln.Addr().String()
 		log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "streamable", base+"/mcp", "sse", base+"/sse",
 			"token_required", hc.Token != "", "start_url", cfg.StartURL)
-		err = srv.ServeHTTP(ctx, ln, hc)
+		err = srv.Serve(ctx, ln, hc)
 	}
 	if ctx.Err() != nil {
 		log.Info("shutting down", "why", context.Cause(ctx))
