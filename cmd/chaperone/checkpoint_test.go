@@ -13,7 +13,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 
-	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/approver"
 )
 
 // approvalHost is an agent host's approval endpoint: it receives the
@@ -22,14 +22,14 @@ import (
 type approvalHost struct {
 	t         *testing.T
 	token     string
-	requests  chan checkpoint.WebhookPayload
+	requests  chan approver.WebhookPayload
 	decisions chan map[string]any
 }
 
 func newApprovalHost(t *testing.T, token string) (*approvalHost, string) {
-	h := &approvalHost{t: t, token: token, requests: make(chan checkpoint.WebhookPayload, 8), decisions: make(chan map[string]any, 8)}
+	h := &approvalHost{t: t, token: token, requests: make(chan approver.WebhookPayload, 8), decisions: make(chan map[string]any, 8)}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var p checkpoint.WebhookPayload
+		var p approver.WebhookPayload
 		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
 			http.Error(w, err.Error(), http.StatusBadRequest)
 			return

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/approver"
+	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
@@ -168,11 +170,11 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	if t.record != nil {
 		t.record(rec.Dir())
 	}
-	audit, err := checkpoint.OpenAudit(rec.Dir(), "driver")
+	auditLog, err := audit.Open(rec.Dir(), "driver")
 	if err != nil {
 		return driver.Result{}, err
 	}
-	defer audit.Close()
+	defer auditLog.Close()
 
 	approver := t.approver
 	if approver == nil {
@@ -195,8 +197,8 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	}()
 	srv, err := server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
-			gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: audit, Logger: log})
-			return mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(audit))
+			gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
+			return mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
 		},
 		MaxSessions: 1,
 		Version:     version(),
@@ -266,18 +268,71 @@ func addApproverFlags(fs *flag.FlagSet, def string) *approverFlags {
 	return a
 }
 
-// open starts the approver the flags name and returns it with its closer.
-func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.Approver, func(), error) {
-	switch a.kind {
+// mcpTransport is how the agent reaches the command, which decides who can
+// be asked.
+type mcpTransport int
+
+const (
+	// overStdio is serve on stdin and stdout.
+	overStdio mcpTransport = iota
+	// overHTTP is serve --http.
+	overHTTP
+	// inProcess is run and demo: their own driver is the MCP client, with no
+	// person behind it to answer an elicitation.
+	inProcess
+)
+
+// approverChain says which channels the --approver choice asks through under
+// transport t, in the order they are tried: checkpoint.First falls through
+// to the next when one cannot reach a person. It only decides; start opens
+// the channels.
+func approverChain(choice string, t mcpTransport) ([]checkpoint.Channel, error) {
+	switch choice {
 	case "tty":
-		t, err := checkpoint.OpenTTY()
+		return []checkpoint.Channel{checkpoint.ChannelTTY}, nil
+	case "web":
+		return []checkpoint.Channel{checkpoint.ChannelWeb}, nil
+	case "webhook":
+		return []checkpoint.Channel{checkpoint.ChannelWebhook}, nil
+	case "auto":
+		if t != inProcess {
+			return []checkpoint.Channel{checkpoint.ChannelElicitation, checkpoint.ChannelWeb}, nil
+		}
+	case "elicitation":
+		if t != inProcess {
+			return []checkpoint.Channel{checkpoint.ChannelElicitation}, nil
+		}
+	}
+	return nil, fmt.Errorf("--approver %q: want tty, web or webhook", choice)
+}
+
+// open starts the approver the flags name for run and demo, and returns it
+// with its closer.
+func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.Approver, func(), error) {
+	chain, err := approverChain(a.kind, inProcess)
+	if err != nil {
+		return nil, nil, err
+	}
+	// In process nothing comes before the one channel: there is no client
+	// to ask first.
+	return a.start(e, log, dir, chain[0])
+}
+
+// start opens the approver of channel c, which lives as long as the command,
+// and returns it with its closer. dir is where the terminal saves
+// screenshots. Elicitation is not started here: each MCP session brings its
+// own.
+func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint.Channel) (checkpoint.Approver, func(), error) {
+	switch c {
+	case checkpoint.ChannelTTY:
+		t, err := approver.OpenTTY()
 		if err != nil {
 			return nil, nil, fmt.Errorf("--approver tty: %w (no terminal here: try --approver web)", err)
 		}
 		t.ScreenshotDir = dir
 		return t, func() { t.Close() }, nil
-	case "web":
-		w, err := checkpoint.NewWeb(checkpoint.WebOptions{
+	case checkpoint.ChannelWeb:
+		w, err := approver.NewWeb(approver.WebOptions{
 			Logger: log,
 			OnPending: func(url string, r checkpoint.Request) {
 				fmt.Fprintf(e.stderr, "\nApproval needed: %s\nOpen %s to approve or reject.\n", r.Prompt(), url)
@@ -296,12 +351,12 @@ func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.A
 		}
 		fmt.Fprintf(e.stderr, "Approval console: %s\n", w.URL())
 		return w, func() { w.Close() }, nil
-	case "webhook":
+	case checkpoint.ChannelWebhook:
 		ln, err := net.Listen("tcp", a.webhookListen)
 		if err != nil {
 			return nil, nil, fmt.Errorf("--webhook-listen: %w", err)
 		}
-		h, err := checkpoint.NewWebhook(checkpoint.WebhookOptions{
+		h, err := approver.NewWebhook(approver.WebhookOptions{
 			URL: a.webhookURL, Token: a.webhookToken, Logger: log,
 			CallbackURL: "http://" + ln.Addr().String() + "/approvals/",
 		})
@@ -313,7 +368,7 @@ func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.A
 		go srv.Serve(ln)
 		return h, func() { srv.Close() }, nil
 	}
-	return nil, nil, fmt.Errorf("--approver %q: want tty, web or webhook", a.kind)
+	return nil, nil, fmt.Errorf("the %s approver comes with each MCP session, not with the command", c)
 }
 
 // openInBrowser opens url in the user's default browser, as the platform's

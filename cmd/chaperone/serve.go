@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/approver"
+	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -121,35 +123,43 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		log.Info("serving the demo site", "url", site.URL)
 	}
-	// auto asks through MCP elicitation when the client can, else the
-	// web console; elicitation asks only through the client.
-	kind := af.kind
-	if kind == "auto" || kind == "elicitation" {
-		af.kind = "web"
+	over := overStdio
+	if *httpAddr != "" {
+		over = overHTTP
 	}
-	var approver checkpoint.Approver
-	if kind != "elicitation" {
-		a, closeApprover, err := af.open(e, log, *auditDir)
+	chain, err := approverChain(af.kind, over)
+	if err != nil {
+		return err
+	}
+	started := map[checkpoint.Channel]checkpoint.Approver{}
+	for _, c := range chain {
+		if c == checkpoint.ChannelElicitation {
+			continue // each MCP session brings its own
+		}
+		a, closeApprover, err := af.start(e, log, *auditDir, c)
 		if err != nil {
 			return err
 		}
 		defer closeApprover()
-		approver = a
+		started[c] = a
 	}
 	var srv *server.Server
 	sessionApprover := func() checkpoint.Approver {
-		if kind == "elicitation" {
-			return srv.Elicitation()
+		var chained checkpoint.First
+		for _, c := range chain {
+			a := started[c]
+			if c == checkpoint.ChannelElicitation {
+				a = srv.Elicitation()
+			} else if w, ok := a.(*approver.Web); ok {
+				// The client whose call waits hears where to decide.
+				a = srv.Announce(w, w.URL())
+			}
+			chained = append(chained, a)
 		}
-		a := approver
-		if w, ok := approver.(*checkpoint.Web); ok {
-			// The client whose call waits hears where to decide.
-			a = srv.Announce(w, w.URL())
+		if len(chained) == 1 {
+			return chained[0]
 		}
-		if kind == "auto" {
-			return checkpoint.First{srv.Elicitation(), a}
-		}
-		return a
+		return chained
 	}
 	mgr, err := tools.NewManager(ctx, bopts, cfg)
 	if err != nil {
@@ -164,22 +174,22 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	srv, err = server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
 			id := uuid.NewString()
-			var audit *checkpoint.Audit
+			var auditLog *audit.Log
 			if *auditDir != "" {
-				a, err := checkpoint.OpenAudit(*auditDir, id)
+				a, err := audit.Open(*auditDir, id)
 				if err != nil {
 					return nil, err
 				}
-				audit = a
+				auditLog = a
 			}
 			gate := checkpoint.NewGate(profile, sessionApprover(), checkpoint.Options{
-				DryRun: *dryRun, Session: id, Audit: audit, Logger: log.With("session", id)})
-			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(audit))
+				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", id)})
+			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
 			if err != nil {
-				audit.Close()
+				auditLog.Close()
 				return nil, err
 			}
-			return auditedSession{s, audit}, nil
+			return auditedSession{s, auditLog}, nil
 		},
 		MaxSessions: *maxSessions,
 		SessionIdle: *sessionIdle,
@@ -212,7 +222,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 // auditedSession closes its audit log with the session.
 type auditedSession struct {
 	*tools.Session
-	audit *checkpoint.Audit
+	audit *audit.Log
 }
 
 // Close closes the browser session, then its audit log.
