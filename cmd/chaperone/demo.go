@@ -26,9 +26,7 @@ func demoCmd(ctx context.Context, e *env, args []string) error {
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`, when ANTHROPIC_API_KEY is set")
 	af := addApproverFlags(fs, "tty")
 	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
-	logLevel := fs.String("log-level", "warn", "the log `level` on stderr: debug, info, warn or error")
-	bf := addBrowserFlags(fs)
-	tf := addToolFlags(fs)
+	cf := addCommonFlags(fs, "warn")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
 		return err
@@ -36,19 +34,11 @@ func demoCmd(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
-	log, err := newLogger(e.stderr, *logLevel)
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err
 	}
-	bopts, err := bf.options(log)
-	if err != nil {
-		return err
-	}
-	tcfg, err := tf.config("", log)
-	if err != nil {
-		return err
-	}
-	t := task{outDir: *out, approvers: af, browser: bopts, tools: tcfg, log: log}
+	t := task{setup: st, outDir: *out, approvers: af}
 	if err := demoTask(e, &t, *model); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -50,18 +49,11 @@ func driverEnv(vars map[string]string) (*env, *lockedBuffer, *lockedBuffer) {
 // approvals answered by approver.
 func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver) task {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	bf, tf := addBrowserFlags(fs), addToolFlags(fs)
-	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	bopts, err := bf.options(log)
+	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tcfg, err := tf.config("", log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tk := task{outDir: dir, approver: approver, browser: bopts, tools: tcfg, log: log}
+	tk := task{setup: st, outDir: dir, approver: approver}
 	if err := demoTask(e, &tk, ""); err != nil {
 		t.Fatal(err)
 	}

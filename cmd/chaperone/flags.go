@@ -1,20 +1,16 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
-	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -194,8 +190,9 @@ func (t *toolFlags) policy() tools.URLPolicy {
 	return tools.URLPolicy{AllowSchemes: schemes, AllowMetadata: t.allowMetadata}
 }
 
-// config is the tools configuration the flags say, for the start URL.
-func (t *toolFlags) config(startURL string, log *slog.Logger) (tools.Config, error) {
+// config is the tools configuration the flags say; the start URL is left to
+// resolveStart.
+func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	switch t.screenshotFormat {
 	case "png", "jpeg":
 	default:
@@ -210,7 +207,6 @@ func (t *toolFlags) config(startURL string, log *slog.Logger) (tools.Config, err
 		}
 	}
 	cfg := tools.Config{
-		StartURL:        startURL,
 		ActionTimeout:   t.actionTimeout,
 		ScrollTimeout:   t.scrollTimeout,
 		SnapshotTimeout: t.snapshotTimeout,
@@ -222,6 +218,50 @@ func (t *toolFlags) config(startURL string, log *slog.Logger) (tools.Config, err
 	return cfg, nil
 }
 
+// commonFlags are the flags of every command that drives a browser: the log
+// level, the browser and the tools.
+type commonFlags struct {
+	logLevel string
+	browser  *browserFlags
+	tools    *toolFlags
+}
+
+// addCommonFlags defines the common flags on fs, with logLevel the default
+// level.
+func addCommonFlags(fs *flag.FlagSet, logLevel string) *commonFlags {
+	c := &commonFlags{browser: addBrowserFlags(fs), tools: addToolFlags(fs)}
+	fs.StringVar(&c.logLevel, "log-level", logLevel, "the log `level` on stderr: debug, info, warn or error")
+	return c
+}
+
+// setup is what the common flags say: the logger, the browser options, the
+// tools' configuration (its start URL left to resolveStart) and the URL
+// policy.
+type setup struct {
+	log     *slog.Logger
+	browser browser.Options
+	tools   tools.Config
+	policy  tools.URLPolicy
+}
+
+// setup checks the common flags and returns what they say, with the logger
+// writing to stderr. It starts nothing.
+func (c *commonFlags) setup(stderr io.Writer) (setup, error) {
+	log, err := newLogger(stderr, c.logLevel)
+	if err != nil {
+		return setup{}, err
+	}
+	bopts, err := c.browser.options(log)
+	if err != nil {
+		return setup{}, err
+	}
+	tcfg, err := c.tools.config(log)
+	if err != nil {
+		return setup{}, err
+	}
+	return setup{log: log, browser: bopts, tools: tcfg, policy: c.tools.policy()}, nil
+}
+
 // newLogger returns a text logger on w at the level named.
 func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	var l slog.Level
@@ -229,35 +269,4 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
-}
-
-// demoSite serves the embedded demo site on a loopback port until stop.
-type demoSite struct {
-	// URL is the site's base URL, without a trailing slash.
-	URL string
-	srv *http.Server
-}
-
-// startDemoSite serves the embedded demo site on 127.0.0.1.
-func startDemoSite(log *slog.Logger) (*demoSite, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, fmt.Errorf("serve the demo site: %w", err)
-	}
-	srv := &http.Server{
-		Handler:           fixtures.Site(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
-	go srv.Serve(ln)
-	return &demoSite{URL: "http://" + ln.Addr().String(), srv: srv}, nil
-}
-
-// stop stops serving the demo site.
-func (d *demoSite) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := d.srv.Shutdown(ctx); err != nil {
-		d.srv.Close()
-	}
 }

@@ -16,7 +16,6 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/audit"
-	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/server"
@@ -36,9 +35,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "refuse every step that needs approval, without asking: rehearse a flow without performing it")
 	af := addApproverFlags(fs, "tty")
 	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
-	logLevel := fs.String("log-level", "info", "the log `level` on stderr: debug, info, warn or error")
-	bf := addBrowserFlags(fs)
-	tf := addToolFlags(fs)
+	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
 		return err
@@ -48,10 +45,6 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	}
 	if strings.TrimSpace(*goal) == "" {
 		return errors.New("--goal is required: say what the browser should do")
-	}
-	log, err := newLogger(e.stderr, *logLevel)
-	if err != nil {
-		return err
 	}
 	// Everything that can be refused is refused before a browser starts:
 	// first of all a missing API key.
@@ -63,33 +56,23 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	st, err := cf.setup(e.stderr)
+	if err != nil {
+		return err
+	}
 	var p *checkpoint.Profile
 	if *profile != "" {
 		if p, err = checkpoint.LoadProfile(*profile); err != nil {
 			return fmt.Errorf("--profile: %w", err)
 		}
 	}
-	if *startURL != "" {
-		if err := tf.policy().Check(*startURL); err != nil {
-			return fmt.Errorf("--url: %w", err)
-		}
-	}
 	if *startURL == "" && p == nil {
 		return errors.New("say where to start: --url, or a --profile with a start URL")
 	}
-	bopts, err := bf.options(log)
-	if err != nil {
-		return err
-	}
-	tcfg, err := tf.config("", log)
-	if err != nil {
-		return err
-	}
 	res, err := drive(ctx, e, task{
-		goal: *goal, profile: p, startURL: *startURL,
+		setup: st, goal: *goal, profile: p, startURL: *startURL,
 		model: claude, modelName: claude.Name(), modelTimeout: *modelTimeout,
 		maxTurns: *maxTurns, dryRun: *dryRun, approvers: af, outDir: *out,
-		browser: bopts, tools: tcfg, log: log,
 	})
 	if err != nil {
 		return err
@@ -102,6 +85,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 
 // task is one driven run, as run and demo set it up.
 type task struct {
+	setup
 	goal         string
 	profile      *checkpoint.Profile // nil: no checkpoints, nothing verifiable
 	startURL     string              // overrides the profile's
@@ -115,36 +99,24 @@ type task struct {
 	// (tests answer through it).
 	approver checkpoint.Approver
 	outDir   string
-	browser  browser.Options
-	tools    tools.Config
-	log      *slog.Logger
 	// record, when set, receives the path of the run record as soon as it
 	// exists.
 	record func(dir string)
 }
 
-// drive runs t: it serves the demo site if the profile needs it, starts the
-// browser, the MCP server and an in-process client of it, runs the driver
-// loop, and prints the outcome, the tokens, the cost and the report's path
-// on stdout.
+// drive runs t: it resolves the start (serving the demo site if the profile
+// needs it), starts the browser, the MCP server and an in-process client of
+// it, runs the driver loop, and prints the outcome, the tokens, the cost and
+// the report's path on stdout.
 func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	log := t.log
-	p := t.profile
-	if p != nil && p.UsesDemoSite() {
-		site, err := startDemoSite(log)
-		if err != nil {
-			return driver.Result{}, err
-		}
-		defer site.stop()
-		if p, err = p.WithDemoSite(site.URL); err != nil {
-			return driver.Result{}, err
-		}
-		log.Info("serving the demo site", "url", site.URL)
+	start, err := resolveStart(log, t.policy, t.startURL, t.profile)
+	if err != nil {
+		return driver.Result{}, err
 	}
-	t.tools.StartURL = t.startURL
-	if t.tools.StartURL == "" && p != nil {
-		t.tools.StartURL = p.StartURL
-	}
+	defer start.stop()
+	p := start.profile
+	t.tools.StartURL = start.url
 	maxTurns := t.maxTurns
 	if maxTurns <= 0 && p != nil {
 		maxTurns = p.MaxTurns

@@ -28,14 +28,12 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	fs.Var(&allowedOrigins, "allowed-origins", "browser `origins` (scheme://host:port) allowed to call over HTTP, comma-separated; others get 403")
 	maxSessions := fs.Int("max-sessions", 10, "the most browser sessions (one per MCP client) open at once")
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "close a client's browser session after this long without a call (0: never)")
-	logLevel := fs.String("log-level", "info", "the log `level` on stderr: debug, info, warn or error")
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	profileName := fs.String("profile", "", "the profile whose checkpoints and success indicators apply: a built-in `name` ("+strings.Join(checkpoint.BuiltinProfiles(), ", ")+") or a JSON file")
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
 	af := addApproverFlags(fs, "auto")
-	bf := addBrowserFlags(fs)
-	tf := addToolFlags(fs)
+	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
 		return err
@@ -46,10 +44,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q (the start URL goes in --url)", rest[0])
 	}
-	log, err := newLogger(e.stderr, *logLevel)
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err
 	}
+	log := st.log
 
 	// Refuse what must be refused before anything starts.
 	var hc server.HTTPConfig
@@ -65,19 +64,6 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	} else if *token != "" {
 		log.Warn("--token has no effect on stdio")
 	}
-	if *startURL != "" {
-		if err := tf.policy().Check(*startURL); err != nil {
-			return fmt.Errorf("--url: %w", err)
-		}
-	}
-	bopts, err := bf.options(log)
-	if err != nil {
-		return err
-	}
-	cfg, err := tf.config(*startURL, log)
-	if err != nil {
-		return err
-	}
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
 	}
@@ -92,6 +78,14 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		// approver uses /dev/tty, which is fine, but say where it asks.
 		log.Info("approvals will be asked on the controlling terminal (/dev/tty)")
 	}
+	start, err := resolveStart(log, st.policy, *startURL, profile)
+	if err != nil {
+		return err
+	}
+	defer start.stop()
+	profile = start.profile
+	cfg := st.tools
+	cfg.StartURL = start.url
 
 	// Listen before the browser starts, so that a taken port fails fast.
 	var ln net.Listener
@@ -100,28 +94,6 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--http: %w", err)
 		}
 		defer ln.Close()
-	}
-	if cfg.StartURL == "" && profile != nil && !profile.UsesDemoSite() {
-		cfg.StartURL = profile.StartURL
-	}
-	if cfg.StartURL == "" || profile != nil && profile.UsesDemoSite() {
-		site, err := startDemoSite(log)
-		if err != nil {
-			return err
-		}
-		defer site.stop()
-		if profile != nil && profile.UsesDemoSite() {
-			if profile, err = profile.WithDemoSite(site.URL); err != nil {
-				return err
-			}
-		}
-		if cfg.StartURL == "" {
-			cfg.StartURL = site.URL + "/account"
-			if profile != nil {
-				cfg.StartURL = profile.StartURL
-			}
-		}
-		log.Info("serving the demo site", "url", site.URL)
 	}
 	over := overStdio
 	if *httpAddr != "" {
@@ -161,7 +133,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		return chained
 	}
-	mgr, err := tools.NewManager(ctx, bopts, cfg)
+	mgr, err := tools.NewManager(ctx, st.browser, cfg)
 	if err != nil {
 		return err
 	}

@@ -20,9 +20,7 @@ func snapshotCmd(ctx context.Context, e *env, args []string) error {
 	all := fs.Bool("all", false, "include elements outside the viewport (viewport_only=false)")
 	asJSON := fs.Bool("json", false, "print the snapshot's JSON, as the agent receives it")
 	shot := fs.String("screenshot", "", "write the screenshot to `file`")
-	logLevel := fs.String("log-level", "warn", "the log `level` on stderr: debug, info, warn or error")
-	bf := addBrowserFlags(fs)
-	tf := addToolFlags(fs)
+	cf := addCommonFlags(fs, "warn")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
 		return err
@@ -30,35 +28,26 @@ func snapshotCmd(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 1 {
 		return fmt.Errorf("one URL at most, got %q", rest)
 	}
-	log, err := newLogger(e.stderr, *logLevel)
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err
 	}
-	var url string
+	cfg := st.tools
 	if len(rest) == 1 {
-		url = rest[0]
-		if err := tf.policy().Check(url); err != nil {
+		cfg.StartURL = rest[0]
+		if err := st.policy.Check(cfg.StartURL); err != nil {
 			return err
 		}
-	}
-	bopts, err := bf.options(log)
-	if err != nil {
-		return err
-	}
-	cfg, err := tf.config(url, log)
-	if err != nil {
-		return err
-	}
-	if url == "" {
-		site, err := startDemoSite(log)
+	} else {
+		site, err := startDemoSite(st.log)
 		if err != nil {
 			return err
 		}
 		defer site.stop()
-		cfg.StartURL = site.URL + "/account"
+		cfg.StartURL = site.URL + demoStartPath
 	}
 
-	mgr, err := tools.NewManager(ctx, bopts, cfg)
+	mgr, err := tools.NewManager(ctx, st.browser, cfg)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// demoStartPath is the demo site's page sessions start at when nothing else
+// names one.
+const demoStartPath = "/account"
+
+// start is where sessions start: the URL, the profile (its demo: URLs
+// pointing at the demo site), and the demo site when one is served.
+type start struct {
+	url     string
+	profile *checkpoint.Profile
+	site    *demoSite
+}
+
+// resolveStart decides where sessions start: url when set, else the
+// profile's start URL, else the embedded demo site's account page. It
+// serves the demo site when sessions start there or when the profile names
+// it (a demo: start URL), and rewrites the profile to point at it. A start
+// URL someone gave, by flag or in a profile, must pass policy; it is checked
+// before anything is served. The caller stops the start when done.
+func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *checkpoint.Profile) (*start, error) {
+	switch {
+	case url != "":
+		if err := policy.Check(url); err != nil {
+			return nil, fmt.Errorf("--url: %w", err)
+		}
+	case p != nil && !p.UsesDemoSite():
+		if err := policy.Check(p.StartURL); err != nil {
+			return nil, fmt.Errorf("--profile: start_url: %w", err)
+		}
+		url = p.StartURL
+	}
+	s := &start{url: url, profile: p}
+	if url != "" && (p == nil || !p.UsesDemoSite()) {
+		return s, nil
+	}
+	site, err := startDemoSite(log)
+	if err != nil {
+		return nil, err
+	}
+	s.site = site
+	if p != nil {
+		if s.profile, err = p.WithDemoSite(site.URL); err != nil {
+			site.stop()
+			return nil, err
+		}
+	}
+	if s.url == "" {
+		s.url = site.URL + demoStartPath
+		if s.profile != nil {
+			s.url = s.profile.StartURL
+		}
+	}
+	log.Info("serving the demo site", "url", site.URL)
+	return s, nil
+}
+
+// stop stops serving the demo site, if one is served.
+func (s *start) stop() {
+	if s.site != nil {
+		s.site.stop()
+	}
+}
+
+// demoSite serves the embedded demo site on a loopback port until stop.
+type demoSite struct {
+	// URL is the site's base URL, without a trailing slash.
+	URL string
+	srv *http.Server
+}
+
+// startDemoSite serves the embedded demo site on 127.0.0.1.
+func startDemoSite(log *slog.Logger) (*demoSite, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("serve the demo site: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           fixtures.Site(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	go srv.Serve(ln)
+	return &demoSite{URL: "http://" + ln.Addr().String(), srv: srv}, nil
+}
+
+// stop stops serving the demo site.
+func (d *demoSite) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if err := d.srv.Shutdown(ctx); err != nil {
+		d.srv.Close()
+	}
+}
