@@ -115,24 +115,6 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		defer closeApprover()
 		started[c] = a
 	}
-	var srv *server.Server
-	sessionApprover := func() checkpoint.Approver {
-		var chained checkpoint.First
-		for _, c := range chain {
-			a := started[c]
-			if c == checkpoint.ChannelElicitation {
-				a = srv.Elicitation()
-			} else if w, ok := a.(*approver.Web); ok {
-				// The client whose call waits hears where to decide.
-				a = srv.Announce(w, w.URL())
-			}
-			chained = append(chained, a)
-		}
-		if len(chained) == 1 {
-			return chained[0]
-		}
-		return chained
-	}
 	mgr, err := tools.NewManager(ctx, st.browser, cfg)
 	if err != nil {
 		return err
@@ -143,7 +125,12 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		log.Info("browser closed")
 	}()
-	srv, err = server.New(server.Config{
+	// Sessions ask through approvers that reach the client's human by way of
+	// the server (elicitation, the console's announcement), so the chain is
+	// built once the server exists and before it serves: no session opens
+	// earlier.
+	var sessionApprover checkpoint.Approver
+	srv, err := server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
 			id := uuid.NewString()
 			var auditLog *audit.Log
@@ -154,7 +141,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				}
 				auditLog = a
 			}
-			gate := checkpoint.NewGate(profile, sessionApprover(), checkpoint.Options{
+			gate := checkpoint.NewGate(profile, sessionApprover, checkpoint.Options{
 				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", id)})
 			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
 			if err != nil {
@@ -172,6 +159,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer srv.Close()
+	sessionApprover = chainApprovers(srv, chain, started)
 
 	if ln == nil {
 		log.Info("serving MCP on stdio", "start_url", cfg.StartURL)
@@ -189,6 +177,28 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		err = nil
 	}
 	return err
+}
+
+// chainApprovers chains the approvers of chain, in order, for the sessions
+// of srv: elicitation is the server's own, and the web console is announced
+// to the client whose call waits. started holds the approvers the command
+// opened.
+func chainApprovers(srv *server.Server, chain []checkpoint.Channel, started map[checkpoint.Channel]checkpoint.Approver) checkpoint.Approver {
+	var chained checkpoint.First
+	for _, c := range chain {
+		a := started[c]
+		if c == checkpoint.ChannelElicitation {
+			a = srv.Elicitation()
+		} else if w, ok := a.(*approver.Web); ok {
+			// The client whose call waits hears where to decide.
+			a = srv.Announce(w, w.URL())
+		}
+		chained = append(chained, a)
+	}
+	if len(chained) == 1 {
+		return chained[0]
+	}
+	return chained
 }
 
 // auditedSession closes its audit log with the session.
