@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -95,7 +97,7 @@ func clickAsync(ctx context.Context, c *client.Client, ref string) <-chan action
 	done := make(chan actionResult, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = "browser_click"
+		req.Params.Name = tools.Click
 		req.Params.Arguments = map[string]any{"ref": ref}
 		res, err := c.CallTool(ctx, req)
 		var r actionResult
@@ -118,7 +120,7 @@ func TestWebConsoleFallback(t *testing.T) {
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
-	done := clickAsync(context.Background(), c, s.ref(t, "button", "Finish Cancellation"))
+	done := clickAsync(context.Background(), c, ref(t, s, "button", "Finish Cancellation"))
 	text, console := news.next(t)
 	if !strings.Contains(text, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 		t.Errorf("the announcement does not say what waits: %q", text)
@@ -136,7 +138,7 @@ func TestWebConsoleFallback(t *testing.T) {
 		t.Fatalf("approve in the console: %s", resp.Status)
 	}
 	r := <-done
-	var after snap
+	var after snapshot.Snapshot
 	json.Unmarshal(r.Snapshot, &after)
 	if !r.Success || !strings.HasSuffix(after.Page.URL, "/cancelled") {
 		t.Fatalf("approved click: success %v, %q, at %s", r.Success, r.Message, after.Page.URL)
@@ -151,7 +153,7 @@ func TestCancelledCallWithdrawsApproval(t *testing.T) {
 	news := listen(t, c)
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := clickAsync(ctx, c, s.ref(t, "button", "Finish Cancellation"))
+	done := clickAsync(ctx, c, ref(t, s, "button", "Finish Cancellation"))
 	_, console := news.next(t)
 	cancel()
 	<-done
@@ -216,7 +218,7 @@ func TestElicitation(t *testing.T) {
 			u := &user{answer: tc.answer, asked: make(chan string, 4)}
 			c := elicitingClient(t, u, "serve", "--profile", "demo")
 			s := flowTo(t, c)
-			r, after := click(t, c, s.ref(t, "button", "Finish Cancellation"))
+			r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
 			select {
 			case q := <-u.asked:
 				if !strings.Contains(q, `click button "Finish Cancellation"`) {
@@ -258,7 +260,7 @@ func TestOpenApprovals(t *testing.T) {
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := clickAsync(ctx, c, s.ref(t, "button", "Finish Cancellation"))
+	done := clickAsync(ctx, c, ref(t, s, "button", "Finish Cancellation"))
 	_, console := news.next(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for {

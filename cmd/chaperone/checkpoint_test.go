@@ -14,6 +14,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/chaperone-mcp/chaperone/approver"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // approvalHost is an agent host's approval endpoint: it receives the
@@ -57,7 +59,7 @@ func newApprovalHost(t *testing.T, token string) (*approvalHost, string) {
 }
 
 // flowTo walks the demo flow from the account page to /finish.
-func flowTo(t *testing.T, c *client.Client) snap {
+func flowTo(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
 	s := getSnapshot(t, c)
 	for _, step := range []struct{ role, name string }{
@@ -65,7 +67,7 @@ func flowTo(t *testing.T, c *client.Client) snap {
 		{"button", "Continue to Cancel"},
 		{"button", "Continue"},
 	} {
-		r, next := click(t, c, s.ref(t, step.role, step.name))
+		r, next := click(t, c, ref(t, s, step.role, step.name))
 		if !r.Success {
 			t.Fatalf("click %s: %v %s", step.name, r.Error, r.Message)
 		}
@@ -84,7 +86,7 @@ type completion struct {
 
 func complete(t *testing.T, c *client.Client, status string) completion {
 	t.Helper()
-	_, text := call(t, c, "complete_task", map[string]any{"status": status, "reason": "test says " + status})
+	_, text := call(t, c, tools.CompleteTask, map[string]any{"status": status, "reason": "test says " + status})
 	var r completion
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		t.Fatal(err)
@@ -112,7 +114,7 @@ func TestCheckpointFlow(t *testing.T) {
 	}
 	_ = s
 	s = flowTo(t, c)
-	_, text := call(t, c, "get_snapshot", nil)
+	_, text := call(t, c, tools.GetSnapshot, nil)
 	if !strings.Contains(text, "Checkpoint") {
 		t.Errorf("the /finish snapshot does not say it is a checkpoint: %s", text)
 	}
@@ -123,7 +125,7 @@ func TestCheckpointFlow(t *testing.T) {
 	// Rejected with feedback: the click does not happen.
 	s = getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": false, "feedback": "not yet, ask me tomorrow"}
-	r, after := click(t, c, s.ref(t, "button", "Finish Cancellation"))
+	r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
 	req := <-host.requests
 	if !strings.Contains(req.Prompt, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 		t.Errorf("the human was asked %q", req.Prompt)
@@ -140,7 +142,7 @@ func TestCheckpointFlow(t *testing.T) {
 
 	// Approved: the flow reaches the cancelled page, and success holds.
 	host.decisions <- map[string]any{"approved": true}
-	r, after = click(t, c, after.ref(t, "button", "Finish Cancellation"))
+	r, after = click(t, c, ref(t, after, "button", "Finish Cancellation"))
 	<-host.requests
 	if !r.Success || !strings.HasSuffix(after.Page.URL, "/cancelled") {
 		t.Fatalf("approved click: %v %s at %s", r.Error, r.Message, after.Page.URL)
@@ -170,7 +172,7 @@ func TestCheckpointFlow(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, want := range []string{`"tool":"browser_click"`, `"event":"approval"`, `"event":"completion"`, "not yet, ask me tomorrow", `"result":"human_rejected"`} {
+	for _, want := range []string{`"tool":"` + tools.Click + `"`, `"event":"approval"`, `"event":"completion"`, "not yet, ask me tomorrow", `"result":"human_rejected"`} {
 		if !strings.Contains(logText, want) {
 			t.Errorf("the audit log lacks %s:\n%s", want, logText)
 		}
@@ -188,7 +190,7 @@ func TestCheckpointFlow(t *testing.T) {
 func TestDryRunNeverPerforms(t *testing.T) {
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo", "--dry-run")
 	s := flowTo(t, c)
-	r, after := click(t, c, s.ref(t, "button", "Finish Cancellation"))
+	r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
 	if r.Success || r.Error == nil || *r.Error != "human_rejected" || !strings.Contains(strings.ToLower(r.Message), "dry run") {
 		t.Fatalf("dry-run click: success %v error %v message %q", r.Success, r.Error, r.Message)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // demoGoal is the task of `chaperone demo`.
@@ -109,22 +110,22 @@ func scriptedDemoAgent() *driver.ScriptedModel {
 	}
 	return &driver.ScriptedModel{Steps: []driver.Step{
 		say("The account page has a Cancel Membership button.",
-			driver.ActOn("browser_click", "button", "Cancel Membership", nil)),
+			driver.ActOn(tools.Click, "button", "Cancel Membership", nil)),
 		say("A retention offer; continuing to cancel.",
-			driver.ActOn("browser_click", "button", "Continue to Cancel", nil)),
+			driver.ActOn(tools.Click, "button", "Continue to Cancel", nil)),
 		say("The exit survey: giving the price as the reason.",
-			driver.ActOn("browser_click", "radio", "It's too expensive", nil)),
+			driver.ActOn(tools.Click, "radio", "It's too expensive", nil)),
 		say("Submitting the survey.",
-			driver.ActOn("browser_click", "button", "Continue", nil)),
+			driver.ActOn(tools.Click, "button", "Continue", nil)),
 		say("The final step cancels the membership for good: asking first.",
-			driver.Call("request_human_approval", map[string]string{
+			driver.Call(tools.RequestApproval, map[string]string{
 				"action": `click "Finish Cancellation"`,
 				"reason": "This cancels the StreamFlix membership and cannot be undone.",
 			})),
 		unlessRejected(say("Approved: finishing the cancellation.",
-			driver.ActOn("browser_click", "button", "Finish Cancellation", nil))),
+			driver.ActOn(tools.Click, "button", "Finish Cancellation", nil))),
 		unlessRejected(say("The page says the membership has been cancelled.",
-			driver.Call("complete_task", map[string]string{
+			driver.Call(tools.CompleteTask, map[string]string{
 				"status": "success",
 				"reason": "The membership has been cancelled.",
 			}))),
@@ -136,7 +137,7 @@ func scriptedDemoAgent() *driver.ScriptedModel {
 func unlessRejected(step driver.Step) driver.Step {
 	return func(req driver.Request) (driver.Response, error) {
 		if msg, rejected := lastRejection(req); rejected {
-			return driver.Call("complete_task", map[string]string{
+			return driver.Call(tools.CompleteTask, map[string]string{
 				"status": "failed",
 				"reason": "The human did not approve the final step: " + msg,
 			})(req)
@@ -162,7 +163,7 @@ func lastRejection(req driver.Request) (string, bool) {
 		if json.Unmarshal([]byte(b.Content[0].Text), &r) != nil {
 			continue
 		}
-		if (r.Approved != nil && !*r.Approved) || (r.Error != nil && *r.Error == "human_rejected") {
+		if (r.Approved != nil && !*r.Approved) || (r.Error != nil && *r.Error == string(tools.HumanRejected)) {
 			return r.Message, true
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the concurrent writes of a command.
@@ -105,22 +106,22 @@ func TestDemoWithoutKey(t *testing.T) {
 	mu.Unlock()
 
 	lines := readSession(t, dir)
-	var tools []string
+	var steps []string
 	var total, totalOut float64
 	for _, l := range lines[1 : len(lines)-1] {
-		tools = append(tools, l["tool"].(string)+" "+jsonStr(l["target"])+" → "+jsonStr(l["result"]))
+		steps = append(steps, l["tool"].(string)+" "+jsonStr(l["target"])+" → "+jsonStr(l["result"]))
 		t.Logf("turn %v: request ≈%v tokens (input %v, output %v) %s(%s) → %s", l["turn"], l["request_tokens"], l["input_tokens"], l["output_tokens"], l["tool"], jsonStr(l["target"]), jsonStr(l["result"]))
 		total += l["input_tokens"].(float64)
 		totalOut += l["output_tokens"].(float64)
 	}
 	t.Logf("run total (estimated): %.0f input, %.0f output tokens; at claude-sonnet-5-5 prices $%.4f", total, totalOut, (total*2+totalOut*10)/1e6)
-	want := []string{"browser_click", "browser_click", "browser_click", "browser_click", "request_human_approval", "browser_click", "complete_task"}
-	if len(tools) != len(want) {
-		t.Fatalf("turns = %q", tools)
+	want := []string{tools.Click, tools.Click, tools.Click, tools.Click, tools.RequestApproval, tools.Click, tools.CompleteTask}
+	if len(steps) != len(want) {
+		t.Fatalf("turns = %q", steps)
 	}
 	for i, w := range want {
-		if !strings.HasPrefix(tools[i], w+" ") || strings.Contains(tools[i], "failed") {
-			t.Errorf("turn %d = %q, want a successful %s", i+1, tools[i], w)
+		if !strings.HasPrefix(steps[i], w+" ") || strings.Contains(steps[i], "failed") {
+			t.Errorf("turn %d = %q, want a successful %s", i+1, steps[i], w)
 		}
 	}
 	if lines[5]["approval"] != "approved" {
@@ -155,7 +156,7 @@ func TestDemoRejected(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	for _, l := range readSession(t, dir) {
-		if l["tool"] == "browser_click" && strings.Contains(jsonStr(l["target"]), "Finish") {
+		if l["tool"] == tools.Click && strings.Contains(jsonStr(l["target"]), "Finish") {
 			t.Fatal("the final click ran without approval")
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -75,7 +76,7 @@ func checkDemoFlow(t *testing.T, c *client.Client) {
 	if !strings.HasSuffix(s.Page.URL, "/account") {
 		t.Fatalf("the session starts at %s, want the demo account page", s.Page.URL)
 	}
-	r, next := click(t, c, s.ref(t, "button", "Cancel Membership"))
+	r, next := click(t, c, ref(t, s, "button", "Cancel Membership"))
 	if !r.Success || r.Error != nil {
 		t.Fatalf("click Cancel Membership: success %v, error %v, message %q", r.Success, r.Error, r.Message)
 	}
@@ -155,7 +156,7 @@ func TestTwoHTTPClients(t *testing.T) {
 
 	// A sets a cookie on its page; B, opened after, does not see it.
 	sa := getSnapshot(t, a)
-	ra, after := click(t, a, sa.ref(t, "button", "Set cookie"))
+	ra, after := click(t, a, ref(t, sa, "button", "Set cookie"))
 	if !ra.Success || !strings.Contains(after.Text, "client=anonymous") {
 		t.Fatalf("client A's cookie was not set: %+v\ntext: %s", ra, after.Text)
 	}
@@ -171,12 +172,12 @@ func TestTwoHTTPClients(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		s := getSnapshot(t, a)
-		_, s = click(t, a, s.ref(t, "link", "Account"))
+		_, s = click(t, a, ref(t, s, "link", "Account"))
 		if !strings.HasSuffix(s.Page.URL, "/account") {
 			t.Errorf("client A: after clicking Account the page is %s", s.Page.URL)
 			return
 		}
-		_, s = click(t, a, s.ref(t, "button", "Cancel Membership"))
+		_, s = click(t, a, ref(t, s, "button", "Cancel Membership"))
 		if !strings.HasSuffix(s.Page.URL, "/retention") {
 			t.Errorf("client A: after Cancel Membership the page is %s", s.Page.URL)
 		}
@@ -414,7 +415,7 @@ func TestSnapshotCommand(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 		validateSnapshot(t, []byte(stdout))
-		var s snap
+		var s snapshot.Snapshot
 		json.Unmarshal([]byte(stdout), &s)
 		if !strings.HasSuffix(s.Page.URL, "/survey") || len(s.Elements) == 0 {
 			t.Errorf("snapshot of %s, %d elements", s.Page.URL, len(s.Elements))
@@ -443,12 +444,12 @@ func TestCancelStopsBrowserWork(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 		defer cancel()
 		req := mcp.CallToolRequest{}
-		req.Params.Name = "browser_click"
-		req.Params.Arguments = map[string]any{"ref": s.ref(t, "button", "Freeze")}
+		req.Params.Name = tools.Click
+		req.Params.Arguments = map[string]any{"ref": ref(t, s, "button", "Freeze")}
 		if _, err := c.CallTool(ctx, req); err == nil {
 			t.Fatal("the cancelled call returned a result")
 		}
-		took := regexp.MustCompile(`msg="tool call" tool=browser_click took=(\S+)`)
+		took := regexp.MustCompile(`msg="tool call" tool=` + tools.Click + ` took=(\S+)`)
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if m := took.FindStringSubmatch(stderr()); m != nil {

@@ -22,10 +22,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // bin is the chaperone binary built for the end-to-end tests by TestMain.
@@ -230,31 +232,15 @@ func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *e
 	return c, cmd, stderr
 }
 
-// snap is the part of a snapshot the tests read.
-type snap struct {
-	ID       string `json:"snapshot_id"`
-	Elements []struct {
-		Ref  string `json:"ref"`
-		Role string `json:"role"`
-		Name string `json:"name"`
-	} `json:"elements"`
-	Page struct {
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	} `json:"page"`
-	Text string `json:"text"`
-}
-
-// ref returns the ref of the element with role and name.
-func (s snap) ref(t *testing.T, role, name string) string {
+// ref returns the ref of the element of s with role whose name contains
+// name; it fails the test if there is none.
+func ref(t *testing.T, s *snapshot.Snapshot, role, name string) string {
 	t.Helper()
-	for _, e := range s.Elements {
-		if e.Role == role && e.Name == name {
-			return e.Ref
-		}
+	el, ok := s.Find(role, name)
+	if !ok {
+		t.Fatalf("no %s %q on %s; elements:\n%s", role, name, s.Page.URL, s.Outline())
 	}
-	t.Fatalf("no %s %q on %s; elements: %+v", role, name, s.Page.URL, s.Elements)
-	return ""
+	return el.Ref
 }
 
 // actionResult is an action's result.
@@ -294,37 +280,37 @@ func call(t *testing.T, c *client.Client, name string, args map[string]any) (*mc
 // getSnapshot calls get_snapshot and checks the result: JSON text that
 // validates against the snapshot schema, the same JSON as structured
 // content, and a PNG image block.
-func getSnapshot(t *testing.T, c *client.Client) snap {
+func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
-	res, text := call(t, c, "get_snapshot", nil)
+	res, text := call(t, c, tools.GetSnapshot, nil)
 	validateSnapshot(t, []byte(text))
 	if res.StructuredContent == nil {
 		t.Error("get_snapshot result has no structured content")
 	}
 	checkImage(t, res)
-	var s snap
+	var s snapshot.Snapshot
 	if err := json.Unmarshal([]byte(text), &s); err != nil {
 		t.Fatal(err)
 	}
-	return s
+	return &s
 }
 
 // click clicks ref and returns the result's snapshot, checked against the
 // schema.
-func click(t *testing.T, c *client.Client, ref string) (actionResult, snap) {
+func click(t *testing.T, c *client.Client, ref string) (actionResult, *snapshot.Snapshot) {
 	t.Helper()
-	res, text := call(t, c, "browser_click", map[string]any{"ref": ref})
+	res, text := call(t, c, tools.Click, map[string]any{"ref": ref})
 	var r actionResult
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		t.Fatal(err)
 	}
 	validateSnapshot(t, r.Snapshot)
 	checkImage(t, res)
-	var s snap
+	var s snapshot.Snapshot
 	if err := json.Unmarshal(r.Snapshot, &s); err != nil {
 		t.Fatal(err)
 	}
-	return r, s
+	return r, &s
 }
 
 func checkImage(t *testing.T, res *mcp.CallToolResult) {
@@ -346,37 +332,12 @@ func checkImage(t *testing.T, res *mcp.CallToolResult) {
 	t.Fatal("no image block in the result")
 }
 
-var (
-	schemaOnce sync.Once
-	schema     *jsonschema.Resolved
-	schemaErr  error
-)
-
-// validateSnapshot validates the JSON of a snapshot against
-// fixtures/snapshot.schema.json.
+// validateSnapshot fails the test if data is not a snapshot's JSON that
+// validates against the snapshot schema.
 func validateSnapshot(t *testing.T, data []byte) {
 	t.Helper()
-	schemaOnce.Do(func() {
-		raw, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "snapshot.schema.json"))
-		if err != nil {
-			schemaErr = err
-			return
-		}
-		var s jsonschema.Schema
-		if schemaErr = json.Unmarshal(raw, &s); schemaErr != nil {
-			return
-		}
-		schema, schemaErr = s.Resolve(nil)
-	})
-	if schemaErr != nil {
-		t.Fatalf("snapshot schema: %v", schemaErr)
-	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		t.Fatalf("snapshot JSON: %v", err)
-	}
-	if err := schema.Validate(v); err != nil {
-		t.Fatalf("snapshot does not validate against the schema: %v\n%s", err, data)
+	if err := snapshot.Validate(data); err != nil {
+		t.Fatalf("%v\n%s", err, data)
 	}
 }
 

@@ -58,7 +58,7 @@ func snapshotCmd(ctx context.Context, e *env, args []string) error {
 	}
 	defer sess.Close()
 	args2, _ := json.Marshal(map[string]bool{"viewport_only": !*all})
-	out, err := sess.Call(ctx, "get_snapshot", args2)
+	out, err := sess.Call(ctx, tools.GetSnapshot, args2)
 	if err != nil {
 		return err
 	}
