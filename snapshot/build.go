@@ -133,6 +133,9 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 	}
 
 	dialog := dialogElements(c.Dialog)
+	if c.Dialog != nil {
+		s.Dialog = &Dialog{Type: c.Dialog.Type, Message: c.Dialog.Message}
+	}
 	ranked, offscreen := b.rank()
 	limit := opts.MaxElements - len(dialog)
 	if limit < 0 {

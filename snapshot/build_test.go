@@ -323,6 +323,9 @@ func TestDialog(t *testing.T) {
 			if n := len(s.Elements[0].Children); n != len(tt.want)-2 {
 				t.Errorf("dialog has %d children", n)
 			}
+			if s.Dialog == nil || s.Dialog.Type != tt.dialog.Type || s.Dialog.Message != tt.dialog.Message {
+				t.Errorf("Dialog = %+v, want %s %q", s.Dialog, tt.dialog.Type, tt.dialog.Message)
+			}
 			if s.Elements[0].Ref != "@e3" || next != 3+len(tt.want) {
 				t.Errorf("first ref %s, next %d", s.Elements[0].Ref, next)
 			}

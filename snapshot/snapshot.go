@@ -23,6 +23,8 @@ type Snapshot struct {
 	// Screenshot describes the image that travels beside the JSON; its bytes
 	// never appear in the JSON.
 	Screenshot *Screenshot `json:"screenshot,omitempty"`
+	// Dialog is the JavaScript dialog open on the page, if any.
+	Dialog *Dialog `json:"dialog,omitempty"`
 	// Notes says what the agent should know that the elements do not show: a
 	// screenshot that could not be taken, elements left out by the budget.
 	Notes []string `json:"notes,omitempty"`
@@ -109,3 +111,10 @@ type Target struct {
 
 // Table maps refs to targets; only the newest table of a session is live.
 type Table map[string]Target
+
+// Dialog is an open JavaScript dialog: alert, confirm, prompt or
+// beforeunload, and its message.
+type Dialog struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}

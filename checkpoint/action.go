@@ -1,0 +1,166 @@
+package checkpoint
+
+import (
+	"fmt"
+	"strings"
+	"unicode"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// Verb is what an action does to the page.
+type Verb string
+
+// The verbs a gate decides on.
+const (
+	VerbClick    Verb = "click"
+	VerbFill     Verb = "fill"
+	VerbSelect   Verb = "select"
+	VerbPress    Verb = "press"
+	VerbNavigate Verb = "navigate"
+)
+
+// Option is the option a select will really choose: what the page shows and
+// what the form sends, which can differ.
+type Option struct {
+	Text  string `json:"text"`
+	Value string `json:"value"`
+}
+
+// Action is one concrete state-changing action, as a person approves it: the
+// verb, the element as it is when the action runs, and what will be typed or
+// chosen. An approval covers an action only when it is the Same one.
+type Action struct {
+	Verb Verb `json:"verb"`
+	// Ref is the agent's ref for the element; Node the browser's backend
+	// node id, which says which element it is. Both are empty for an action
+	// on a JavaScript dialog or on the page as a whole.
+	Ref  string `json:"ref,omitempty"`
+	Node int64  `json:"node,omitempty"`
+	// Role and Name are the element's accessible role and name when the
+	// action runs.
+	Role string `json:"role,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Value is the text a fill types, the key a press sends, or the URL a
+	// navigation opens. When Masked it holds only what may be shown (a
+	// password's dots, a secret's placeholder).
+	Value  string `json:"value,omitempty"`
+	Masked bool   `json:"masked,omitempty"`
+	// Option is the option a select will choose.
+	Option *Option `json:"option,omitempty"`
+	// Dialog is the JavaScript dialog the action answers.
+	Dialog *snapshot.Dialog `json:"dialog,omitempty"`
+	// Box is the element's box in viewport CSS pixels, drawn on the
+	// screenshot a person sees.
+	Box *snapshot.BBox `json:"box,omitempty"`
+	// Autocomplete and FieldName describe a field being filled (its
+	// autocomplete attribute; its name, id or label), and SubmitsPayment
+	// says that the action submits a form holding a payment-card field:
+	// what the default policy looks at.
+	Autocomplete   string `json:"autocomplete,omitempty"`
+	FieldName      string `json:"field_name,omitempty"`
+	SubmitsPayment bool   `json:"submits_payment,omitempty"`
+}
+
+// String says the action in one line, the way a person reads it:
+//
+//	click button "Place order — $129"
+//	fill textbox "Amount" with "129"
+//	select "Too expensive" (value "price") in combobox "Reason"
+//	click button "OK" of confirm dialog "Leave checkout?"
+//
+// It is not escaped: use Printable before a person reads it.
+func (a Action) String() string {
+	var b strings.Builder
+	b.WriteString(string(a.Verb))
+	if a.Verb == VerbSelect && a.Option != nil {
+		fmt.Fprintf(&b, " %q", a.Option.Text)
+		if a.Option.Value != a.Option.Text {
+			fmt.Fprintf(&b, " (value %q)", a.Option.Value)
+		}
+		b.WriteString(" in")
+	}
+	if a.Verb == VerbNavigate || (a.Verb == VerbPress && a.Role == "") {
+		if a.Value != "" {
+			fmt.Fprintf(&b, " %s", a.Value)
+		}
+		return b.String()
+	}
+	if a.Role != "" {
+		fmt.Fprintf(&b, " %s %q", a.Role, a.Name)
+	}
+	if a.Dialog != nil {
+		fmt.Fprintf(&b, " of %s dialog %q", a.Dialog.Type, a.Dialog.Message)
+	}
+	switch {
+	case a.Verb == VerbFill:
+		fmt.Fprintf(&b, " with %q", a.Value)
+	case a.Verb == VerbPress && a.Value != "":
+		fmt.Fprintf(&b, " with key %s", a.Value)
+	}
+	return b.String()
+}
+
+// Same reports whether b is the very action a is: the same verb on the same
+// element, which still has the same role and name, with the same value,
+// option and dialog.
+func (a Action) Same(b Action) bool {
+	if a.Verb != b.Verb || a.Node != b.Node || a.Role != b.Role || a.Name != b.Name ||
+		a.Value != b.Value || a.Masked != b.Masked {
+		return false
+	}
+	if (a.Option == nil) != (b.Option == nil) || (a.Option != nil && *a.Option != *b.Option) {
+		return false
+	}
+	if (a.Dialog == nil) != (b.Dialog == nil) || (a.Dialog != nil && *a.Dialog != *b.Dialog) {
+		return false
+	}
+	return true
+}
+
+// Printable returns s with everything that could repaint a person's terminal
+// or reorder what they read shown as a visible escape: control characters
+// (ANSI escape sequences start with one), and bidirectional overrides and
+// isolates. Text from pages and from the model passes through it before a
+// person reads it, wherever that is.
+func Printable(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			// Kept as typed: a line break in a dialog's message is
+			// legitimate; the surrounding text is ours.
+			b.WriteRune(r)
+		case r == unicode.ReplacementChar:
+			b.WriteRune(r)
+		case unicode.IsControl(r) || isBidiControl(r):
+			if r < 0x100 {
+				fmt.Fprintf(&b, `\x%02x`, r)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// isBidiControl reports the runes that change the direction of the text
+// around them without being visible: a page title with U+202E can make a
+// person read "exe.txt" for "txt.exe".
+func isBidiControl(r rune) bool {
+	switch {
+	case r >= 0x202A && r <= 0x202E, r >= 0x2066 && r <= 0x2069:
+		return true
+	case r == 0x200E, r == 0x200F, r == 0x061C:
+		return true
+	}
+	return false
+}
+
+// OneLine is Printable for a single line: line breaks and tabs are shown as
+// escapes too, so a page cannot start a line of its own in a prompt.
+func OneLine(s string) string {
+	return Printable(strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`).Replace(s))
+}
