@@ -84,6 +84,10 @@ type ToolCall struct {
 	// Start is when the call began, Duration how long it took.
 	Start    time.Time
 	Duration time.Duration
+	// ApprovalID names the approval request (checkpoint.Decision.RequestID)
+	// that covered a gated action the call performed; "" when the action
+	// needed none. A reader joins it to the approval event of that id.
+	ApprovalID string
 }
 
 // Completion is a complete_task call as the audit log records it.
@@ -118,6 +122,9 @@ func (l *Log) ToolCall(c ToolCall) error {
 	if len(c.Screenshot) > 0 {
 		sum := sha256.Sum256(c.Screenshot)
 		ev["screenshot_sha256"] = hex.EncodeToString(sum[:])
+	}
+	if c.ApprovalID != "" {
+		ev["approval_id"] = c.ApprovalID
 	}
 	return l.write(ev)
 }
