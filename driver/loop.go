@@ -107,6 +107,12 @@ type Config struct {
 	RequestCap    int
 	// Record receives the run record; nil records nothing.
 	Record *Recorder
+	// Secrets are the values the page may be given but no record may hold,
+	// by placeholder name: the model writes {{NAME}} and never sees them.
+	// Should one reach the driver anyway (a page that echoes it, a model
+	// told it in the goal), the record shows its placeholder instead.
+	// Passwords the model types are masked whatever this holds.
+	Secrets map[string]string
 	// Logger receives the run's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -185,9 +191,10 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err != nil {
 		return Result{}, fmt.Errorf("run: %w", err)
 	}
-	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance)}
+	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance), redact: newRedactor(cfg.Secrets)}
 	r.price, r.priced = PriceOf(cfg.ModelName)
 	res := r.loop(ctx)
+	res.Detail = r.redact.string(res.Detail)
 	res.Model = cfg.ModelName
 	res.Tokens = r.tokens
 	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
@@ -207,6 +214,11 @@ type run struct {
 	tokens Usage
 	price  Price
 	priced bool
+	// redact keeps secrets and typed passwords out of the record and the
+	// log; seen is the newest snapshot the model was shown, which says
+	// which fields are passwords.
+	redact *redactor
+	seen   SnapshotView
 }
 
 func (r *run) loop(ctx context.Context) Result {
@@ -216,13 +228,14 @@ func (r *run) loop(ctx context.Context) Result {
 		if err != nil {
 			detail = err.Error()
 		}
-		r.cfg.Record.begin(StartRecord{Time: r.cfg.Now(), Goal: r.cfg.Goal, Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns}, nil)
+		r.cfg.Record.begin(StartRecord{Time: r.cfg.Now(), Goal: r.redact.string(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns}, nil)
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + detail}
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
+	r.seen, _ = parseSnapshot(initial.Text)
 	r.cfg.Record.begin(StartRecord{
-		Time: r.cfg.Now(), Goal: r.cfg.Goal, Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
-		SystemTokens: textTokens(r.system), URL: pageURL(initial.Text),
+		Time: r.cfg.Now(), Goal: r.redact.string(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
+		SystemTokens: textTokens(r.system), URL: r.redact.string(pageURL(initial.Text)),
 	}, initial.Image)
 
 	for n := 1; n <= r.cfg.MaxTurns; n++ {
@@ -235,6 +248,7 @@ func (r *run) loop(ctx context.Context) Result {
 		rec.LatencyMS, rec.Attempts = time.Since(start).Milliseconds(), attempts
 		if err != nil {
 			rec.Error = err.Error()
+			r.redact.turn(&rec)
 			r.cfg.Record.turn(rec, nil)
 			return r.modelFailure(n, err)
 		}
@@ -284,16 +298,21 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 			action:    "(no tool call)",
 		})
 		rec.Result = "no tool call"
+		r.redact.turn(rec)
 		r.cfg.Record.turn(*rec, nil)
 		return false, Result{}
 	}
 
 	call := calls[0]
+	r.redact.notePassword(call.Name, call.Input, r.seen)
 	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
 	res, err := r.cfg.Tools.Call(ctx, call.Name, call.Input)
+	if s, ok := parseSnapshot(res.Text); ok {
+		r.seen = s
+	}
 	if err != nil {
 		// The call never reached a result: tell the model, text only.
-		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", err)
+		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", r.redact.string(err.Error()))
 		res = ToolResult{Text: fmt.Sprintf("The tool call failed: %v", err), IsError: true}
 		rec.Error = err.Error()
 	}
@@ -310,11 +329,12 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 			rec.Approval = "approved"
 		}
 	}
+	r.redact.turn(rec)
 	r.log.Info("tool called", "turn", n, "tool", call.Name, "target", rec.Target, "result", outcome)
 
 	results := []Block{toolResultBlock(call.ID, res)}
 	for _, extra := range calls[1:] {
-		r.log.Warn("tool call not executed: only the first of a response runs", "turn", n, "tool", extra.Name, "target", target(extra.Name, extra.Input))
+		r.log.Warn("tool call not executed: only the first of a response runs", "turn", n, "tool", extra.Name, "target", r.redact.string(target(extra.Name, extra.Input)))
 		rec.Skipped = append(rec.Skipped, extra.Name)
 		results = append(results, ToolResultOf(extra.ID, true, Text(skippedText)))
 	}
@@ -331,7 +351,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	}
 	o, _ := parseOutcome(res.Text)
 	if o.Acknowledged == nil || !*o.Acknowledged {
-		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", o.Message)
+		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", r.redact.string(o.Message))
 		return false, Result{}
 	}
 	var in struct {

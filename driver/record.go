@@ -98,16 +98,42 @@ type Recorder struct {
 	err   error
 }
 
-// NewRecorder creates dir (and its parents) and opens its session log.
+// Permissions of a run record: it holds what the agent saw of pages the
+// person is logged in to, so only its owner may read it.
+const (
+	recordDirPerm  os.FileMode = 0o700
+	recordFilePerm os.FileMode = 0o600
+)
+
+// NewRecorder creates dir (and its parents) and opens its session log. The
+// directory is readable by its owner only, and so is every file in it.
 func NewRecorder(dir string) (*Recorder, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, recordDirPerm); err != nil {
 		return nil, fmt.Errorf("create run record: %w", err)
 	}
-	f, err := os.OpenFile(filepath.Join(dir, SessionLogName), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	// MkdirAll leaves a directory that already exists as it was.
+	if err := os.Chmod(dir, recordDirPerm); err != nil {
+		return nil, fmt.Errorf("create run record: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(dir, SessionLogName), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, recordFilePerm)
 	if err != nil {
 		return nil, fmt.Errorf("create run record: %w", err)
 	}
+	if err := f.Chmod(recordFilePerm); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("create run record: %w", err)
+	}
 	return &Recorder{dir: dir, log: f}, nil
+}
+
+// writeFile writes a file of the record, readable by its owner only, even
+// when a file of that name was there before.
+func (r *Recorder) writeFile(name string, data []byte) error {
+	path := filepath.Join(r.dir, name)
+	if err := os.WriteFile(path, data, recordFilePerm); err != nil {
+		return err
+	}
+	return os.Chmod(path, recordFilePerm)
 }
 
 // Dir is the record's directory.
@@ -197,7 +223,7 @@ func (r *Recorder) saveImage(turn int, img *Image) string {
 		ext = ".jpg"
 	}
 	name := fmt.Sprintf("turn-%03d%s", turn, ext)
-	if err := os.WriteFile(filepath.Join(r.dir, name), img.Data, 0o644); err != nil {
+	if err := r.writeFile(name, img.Data); err != nil {
 		r.keep(fmt.Errorf("save screenshot: %w", err))
 		return ""
 	}

@@ -97,7 +97,7 @@ func (r *Recorder) writeReport() error {
 	if err := reportTemplate.Execute(&buf, data); err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(r.dir, ReportName), buf.Bytes(), 0o644); err != nil {
+	if err := r.writeFile(ReportName, buf.Bytes()); err != nil {
 		return fmt.Errorf("write report: %w", err)
 	}
 	return nil

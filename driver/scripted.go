@@ -131,6 +131,9 @@ type SnapshotView struct {
 		Ref  string `json:"ref"`
 		Role string `json:"role"`
 		Name string `json:"name"`
+		// Kind is what an input wants when its role hides it, e.g.
+		// "password".
+		Kind string `json:"kind,omitempty"`
 	} `json:"elements"`
 	Page struct {
 		URL   string `json:"url"`

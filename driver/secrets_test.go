@@ -1,0 +1,105 @@
+package driver_test
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// TestRecordKeepsSecrets: a password the model types and a secret's value
+// that reaches the driver anyway (echoed by the page, repeated by the model)
+// appear in no file of the run record, which only its owner can read.
+func TestRecordKeepsSecrets(t *testing.T) {
+	const password, secret = "hunter2-secret-XYZ", "tok-SECRET-123"
+	login := drivertest.Page("https://shop.test/login", 0, "Log in")
+	login.Elements = append(login.Elements,
+		snapshot.Element{Ref: "@e2", Role: "textbox", Name: "Password", Kind: "password", State: []string{}},
+		snapshot.Element{Ref: "@e3", Role: "textbox", Name: "API token", State: []string{}})
+	mb := &drivertest.MockBrowser{Page: login, Actions: map[string]drivertest.MockOutcome{
+		tools.Fill + " @e3": {Message: "Typed " + secret + " into the field."},
+	}}
+	model := &driver.ScriptedModel{Steps: []driver.Step{
+		driver.Call(tools.Fill, map[string]string{"ref": "@e2", "value": password}),
+		driver.Call(tools.Fill, map[string]string{"ref": "@e3", "value": "{{API_TOKEN}}"}),
+		driver.Reply(driver.Text("I typed "+password+" and the token "+secret+"."),
+			driver.ToolUse("", tools.Click, []byte(`{"ref":"@e1"}`))),
+		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "logged in with " + password}),
+	}}
+	dir := filepath.Join(t.TempDir(), "run")
+	rec, err := driver.NewRecorder(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := driver.Run(context.Background(), driver.Config{
+		Model: model, ModelName: "scripted", Tools: mb, Goal: "Log in with the token " + secret,
+		Record: rec, Secrets: map[string]string{"API_TOKEN": secret},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Success || strings.Contains(res.Detail, password) {
+		t.Errorf("result %+v", res)
+	}
+	// The browser got what the model wrote: the record is what is masked.
+	if calls := mb.Calls(); !strings.Contains(string(calls[1].Args), password) {
+		t.Fatalf("the password fill reached the browser as %s", calls[1].Args)
+	}
+
+	files := 0
+	err = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		want := os.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s has mode %v, want %v", path, info.Mode().Perm(), want)
+		}
+		if d.IsDir() {
+			return nil
+		}
+		files++
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, v := range []string{password, secret} {
+			if strings.Contains(string(data), v) {
+				t.Errorf("%s holds %q", path, v)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if files < 3 {
+		t.Fatalf("%d files in the record, want the log, the report and screenshots", files)
+	}
+	log, err := os.ReadFile(filepath.Join(dir, driver.SessionLogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"value":"********"`, `{{API_TOKEN}}`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the session log lacks %s:\n%s", want, log)
+		}
+	}
+}
