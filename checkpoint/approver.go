@@ -26,7 +26,7 @@ const (
 	// checkpoint and the agent tried a state-changing action.
 	KindCheckpoint Kind = "checkpoint"
 	// KindAgent is a request the agent made with request_human_approval; its
-	// Action and Reason are the agent's words.
+	// Words and Reason are the agent's words.
 	KindAgent Kind = "agent_request"
 )
 
@@ -67,9 +67,15 @@ type Request struct {
 	Session string `json:"session,omitempty"`
 	// Kind is KindCheckpoint or KindAgent.
 	Kind Kind `json:"kind"`
-	// Action describes the action by role and name, e.g.
-	// `click button "Finish Cancellation"`.
+	// Action says the action in one line: Concrete.String(), e.g.
+	// `click button "Finish Cancellation"`, or, when the agent gave only
+	// words, those words. It is not escaped: Prompt and Lines are.
 	Action string `json:"action"`
+	// Concrete is the action a person approves, or nil when the agent asked
+	// in words only: then an approval covers nothing.
+	Concrete *Action `json:"concrete,omitempty"`
+	// Words are the agent's own words about what it wants to do (KindAgent).
+	Words string `json:"words,omitempty"`
 	// Reason says why a human is asked: the checkpoint that matched, or the
 	// agent's stated reason.
 	Reason string `json:"reason,omitempty"`
@@ -78,7 +84,8 @@ type Request struct {
 	Title string `json:"title,omitempty"`
 	// SnapshotID is the snapshot the action was planned on.
 	SnapshotID string `json:"snapshot_id,omitempty"`
-	// Screenshot is the page as the agent saw it; may be nil.
+	// Screenshot is the page when the request was made, with the target's
+	// box drawn on it when the action has one; may be nil.
 	Screenshot *snapshot.Screenshot `json:"-"`
 	// Time is when the request was made.
 	Time time.Time `json:"time"`
@@ -86,12 +93,71 @@ type Request struct {
 
 // Prompt is the question put to the human: "The system wants to proceed
 // with: {action}. Approve?" for a checkpoint, and the agent's request, marked
-// as the agent's, for request_human_approval.
+// as the agent's, for request_human_approval. It is escaped with OneLine.
 func (r Request) Prompt() string {
 	if r.Kind == KindAgent {
-		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", r.Action)
+		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))
 	}
-	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", r.Action)
+	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", OneLine(r.Action))
+}
+
+// Lines says what the person is approving, one fact a line, each escaped
+// with OneLine: the verb; the element's role and name; the value to be typed
+// (masked for a password or a secret); the option a select will choose; the
+// dialog answered; the page's title and URL; why a person is asked; and for
+// an agent's request its own words, marked as such. Every way to reach a
+// person shows these lines.
+func (r Request) Lines() []string {
+	var lines []string
+	add := func(format string, args ...any) { lines = append(lines, OneLine(fmt.Sprintf(format, args...))) }
+	if a := r.Concrete; a != nil {
+		add("Action: %s", a.Verb)
+		if a.Role != "" {
+			add("Element: %s %q", a.Role, a.Name)
+		}
+		switch {
+		case a.Masked:
+			add("Value: %s (masked: a password or secret is never shown)", a.Value)
+		case a.Verb == VerbFill:
+			add("Value: %q", a.Value)
+		case a.Verb == VerbPress && a.Value != "":
+			add("Key: %s", a.Value)
+		case a.Verb == VerbNavigate:
+			add("Destination: %s", a.Value)
+		}
+		if a.Option != nil {
+			add("Option: %q (value %q)", a.Option.Text, a.Option.Value)
+		}
+		if a.Dialog != nil {
+			add("Dialog: %s %q", a.Dialog.Type, a.Dialog.Message)
+		}
+	}
+	if r.Title != "" {
+		add("Page: %q", r.Title)
+	}
+	if r.URL != "" {
+		add("URL: %s", r.URL)
+	}
+	if r.Reason != "" {
+		if r.Kind == KindAgent {
+			add("Reason (the agent's words): %s", r.Reason)
+		} else {
+			add("Reason: %s", r.Reason)
+		}
+	}
+	if r.Kind == KindAgent {
+		words := r.Words
+		if words == "" && r.Concrete == nil {
+			words = r.Action
+		}
+		if words != "" {
+			add("The agent's own words: %q", words)
+		}
+		if r.Concrete == nil {
+			add("This approves nothing by itself: the agent named no concrete action, so it will be asked again before any action that needs approval.")
+		}
+	}
+	return lines
 }
 
 // Decision is a human's answer, or the system's refusal.
@@ -104,11 +170,28 @@ type Decision struct {
 	// Channel names who decided: a human channel (ChannelElicitation,
 	// ChannelWeb, ChannelTTY, ChannelWebhook), or ChannelNone / ChannelDryRun.
 	Channel Channel `json:"channel"`
+	// RequestID is the ID of the Request this decision answers, which the
+	// gate also recorded; empty when the gate decided without making one
+	// (the action was not gated). A performed gated action carries it into
+	// the audit log as the approval that covered it.
+	RequestID string `json:"request_id,omitempty"`
+	// Note is what the gate adds for the agent, e.g. that an approval of
+	// words alone pre-approves nothing. It is not the human's.
+	Note string `json:"note,omitempty"`
 }
 
 // Message is the text the agent reads about a decision: for a human's
-// rejection "User feedback: …", for a system refusal its reason.
+// rejection "User feedback: …", for a system refusal its reason, followed by
+// the gate's note if any.
 func (d Decision) Message() string {
+	m := d.message()
+	if d.Note != "" {
+		m += " " + d.Note
+	}
+	return m
+}
+
+func (d Decision) message() string {
 	switch {
 	case d.Channel == ChannelNone || d.Channel == ChannelDryRun:
 		return d.Feedback

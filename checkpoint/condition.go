@@ -75,7 +75,7 @@ func (c Condition) Match(s *snapshot.Snapshot) bool {
 		re := c.re
 		if re == nil {
 			var err error
-			if re, err = compileURLPattern(c.URLMatches); err != nil {
+			if re, err = compileFold(c.URLMatches); err != nil {
 				return false
 			}
 		}
@@ -170,10 +170,6 @@ func describeAny(cs []Condition) string { return joinDescriptions(cs, " or ") }
 
 func containsFold(s, sub string) bool {
 	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
-}
-
-func compileURLPattern(p string) (*regexp.Regexp, error) {
-	return regexp.Compile("(?i)" + p)
 }
 
 // MarshalJSON writes c in the profile format.
@@ -311,7 +307,7 @@ func parseCondition(data []byte, path string) (Condition, error) {
 		err = str(&c.TextContains)
 	case "url_matches":
 		if err = str(&c.URLMatches); err == nil {
-			if c.re, err = compileURLPattern(c.URLMatches); err != nil {
+			if c.re, err = compileFold(c.URLMatches); err != nil {
 				err = fieldErr(p, "not a valid regular expression: %v", err)
 			}
 		}

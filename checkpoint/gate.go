@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -36,9 +37,10 @@ type Recorder interface {
 	Approval(Request, Decision) error
 }
 
-// Gate is one session's checkpoint state: it tells when the live page is a
-// checkpoint, asks a human before a state-changing action there, remembers a
-// human's approval for exactly one action, and verifies claimed success. Its
+// Gate is one session's checkpoint state: it tells when an action needs a
+// human's approval (the page is a checkpoint, or the action is one the
+// profile gates anywhere), asks a human, remembers an approval for exactly
+// the one action the human was shown, and verifies claimed success. Its
 // methods are safe for concurrent use.
 type Gate struct {
 	profile  *Profile
@@ -47,14 +49,14 @@ type Gate struct {
 	log      *slog.Logger
 
 	mu sync.Mutex
-	// pre is an approved request_human_approval waiting for the next action
-	// on snapshot pre.snapshotID.
+	// pre is an approved request_human_approval for one concrete action,
+	// waiting for the next Authorize.
 	pre *preApproval
 }
 
 type preApproval struct {
-	snapshotID string
-	decision   Decision
+	action   Action
+	decision Decision
 }
 
 // NewGate returns a gate for profile p (nil: no checkpoints, nothing
@@ -74,6 +76,11 @@ func NewGate(p *Profile, a Approver, opts Options) *Gate {
 // Profile returns the gate's profile, or nil.
 func (g *Gate) Profile() *Profile { return g.profile }
 
+// NeedsPage reports whether the profile has page checkpoints: only then does
+// Gated look at the page, so only then must a caller capture the whole page
+// before each action.
+func (g *Gate) NeedsPage() bool { return g.profile != nil && len(g.profile.Checkpoints) > 0 }
+
 // Checkpoint reports whether s is a checkpoint page, and the first matching
 // rule's name (or description). Call it on every snapshot.
 func (g *Gate) Checkpoint(s *snapshot.Snapshot) (name string, ok bool) {
@@ -88,58 +95,98 @@ func (g *Gate) Checkpoint(s *snapshot.Snapshot) (name string, ok bool) {
 	return "", false
 }
 
-// Authorize decides whether a state-changing action (click, fill, select)
-// described as action (by role and name, e.g. `click button "Finish
-// Cancellation"`) may run on the live snapshot s:
+// Gated reports whether action a needs a human's approval, and the rule that
+// says so: page is a checkpoint, or a matches one of the profile's
+// gated_actions. page must be the page as it is when the action runs, all of
+// it (not the viewport only), with any open JavaScript dialog.
+func (g *Gate) Gated(page *snapshot.Snapshot, a Action) (rule string, ok bool) {
+	rule, _, ok = g.gated(page, a)
+	return rule, ok
+}
+
+// gated is Gated, also saying why a person is asked.
+func (g *Gate) gated(page *snapshot.Snapshot, a Action) (rule, reason string, ok bool) {
+	if name, ok := g.Checkpoint(page); ok {
+		return name, fmt.Sprintf("The page matches checkpoint %q: state-changing actions here need a human's approval.", name), true
+	}
+	if g.profile == nil {
+		return "", "", false
+	}
+	for _, r := range g.profile.GatedActions {
+		if r.Match(a) {
+			return r.Label(), fmt.Sprintf("The action matches rule %q of profile %q: such actions need a human's approval.", r.Label(), g.profile.Name), true
+		}
+	}
+	return "", "", false
+}
+
+// Authorize decides whether the state-changing action a may run on page (a
+// fresh capture of the whole page, taken when the action is about to run):
 //
-//   - s matches no checkpoint: approved, no one asked (Channel "none");
+//   - not gated (see Gated): approved, no one asked (Channel "none");
 //   - dry run: refused (Channel "dry-run");
-//   - an approved request_human_approval on this same snapshot: approved,
-//     and that approval is used up;
+//   - an approved request_human_approval for the Same action: approved
+//     without asking again;
 //   - else the approver asks a human "The system wants to proceed with:
-//     {action}. Approve?" with the screenshot and URL, and waits.
+//     {action}. Approve?" showing the action, the page and the screenshot
+//     with the target marked, and waits.
 //
-// With no approver, or none reachable, the action is refused with a Feedback
-// that says why. The error is non-nil only when ctx ended before a human
-// decided; the request is then withdrawn and the action must not run.
-func (g *Gate) Authorize(ctx context.Context, s *snapshot.Snapshot, action string) (Decision, error) {
+// Every call uses up a pending pre-approval, whether it covered a or not: an
+// approval covers at most the one next action. With no approver, or none
+// reachable, the action is refused with a Feedback that says why. The error
+// is non-nil only when ctx ended before a human decided; the request is then
+// withdrawn and the action must not run.
+func (g *Gate) Authorize(ctx context.Context, page *snapshot.Snapshot, a Action) (Decision, error) {
 	pre := g.takePreApproval()
-	name, gated := g.Checkpoint(s)
+	rule, reason, gated := g.gated(page, a)
 	if !gated {
 		return Decision{Approved: true, Channel: ChannelNone}, nil
 	}
 	if g.opts.DryRun {
-		d := Decision{Channel: ChannelDryRun, Feedback: fmt.Sprintf(
-			"Dry run: %s was not performed. The page is at checkpoint %q, where this action needs a human's approval; with --dry-run no gated action is ever performed.",
-			action, name)}
-		g.record(g.newRequest(s, KindCheckpoint, action, checkpointReason(name)), d)
+		r := g.newRequest(page, KindCheckpoint, &a, reason)
+		d := Decision{Channel: ChannelDryRun, RequestID: r.ID, Feedback: fmt.Sprintf(
+			"Dry run: %s was not performed. It needs a human's approval (%s); with --dry-run no gated action is ever performed.",
+			a, rule)}
+		g.record(r, d)
 		return d, nil
 	}
-	if pre != nil && s != nil && pre.snapshotID == s.ID {
+	if pre != nil && pre.action.Same(a) {
 		d := pre.decision
-		g.log.Info("checkpoint action covered by prior approval", "action", action, "snapshot", s.ID, "channel", d.Channel)
+		g.log.Info("gated action covered by prior approval", "action", a.String(), "request", d.RequestID, "channel", d.Channel)
 		return d, nil
 	}
-	return g.ask(ctx, g.newRequest(s, KindCheckpoint, action, checkpointReason(name)))
+	if pre != nil {
+		g.log.Info("prior approval does not cover this action", "approved", pre.action.String(), "action", a.String())
+	}
+	return g.ask(ctx, g.newRequest(page, KindCheckpoint, &a, reason))
 }
 
 // RequestApproval asks a human about an action the agent names itself
-// (request_human_approval). If approved, the approval covers the next
-// state-changing action on this same snapshot, and nothing else. The error
-// is non-nil only when ctx ended before a human decided.
-func (g *Gate) RequestApproval(ctx context.Context, s *snapshot.Snapshot, action, reason string) (Decision, error) {
+// (request_human_approval), on page. With a concrete action a, the human is
+// shown that action, and an approval covers it, and only it, if it is the
+// next action Authorize sees. With a nil, the human is shown the agent's
+// words, marked as the agent's, and even an approval covers nothing: the
+// Decision's Note tells the agent so. The error is non-nil only when ctx
+// ended before a human decided.
+func (g *Gate) RequestApproval(ctx context.Context, page *snapshot.Snapshot, a *Action, words, reason string) (Decision, error) {
 	g.takePreApproval()
-	d, err := g.ask(ctx, g.newRequest(s, KindAgent, action, reason))
-	if err == nil && d.Approved && s != nil && s.ID != "" {
-		g.mu.Lock()
-		g.pre = &preApproval{snapshotID: s.ID, decision: d}
-		g.mu.Unlock()
+	r := g.newRequest(page, KindAgent, a, reason)
+	r.Words = words
+	if a == nil {
+		r.Action = words
 	}
-	return d, err
-}
-
-func checkpointReason(name string) string {
-	return fmt.Sprintf("The page matches checkpoint %q: state-changing actions here need a human's approval.", name)
+	d, err := g.ask(ctx, r)
+	if err != nil || !d.Approved {
+		return d, err
+	}
+	if a == nil {
+		d.Note = "Approving your words alone covers no action, so nothing is pre-approved: name the ref (and value) to clear a concrete action."
+		return d, nil
+	}
+	g.mu.Lock()
+	g.pre = &preApproval{action: *a, decision: d}
+	g.mu.Unlock()
+	return d, nil
 }
 
 func (g *Gate) takePreApproval() *preApproval {
@@ -150,44 +197,58 @@ func (g *Gate) takePreApproval() *preApproval {
 	return p
 }
 
-func (g *Gate) newRequest(s *snapshot.Snapshot, kind Kind, action, reason string) Request {
+// newRequest makes the request a person is shown about action a (nil: the
+// agent's words only) on page.
+func (g *Gate) newRequest(page *snapshot.Snapshot, kind Kind, a *Action, reason string) Request {
 	r := Request{
 		ID:      uuid.NewString(),
 		Session: g.opts.Session,
 		Kind:    kind,
-		Action:  action,
 		Reason:  reason,
 		Time:    g.opts.Now(),
 	}
-	if s != nil {
-		r.URL, r.Title, r.SnapshotID, r.Screenshot = s.Page.URL, s.Page.Title, s.ID, s.Screenshot
+	if a != nil {
+		c := *a
+		r.Concrete = &c
+		r.Action = c.String()
+	}
+	if page != nil {
+		r.URL, r.Title, r.SnapshotID, r.Screenshot = page.Page.URL, page.Page.Title, page.ID, page.Screenshot
+		if a != nil && a.Box != nil && page.Screenshot != nil {
+			r.Screenshot = MarkTarget(page.Screenshot, *a.Box, page.Viewport)
+		}
 	}
 	return r
 }
 
 // ask puts r to the approver. Only a human's answer can approve; every
-// failure to get one is a refusal.
+// failure to get one is a refusal. The decision names r.
 func (g *Gate) ask(ctx context.Context, r Request) (Decision, error) {
+	d, err := g.decide(ctx, r)
+	d.RequestID = r.ID
+	g.record(r, d)
+	return d, err
+}
+
+func (g *Gate) decide(ctx context.Context, r Request) (Decision, error) {
+	action := OneLine(r.Action)
 	if g.approver == nil {
-		d := Decision{Channel: ChannelNone, Feedback: fmt.Sprintf(
-			"Not performed: %s needs a human's approval, and no approver is configured (choose one with --approver).", r.Action)}
-		g.record(r, d)
-		return d, nil
+		return Decision{Channel: ChannelNone, Feedback: fmt.Sprintf(
+			"Not performed: %s needs a human's approval, and no approver is configured (choose one with --approver).", action)}, nil
 	}
-	g.log.Info("asking for approval", "id", r.ID, "kind", r.Kind, "action", r.Action, "url", r.URL)
+	g.log.Info("asking for approval", "id", r.ID, "kind", r.Kind, "action", action, "url", OneLine(r.URL))
 	d, err := g.approver.Approve(ctx, r)
 	switch {
 	case ctx.Err() != nil:
 		g.log.Info("approval withdrawn", "id", r.ID, "cause", context.Cause(ctx))
-		d = Decision{Channel: ChannelNone, Feedback: "Withdrawn: the call was cancelled before a human decided."}
-		g.record(r, d)
-		return d, fmt.Errorf("approval %s withdrawn: %w", r.ID, context.Cause(ctx))
+		return Decision{Channel: ChannelNone, Feedback: "Withdrawn: the call was cancelled before a human decided."},
+			fmt.Errorf("approval %s withdrawn: %w", r.ID, context.Cause(ctx))
 	case errors.Is(err, ErrNoApprover):
 		d = Decision{Channel: ChannelNone, Feedback: fmt.Sprintf(
-			"Not performed: %s needs a human's approval, and no human could be asked (%v).", r.Action, err)}
+			"Not performed: %s needs a human's approval, and no human could be asked (%v).", action, err)}
 	case err != nil:
 		d = Decision{Channel: ChannelNone, Feedback: fmt.Sprintf(
-			"Not performed: %s needs a human's approval, and asking failed: %v.", r.Action, err)}
+			"Not performed: %s needs a human's approval, and asking failed: %v.", action, err)}
 	case d.Channel == "" || d.Channel == ChannelNone || d.Channel == ChannelDryRun:
 		// An approver must say which human channel answered; a decision that
 		// does not cannot approve.
@@ -195,7 +256,6 @@ func (g *Gate) ask(ctx context.Context, r Request) (Decision, error) {
 			"Not performed: the approver gave an answer without naming its channel (%s).", strings.TrimSpace(d.Feedback))}
 	}
 	g.log.Info("approval decided", "id", r.ID, "approved", d.Approved, "channel", d.Channel)
-	g.record(r, d)
 	return d, nil
 }
 
@@ -208,31 +268,88 @@ func (g *Gate) record(r Request, d Decision) {
 	}
 }
 
-// Verify checks a claimed success on a fresh snapshot s: ok when a success
-// indicator holds, otherwise a message naming what was expected. With no
-// profile, nothing can be checked: ok, and the message says so.
-func (g *Gate) Verify(s *snapshot.Snapshot) (ok bool, message string) {
+// Verify checks a claimed success on page, a fresh capture of the whole
+// page. It is acknowledged only when the page is on an origin the profile
+// allows (if it lists any), no failure indicator holds, and a success
+// indicator does; the message names the rule that decided. With no profile,
+// or one without success indicators, nothing can be checked: acknowledged,
+// and the message says so.
+func (g *Gate) Verify(page *snapshot.Snapshot) (ok bool, message string) {
 	if g.profile == nil {
 		return true, "Acknowledged, but not verified: no profile is loaded, so nothing was checked on the page."
+	}
+	var where string
+	if page != nil {
+		where = fmt.Sprintf(" (page %q at %s)", OneLine(page.Page.Title), OneLine(page.Page.URL))
+	}
+	const next = " Continue the task, or call complete_task with status failed."
+	if len(g.profile.AllowedOrigins) > 0 {
+		var u string
+		if page != nil {
+			u = page.Page.URL
+		}
+		if origin, allowed := g.allowedOrigin(u); !allowed {
+			return false, fmt.Sprintf("Not acknowledged: the page is on %s, which profile %q does not allow (allowed: %s)%s.",
+				OneLine(origin), g.profile.Name, strings.Join(g.profile.AllowedOrigins, ", "), where) + next
+		}
+	}
+	switch f := g.Failures(page); len(f) {
+	case 0:
+	case 1:
+		return false, fmt.Sprintf("Not acknowledged: failure indicator %s holds%s.", f[0], where) + next
+	default:
+		return false, fmt.Sprintf("Not acknowledged: failure indicators %s hold%s.", strings.Join(f, "; "), where) + next
 	}
 	if len(g.profile.SuccessIndicators) == 0 {
 		return true, fmt.Sprintf("Acknowledged, but not verified: profile %q has no success indicators, so nothing was checked on the page.", g.profile.Name)
 	}
 	for _, c := range g.profile.SuccessIndicators {
-		if c.Match(s) {
+		if c.Match(page) {
 			return true, fmt.Sprintf("Success verified on the page: %s.", c.Label())
 		}
 	}
-	var page string
-	if s != nil {
-		page = fmt.Sprintf(" (page %q at %s)", s.Page.Title, s.Page.URL)
+	return false, fmt.Sprintf("Not acknowledged: no success indicator holds on the current page%s. Expected: %s.",
+		where, describeAny(g.profile.SuccessIndicators)) + next
+}
+
+// allowedOrigin returns the origin of rawURL and whether the profile allows
+// it. Origins compare as scheme://host:port, lower case, default ports
+// left out.
+func (g *Gate) allowedOrigin(rawURL string) (origin string, ok bool) {
+	origin, err := Origin(rawURL)
+	if err != nil {
+		return fmt.Sprintf("%q (no origin)", rawURL), false
 	}
-	msg := fmt.Sprintf("Not acknowledged: no success indicator holds on the current page%s. Expected: %s.",
-		page, describeAny(g.profile.SuccessIndicators))
-	if f := g.Failures(s); len(f) > 0 {
-		msg += " Failure indicators present: " + strings.Join(f, "; ") + "."
+	for _, o := range g.profile.AllowedOrigins {
+		if a, err := Origin(o); err == nil && a == origin {
+			return origin, true
+		}
 	}
-	return false, msg + " Continue the task, or call complete_task with status failed."
+	return origin, false
+}
+
+// Origin returns the origin of an absolute URL, normalised for comparison:
+// scheme and host in lower case, and the port only when it is not the
+// scheme's default ("HTTPS://Shop.example:443/x" is "https://shop.example").
+func Origin(rawURL string) (string, error) {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "", fmt.Errorf("origin of %q: %w", rawURL, err)
+	}
+	if u.Scheme == "" || u.Host == "" {
+		return "", fmt.Errorf("origin of %q: not an absolute URL", rawURL)
+	}
+	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
+	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
+		port = ""
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port != "" {
+		host += ":" + port
+	}
+	return scheme + "://" + host, nil
 }
 
 // Failures lists the failure indicators that hold on s, by name or

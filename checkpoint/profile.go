@@ -39,8 +39,10 @@ type Profile struct {
 	// Name identifies the profile.
 	Name string `json:"name"`
 	// StartURL is where a session starts: an absolute http(s) URL, or
-	// demo:/path for the embedded demo site (see WithDemoSite).
-	StartURL string `json:"start_url"`
+	// demo:/path for the embedded demo site (see WithDemoSite). It is empty
+	// in a profile that is a policy only, like the built-in default: the
+	// session then starts wherever the command is told to.
+	StartURL string `json:"start_url,omitempty"`
 	// AllowedOrigins are the origins the agent may visit.
 	AllowedOrigins []string `json:"allowed_origins,omitempty"`
 	// Guidance is text for the driver's system prompt.
@@ -54,6 +56,9 @@ type Profile struct {
 	// FailureIndicators are signs that the task failed; the ones that hold
 	// are reported and logged.
 	FailureIndicators []Condition `json:"failure_indicators,omitempty"`
+	// GatedActions are the actions that need a human's approval on any
+	// page: clicks that buy or delete, fills into payment-card fields.
+	GatedActions []ActionRule `json:"gated_actions,omitempty"`
 	// MaxTurns bounds the driver's conversation; 0 means its default.
 	MaxTurns int `json:"max_turns,omitempty"`
 }
@@ -80,8 +85,8 @@ func ProfileSchema() []byte {
 	return b
 }
 
-// LoadProfile returns the built-in profile called nameOrPath ("demo",
-// "netflix"), or else reads the profile file at that path. A bad file's error
+// LoadProfile returns the built-in profile called nameOrPath ("default",
+// "demo", "netflix"), or else reads the profile file at that path. A bad file's error
 // names the file, the rule and the field, e.g.
 // "profile x.json: checkpoints[1].element: role is required".
 func LoadProfile(nameOrPath string) (*Profile, error) {
@@ -112,7 +117,7 @@ func LoadProfile(nameOrPath string) (*Profile, error) {
 }
 
 // profileKeys are the fields a profile may have.
-var profileKeys = []string{"name", "start_url", "allowed_origins", "guidance", "checkpoints", "success_indicators", "failure_indicators", "max_turns", "$schema"}
+var profileKeys = []string{"name", "start_url", "allowed_origins", "guidance", "checkpoints", "success_indicators", "failure_indicators", "gated_actions", "max_turns", "$schema"}
 
 // ParseProfile decodes and checks a profile. Its errors are *FieldError
 // values naming the field, e.g. "checkpoints[1].element: role is required".
@@ -171,10 +176,13 @@ func ParseProfile(data []byte) (*Profile, error) {
 	}
 	if err := errors.Join(
 		str("name", &p.Name, true),
-		str("start_url", &p.StartURL, true),
+		str("start_url", &p.StartURL, false),
 		str("guidance", &p.Guidance, false),
 	); err != nil {
 		return nil, firstErr(err)
+	}
+	if _, ok := raw["start_url"]; ok && strings.TrimSpace(p.StartURL) == "" {
+		return nil, fieldErr("start_url", "must not be empty")
 	}
 	if v, ok := raw["allowed_origins"]; ok {
 		if err := json.Unmarshal(v, &p.AllowedOrigins); err != nil {
@@ -192,6 +200,19 @@ func ParseProfile(data []byte) (*Profile, error) {
 		rules("failure_indicators", &p.FailureIndicators),
 	); err != nil {
 		return nil, firstErr(err)
+	}
+	if v, ok := raw["gated_actions"]; ok {
+		var items []json.RawMessage
+		if err := json.Unmarshal(v, &items); err != nil {
+			return nil, fieldErr("gated_actions", "must be a list of action rules")
+		}
+		for i, item := range items {
+			r, err := parseActionRule(item, fmt.Sprintf("gated_actions[%d]", i))
+			if err != nil {
+				return nil, err
+			}
+			p.GatedActions = append(p.GatedActions, r)
+		}
 	}
 	if err := p.validateURLs(); err != nil {
 		return nil, err
@@ -211,7 +232,9 @@ func firstErr(err error) error {
 }
 
 func (p *Profile) validateURLs() error {
-	if !strings.HasPrefix(p.StartURL, DemoScheme) {
+	if p.StartURL == "" {
+		// A policy only: nothing to check.
+	} else if !strings.HasPrefix(p.StartURL, DemoScheme) {
 		u, err := url.Parse(p.StartURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fieldErr("start_url", "must be an absolute http(s) URL or %s/path, got %q", DemoScheme, p.StartURL)

@@ -35,11 +35,12 @@ func validateAgainstSchema(t *testing.T, rs *jsonschema.Resolved, data []byte) e
 }
 
 func TestBuiltinProfiles(t *testing.T) {
-	if got := strings.Join(BuiltinProfiles(), ","); got != "demo,netflix" {
-		t.Fatalf("BuiltinProfiles() = %s, want demo,netflix", got)
+	if got := strings.Join(BuiltinProfiles(), ","); got != "default,demo,netflix" {
+		t.Fatalf("BuiltinProfiles() = %s, want default,demo,netflix", got)
 	}
 	rs := resolvedSchema(t)
-	for _, name := range BuiltinProfiles() {
+	// The default policy gates actions, not pages; TestDefaultPolicy checks it.
+	for _, name := range []string{"demo", "netflix"} {
 		t.Run(name, func(t *testing.T) {
 			p, err := LoadProfile(name)
 			if err != nil {
@@ -52,7 +53,12 @@ func TestBuiltinProfiles(t *testing.T) {
 			if err := validateAgainstSchema(t, rs, data); err != nil {
 				t.Errorf("built-in profile does not validate against the schema: %v", err)
 			}
-			// The spec's rules, checked through behaviour.
+			// The spec's rules, checked through behaviour, on pages of the
+			// profile's own origin.
+			if p, err = p.WithDemoSite("https://x"); err != nil {
+				t.Fatal(err)
+			}
+			origin := p.AllowedOrigins[0]
 			g := NewGate(p, nil, Options{})
 			cases := []struct {
 				name       string
@@ -71,7 +77,7 @@ func TestBuiltinProfiles(t *testing.T) {
 				{"could not", `{"page":{"url":"https://x/finish","title":"Finish"},"elements":[{"ref":"@e2","role":"alert","name":"We could not cancel"}]}`, false, false, 1},
 			}
 			for _, c := range cases {
-				s := snap(t, c.snap)
+				s := snap(t, strings.ReplaceAll(c.snap, "https://x", origin))
 				if _, ok := g.Checkpoint(s); ok != c.checkpoint {
 					t.Errorf("%s: checkpoint = %v, want %v", c.name, ok, c.checkpoint)
 				}
@@ -148,7 +154,7 @@ func TestBadProfiles(t *testing.T) {
 		{"not json", `{"name": `, "not valid JSON"},
 		{"not an object", `[1,2]`, "not a JSON object"},
 		{"no name", `{"start_url":"https://example.com/"}`, "name: is required"},
-		{"no start url", `{"name":"x"}`, "start_url: is required"},
+		{"empty start url", `{"name":"x","start_url":" "}`, "start_url: must not be empty"},
 		{"relative start url", `{"name":"x","start_url":"/account"}`, "start_url: must be an absolute http(s) URL"},
 		{"unknown field", `{` + head + `,"checkpoint":[]}`, "checkpoint: unknown field"},
 		{"element without role", `{` + head + `,"checkpoints":[{"title_contains":"a"},{"element":{"name_contains":"pay"}}]}`, "checkpoints[1].element: role is required"},
@@ -186,7 +192,7 @@ func TestLoadProfileErrorsNameTheFile(t *testing.T) {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 	_, err = LoadProfile("nosuchprofile")
-	if err == nil || !strings.Contains(err.Error(), "built-in: demo, netflix") {
+	if err == nil || !strings.Contains(err.Error(), "built-in: default, demo, netflix") {
 		t.Errorf("unknown name: error = %v", err)
 	}
 	_, err = LoadProfile(filepath.Join(t.TempDir(), "missing.json"))

@@ -28,7 +28,7 @@ func WithAudit(a *audit.Log) SessionOption {
 // live snapshot. It reports whether a human was asked, so that the caller
 // looks at the page again before acting: the wait may have been long.
 func (s *Session) authorize(ctx context.Context, action string) (asked bool, err error) {
-	d, err := s.gate.Authorize(ctx, s.last, action)
+	d, err := s.gate.Authorize(ctx, s.last, checkpoint.Action{Verb: checkpoint.Verb(action)})
 	if err != nil {
 		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, action)
 	}

@@ -21,7 +21,7 @@ func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output 
 	if s.last == nil {
 		s.snapshot(ctx, true)
 	}
-	d, err := s.gate.RequestApproval(ctx, s.last, in.Action, in.Reason)
+	d, err := s.gate.RequestApproval(ctx, s.last, nil, in.Action, in.Reason)
 	if err != nil {
 		return Output{Value: ApprovalResult{Message: fmt.Sprintf("The request was withdrawn before a human answered: %v", err)}}
 	}

@@ -1,0 +1,209 @@
+package checkpoint
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// ActionRule gates one kind of action wherever it happens, whatever the page:
+// a profile's gated_actions. Every test it sets must hold; Name labels it. In
+// JSON:
+//
+//	{"name": "buy", "verb": "click", "name_matches": "\\bbuy\\b"}
+//	{"name": "payment card field", "payment_field": true}
+type ActionRule struct {
+	// Name labels the rule in messages, prompts and logs; required.
+	Name string `json:"name"`
+	// Verb, when set, is the verb the action must have. A rule for click
+	// also covers pressing Enter or Space on the element, which activates
+	// it the same way.
+	Verb Verb `json:"verb,omitempty"`
+	// Role, when set, is the target's accessible role (case-insensitive).
+	Role string `json:"role,omitempty"`
+	// NameMatches, when set, is a Go regular expression the target's
+	// accessible name must match, case-insensitively.
+	NameMatches string `json:"name_matches,omitempty"`
+	// PaymentField holds for a fill into a payment-card field (see
+	// IsPaymentField).
+	PaymentField bool `json:"payment_field,omitempty"`
+	// SubmitsPayment holds for a click, or an Enter, that submits a form
+	// holding a payment-card field.
+	SubmitsPayment bool `json:"submits_payment,omitempty"`
+
+	re *regexp.Regexp
+}
+
+// Match reports whether a is an action r gates.
+func (r ActionRule) Match(a Action) bool {
+	if r.Verb != "" && !verbIs(a, r.Verb) {
+		return false
+	}
+	if r.Role != "" && !strings.EqualFold(a.Role, r.Role) {
+		return false
+	}
+	if r.NameMatches != "" {
+		re := r.re
+		if re == nil {
+			var err error
+			if re, err = compileFold(r.NameMatches); err != nil {
+				return false
+			}
+		}
+		if !re.MatchString(a.Name) {
+			return false
+		}
+	}
+	if r.PaymentField && (a.Verb != VerbFill || !IsPaymentField(a.Autocomplete, a.FieldName)) {
+		return false
+	}
+	if r.SubmitsPayment && (!a.SubmitsPayment || !verbIs(a, VerbClick)) {
+		return false
+	}
+	return r.Verb != "" || r.Role != "" || r.NameMatches != "" || r.PaymentField || r.SubmitsPayment
+}
+
+// verbIs reports whether a does what verb v does: the verb itself, or for a
+// click, Enter or Space pressed on an element, which activates it as a
+// click would.
+func verbIs(a Action, v Verb) bool {
+	if a.Verb == v {
+		return true
+	}
+	return v == VerbClick && a.Verb == VerbPress && a.Role != "" &&
+		(strings.EqualFold(a.Value, "Enter") || a.Value == " " || strings.EqualFold(a.Value, "Space"))
+}
+
+// Label is the rule's name, or what it tests when it has none.
+func (r ActionRule) Label() string {
+	if r.Name != "" {
+		return r.Name
+	}
+	return r.Describe()
+}
+
+// Describe says in plain words which actions r gates.
+func (r ActionRule) Describe() string {
+	var parts []string
+	if r.Verb != "" {
+		parts = append(parts, "a "+string(r.Verb))
+	} else {
+		parts = append(parts, "an action")
+	}
+	if r.Role != "" {
+		parts = append(parts, "on a "+r.Role)
+	}
+	if r.NameMatches != "" {
+		parts = append(parts, fmt.Sprintf("whose name matches %q", r.NameMatches))
+	}
+	if r.PaymentField {
+		parts = append(parts, "into a payment-card field")
+	}
+	if r.SubmitsPayment {
+		parts = append(parts, "that submits a payment form")
+	}
+	return strings.Join(parts, " ")
+}
+
+// paymentFieldName is what marks a field as a payment card's by its name,
+// id or label. The browser applies the same pattern to find the forms whose
+// submission Action.SubmitsPayment reports; keep them in step.
+var paymentFieldName = regexp.MustCompile(`(?i)card.?num|cc.?num|cvc|cvv|csc|security.?code|expir`)
+
+// IsPaymentField reports whether a field holds part of a payment card: its
+// autocomplete attribute has a token starting with "cc-" (cc-number,
+// cc-exp, cc-csc, …), or its name, id or label (fieldName) reads like card
+// number, cc-num, CVC, CVV, CSC, security code or expiry. The default
+// policy gates fills into such fields; the browser uses the same test to
+// tell when a form holds one.
+func IsPaymentField(autocomplete, fieldName string) bool {
+	for _, tok := range strings.Fields(strings.ToLower(autocomplete)) {
+		if strings.HasPrefix(tok, "cc-") {
+			return true
+		}
+	}
+	return paymentFieldName.MatchString(fieldName)
+}
+
+// compileFold compiles a profile's regular expression, matched
+// case-insensitively.
+func compileFold(p string) (*regexp.Regexp, error) {
+	return regexp.Compile("(?i)" + p)
+}
+
+// actionRuleKeys are the fields an action rule may have.
+var actionRuleKeys = []string{"name", "verb", "role", "name_matches", "payment_field", "submits_payment"}
+
+// verbs are the verbs an action rule may name.
+var verbs = []Verb{VerbClick, VerbFill, VerbSelect, VerbPress, VerbNavigate}
+
+// parseActionRule decodes one gated_actions rule found at path.
+func parseActionRule(data []byte, path string) (ActionRule, error) {
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
+		return ActionRule{}, fieldErr(path, "must be an object with a name and at least one of verb, role, name_matches, payment_field, submits_payment")
+	}
+	for key := range raw {
+		if !slices.Contains(actionRuleKeys, key) {
+			return ActionRule{}, fieldErr(join(path, key), "unknown field (an action rule has %s)", strings.Join(actionRuleKeys, ", "))
+		}
+	}
+	var r ActionRule
+	str := func(key string, dst *string) error {
+		v, ok := raw[key]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fieldErr(join(path, key), "must be a string")
+		}
+		if strings.TrimSpace(*dst) == "" {
+			return fieldErr(join(path, key), "must not be empty")
+		}
+		return nil
+	}
+	flag := func(key string, dst *bool) error {
+		v, ok := raw[key]
+		if !ok {
+			return nil
+		}
+		if err := json.Unmarshal(v, dst); err != nil {
+			return fieldErr(join(path, key), "must be true or false")
+		}
+		return nil
+	}
+	var verb string
+	if err := errors.Join(
+		str("name", &r.Name),
+		str("verb", &verb),
+		str("role", &r.Role),
+		str("name_matches", &r.NameMatches),
+		flag("payment_field", &r.PaymentField),
+		flag("submits_payment", &r.SubmitsPayment),
+	); err != nil {
+		return ActionRule{}, firstErr(err)
+	}
+	if _, ok := raw["name"]; !ok {
+		return ActionRule{}, fieldErr(join(path, "name"), "is required")
+	}
+	if verb != "" {
+		r.Verb = Verb(verb)
+		if !slices.Contains(verbs, r.Verb) {
+			return ActionRule{}, fieldErr(join(path, "verb"), "must be one of click, fill, select, press, navigate, got %q", verb)
+		}
+	}
+	if r.NameMatches != "" {
+		re, err := compileFold(r.NameMatches)
+		if err != nil {
+			return ActionRule{}, fieldErr(join(path, "name_matches"), "not a valid regular expression: %v", err)
+		}
+		r.re = re
+	}
+	if r.Verb == "" && r.Role == "" && r.NameMatches == "" && !r.PaymentField && !r.SubmitsPayment {
+		return ActionRule{}, fieldErr(path, "gates nothing: set at least one of verb, role, name_matches, payment_field, submits_payment")
+	}
+	return r, nil
+}
