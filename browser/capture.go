@@ -209,6 +209,31 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 	return capt, nil
 }
 
+// Screenshot takes the screenshot of the viewport alone, as Capture takes
+// it: for when only the image is needed, e.g. to show a person what they
+// are asked to approve. While a JavaScript dialog is open there is none.
+func (t *Tab) Screenshot(ctx context.Context, opts CaptureOptions) (*capture.Screenshot, error) {
+	p, _ := t.page()
+	if d, _ := p.state(); d != nil {
+		return nil, fmt.Errorf("screenshot: a JavaScript %s dialog is open", d.Type)
+	}
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	cc := chromedp.FromContext(c)
+	if cc == nil || cc.Target == nil {
+		return nil, t.fail("screenshot", ErrClosed)
+	}
+	metrics, err := cdp.Call(c, cc.Target, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return nil, t.fail("screenshot: layout metrics", err)
+	}
+	shot, err := screenshot(c, cc.Target, metrics.CSSVisualViewport, opts)
+	if err != nil {
+		return nil, t.fail("screenshot", err)
+	}
+	return shot, nil
+}
+
 // dialogCapture is what a capture can say while a dialog is open: only the
 // browser process answers, so the title and URL come from it and the
 // viewport is the last one seen.

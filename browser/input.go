@@ -83,3 +83,13 @@ func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (
 	}
 	return got, nil
 }
+
+// MaskText draws a field's text as discs, the way a password field's is, so
+// that screenshots never show a secret typed into a field of another kind.
+// It changes how the field looks, not its value.
+func (t *Tab) MaskText(ctx context.Context, backendNodeID int64) error {
+	if err := t.callOn(ctx, backendNodeID, maskTextJS, nil); err != nil {
+		return fmt.Errorf("mask text: %w", err)
+	}
+	return nil
+}

@@ -30,22 +30,53 @@ type Inspection struct {
 	// Covered names what a hit test at the click point landed on, when that
 	// is not the node or inside it; empty otherwise.
 	Covered string
+	// Box is the node's whole box in main-viewport CSS pixels, zero when it
+	// is not visible: what a person's screenshot marks.
+	Box Box
+	// Autocomplete is the node's autocomplete attribute, and FieldName its
+	// name attribute, else its id, else its aria-label, else its label's
+	// text: what says that a field takes a payment card.
+	Autocomplete string
+	FieldName    string
+	// SubmitsPayment is true for a submit control (a button whose type is
+	// submit or unset, an input of type submit or image) of a form that
+	// holds a payment-card field: an autocomplete token starting with cc-,
+	// or a field name (as FieldName) matching PaymentFieldPattern.
+	SubmitsPayment bool
 }
+
+// Box is a rectangle in CSS pixels.
+type Box struct {
+	X      float64 `json:"x"`
+	Y      float64 `json:"y"`
+	Width  float64 `json:"width"`
+	Height float64 `json:"height"`
+}
+
+// PaymentFieldPattern is the case-insensitive regular expression (in the
+// syntax Go and JavaScript share) that marks a payment-card field by its
+// field name. Package checkpoint decides on fills with the same pattern
+// (IsPaymentField); a test in package tools keeps the two in step.
+const PaymentFieldPattern = `card.?num|cc.?num|cvc|cvv|csc|security.?code|expir`
 
 // inspectResult is what inspectJS reports.
 type inspectResult struct {
-	Connected   bool    `json:"connected"`
-	DocumentURL string  `json:"documentURL"`
-	Tag         string  `json:"tag"`
-	InputType   string  `json:"inputType"`
-	Editable    bool    `json:"editable"`
-	Disabled    bool    `json:"disabled"`
-	ReadOnly    bool    `json:"readOnly"`
-	Scrollable  bool    `json:"scrollable"`
-	Visible     bool    `json:"visible"`
-	X           float64 `json:"x"`
-	Y           float64 `json:"y"`
-	Covered     string  `json:"covered"`
+	Connected      bool    `json:"connected"`
+	DocumentURL    string  `json:"documentURL"`
+	Tag            string  `json:"tag"`
+	InputType      string  `json:"inputType"`
+	Editable       bool    `json:"editable"`
+	Disabled       bool    `json:"disabled"`
+	ReadOnly       bool    `json:"readOnly"`
+	Scrollable     bool    `json:"scrollable"`
+	Visible        bool    `json:"visible"`
+	X              float64 `json:"x"`
+	Y              float64 `json:"y"`
+	Covered        string  `json:"covered"`
+	Box            Box     `json:"box"`
+	Autocomplete   string  `json:"autocomplete"`
+	FieldName      string  `json:"fieldName"`
+	SubmitsPayment bool    `json:"submitsPayment"`
 }
 
 type axValue struct {
@@ -100,7 +131,7 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 		axc <- axAnswer{}
 	}()
 	var r inspectResult
-	err := t.callOn(ctx, backendNodeID, inspectJS, &r, scroll)
+	err := t.callOn(ctx, backendNodeID, inspectJS, &r, scroll, PaymentFieldPattern)
 	ax := <-axc
 	if err != nil {
 		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
@@ -116,5 +147,7 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Editable: r.Editable,
 		Disabled: r.Disabled, ReadOnly: r.ReadOnly, Scrollable: r.Scrollable,
 		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
+		Box:          r.Box,
+		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
 	}, nil
 }

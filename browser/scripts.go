@@ -22,7 +22,11 @@ var (
 	//go:embed js/setValue.js
 	setValueJS string
 
-	// selectOptionJS picks an option for Select.
+	// maskTextJS hides a field's text for MaskText.
+	//go:embed js/maskText.js
+	maskTextJS string
+
+	// selectOptionJS finds, and for Select picks, an option.
 	//go:embed js/selectOption.js
 	selectOptionJS string
 

@@ -1,7 +1,9 @@
 // inspect looks at the node (this) before an action, scrolling it into view
-// first when scroll is set. Offsets of same-origin frames are added so that x
-// and y are main-viewport coordinates.
-function inspect(scroll) {
+// first when scroll is set. Offsets of same-origin frames are added so that x,
+// y and box are main-viewport coordinates. payment is the source of the
+// case-insensitive regexp that marks a payment-card field by its field name
+// (browser.PaymentFieldPattern; the same test as checkpoint.IsPaymentField).
+function inspect(scroll, payment) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const out = {connected: !!(el && el.isConnected)};
 	if (!out.connected) return out;
@@ -12,6 +14,22 @@ function inspect(scroll) {
 	out.editable = !!el.isContentEditable;
 	out.disabled = !!(el.disabled || el.closest('[aria-disabled="true"]') || el.closest('fieldset[disabled]') && el.matches('input,select,textarea,button'));
 	out.readOnly = !!(el.readOnly || el.getAttribute('aria-readonly') === 'true');
+	const labelText = (f) => {
+		const by = f.getAttribute('aria-labelledby');
+		const texts = by ? by.split(/\s+/).map(id => f.ownerDocument.getElementById(id)?.textContent || '') :
+			Array.from(f.labels || [], l => l.textContent);
+		return texts.join(' ').trim().replace(/\s+/g, ' ');
+	};
+	const fieldName = (f) => f.getAttribute('name') || f.id || f.getAttribute('aria-label') || labelText(f);
+	const payRe = new RegExp(payment, 'i');
+	const isPayment = (f) => (f.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/).some(t => t.startsWith('cc-')) ||
+		payRe.test(fieldName(f));
+	out.autocomplete = el.getAttribute('autocomplete') || '';
+	out.fieldName = fieldName(el).slice(0, 200);
+	const submits = (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit') ||
+		(el.tagName === 'INPUT' && /^(submit|image)$/.test(out.inputType));
+	const form = submits ? el.form : null;
+	out.submitsPayment = !!form && Array.from(form.elements).some(f => f.matches('input,select,textarea') && isPayment(f));
 	const cs = doc.defaultView.getComputedStyle(el);
 	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
 		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||
@@ -25,17 +43,18 @@ function inspect(scroll) {
 	}
 	out.visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
 	if (!out.visible) return out;
+	let dx = 0, dy = 0;
+	for (let w = win; w.frameElement; w = w.parent) {
+		const fr = w.frameElement.getBoundingClientRect();
+		dx += fr.left + w.frameElement.clientLeft;
+		dy += fr.top + w.frameElement.clientTop;
+	}
+	out.box = {x: r.left + dx, y: r.top + dy, width: r.width, height: r.height};
 	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
 	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
 	if (right <= left || bottom <= top) { out.visible = false; return out; }
 	const lx = (left + right) / 2, ly = (top + bottom) / 2;
-	let x = lx, y = ly;
-	for (let w = win; w.frameElement; w = w.parent) {
-		const fr = w.frameElement.getBoundingClientRect();
-		x += fr.left + w.frameElement.clientLeft;
-		y += fr.top + w.frameElement.clientTop;
-	}
-	out.x = x; out.y = y;
+	out.x = lx + dx; out.y = ly + dy;
 	let hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(lx, ly) : doc.elementFromPoint(lx, ly);
 	while (hit && hit.shadowRoot && hit !== el) {
 		const inner = hit.shadowRoot.elementFromPoint(lx, ly);
