@@ -167,6 +167,11 @@ func (l *Log) Approval(r checkpoint.Request, d checkpoint.Decision) error {
 		"approved":    d.Approved,
 		"feedback":    d.Feedback,
 	}
+	if r.Concrete != nil {
+		// The action exactly as the person was shown it; a password's or
+		// secret's value is already masked in it.
+		ev["concrete"] = r.Concrete
+	}
 	if r.Screenshot != nil && len(r.Screenshot.Data) > 0 {
 		sum := sha256.Sum256(r.Screenshot.Data)
 		ev["screenshot_sha256"] = hex.EncodeToString(sum[:])

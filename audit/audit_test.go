@@ -36,23 +36,24 @@ func TestLog(t *testing.T) {
 	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e3","value":"********"}`),
 		SnapshotID: "s1", Screenshot: []byte("abc"), Start: start, Duration: 1500 * time.Microsecond}))
 	must(a.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"ref":"@e4","value":"jane"}`), Code: "ref_invalid", Start: start}))
+	must(a.ToolCall(ToolCall{Tool: "browser_click", Args: json.RawMessage(`{"ref":"@e7"}`), Start: start, ApprovalID: "req-1"}))
 	p, err := checkpoint.LoadProfile("demo")
 	must(err)
 	person := checkpoint.ApproverFunc(func(context.Context, checkpoint.Request) (checkpoint.Decision, error) {
 		return checkpoint.Decision{Channel: "web", Feedback: "wait"}, nil
 	})
 	g := checkpoint.NewGate(p, person, checkpoint.Options{Audit: a})
-	g.Authorize(t.Context(), finishPage, `click button "Finish Cancellation"`)
+	g.Authorize(t.Context(), finishPage, checkpoint.Action{Verb: checkpoint.VerbClick, Ref: "@e7", Node: 7, Role: "button", Name: "Finish Cancellation"})
 	must(a.Completion(Completion{Status: "success", Reason: "done", Message: "no", SnapshotID: "s2", Indicators: g.Evaluate(finishPage)}))
 	var nilLog *Log
 	must(nilLog.ToolCall(ToolCall{Tool: "x"}))
 
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		t.Fatalf("%d lines:\n%s", len(lines), buf.String())
 	}
-	var first, second, approval, completion map[string]any
-	for i, dst := range []*map[string]any{&first, &second, &approval, &completion} {
+	var first, second, covered, approval, completion map[string]any
+	for i, dst := range []*map[string]any{&first, &second, &covered, &approval, &completion} {
 		must(json.Unmarshal([]byte(lines[i]), dst))
 	}
 	if first["event"] != "tool_call" || first["args"].(map[string]any)["value"] != "********" || first["result"] != "ok" ||
@@ -63,11 +64,19 @@ func TestLog(t *testing.T) {
 	if second["args"].(map[string]any)["value"] != "jane" || second["result"] != "ref_invalid" {
 		t.Errorf("unmasked call: %s", lines[1])
 	}
-	if approval["event"] != "approval" || approval["channel"] != "web" || approval["approved"] != false || approval["feedback"] != "wait" {
-		t.Errorf("approval: %s", lines[2])
+	if _, ok := second["approval_id"]; ok {
+		t.Errorf("a call no approval covered names one: %s", lines[1])
+	}
+	if covered["approval_id"] != "req-1" {
+		t.Errorf("a gated call does not name its approval: %s", lines[2])
+	}
+	concrete, _ := approval["concrete"].(map[string]any)
+	if approval["event"] != "approval" || approval["channel"] != "web" || approval["approved"] != false || approval["feedback"] != "wait" ||
+		approval["id"] == "" || concrete["verb"] != "click" || concrete["name"] != "Finish Cancellation" {
+		t.Errorf("approval: %s", lines[3])
 	}
 	if completion["event"] != "completion" || len(completion["indicators"].([]any)) != 5 {
-		t.Errorf("completion: %s", lines[3])
+		t.Errorf("completion: %s", lines[4])
 	}
 }
 
@@ -104,6 +113,12 @@ func TestOpen(t *testing.T) {
 	if len(files) != 1 {
 		entries, _ := os.ReadDir(dir)
 		t.Fatalf("files in %s: %v", dir, entries)
+	}
+	// The log is its owner's alone: it says what the agent did as them.
+	for path, want := range map[string]os.FileMode{dir: 0o700, files[0]: 0o600} {
+		if info, err := os.Stat(path); err != nil || info.Mode().Perm() != want {
+			t.Errorf("%s: %v, %v; want mode %v", path, info.Mode().Perm(), err, want)
+		}
 	}
 	b, _ := os.ReadFile(files[0])
 	if !strings.Contains(string(b), `"session":"../sess 1"`) || !strings.HasSuffix(string(b), "\n") {
