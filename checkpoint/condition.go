@@ -13,7 +13,7 @@ import (
 // Condition is a declarative, composable test over a snapshot. Exactly one of
 // its tests is set; all text comparisons are case-insensitive. In JSON a
 // condition is an object with one of the keys title_contains, url_contains,
-// url_matches, element, text_contains, any, all or not, and, on the
+// url_matches, element, text_contains, dialog, any, all or not, and, on the
 // top-level rules of a profile, an optional name:
 //
 //	{"name": "final step", "any": [
@@ -33,9 +33,12 @@ type Condition struct {
 	// Element holds when some element has the role and a name containing the
 	// text.
 	Element *ElementCondition
-	// TextContains holds when the visible page text, or any element's name,
-	// contains it.
+	// TextContains holds when the visible page text, any element's name, or
+	// the message of an open JavaScript dialog contains it.
 	TextContains string
+	// Dialog holds while a JavaScript dialog of its type, whose message
+	// contains its text, is open.
+	Dialog *DialogCondition
 	// Any holds when at least one of its conditions holds.
 	Any []Condition
 	// All holds when every one of its conditions holds.
@@ -56,9 +59,29 @@ type ElementCondition struct {
 	NameContains string `json:"name_contains,omitempty"`
 }
 
+// DialogCondition matches the JavaScript dialog open on the page. At least
+// one of its fields is set.
+type DialogCondition struct {
+	// Type is the dialog's kind: alert, confirm, prompt or beforeunload;
+	// empty matches any.
+	Type string `json:"type,omitempty"`
+	// MessageContains is text the dialog's message must contain; empty
+	// matches any message.
+	MessageContains string `json:"message_contains,omitempty"`
+}
+
+// Match reports whether d, the dialog open on a page (nil: none), is one c
+// describes.
+func (c DialogCondition) Match(d *snapshot.Dialog) bool {
+	if d == nil {
+		return false
+	}
+	return (c.Type == "" || strings.EqualFold(d.Type, c.Type)) && containsFold(d.Message, c.MessageContains)
+}
+
 // conditionKeys are the JSON keys of the tests a condition may hold, in the
 // order messages list them.
-var conditionKeys = []string{"title_contains", "url_contains", "url_matches", "element", "text_contains", "any", "all", "not"}
+var conditionKeys = []string{"title_contains", "url_contains", "url_matches", "element", "text_contains", "dialog", "any", "all", "not"}
 
 // Match reports whether c holds on s. A nil snapshot matches nothing but a
 // not over something.
@@ -88,7 +111,7 @@ func (c Condition) Match(s *snapshot.Snapshot) bool {
 		}
 		return false
 	case c.TextContains != "":
-		if containsFold(s.Text, c.TextContains) {
+		if containsFold(s.Text, c.TextContains) || (s.Dialog != nil && containsFold(s.Dialog.Message, c.TextContains)) {
 			return true
 		}
 		for _, e := range s.Elements {
@@ -97,6 +120,8 @@ func (c Condition) Match(s *snapshot.Snapshot) bool {
 			}
 		}
 		return false
+	case c.Dialog != nil:
+		return c.Dialog.Match(s.Dialog)
 	case c.Any != nil:
 		return slices.ContainsFunc(c.Any, func(c Condition) bool { return c.Match(s) })
 	case c.All != nil:
@@ -129,6 +154,8 @@ func (c Condition) Describe() string {
 		return fmt.Sprintf("a %s whose name contains %q", c.Element.Role, c.Element.NameContains)
 	case c.TextContains != "":
 		return fmt.Sprintf("the page shows %q", c.TextContains)
+	case c.Dialog != nil:
+		return c.Dialog.describe()
 	case c.Any != nil:
 		return joinDescriptions(c.Any, " or ")
 	case c.All != nil:
@@ -165,6 +192,24 @@ func joinDescriptions(cs []Condition, sep string) string {
 	return strings.Join(parts, sep)
 }
 
+// describe says in plain words which dialog c expects.
+func (c DialogCondition) describe() string {
+	kind := "a JavaScript"
+	switch {
+	case c.Type == "alert":
+		kind = "an alert"
+	case c.Type != "":
+		kind = "a " + c.Type
+	}
+	if c.MessageContains == "" {
+		return kind + " dialog"
+	}
+	return fmt.Sprintf("%s dialog whose message contains %q", kind, c.MessageContains)
+}
+
+// dialogTypes are the kinds of JavaScript dialog a page can open.
+var dialogTypes = []string{"alert", "confirm", "prompt", "beforeunload"}
+
 // describeAny describes a list of rules of which any one will do.
 func describeAny(cs []Condition) string { return joinDescriptions(cs, " or ") }
 
@@ -189,6 +234,8 @@ func (c Condition) MarshalJSON() ([]byte, error) {
 		m["element"] = c.Element
 	case c.TextContains != "":
 		m["text_contains"] = c.TextContains
+	case c.Dialog != nil:
+		m["dialog"] = c.Dialog
 	case c.Any != nil:
 		m["any"] = c.Any
 	case c.All != nil:
@@ -329,6 +376,27 @@ func parseCondition(data []byte, path string) (Condition, error) {
 			return Condition{}, fieldErr(p, "role is required")
 		}
 		c.Element = &e
+	case "dialog":
+		var fields map[string]json.RawMessage
+		if json.Unmarshal(v, &fields) != nil || fields == nil {
+			return Condition{}, fieldErr(p, "must be an object with type and/or message_contains")
+		}
+		for k := range fields {
+			if k != "type" && k != "message_contains" {
+				return Condition{}, fieldErr(join(p, k), "unknown field (a dialog has type and message_contains)")
+			}
+		}
+		var d DialogCondition
+		if json.Unmarshal(v, &d) != nil {
+			return Condition{}, fieldErr(p, "type and message_contains must be strings")
+		}
+		if strings.TrimSpace(d.Type) == "" && strings.TrimSpace(d.MessageContains) == "" {
+			return Condition{}, fieldErr(p, "needs type or message_contains")
+		}
+		if d.Type != "" && !slices.Contains(dialogTypes, d.Type) {
+			return Condition{}, fieldErr(join(p, "type"), "must be one of %s, got %q", strings.Join(dialogTypes, ", "), d.Type)
+		}
+		c.Dialog = &d
 	case "any":
 		err = list(&c.Any)
 	case "all":

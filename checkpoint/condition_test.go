@@ -81,8 +81,48 @@ func TestConditionMatch(t *testing.T) {
 	}
 }
 
+// TestConditionOnDialog: while a JavaScript dialog is open, rules can match
+// its kind and message, and text_contains sees the message too.
+func TestConditionOnDialog(t *testing.T) {
+	open := snap(t, `{"page":{"url":"https://shop.example/checkout","title":"Checkout"},
+		"dialog":{"type":"confirm","message":"Leave checkout? Your order will not be placed."}}`)
+	closed := snap(t, `{"page":{"url":"https://shop.example/checkout","title":"Checkout"},"text":"Your order"}`)
+	cases := []struct {
+		cond       string
+		open, shut bool
+		desc       string
+	}{
+		{`{"dialog":{"type":"confirm"}}`, true, false, `a confirm dialog`},
+		{`{"dialog":{"type":"confirm","message_contains":"LEAVE checkout"}}`, true, false, `a confirm dialog whose message contains "LEAVE checkout"`},
+		{`{"dialog":{"message_contains":"order will not"}}`, true, false, `a JavaScript dialog whose message contains "order will not"`},
+		{`{"dialog":{"type":"alert"}}`, false, false, `an alert dialog`},
+		{`{"dialog":{"type":"confirm","message_contains":"delete"}}`, false, false, `a confirm dialog whose message contains "delete"`},
+		{`{"text_contains":"will not be placed"}`, true, false, `the page shows "will not be placed"`},
+		{`{"text_contains":"your order"}`, true, true, `the page shows "your order"`},
+		{`{"element":{"role":"dialog"}}`, false, false, `a dialog`},
+	}
+	for _, c := range cases {
+		t.Run(c.cond, func(t *testing.T) {
+			cd := cond(t, c.cond)
+			if got := cd.Match(open); got != c.open {
+				t.Errorf("with the dialog open: Match = %v, want %v", got, c.open)
+			}
+			if got := cd.Match(closed); got != c.shut {
+				t.Errorf("with no dialog: Match = %v, want %v", got, c.shut)
+			}
+			if got := cd.Describe(); got != c.desc {
+				t.Errorf("Describe = %s, want %s", got, c.desc)
+			}
+			b, err := json.Marshal(cd)
+			if err != nil || string(b) != c.cond {
+				t.Errorf("MarshalJSON = %s, %v; want %s", b, err, c.cond)
+			}
+		})
+	}
+}
+
 func TestConditionOnEmptySnapshot(t *testing.T) {
-	for _, c := range []string{`{"title_contains":"a"}`, `{"element":{"role":"button"}}`, `{"text_contains":"a"}`, `{"url_matches":"."}`} {
+	for _, c := range []string{`{"title_contains":"a"}`, `{"element":{"role":"button"}}`, `{"text_contains":"a"}`, `{"url_matches":"."}`, `{"dialog":{"type":"alert"}}`} {
 		if cond(t, c).Match(nil) {
 			t.Errorf("%s matches a nil snapshot", c)
 		}

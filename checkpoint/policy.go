@@ -57,7 +57,9 @@ func (r ActionRule) Match(a Action) bool {
 			return false
 		}
 	}
-	if r.PaymentField && (a.Verb != VerbFill || !IsPaymentField(a.Autocomplete, a.FieldName)) {
+	// The accessible name is the field's label as a person reads it: a
+	// card field labelled only by its text is still one.
+	if r.PaymentField && (a.Verb != VerbFill || !(IsPaymentField(a.Autocomplete, a.FieldName) || IsPaymentField("", a.Name))) {
 		return false
 	}
 	if r.SubmitsPayment && (!a.SubmitsPayment || !verbIs(a, VerbClick)) {

@@ -168,6 +168,20 @@ func TestBadProfiles(t *testing.T) {
 		{"bad origin", `{` + head + `,"allowed_origins":["https://a.com/path"]}`, "allowed_origins[0]: must be an origin"},
 		{"bad max turns", `{` + head + `,"max_turns":0}`, "max_turns: must be a whole number of at least 1"},
 		{"element extra", `{` + head + `,"checkpoints":[{"element":{"role":"button","text":"x"}}]}`, "checkpoints[0].element.text: unknown field"},
+		{"empty dialog", `{` + head + `,"checkpoints":[{"dialog":{}}]}`, "checkpoints[0].dialog: needs type or message_contains"},
+		{"dialog of no kind", `{` + head + `,"checkpoints":[{"dialog":{"type":"modal"}}]}`, `checkpoints[0].dialog.type: must be one of alert, confirm, prompt, beforeunload, got "modal"`},
+		{"dialog extra", `{` + head + `,"checkpoints":[{"dialog":{"message":"x"}}]}`, "checkpoints[0].dialog.message: unknown field"},
+		{"dialog text not a string", `{` + head + `,"failure_indicators":[{"dialog":{"message_contains":3}}]}`, "failure_indicators[0].dialog: type and message_contains must be strings"},
+		{"gated actions not a list", `{` + head + `,"gated_actions":{"name":"buy"}}`, "gated_actions: must be a list of action rules"},
+		{"action rule not an object", `{` + head + `,"gated_actions":["buy"]}`, "gated_actions[0]: must be an object"},
+		{"action rule without name", `{` + head + `,"gated_actions":[{"verb":"click"}]}`, "gated_actions[0].name: is required"},
+		{"action rule gating nothing", `{` + head + `,"gated_actions":[{"name":"n"}]}`, "gated_actions[0]: gates nothing"},
+		{"action rule gating nothing, explicitly", `{` + head + `,"gated_actions":[{"name":"n","payment_field":false}]}`, "gated_actions[0]: gates nothing"},
+		{"action rule with an unknown verb", `{` + head + `,"gated_actions":[{"name":"n","verb":"tap"}]}`, `gated_actions[0].verb: must be one of click, fill, select, press, navigate, got "tap"`},
+		{"action rule with name_contains", `{` + head + `,"gated_actions":[{"name":"n","name_contains":"buy"}]}`, "gated_actions[0].name_contains: unknown field"},
+		{"action rule with a bad regexp", `{` + head + `,"gated_actions":[{"name":"n","name_matches":"(buy"}]}`, "gated_actions[0].name_matches: not a valid regular expression"},
+		{"action rule flag not a bool", `{` + head + `,"gated_actions":[{"name":"n","payment_field":"yes"}]}`, "gated_actions[0].payment_field: must be true or false"},
+		{"action rule with an empty role", `{` + head + `,"gated_actions":[{"name":"n","role":" "}]}`, "gated_actions[0].role: must not be empty"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -175,7 +189,7 @@ func TestBadProfiles(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error = %v, want one containing %q", err, c.want)
 			}
-			if c.name == "bad regexp" || c.name == "bad origin" || c.name == "not json" {
+			if c.name == "bad regexp" || c.name == "bad origin" || c.name == "not json" || c.name == "action rule with a bad regexp" {
 				return // beyond what the schema can say
 			}
 			if validateAgainstSchema(t, rs, []byte(c.json)) == nil {
