@@ -359,36 +359,18 @@ func parseCondition(data []byte, path string) (Condition, error) {
 			}
 		}
 	case "element":
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(v, &fields) != nil || fields == nil {
-			return Condition{}, fieldErr(p, "must be an object with role and name_contains")
-		}
-		for k := range fields {
-			if k != "role" && k != "name_contains" {
-				return Condition{}, fieldErr(join(p, k), "unknown field (an element has role and name_contains)")
-			}
-		}
 		var e ElementCondition
-		if json.Unmarshal(v, &e) != nil {
-			return Condition{}, fieldErr(p, "role and name_contains must be strings")
+		if err := decodeFields(v, p, "an element", []string{"role", "name_contains"}, &e); err != nil {
+			return Condition{}, err
 		}
 		if strings.TrimSpace(e.Role) == "" {
 			return Condition{}, fieldErr(p, "role is required")
 		}
 		c.Element = &e
 	case "dialog":
-		var fields map[string]json.RawMessage
-		if json.Unmarshal(v, &fields) != nil || fields == nil {
-			return Condition{}, fieldErr(p, "must be an object with type and/or message_contains")
-		}
-		for k := range fields {
-			if k != "type" && k != "message_contains" {
-				return Condition{}, fieldErr(join(p, k), "unknown field (a dialog has type and message_contains)")
-			}
-		}
 		var d DialogCondition
-		if json.Unmarshal(v, &d) != nil {
-			return Condition{}, fieldErr(p, "type and message_contains must be strings")
+		if err := decodeFields(v, p, "a dialog", []string{"type", "message_contains"}, &d); err != nil {
+			return Condition{}, err
 		}
 		if strings.TrimSpace(d.Type) == "" && strings.TrimSpace(d.MessageContains) == "" {
 			return Condition{}, fieldErr(p, "needs type or message_contains")
@@ -411,4 +393,23 @@ func parseCondition(data []byte, path string) (Condition, error) {
 		return Condition{}, err
 	}
 	return c, nil
+}
+
+// decodeFields decodes the JSON object v found at path into dst, whose
+// fields are keys, all strings; what names the object in messages ("an
+// element").
+func decodeFields(v json.RawMessage, path, what string, keys []string, dst any) error {
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(v, &fields) != nil || fields == nil {
+		return fieldErr(path, "must be an object with %s", strings.Join(keys, " and "))
+	}
+	for k := range fields {
+		if !slices.Contains(keys, k) {
+			return fieldErr(join(path, k), "unknown field (%s has %s)", what, strings.Join(keys, " and "))
+		}
+	}
+	if json.Unmarshal(v, dst) != nil {
+		return fieldErr(path, "%s must be strings", strings.Join(keys, " and "))
+	}
+	return nil
 }

@@ -27,8 +27,8 @@ type ActionRule struct {
 	// NameMatches, when set, is a Go regular expression the target's
 	// accessible name must match, case-insensitively.
 	NameMatches string `json:"name_matches,omitempty"`
-	// PaymentField holds for a fill into a payment-card field (see
-	// IsPaymentField).
+	// PaymentField holds for a fill into a payment-card field: IsPaymentField
+	// of its autocomplete and field name, or of its accessible name.
 	PaymentField bool `json:"payment_field,omitempty"`
 	// SubmitsPayment holds for a click, or an Enter, that submits a form
 	// holding a payment-card field.
@@ -154,37 +154,27 @@ func parseActionRule(data []byte, path string) (ActionRule, error) {
 		}
 	}
 	var r ActionRule
-	str := func(key string, dst *string) error {
+	var verb string
+	field := func(key string, dst any, problem string) error {
 		v, ok := raw[key]
 		if !ok {
 			return nil
 		}
 		if err := json.Unmarshal(v, dst); err != nil {
-			return fieldErr(join(path, key), "must be a string")
+			return fieldErr(join(path, key), "%s", problem)
 		}
-		if strings.TrimSpace(*dst) == "" {
+		if s, ok := dst.(*string); ok && strings.TrimSpace(*s) == "" {
 			return fieldErr(join(path, key), "must not be empty")
 		}
 		return nil
 	}
-	flag := func(key string, dst *bool) error {
-		v, ok := raw[key]
-		if !ok {
-			return nil
-		}
-		if err := json.Unmarshal(v, dst); err != nil {
-			return fieldErr(join(path, key), "must be true or false")
-		}
-		return nil
-	}
-	var verb string
 	if err := errors.Join(
-		str("name", &r.Name),
-		str("verb", &verb),
-		str("role", &r.Role),
-		str("name_matches", &r.NameMatches),
-		flag("payment_field", &r.PaymentField),
-		flag("submits_payment", &r.SubmitsPayment),
+		field("name", &r.Name, "must be a string"),
+		field("verb", &verb, "must be a string"),
+		field("role", &r.Role, "must be a string"),
+		field("name_matches", &r.NameMatches, "must be a string"),
+		field("payment_field", &r.PaymentField, "must be true or false"),
+		field("submits_payment", &r.SubmitsPayment, "must be true or false"),
 	); err != nil {
 		return ActionRule{}, firstErr(err)
 	}

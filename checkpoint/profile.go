@@ -1,8 +1,10 @@
 // Package checkpoint keeps a human in charge of the steps that matter. It
 // holds profiles (one site or task as data: start URL, allowed origins,
-// checkpoint conditions, success and failure indicators), the conditions
-// evaluated over snapshots, the gate that stops a state-changing action on a
-// checkpoint page until a human approves it, and completion verification.
+// checkpoint conditions, actions gated on any page, success and failure
+// indicators; the built-in "default" profile is the policy that applies when
+// no other is chosen), the conditions evaluated over snapshots, the gate that
+// stops a state-changing action on a checkpoint page, or one a rule gates,
+// until a human approves that very action, and completion verification.
 // How a human is reached is not its business: it asks through the Approver
 // interface (package approver holds the web console, the terminal and the
 // webhook), and records decisions through a Recorder (package audit).
@@ -232,15 +234,18 @@ func firstErr(err error) error {
 }
 
 func (p *Profile) validateURLs() error {
-	if p.StartURL == "" {
-		// A policy only: nothing to check.
-	} else if !strings.HasPrefix(p.StartURL, DemoScheme) {
+	switch rest, demo := strings.CutPrefix(p.StartURL, DemoScheme); {
+	case p.StartURL == "":
+		// A policy only: it starts nowhere in particular.
+	case demo:
+		if rest != "" && !strings.HasPrefix(rest, "/") {
+			return fieldErr("start_url", "a demo site URL is %s/path, got %q", DemoScheme, p.StartURL)
+		}
+	default:
 		u, err := url.Parse(p.StartURL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fieldErr("start_url", "must be an absolute http(s) URL or %s/path, got %q", DemoScheme, p.StartURL)
 		}
-	} else if rest := strings.TrimPrefix(p.StartURL, DemoScheme); rest != "" && !strings.HasPrefix(rest, "/") {
-		return fieldErr("start_url", "a demo site URL is %s/path, got %q", DemoScheme, p.StartURL)
 	}
 	for i, o := range p.AllowedOrigins {
 		if o == DemoScheme {
