@@ -1,7 +1,9 @@
 package approver_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -53,11 +55,21 @@ func TestWebConsoleInChromium(t *testing.T) {
 	if err := agent.Navigate(ctx, site+"/finish"); err != nil {
 		t.Fatal(err)
 	}
-	page, _ := look(t, ctx, agent)
+	page, refs := look(t, ctx, agent)
 	if page.Screenshot == nil || len(page.Screenshot.Data) == 0 {
 		t.Fatalf("no screenshot of the demo page: %v", page.Notes)
 	}
-	const action = `click button "Finish Cancellation"`
+	target, ok := page.Find("button", "Finish Cancellation")
+	if !ok {
+		t.Fatalf("no Finish Cancellation button:\n%s", page.Outline())
+	}
+	action := checkpoint.Action{Verb: checkpoint.VerbClick, Ref: target.Ref, Node: int64(refs[target.Ref].BackendNodeID),
+		Role: target.Role, Name: target.Name, Box: &target.BBox}
+	// The person sees the page with the button outlined.
+	marked := checkpoint.MarkTarget(page.Screenshot, target.BBox, page.Viewport)
+	if bytes.Equal(marked.Data, page.Screenshot.Data) {
+		t.Fatal("MarkTarget drew nothing")
+	}
 
 	// The person's tab, on the console.
 	person := browsertest.Tab(t)
@@ -89,22 +101,31 @@ func TestWebConsoleInChromium(t *testing.T) {
 			t.Fatal(err)
 		}
 		var seen struct {
-			Prompt, Page     string
+			Prompt, Lines    string
 			ImgW, ImgH, Kids int
+			Shot             string
 		}
 		if err := person.Evaluate(ctx, `(async () => {
 			const img = document.querySelector("img.screenshot");
 			if (img && !img.complete) await new Promise(r => img.onload = img.onerror = r);
+			const shot = img ? new Uint8Array(await (await fetch(img.src)).arrayBuffer()) : [];
+			let bin = "";
+			for (const b of shot) bin += String.fromCharCode(b);
 			return {Prompt: document.querySelector(".prompt").textContent,
-				Page: document.querySelector(".page").textContent,
+				Lines: document.querySelector(".lines").innerText,
 				ImgW: img ? img.naturalWidth : 0, ImgH: img ? img.naturalHeight : 0,
-				Kids: document.querySelectorAll("section.approval").length};
+				Kids: document.querySelectorAll("section.approval").length,
+				Shot: btoa(bin)};
 		})()`, &seen); err != nil {
 			t.Fatal(err)
 		}
 		want := `The system wants to proceed with: click button "Finish Cancellation". Approve?`
-		if seen.Prompt != want || !strings.Contains(seen.Page, site+"/finish") || seen.Kids != 1 {
+		if seen.Prompt != want || !strings.Contains(seen.Lines, "URL: "+site+"/finish") ||
+			!strings.Contains(seen.Lines, `Element: button "Finish Cancellation"`) || seen.Kids != 1 {
 			t.Errorf("round %d: console shows %+v", round, seen)
+		}
+		if shot, _ := base64.StdEncoding.DecodeString(seen.Shot); !bytes.Equal(shot, marked.Data) {
+			t.Errorf("round %d: the console shows a screenshot of %d bytes, not the marked one of %d", round, len(shot), len(marked.Data))
 		}
 		if seen.ImgW != page.Screenshot.Width || seen.ImgH != page.Screenshot.Height {
 			t.Errorf("round %d: screenshot shown at %dx%d, want the page's %dx%d", round, seen.ImgW, seen.ImgH,
@@ -145,6 +166,10 @@ func TestWebConsoleInChromium(t *testing.T) {
 			person.Evaluate(context.Background(), `location.href + " " + document.body.innerText.slice(0, 300)`, &where)
 			t.Fatalf("round %d: clicking %s at %+v decided nothing; the console shows %s", round, c.button, btn.BBox, where)
 		}
+		if r.err != nil || r.d.RequestID == "" {
+			t.Errorf("round %d: the decision names no request: %+v %v", round, r.d, r.err)
+		}
+		r.d.RequestID = ""
 		if r.err != nil || r.d != (checkpoint.Decision{Approved: c.approved, Feedback: c.feedback, Channel: checkpoint.ChannelWeb}) {
 			t.Errorf("round %d: %+v %v", round, r.d, r.err)
 		}

@@ -89,15 +89,19 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 	if r.Kind == checkpoint.KindAgent {
 		fmt.Fprintf(&b, "(requested by the agent, in its own words)\n")
 	}
+	// Prompt and Lines are escaped: nothing a page or the model wrote can
+	// move the cursor, clear the screen or reorder what the person reads.
 	fmt.Fprintf(&b, "%s\n", r.Prompt())
-	if r.Reason != "" {
-		fmt.Fprintf(&b, "  Reason: %s\n", r.Reason)
+	for _, l := range r.Lines() {
+		fmt.Fprintf(&b, "  %s\n", l)
 	}
-	fmt.Fprintf(&b, "  Page:   %s  %s\n", r.Title, r.URL)
 	if r.Screenshot != nil && len(r.Screenshot.Data) > 0 {
-		fmt.Fprintf(&b, "  Screenshot: %dx%d %s", r.Screenshot.Width, r.Screenshot.Height, r.Screenshot.MIMEType)
+		fmt.Fprintf(&b, "  Screenshot: %dx%d %s", r.Screenshot.Width, r.Screenshot.Height, checkpoint.OneLine(r.Screenshot.MIMEType))
 		if path, err := t.saveScreenshot(r); err == nil {
-			fmt.Fprintf(&b, ", saved to %s", path)
+			fmt.Fprintf(&b, ", saved to %s", checkpoint.OneLine(path))
+			if r.Concrete != nil && r.Concrete.Box != nil {
+				b.WriteString(" (the element is outlined)")
+			}
 		}
 		b.WriteString("\n")
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -77,7 +79,9 @@ func TestTTY(t *testing.T) {
 			res := approveAsync(t.Context(), tty, testRequest("r-1"))
 			screen := person.readUntil(t, "Approve? [y/N]: ")
 			for _, want := range []string{`The system wants to proceed with: click button "Finish Cancellation". Approve?`,
-				"Reason: The page matches", "http://127.0.0.1:9/finish", "Screenshot: 1x1 image/png, saved to " + tty.ScreenshotDir} {
+				"  Action: click\n", `  Element: button "Finish Cancellation"`, `  Page: "Finish Cancellation"`,
+				"Reason: The page matches", "  URL: http://127.0.0.1:9/finish", "Screenshot: 1x1 image/png, saved to " + tty.ScreenshotDir,
+				"(the element is outlined)"} {
 				if !strings.Contains(screen, want) {
 					t.Errorf("screen lacks %q:\n%s", want, screen)
 				}
@@ -118,5 +122,38 @@ func TestTTYWithdrawAndClosedInput(t *testing.T) {
 	person.in.Close()
 	if _, err := tty.Approve(t.Context(), testRequest("r-3")); !errors.Is(err, checkpoint.ErrNoApprover) {
 		t.Errorf("closed terminal: %v", err)
+	}
+}
+
+// TestTTYEscapesHostileText: a page title and agent's words that carry an
+// ANSI sequence and a bidi override reach the terminal escaped; the request
+// in words alone says it approves nothing; the screenshot file is the
+// owner's alone.
+func TestTTYEscapesHostileText(t *testing.T) {
+	tty, person := newTTYPair(t)
+	tty.ScreenshotDir = t.TempDir()
+	res := approveAsync(t.Context(), tty, hostileRequest("r-h"))
+	screen := person.readUntil(t, "Approve? [y/N]: ")
+	t.Logf("the terminal shows:%s", screen)
+	if readsRaw(screen) {
+		t.Errorf("raw escape or override on the terminal: %q", screen)
+	}
+	for _, want := range []string{"(requested by the agent, in its own words)", `\x1b[2J\u202e`, "The agent's own words:", "approves nothing by itself"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("screen lacks %q:\n%s", want, screen)
+		}
+	}
+	person.say("n")
+	person.readUntil(t, "Enter to skip): ")
+	person.say("")
+	if r := <-res; r.err != nil || r.d.Approved {
+		t.Errorf("got %+v", r)
+	}
+	shots, _ := filepath.Glob(filepath.Join(tty.ScreenshotDir, "*"))
+	if len(shots) != 1 {
+		t.Fatalf("screenshots saved: %v", shots)
+	}
+	if info, err := os.Stat(shots[0]); err != nil || info.Mode().Perm() != 0o600 {
+		t.Errorf("%s: %v %v, want mode 0600", shots[0], info.Mode().Perm(), err)
 	}
 }

@@ -141,7 +141,7 @@ func (w *Web) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 	w.mu.Unlock()
 	defer w.remove(r.ID)
 
-	w.log.Info("approval waiting in the web console", "id", r.ID, "action", r.Action, "url", w.URL())
+	w.log.Info("approval waiting in the web console", "id", r.ID, "action", checkpoint.OneLine(r.Action), "url", w.URL())
 	if w.opts.OnPending != nil {
 		w.opts.OnPending(w.URL(), r)
 	}
@@ -253,17 +253,24 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// webItem is a pending request as the console shows it. The page renders
+// Prompt and Lines, already escaped (checkpoint.OneLine), and none of the
+// request's raw text: html/template keeps markup out, not control characters
+// or bidi overrides.
 type webItem struct {
 	checkpoint.Request
-	Prompt     string `json:"prompt"`
-	Screenshot string `json:"screenshot,omitempty"`
+	Prompt     string   `json:"prompt"`
+	Lines      []string `json:"lines"`
+	Screenshot string   `json:"screenshot,omitempty"`
+	// Outlined says that the screenshot has the element's box drawn on it.
+	Outlined bool `json:"outlined,omitempty"`
 }
 
 func (w *Web) items() []webItem {
 	reqs := w.snapshotPending()
 	out := make([]webItem, len(reqs))
 	for i, r := range reqs {
-		out[i] = webItem{Request: r, Prompt: r.Prompt()}
+		out[i] = webItem{Request: r, Prompt: r.Prompt(), Lines: r.Lines(), Outlined: r.Concrete != nil && r.Concrete.Box != nil}
 		if r.Screenshot != nil && len(r.Screenshot.Data) > 0 {
 			out[i].Screenshot = "api/approvals/" + r.ID + "/screenshot"
 		}

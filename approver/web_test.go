@@ -55,7 +55,9 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 	<-urls
 	code, body, hdr := get(t, w.URL())
 	if code != 200 || !strings.Contains(body, `The system wants to proceed with: click button &#34;Finish Cancellation&#34;. Approve?`) ||
-		!strings.Contains(body, `src="api/approvals/req-1/screenshot"`) || !strings.Contains(body, "Reject") {
+		!strings.Contains(body, `<li>Element: button &#34;Finish Cancellation&#34;</li>`) || !strings.Contains(body, `<li>URL: http://127.0.0.1:9/finish</li>`) ||
+		!strings.Contains(body, `src="api/approvals/req-1/screenshot"`) || !strings.Contains(body, "element the action targets outlined") ||
+		!strings.Contains(body, "Reject") {
 		t.Fatalf("console page: %d\n%s", code, body)
 	}
 	if hdr.Get("Referrer-Policy") != "same-origin" || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
@@ -65,9 +67,12 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 	var pending struct {
 		Pending []struct {
 			ID, Action, Prompt, Screenshot string
+			Lines                          []string
+			Concrete                       *checkpoint.Action
 		}
 	}
-	if err := json.Unmarshal([]byte(body), &pending); code != 200 || err != nil || len(pending.Pending) != 2 || pending.Pending[0].ID != "req-1" {
+	if err := json.Unmarshal([]byte(body), &pending); code != 200 || err != nil || len(pending.Pending) != 2 || pending.Pending[0].ID != "req-1" ||
+		len(pending.Pending[0].Lines) == 0 || pending.Pending[0].Concrete == nil || pending.Pending[0].Concrete.Node != 4 {
 		t.Fatalf("pending: %d %s %v", code, body, err)
 	}
 	code, img, hdr := get(t, w.URL()+"api/approvals/req-1/screenshot")
@@ -150,5 +155,25 @@ func TestWebConsoleRefusals(t *testing.T) {
 	}
 	if _, body, _ := get(t, w.URL()+"api/pending"); strings.Contains(body, "req-2") || !strings.Contains(body, "req-1") {
 		t.Errorf("after withdrawal: %s", body)
+	}
+}
+
+// TestWebConsoleEscapesHostileText: what a page or a model wrote is shown
+// escaped in the console page, never as a raw control character or bidi
+// override, and a request in words alone says it approves nothing.
+func TestWebConsoleEscapesHostileText(t *testing.T) {
+	w, urls := startWeb(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	approveAsync(ctx, w, hostileRequest("req-h"))
+	<-urls
+	_, body, _ := get(t, w.URL())
+	if readsRaw(body) {
+		t.Errorf("raw escape or override in the console page:\n%s", body)
+	}
+	for _, want := range []string{`\x1b[2J\u202e`, "Requested by the agent (its own words)", "approves nothing by itself"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("the console page lacks %q:\n%s", want, body)
+		}
 	}
 }

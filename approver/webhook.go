@@ -47,12 +47,21 @@ type Webhook struct {
 	pending map[string]chan checkpoint.Decision
 }
 
-// WebhookPayload is the JSON body POSTed to the webhook URL.
+// WebhookPayload is the JSON body POSTed to the webhook URL. The request's
+// fields come as they are (action, title, url, reason, words, and concrete:
+// the action itself, with verb, role, name, value, option and dialog), for a
+// program to read. What a person reads is Prompt and Lines, which are
+// escaped: show those, not the raw fields, which hold a page's and a model's
+// text as it came, control characters included.
 type WebhookPayload struct {
 	checkpoint.Request
 	// Prompt is the question for the human.
 	Prompt string `json:"prompt"`
-	// Screenshot is the page as the agent saw it; Data is base64 in JSON.
+	// Lines say what is being approved, one fact a line (Request.Lines).
+	Lines []string `json:"lines"`
+	// Screenshot is the page when the request was made, with the element
+	// the action targets outlined when it has a box; Data is base64 in
+	// JSON.
 	Screenshot *WebhookScreenshot `json:"screenshot,omitempty"`
 	// CallbackURL is where to POST the decision:
 	// {"approved": bool, "feedback": "..."} with the bearer token.
@@ -100,7 +109,7 @@ func (h *Webhook) Approve(ctx context.Context, r checkpoint.Request) (checkpoint
 		h.mu.Unlock()
 	}()
 
-	p := WebhookPayload{Request: r, Prompt: r.Prompt()}
+	p := WebhookPayload{Request: r, Prompt: r.Prompt(), Lines: r.Lines()}
 	if h.opts.CallbackURL != "" {
 		p.CallbackURL = strings.TrimSuffix(h.opts.CallbackURL, "/") + "/" + url.PathEscape(r.ID)
 	}

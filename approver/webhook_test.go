@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -61,7 +62,9 @@ func TestWebhook(t *testing.T) {
 	res := approveAsync(t.Context(), hook, testRequest("w-1"))
 	p := <-received
 	if p.ID != "w-1" || p.Action != `click button "Finish Cancellation"` || p.CallbackURL != callback.URL+"/approvals/w-1" ||
-		p.Screenshot == nil || string(p.Screenshot.Data) != string(onePixelPNG) || !strings.HasPrefix(p.Prompt, "The system wants to proceed with:") {
+		p.Screenshot == nil || string(p.Screenshot.Data) != string(onePixelPNG) || !strings.HasPrefix(p.Prompt, "The system wants to proceed with:") ||
+		p.Concrete == nil || p.Concrete.Verb != checkpoint.VerbClick || p.Concrete.Name != "Finish Cancellation" ||
+		!slices.Contains(p.Lines, `Element: button "Finish Cancellation"`) {
 		t.Errorf("payload: %+v", p)
 	}
 	for _, auth := range []string{"", "Bearer wrong", "Bearer " + token + "x", token, "Basic " + token} {
@@ -81,6 +84,16 @@ func TestWebhook(t *testing.T) {
 	if r := <-res; r.err != nil || r.d != (checkpoint.Decision{Feedback: "not now", Channel: checkpoint.ChannelWebhook}) {
 		t.Errorf("decision: %+v", r)
 	}
+
+	// What a person reads of a hostile request is escaped; the raw fields
+	// are for programs.
+	res = approveAsync(t.Context(), hook, hostileRequest("w-h"))
+	p = <-received
+	if readsRaw(p.Prompt) || readsRaw(strings.Join(p.Lines, "\n")) || !strings.Contains(strings.Join(p.Lines, "\n"), "approves nothing by itself") {
+		t.Errorf("hostile payload: prompt %q, lines %q", p.Prompt, p.Lines)
+	}
+	post(p.CallbackURL, "Bearer "+token, `{"approved":false}`)
+	<-res
 
 	// A receiver that refuses the request: an error, so the gate rejects.
 	mu.Lock()

@@ -208,7 +208,7 @@ func (a *ElicitationApprover) Approve(ctx context.Context, r checkpoint.Request)
 	case <-ctx.Done():
 		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w", context.Cause(ctx))
 	}
-	a.log.Info("approval asked through elicitation", "id", r.ID, "mcp_session", pc.session, "action", r.Action)
+	a.log.Info("approval asked through elicitation", "id", r.ID, "mcp_session", pc.session, "action", checkpoint.OneLine(r.Action))
 	var res *mcp.ElicitationResult
 	select {
 	case res = <-q.answer:
@@ -239,18 +239,20 @@ func elicitationAvailable(ctx context.Context) error {
 	return nil
 }
 
-// approvalForm is the question: the prompt, the reason and the page, and a
-// form with approve (boolean) and feedback (string).
+// approvalForm is the question: the prompt and what is being approved, one
+// fact a line, all escaped (Request.Prompt, Request.Lines), and a form with
+// approve (boolean) and feedback (string). A client cannot show an image in
+// an elicitation, so the screenshot stays out.
 func approvalForm(r checkpoint.Request) mcp.ElicitationParams {
 	var b strings.Builder
 	if r.Kind == checkpoint.KindAgent {
 		b.WriteString("[Requested by the agent, in its own words]\n")
 	}
 	b.WriteString(r.Prompt())
-	if r.Reason != "" {
-		fmt.Fprintf(&b, "\nReason: %s", r.Reason)
+	for _, l := range r.Lines() {
+		b.WriteString("\n")
+		b.WriteString(l)
 	}
-	fmt.Fprintf(&b, "\nPage: %s %s", r.Title, r.URL)
 	return mcp.ElicitationParams{
 		Mode:    mcp.ElicitationModeForm,
 		Message: b.String(),

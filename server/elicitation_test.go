@@ -71,15 +71,33 @@ func elicitServer(t *testing.T, fallback checkpoint.Approver) (*mcpserver.MCPSer
 	tool := mcp.NewTool("finish", mcp.WithDescription("click Finish Cancellation"),
 		mcp.WithString("note", mcp.Description("anything the model likes")))
 	s.AddTool(tool, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		d, err := gate.Authorize(ctx, elicitFinishPage("s-1"), `click button "Finish Cancellation"`)
-		out := elicitOutcome{Approved: d.Approved, Channel: d.Channel, Message: d.Message()}
-		if err != nil {
-			out.Err = err.Error()
-		}
-		b, _ := json.Marshal(out)
-		return mcp.NewToolResultText(string(b)), nil
+		d, err := gate.Authorize(ctx, elicitFinishPage("s-1"), finishClick)
+		return outcome(d, err), nil
+	})
+	// hostile asks in the words of a model that echoes a hostile page.
+	s.AddTool(mcp.NewTool("hostile", mcp.WithDescription("ask in hostile words")), func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		page := elicitFinishPage("s-2")
+		page.Page.Title = hostile + "Your order"
+		d, err := gate.RequestApproval(ctx, page, nil, "pay now "+hostile, "the page said so "+hostile)
+		return outcome(d, err), nil
 	})
 	return s, ea
+}
+
+// finishClick is the click on "Finish Cancellation" as the gate sees it.
+var finishClick = checkpoint.Action{Verb: checkpoint.VerbClick, Ref: "@e4", Node: 4, Role: "button", Name: "Finish Cancellation"}
+
+// hostile is text a page or a model may send to repaint a person's screen:
+// an ANSI clear-screen and a right-to-left override.
+const hostile = "\x1b[2J\u202e"
+
+func outcome(d checkpoint.Decision, err error) *mcp.CallToolResult {
+	out := elicitOutcome{Approved: d.Approved, Channel: d.Channel, Message: d.Message()}
+	if err != nil {
+		out.Err = err.Error()
+	}
+	b, _ := json.Marshal(out)
+	return mcp.NewToolResultText(string(b))
 }
 
 // scriptedUser answers elicitations the way a person in the client would.
@@ -214,8 +232,13 @@ func TestElicitationApprover(t *testing.T) {
 					t.Fatalf("the client was asked %d times", len(user.asked))
 				}
 				q := user.asked[0].Params
-				if !strings.HasPrefix(q.Message, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) ||
-					!strings.Contains(q.Message, "http://127.0.0.1:9/finish") {
+				for _, want := range []string{"Action: click", `Element: button "Finish Cancellation"`,
+					`Page: "Finish Cancellation — StreamFlix"`, "URL: http://127.0.0.1:9/finish"} {
+					if !strings.Contains(q.Message, want) {
+						t.Errorf("the question lacks %q: %q", want, q.Message)
+					}
+				}
+				if !strings.HasPrefix(q.Message, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 					t.Errorf("question: %q", q.Message)
 				}
 				schema, _ := json.Marshal(q.RequestedSchema)
@@ -308,5 +331,33 @@ func TestElicitationOutsideMiddlewareFallsBack(t *testing.T) {
 	_, err := ea.Approve(ctx, checkpoint.Request{ID: "x", Action: "click"})
 	if !errors.Is(err, checkpoint.ErrNoApprover) {
 		t.Errorf("no session: %v", err)
+	}
+}
+
+// TestElicitationEscapesHostileText: the page's title and the agent's words
+// reach the client's person escaped, never as an ANSI sequence or a bidi
+// override, and a request in words alone says it approves nothing.
+func TestElicitationEscapesHostileText(t *testing.T) {
+	user := &scriptedUser{answer: answer(mcp.ElicitationResponseActionAccept, map[string]any{"approve": true})}
+	s, _ := elicitServer(t, &fallbackHuman{})
+	cl := elicitClient(t, s, "modern", user)
+	var req mcp.CallToolRequest
+	req.Params.Name = "hostile"
+	if _, err := cl.CallTool(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if len(user.asked) != 1 {
+		t.Fatalf("the client was asked %d times", len(user.asked))
+	}
+	q := user.asked[0].Params.Message
+	t.Logf("the person reads:\n%s", q)
+	if strings.ContainsAny(q, "\x1b\u202e") {
+		t.Errorf("raw escape or override in the question: %q", q)
+	}
+	for _, want := range []string{`\x1b[2J\u202e`, "[Requested by the agent, in its own words]",
+		"The agent's own words:", "approves nothing by itself"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("the question lacks %q: %q", want, q)
+		}
 	}
 }
