@@ -231,6 +231,21 @@ func TestProfileRoundTrip(t *testing.T) {
 	if fmt.Sprint(q.SuccessIndicators) == "" || describeAny(q.SuccessIndicators) != describeAny(p.SuccessIndicators) {
 		t.Errorf("round trip changed the success indicators: %s", describeAny(q.SuccessIndicators))
 	}
+	d, _ := LoadProfile("default")
+	if data, err = json.Marshal(d); err != nil {
+		t.Fatal(err)
+	}
+	if q, err = ParseProfile(data); err != nil {
+		t.Fatalf("re-parse %s: %v", data, err)
+	}
+	if len(q.GatedActions) != len(d.GatedActions) {
+		t.Fatalf("round trip kept %d of %d gated actions", len(q.GatedActions), len(d.GatedActions))
+	}
+	for i, r := range q.GatedActions {
+		if r.Describe() != d.GatedActions[i].Describe() || r.Label() != d.GatedActions[i].Label() {
+			t.Errorf("round trip changed rule %d: %s, was %s", i, r.Describe(), d.GatedActions[i].Describe())
+		}
+	}
 }
 
 func ExampleLoadProfile() {
