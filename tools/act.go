@@ -38,16 +38,7 @@ func (s *Session) act(ctx context.Context, do step) Output {
 	}
 	msg, err := do(ctx)
 	if err != nil {
-		var p *problem
-		switch {
-		case errors.As(err, &p):
-		case errors.Is(err, context.DeadlineExceeded):
-			p = fail(Timeout, "%v. The page may be busy; take a snapshot and try again.", err)
-		case errors.Is(err, browser.ErrDetached):
-			p = fail(RefInvalid, "The element is no longer on the page. Use a ref from the new snapshot.")
-		default:
-			p = fail(ActionFailed, "%v", err)
-		}
+		p := asProblem(err)
 		if m := s.recover(ctx); m != "" {
 			p = fail(ActionFailed, "%s", m)
 		}
@@ -59,6 +50,20 @@ func (s *Session) act(ctx context.Context, do step) Output {
 		r.Message = strings.TrimSpace(msg + " " + serr.Error())
 	}
 	return s.output(r)
+}
+
+// asProblem says what an error means to the agent: its code and message.
+func asProblem(err error) *problem {
+	var p *problem
+	switch {
+	case errors.As(err, &p):
+		return p
+	case errors.Is(err, context.DeadlineExceeded):
+		return fail(Timeout, "%v. The page may be busy; take a snapshot and try again.", err)
+	case errors.Is(err, browser.ErrDetached):
+		return fail(RefInvalid, "The element is no longer on the page. Use a ref from the new snapshot.")
+	}
+	return fail(ActionFailed, "%v", err)
 }
 
 // target looks a ref up in the live table.
@@ -109,34 +114,6 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	return in, nil
 }
 
-// describe names a target the way an approver and the log read it.
-func describe(verb string, t snapshot.Target) string {
-	return fmt.Sprintf("%s %s %q", verb, t.Role, t.Name)
-}
-
-// checkAndAuthorize checks the target, asks the gate, and, when a human was
-// asked, checks the target again: the page may have moved on meanwhile.
-func (s *Session) checkAndAuthorize(ctx context.Context, t snapshot.Target, action string) (*browser.Inspection, error) {
-	insp, err := s.check(ctx, t, true)
-	if err != nil {
-		return nil, err
-	}
-	return s.approve(ctx, t, action, insp)
-}
-
-// approve asks the gate about an action on a target already checked as
-// insp; when a human was asked, it checks the target again.
-func (s *Session) approve(ctx context.Context, t snapshot.Target, action string, insp *browser.Inspection) (*browser.Inspection, error) {
-	asked, err := s.authorize(ctx, action)
-	if err != nil {
-		return nil, err
-	}
-	if asked {
-		return s.check(ctx, t, true)
-	}
-	return insp, nil
-}
-
 // settle runs the input within limit and waits for what it started; the
 // message says what happened, alerts included.
 func (s *Session) settle(ctx context.Context, limit time.Duration, input func(context.Context) error, done string) (string, error) {
@@ -176,32 +153,21 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 	return msg, nil
 }
 
-// answerDialog answers an open JavaScript dialog through the synthetic
-// controls the snapshot gave it: OK, Cancel, or the prompt's text box.
-func (s *Session) answerDialog(ctx context.Context, t snapshot.Target, text string) (string, error) {
-	d := s.tab.Dialog()
-	if d == nil {
-		return "", fail(RefInvalid, "%s belonged to a dialog that is no longer open.", t.Ref)
+// answerDialog answers the open JavaScript dialog with the synthetic button
+// p is planned on, OK or Cancel; OK sends the text the agent filled into a
+// prompt.
+func (s *Session) answerDialog(ctx context.Context, p planned) (string, error) {
+	accept := p.t.Dialog == "accept"
+	text := s.prompt.text
+	s.prompt = typed{}
+	if _, err := s.settleDialog(ctx, accept, text); err != nil {
+		return "", err
 	}
-	switch t.Dialog {
-	case "prompt":
-		s.promptText = text
-		return fmt.Sprintf("Typed %q into the prompt; click OK to send it.", text), nil
-	case "accept", "dismiss":
-		accept := t.Dialog == "accept"
-		text := s.promptText
-		s.promptText = ""
-		_, err := s.settleDialog(ctx, accept, text)
-		if err != nil {
-			return "", err
-		}
-		verb := "Accepted"
-		if !accept {
-			verb = "Dismissed"
-		}
-		return fmt.Sprintf("%s the %s dialog %q.", verb, d.Type, d.Message), nil
+	verb := "Accepted"
+	if !accept {
+		verb = "Dismissed"
 	}
-	return "", fail(InvalidParams, "%s is part of a dialog and cannot be used that way.", t.Ref)
+	return fmt.Sprintf("%s the %s dialog %q.", verb, p.action.Dialog.Type, p.action.Dialog.Message), nil
 }
 
 // settleDialog answers the open dialog and waits for what that started (a

@@ -24,18 +24,78 @@ func WithAudit(a *audit.Log) SessionOption {
 	return func(s *Session) { s.audit = a }
 }
 
-// authorize asks the gate whether a state-changing action may run on the
-// live snapshot. It reports whether a human was asked, so that the caller
-// looks at the page again before acting: the wait may have been long.
-func (s *Session) authorize(ctx context.Context, action string) (asked bool, err error) {
-	d, err := s.gate.Authorize(ctx, s.last, checkpoint.Action{Verb: checkpoint.Verb(action)})
+// gated plans an action and asks the gate about it (docs/architecture.md,
+// "One tool call"). When a person was asked, which may have taken long, it
+// plans again and goes on only if that is still the very action the person
+// approved.
+func (s *Session) gated(ctx context.Context, plan func(context.Context) (planned, error)) (planned, error) {
+	p, err := plan(ctx)
 	if err != nil {
-		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, action)
+		return p, err
+	}
+	asked, err := s.authorize(ctx, p.action)
+	if err != nil || !asked {
+		return p, err
+	}
+	again, err := plan(ctx)
+	if err != nil {
+		return again, err
+	}
+	if !again.action.Same(p.action) {
+		return again, fail(RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
+			p.action, again.action)
+	}
+	return again, nil
+}
+
+// authorize asks the gate whether the concrete action a may run on the page
+// as it is now. The gate judges the whole page, freshly captured, when its
+// profile has page checkpoints; a person, when one must be asked, also sees
+// a screenshot. It reports whether a decision came from a person, so that
+// the caller looks at the page again before acting.
+func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked bool, err error) {
+	var page *snapshot.Snapshot
+	if s.gate.NeedsPage() {
+		if page, err = s.page(ctx, false); err != nil {
+			// Without the page nothing says it is not a checkpoint.
+			return false, fail(ActionFailed, "%s was not performed: the page could not be checked for a checkpoint (%v). Try again.", a, err)
+		}
+	}
+	if _, ok := s.gate.Gated(page, a); ok {
+		page = s.shown(ctx, page)
+	}
+	d, err := s.gate.Authorize(ctx, page, a)
+	if err != nil {
+		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, a)
 	}
 	if !d.Approved {
 		return true, fail(HumanRejected, "%s", d.Message())
 	}
+	s.approvalID = d.RequestID
 	return d.Channel != checkpoint.ChannelNone, nil
+}
+
+// shown returns page (captured now when nil) with a screenshot, for a
+// person to see what they are asked about. A page that cannot be captured
+// or photographed is shown as far as it can be.
+func (s *Session) shown(ctx context.Context, page *snapshot.Snapshot) *snapshot.Snapshot {
+	if page == nil {
+		p, err := s.page(ctx, true)
+		if err != nil {
+			s.log.Warn("no page to show the person", "err", err)
+			return &snapshot.Snapshot{Page: snapshot.Page{URL: s.secrets.redact(s.tab.URL())}}
+		}
+		return p
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
+	shot, err := s.tab.Screenshot(ctx, s.config.Capture)
+	if err != nil {
+		s.log.Info("no screenshot for the person", "err", err)
+		return page
+	}
+	page.Screenshot = &snapshot.Screenshot{MIMEType: shot.MIMEType, Width: shot.Width, Height: shot.Height, Data: shot.Data}
+	return page
 }
 
 // checkpointNote marks a snapshot of a checkpoint page, so the agent knows

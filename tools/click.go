@@ -13,21 +13,14 @@ type clickInput struct {
 // click runs browser_click: a dialog's button answers the dialog; any other
 // element is checked, approved if need be, and clicked where it shows.
 func (s *Session) click(ctx context.Context, in clickInput) (string, error) {
-	t, err := s.target(in.Ref)
+	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planClick(ctx, in.Ref) })
 	if err != nil {
 		return "", err
 	}
-	if t.Dialog != "" {
-		if _, err := s.authorize(ctx, describe("click", t)); err != nil {
-			return "", err
-		}
-		return s.answerDialog(ctx, t, "")
-	}
-	insp, err := s.checkAndAuthorize(ctx, t, describe("click", t))
-	if err != nil {
-		return "", err
+	if p.t.Dialog != "" {
+		return s.answerDialog(ctx, p)
 	}
 	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
-		return s.tab.Click(ctx, insp.X, insp.Y)
-	}, fmt.Sprintf("Clicked %s %s %q.", t.Ref, t.Role, t.Name))
+		return s.tab.Click(ctx, p.insp.X, p.insp.Y)
+	}, fmt.Sprintf("Clicked %s %s %q.", p.t.Ref, p.t.Role, p.t.Name))
 }

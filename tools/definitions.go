@@ -140,13 +140,13 @@ var catalog = []tool{
 	newTool(Definition{
 		Name:  RequestApproval,
 		Title: "Ask a human to approve",
-		Description: "Ask the human to approve an action before you take it; waits for their answer, however long. Approved: your next click, fill or select on the same snapshot runs without asking again. Rejected: don't do it; message carries their feedback. " +
+		Description: "Ask the human to approve an action before you take it; waits for their answer, however long. With ref (verb click, fill or select; value for fill and select) they see that exact action, and approved it runs without asking again if it is your next action. Without ref they read your words and nothing is pre-approved. Rejected: don't do it; message carries their feedback. " +
 			refsDie +
 			" When: before anything irreversible or costly (paying, deleting, a final cancellation) or when unsure what the user wants. The server also pauses risky actions itself." +
-			" Patterns: 1) Ask; approved: click the button. 2) Rejected: follow the feedback, or complete_task failed." +
-			" Errors: none; with no approver available the answer is approved:false and says why." +
-			` Example: {"action":"Click Finish Cancellation","reason":"Final step"} → {"approved":true,"message":"Approved"}`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"}},"required":["action","reason"]}`),
+			" Patterns: 1) Ask with the button's ref; approved: click that ref next. 2) Rejected: follow the feedback, or complete_task failed." +
+			" Errors: none; with no approver, or a bad ref, the answer is approved:false and says why." +
+			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,"message":"Approved by a human via web. …"}`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":"string","description":"Text to fill or option to select"}},"required":["action","reason"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),

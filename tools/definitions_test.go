@@ -104,6 +104,8 @@ func TestInputSchemas(t *testing.T) {
 		{Scroll, `{"ref":"@e3"}`},
 		{Scroll, `{"ref":"@e3","direction":"down","amount":50}`},
 		{RequestApproval, `{"action":"Click Finish","reason":"last step"}`},
+		{RequestApproval, `{"action":"Pay","reason":"checkout","ref":"@e4"}`},
+		{RequestApproval, `{"action":"Amount","reason":"form","ref":"@e5","verb":"fill","value":"129"}`},
 		{CompleteTask, `{"status":"failed","reason":"blocked"}`},
 	}
 	invalid := []struct {
@@ -118,6 +120,8 @@ func TestInputSchemas(t *testing.T) {
 		{Scroll, `{"direction":"down","amount":0}`},
 		{CompleteTask, `{"status":"done","reason":"x"}`},
 		{RequestApproval, `{"action":"x"}`},
+		{RequestApproval, `{"action":"x","reason":"y","ref":"@e1","verb":"press"}`},
+		{RequestApproval, `{"action":"x","reason":"y","ref":"e1"}`},
 	}
 	check := func(tool, args string, wantOK bool) {
 		t.Helper()

@@ -14,67 +14,41 @@ type fillInput struct {
 
 // fill runs browser_fill: typed text for text fields, a set value for the
 // inputs whose value has a format (date, time, number), or the text of an
-// open prompt dialog.
+// open prompt dialog, which OK sends. A {{NAME}} in the value types the
+// secret NAME; the field then draws its text as discs.
 func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
-	if in.Value == nil {
-		return "", fail(InvalidParams, "browser_fill needs a value (use \"\" to clear the field).")
-	}
-	t, err := s.target(in.Ref)
-	if err != nil {
-		return "", err
-	}
-	if t.Dialog == "prompt" {
-		if _, err := s.authorize(ctx, describe("fill", t)); err != nil {
+	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
+		v, err := s.secrets.value(*in.Value, false)
+		if err != nil {
 			return "", err
 		}
-		return s.answerDialog(ctx, t, *in.Value)
+		s.prompt = v
+		return fmt.Sprintf("Typed %s into the prompt; click OK to send it.", v), nil
 	}
-	if t.Dialog != "" {
-		return "", fail(InvalidParams, "%s is a dialog button, not a text field: use browser_click.", t.Ref)
-	}
-	insp, err := s.check(ctx, t, true)
+	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
 	if err != nil {
 		return "", err
 	}
-	textLike := insp.Editable || insp.Tag == "textarea" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType]))
-	if !textLike {
-		what := insp.Tag
-		if insp.InputType != "" {
-			what = insp.InputType + " input"
-		}
-		return "", fail(InvalidParams, "%s is %s %q (a %s), not a text field; browser_fill needs an input, a textarea or an editable element. Use browser_click for buttons, checkboxes and radios, browser_select for drop-downs.", t.Ref, article(t.Role), t.Name, what)
-	}
-	if insp.ReadOnly {
-		return "", fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
-	}
-	if insp, err = s.approve(ctx, t, describe("fill", t), insp); err != nil {
-		return "", err
-	}
-	value := *in.Value
-	if insp.Tag == "input" {
-		if value, err = normalizeInput(insp.InputType, value); err != nil {
-			return "", fail(InvalidParams, "%v", err)
-		}
-	}
-	shown := fmt.Sprintf("%q", value)
-	if insp.InputType == "password" {
-		shown = "the password"
-	}
+	node, v, insp := p.t.BackendNodeID, p.value, p.insp
+	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	var got string
 	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		var err error
-		if insp.Tag == "input" && typedInputs[insp.InputType] {
-			got, err = s.tab.SetValue(ctx, t.BackendNodeID, value)
+		if setValue {
+			got, err = s.tab.SetValue(ctx, node, v.text)
 		} else {
-			got, err = s.tab.Type(ctx, t.BackendNodeID, value, orDefault(in.ClearFirst, true))
+			got, err = s.tab.Type(ctx, node, v.text, orDefault(in.ClearFirst, true))
+		}
+		if err == nil && v.secret && insp.InputType != "password" {
+			err = s.tab.MaskText(ctx, node)
 		}
 		return err
 	}, "")
 	if err != nil {
 		return "", err
 	}
-	if insp.Tag == "input" && typedInputs[insp.InputType] && got != value {
-		return "", fail(InvalidParams, "the %s input refused %q (it holds %q now)", insp.InputType, value, got)
+	if setValue && got != v.text {
+		return "", fail(InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, got)
 	}
-	return fmt.Sprintf("Filled %s %s %q with %s.", t.Ref, t.Role, t.Name, shown), nil
+	return fmt.Sprintf("Filled %s %s %q with %s.", p.t.Ref, p.t.Role, p.t.Name, v), nil
 }

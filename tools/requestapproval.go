@@ -4,32 +4,70 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
-// approvalInput is the arguments of request_human_approval.
+// approvalInput is the arguments of request_human_approval. Action and Reason
+// are the agent's words; Ref, with Verb and Value, names the concrete action
+// to clear ahead.
 type approvalInput struct {
-	Action string `json:"action"`
-	Reason string `json:"reason"`
+	Action string  `json:"action"`
+	Reason string  `json:"reason"`
+	Ref    string  `json:"ref,omitempty"`
+	Verb   string  `json:"verb,omitempty"`
+	Value  *string `json:"value,omitempty"`
 }
 
-// requestApproval runs request_human_approval through the gate, which
-// remembers an approval for the next action on the same snapshot.
+// requestApproval runs request_human_approval. With a ref, the person is
+// shown the very action the action tool would take, checked as it would
+// check it, and an approval covers that action only, if it comes next.
+// Without one, the person reads the agent's words as the agent's, and even
+// an approval covers nothing.
 func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output {
+	answer := func(format string, a ...any) Output {
+		return Output{Value: ApprovalResult{Message: fmt.Sprintf(format, a...)}}
+	}
 	if strings.TrimSpace(in.Action) == "" {
-		return Output{Value: ApprovalResult{Message: "invalid_params: request_human_approval needs the action you want to take."}}
+		return answer("invalid_params: request_human_approval needs the action you want to take.")
 	}
-	if s.last == nil {
-		s.snapshot(ctx, true)
+	var concrete *checkpoint.Action
+	if in.Ref != "" {
+		p, err := s.planAhead(ctx, in)
+		if err != nil {
+			p := asProblem(err)
+			return answer("%s: %s Nothing was asked.", p.code, p.msg)
+		}
+		concrete = &p.action
+	} else if in.Verb != "" || in.Value != nil {
+		return answer("invalid_params: verb and value describe the action on an element: give its ref too.")
 	}
-	d, err := s.gate.RequestApproval(ctx, s.last, nil, in.Action, in.Reason)
+	d, err := s.gate.RequestApproval(ctx, s.shown(ctx, nil), concrete, in.Action, in.Reason)
 	if err != nil {
-		return Output{Value: ApprovalResult{Message: fmt.Sprintf("The request was withdrawn before a human answered: %v", err)}}
+		return answer("The request was withdrawn before a human answered: %v", err)
 	}
 	msg := d.Message()
-	if d.Approved {
-		msg += " The approval covers your next click, fill or select on the current snapshot."
+	if d.Approved && concrete != nil {
+		msg += fmt.Sprintf(" The approval covers exactly %s, as your next action; any other action that needs approval asks again.", concrete)
 	}
 	return Output{Value: ApprovalResult{Approved: d.Approved, Message: msg}}
+}
+
+// planAhead plans the action a request_human_approval names, as the tool of
+// its verb would.
+func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, error) {
+	switch in.Verb {
+	case "", string(checkpoint.VerbClick):
+		if in.Value != nil {
+			return planned{}, fail(InvalidParams, "a click takes no value; value goes with verb fill or select.")
+		}
+		return s.planClick(ctx, in.Ref)
+	case string(checkpoint.VerbFill):
+		return s.planFill(ctx, in.Ref, in.Value)
+	case string(checkpoint.VerbSelect):
+		return s.planSelect(ctx, in.Ref, in.Value)
+	}
+	return planned{}, fail(InvalidParams, "verb must be click, fill or select, not %q.", in.Verb)
 }
 
 // approvalArgsInvalid answers request_human_approval arguments that do not

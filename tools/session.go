@@ -36,6 +36,10 @@ type Config struct {
 	Quiet time.Duration
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
+	// Secrets are values the agent may have typed into the page by
+	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
+	// snapshot, message, prompt and log line shows the placeholder instead.
+	Secrets map[string]string
 }
 
 func (c Config) withDefaults() Config {
@@ -108,21 +112,25 @@ type Session struct {
 	// next is the number of the next ref, so that refs are unique within
 	// the session.
 	next int
-	// promptText is what the agent typed into an open prompt dialog, sent
-	// when it clicks OK.
-	promptText string
-	gate       *checkpoint.Gate
-	audit      *audit.Log
+	// prompt is what the agent typed into an open prompt dialog, sent when
+	// it clicks OK.
+	prompt typed
+	gate   *checkpoint.Gate
+	audit  *audit.Log
 	// settled is a capture the last action took while the page settled,
 	// for the snapshot that follows it; nil when that snapshot must be
 	// taken anew.
 	settled *capture.Page
+	secrets secrets
+	// approvalID names the approval that covered the gated action of the
+	// call under way, for its audit record; "" when none did.
+	approvalID string
 }
 
 // NewSession wraps an open tab as a session.
 func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
-	s := &Session{tab: tab, config: cfg, log: cfg.Logger}
+	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets)}
 	for _, o := range opts {
 		o(s)
 	}
@@ -144,17 +152,20 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
-	out := t.run(s, ctx, args)
+	s.approvalID = ""
+	out := s.redactOutput(t.run(s, ctx, args))
 	took := time.Since(start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
 		slog.Duration("took", took), slog.String("result", code))
-	call := audit.ToolCall{Tool: name, Args: args, Start: start, Duration: took}
+	call := audit.ToolCall{Tool: name, Args: json.RawMessage(s.secrets.redact(string(args))), Start: start, Duration: took}
 	if masked {
-		call.Args = maskPassword(args)
+		call.Args = maskPassword(call.Args)
 	}
 	if code != "ok" {
 		call.Code = code
+	} else {
+		call.ApprovalID = s.approvalID
 	}
 	if s.last != nil {
 		call.SnapshotID = s.last.ID
@@ -208,9 +219,50 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	opts := s.config.Snapshot
 	opts.ViewportOnly = viewportOnly
 	snap, table, next := snapshot.Build(page, opts, s.next)
+	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	return snap, err
+}
+
+// judged is how much of a page the gate and verification look at: all of it,
+// not what fits the agent's budget, since a rule may hold anywhere on it.
+var judged = snapshot.Options{MaxElements: 100_000, TokenBudget: 1 << 30, TextBudget: 1 << 30}
+
+// page captures the whole page as it is now, for the gate, verification and
+// a person: built into a ref table of its own that is thrown away, so the
+// live table and the ref count stay as the agent knows them. With shot it
+// carries a screenshot. It works while a JavaScript dialog is open: the page
+// is then the dialog.
+func (s *Session) page(ctx context.Context, shot bool) (*snapshot.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
+	opts := s.config.Capture
+	opts.Screenshot = shot
+	c, err := s.tab.Capture(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("look at the whole page: %w", err)
+	}
+	page, _, _ := snapshot.Build(c, judged, 0)
+	s.secrets.redactSnapshot(page)
+	return page, nil
+}
+
+// redactOutput hides every secret in a tool's answer; the snapshots in it
+// were redacted when they were built.
+func (s *Session) redactOutput(out Output) Output {
+	switch v := out.Value.(type) {
+	case ActionResult:
+		v.Message = s.secrets.redact(v.Message)
+		out.Value = v
+	case ApprovalResult:
+		v.Message = s.secrets.redact(v.Message)
+		out.Value = v
+	case CompletionResult:
+		v.Message = s.secrets.redact(v.Message)
+		out.Value = v
+	}
+	return out
 }
 
 // recover brings back a crashed tab or a dead browser before a call. It

@@ -1,0 +1,156 @@
+package tools
+
+import (
+	"context"
+	"errors"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// planned is a state-changing action, checked and described, ready for the
+// gate and then for the browser: the target, what the check found of it (nil
+// for the controls of a JavaScript dialog), and the concrete action a person
+// approves.
+type planned struct {
+	t      snapshot.Target
+	insp   *browser.Inspection
+	action checkpoint.Action
+	// value is what a fill types.
+	value typed
+}
+
+// planClick plans browser_click on ref.
+func (s *Session) planClick(ctx context.Context, ref string) (planned, error) {
+	t, err := s.target(ref)
+	if err != nil {
+		return planned{}, err
+	}
+	if t.Dialog != "" {
+		return s.planDialog(t)
+	}
+	insp, err := s.check(ctx, t, true)
+	if err != nil {
+		return planned{}, err
+	}
+	return planned{t: t, insp: insp, action: s.actionOn(checkpoint.VerbClick, t, insp)}, nil
+}
+
+// planDialog plans a click on a button of the open JavaScript dialog: the
+// person sees the dialog's kind and message, and for OK of a prompt the text
+// it sends.
+func (s *Session) planDialog(t snapshot.Target) (planned, error) {
+	d := s.tab.Dialog()
+	if d == nil {
+		return planned{}, fail(RefInvalid, "%s belonged to a dialog that is no longer open.", t.Ref)
+	}
+	if t.Dialog == "prompt" {
+		return planned{}, fail(InvalidParams, "%s is the text box of a prompt: fill it with browser_fill, then click OK.", t.Ref)
+	}
+	a := checkpoint.Action{Verb: checkpoint.VerbClick, Ref: t.Ref, Role: t.Role, Name: t.Name,
+		Dialog: &snapshot.Dialog{Type: d.Type, Message: s.secrets.redact(d.Message)}}
+	if t.Dialog == "accept" && d.Type == "prompt" {
+		a.Value, a.Masked = s.prompt.shown, s.prompt.masked
+	}
+	return planned{t: t, action: a}, nil
+}
+
+// planFill plans browser_fill of value into ref, a text field of the page.
+func (s *Session) planFill(ctx context.Context, ref string, value *string) (planned, error) {
+	t, insp, err := s.field(ctx, ref, value, `browser_fill needs a value (use "" to clear the field).`)
+	if err != nil {
+		return planned{}, err
+	}
+	textLike := insp.Editable || insp.Tag == "textarea" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType]))
+	if !textLike {
+		what := insp.Tag
+		if insp.InputType != "" {
+			what = insp.InputType + " input"
+		}
+		return planned{}, fail(InvalidParams, "%s is %s %q (a %s), not a text field; browser_fill needs an input, a textarea or an editable element. Use browser_click for buttons, checkboxes and radios, browser_select for drop-downs.", t.Ref, article(t.Role), t.Name, what)
+	}
+	if insp.ReadOnly {
+		return planned{}, fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
+	}
+	v, err := s.secrets.value(*value, insp.InputType == "password")
+	if err != nil {
+		return planned{}, err
+	}
+	if insp.Tag == "input" {
+		if v.text, err = normalizeInput(insp.InputType, v.text); err != nil {
+			return planned{}, fail(InvalidParams, "%v", err)
+		}
+		if !v.masked {
+			v.shown = v.text
+		}
+	}
+	a := s.actionOn(checkpoint.VerbFill, t, insp)
+	a.Value, a.Masked = v.shown, v.masked
+	return planned{t: t, insp: insp, action: a, value: v}, nil
+}
+
+// planSelect plans browser_select of value in ref: the person sees the
+// option the select will really choose, which the page may show otherwise
+// than the agent wrote it.
+func (s *Session) planSelect(ctx context.Context, ref string, value *string) (planned, error) {
+	t, insp, err := s.field(ctx, ref, value, "browser_select needs a value: an option's value or its visible text.")
+	if err != nil {
+		return planned{}, err
+	}
+	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
+		return planned{}, fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
+	}
+	opt, err := s.tab.PickOption(ctx, t.BackendNodeID, *value)
+	if errors.Is(err, browser.ErrNoOption) {
+		return planned{}, fail(InvalidParams, "%s %q: %v", t.Ref, t.Name, err)
+	}
+	if err != nil {
+		return planned{}, err
+	}
+	a := s.actionOn(checkpoint.VerbSelect, t, insp)
+	a.Option = &checkpoint.Option{Text: s.secrets.redact(opt.Text), Value: s.secrets.redact(opt.Value)}
+	return planned{t: t, insp: insp, action: a}, nil
+}
+
+// field is the opening fill and select share: a value is required (missing
+// says so), and the ref must name a field of the page that passes the check
+// before an action.
+func (s *Session) field(ctx context.Context, ref string, value *string, missing string) (snapshot.Target, *browser.Inspection, error) {
+	if value == nil {
+		return snapshot.Target{}, nil, fail(InvalidParams, "%s", missing)
+	}
+	t, err := s.target(ref)
+	if err != nil {
+		return t, nil, err
+	}
+	switch {
+	case t.Dialog == "prompt":
+		return t, nil, fail(InvalidParams, "%s is the text box of a prompt: what is typed there reaches the page only with OK, so OK is the action a human approves.", t.Ref)
+	case t.Dialog != "":
+		return t, nil, fail(InvalidParams, "%s is a dialog button, not a field: use browser_click.", t.Ref)
+	}
+	insp, err := s.check(ctx, t, true)
+	return t, insp, err
+}
+
+// actionOn describes a verb on a checked target as a person approves it and
+// the gate judges it: the element's role and its accessible name as the
+// check found them (the snapshot's name when it has none), where it is, and
+// the facts the default policy reads.
+func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browser.Inspection) checkpoint.Action {
+	name := insp.AXName
+	if name == "" {
+		name = t.Name
+	}
+	a := checkpoint.Action{
+		Verb: verb, Ref: t.Ref, Node: t.BackendNodeID, Role: t.Role, Name: s.secrets.redact(name),
+		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
+		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
+	}
+	if insp.Box.Width > 0 && insp.Box.Height > 0 {
+		box := snapshot.BBox(insp.Box)
+		a.Box = &box
+	}
+	return a
+}

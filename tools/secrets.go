@@ -1,0 +1,148 @@
+package tools
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// placeholder is how the agent names a secret in a fill value: {{NAME}}.
+var placeholder = regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
+
+// secrets are the values the page may be typed but nothing the session
+// outputs may show (docs/architecture.md, "Contracts"): the agent writes
+// {{NAME}}, the page gets the value, and every snapshot, message and log line
+// shows {{NAME}} again.
+type secrets struct {
+	values map[string]string
+	// hide replaces each value, and its JSON-escaped form, by its
+	// placeholder; nil when there are no secrets.
+	hide *strings.Replacer
+}
+
+func newSecrets(values map[string]string) secrets {
+	s := secrets{values: values}
+	names := slices.Collect(maps.Keys(values))
+	// Longest value first: a secret that holds another is hidden whole.
+	slices.SortFunc(names, func(a, b string) int { return len(values[b]) - len(values[a]) })
+	var pairs []string
+	for _, name := range names {
+		v := values[name]
+		if v == "" {
+			continue // an empty secret is everywhere and hides nothing
+		}
+		pairs = append(pairs, v, "{{"+name+"}}")
+		if q, _ := json.Marshal(v); string(q[1:len(q)-1]) != v {
+			pairs = append(pairs, string(q[1:len(q)-1]), "{{"+name+"}}")
+		}
+	}
+	if len(pairs) > 0 {
+		s.hide = strings.NewReplacer(pairs...)
+	}
+	return s
+}
+
+// expand returns value with each placeholder replaced by its secret, and
+// whether there was one. An unknown name is invalid_params naming the known
+// ones.
+func (s secrets) expand(value string) (string, bool, error) {
+	var unknown []string
+	found := false
+	out := placeholder.ReplaceAllStringFunc(value, func(p string) string {
+		v, ok := s.values[p[2:len(p)-2]]
+		if !ok {
+			unknown = append(unknown, p)
+			return p
+		}
+		found = true
+		return v
+	})
+	if len(unknown) > 0 {
+		known := "none: the server was started without --secret"
+		if len(s.values) > 0 {
+			var names []string
+			for _, n := range slices.Sorted(maps.Keys(s.values)) {
+				names = append(names, "{{"+n+"}}")
+			}
+			known = strings.Join(names, ", ")
+		}
+		return "", false, fail(InvalidParams, "unknown secret %s: the known secrets are %s.", strings.Join(unknown, ", "), known)
+	}
+	return out, found, nil
+}
+
+// redact returns text with every secret's value replaced by its placeholder.
+// It serves JSON text too: a value is also hidden as JSON escapes it.
+func (s secrets) redact(text string) string {
+	if s.hide == nil {
+		return text
+	}
+	return s.hide.Replace(text)
+}
+
+// redactSnapshot hides every secret in what a snapshot shows: the page,
+// element names and values, the text, the dialog and the notes.
+func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
+	if s.hide == nil || snap == nil {
+		return
+	}
+	snap.Page.URL, snap.Page.Title = s.redact(snap.Page.URL), s.redact(snap.Page.Title)
+	snap.Text = s.redact(snap.Text)
+	for i := range snap.Elements {
+		e := &snap.Elements[i]
+		e.Name = s.redact(e.Name)
+		if e.Value != nil {
+			v := s.redact(*e.Value)
+			e.Value = &v
+		}
+	}
+	for i := range snap.Notes {
+		snap.Notes[i] = s.redact(snap.Notes[i])
+	}
+	if snap.Dialog != nil {
+		d := *snap.Dialog
+		d.Message = s.redact(d.Message)
+		snap.Dialog = &d
+	}
+}
+
+// typed is a value a fill types: the text the page gets, and what a person,
+// the agent and the logs may see of it.
+type typed struct {
+	text  string
+	shown string
+	// masked is set when shown is not the text: a password, or a secret.
+	masked bool
+	// secret is set when the text holds a secret's value.
+	secret bool
+}
+
+// passwordShown stands for a password in what a person and the agent read.
+const passwordShown = "••••••••"
+
+// value turns what the agent asked to type into a field (password tells a
+// password field) into a typed value.
+func (s secrets) value(v string, password bool) (typed, error) {
+	text, secret, err := s.expand(v)
+	if err != nil {
+		return typed{}, err
+	}
+	t := typed{text: text, shown: v, masked: secret, secret: secret}
+	if password && !secret {
+		t.shown, t.masked = passwordShown, true
+	}
+	return t, nil
+}
+
+// String is what a message says was typed.
+func (t typed) String() string {
+	if t.masked && !t.secret {
+		return "the password"
+	}
+	return fmt.Sprintf("%q", t.shown)
+}
