@@ -138,15 +138,15 @@ func (g *Gate) gated(page *snapshot.Snapshot, a Action) (rule, reason string, ok
 // withdrawn and the action must not run.
 func (g *Gate) Authorize(ctx context.Context, page *snapshot.Snapshot, a Action) (Decision, error) {
 	pre := g.takePreApproval()
-	rule, reason, gated := g.gated(page, a)
+	_, reason, gated := g.gated(page, a)
 	if !gated {
 		return Decision{Approved: true, Channel: ChannelNone}, nil
 	}
 	if g.opts.DryRun {
 		r := g.newRequest(page, KindCheckpoint, &a, reason)
 		d := Decision{Channel: ChannelDryRun, RequestID: r.ID, Feedback: fmt.Sprintf(
-			"Dry run: %s was not performed. It needs a human's approval (%s); with --dry-run no gated action is ever performed.",
-			a, rule)}
+			"Dry run: %s was not performed. %s With --dry-run no gated action is ever performed.",
+			OneLine(a.String()), reason)}
 		g.record(r, d)
 		return d, nil
 	}
