@@ -26,6 +26,12 @@ type harness struct {
 
 func open(t *testing.T, path string) *harness {
 	t.Helper()
+	return openWith(t, path, Config{})
+}
+
+// openWith is open with a configuration and session options of the test's.
+func openWith(t *testing.T, path string, cfg Config, opts ...SessionOption) *harness {
+	t.Helper()
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -33,7 +39,7 @@ func open(t *testing.T, path string) *harness {
 	if err := tab.Navigate(ctx, site+path); err != nil {
 		t.Fatalf("open %s: %v", path, err)
 	}
-	return &harness{t: t, s: NewSession(tab, Config{}), tab: tab, site: site}
+	return &harness{t: t, s: NewSession(tab, cfg, opts...), tab: tab, site: site}
 }
 
 // call runs a tool with arguments given as a Go value.

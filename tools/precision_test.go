@@ -1,0 +1,130 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+)
+
+// sitePages lists the address of every page of the fixture site, read from
+// the directory the site is embedded from.
+func sitePages(t *testing.T) []string {
+	t.Helper()
+	root := filepath.Join("..", "fixtures", "site")
+	var pages []string
+	err := fs.WalkDir(os.DirFS(root), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		p = "/" + strings.TrimSuffix(p, ".html")
+		pages = append(pages, strings.TrimSuffix(p, "index"))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(pages)
+	return pages
+}
+
+// clickRoles and fillRoles are the roles whose elements the precision table
+// clicks and fills.
+var (
+	clickRoles = []string{"button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "treeitem"}
+	fillRoles  = []string{"textbox", "searchbox", "spinbutton"}
+)
+
+// defaultGated is what the default policy must gate on each page of the
+// fixture site, in page order, as verb, role and quoted name; every other
+// click and fill there must not be gated. A page not listed gates nothing:
+// its links, "Continue", "Go back", "Keep my membership", "Continue to
+// Cancel", "Cancel", "OK", "Bookmarks", "Remove from list", "Sender
+// details", the survey's radios and the profile form's fields.
+var defaultGated = map[string][]string{
+	"/account":           {`click button "Cancel Membership"`},
+	"/finish":            {`click button "Finish Cancellation"`},
+	"/variants/altered":  {`click button "Cancel Membership"`},
+	"/variants/disabled": {`click button "Finish Cancellation"`},
+	"/variants/long":     {`click button "Cancel Membership"`},
+	"/variants/modal":    {`click button "Cancel Membership"`},
+	"/variants/dialogs":  {`click button "Delete item"`},
+	"/variants/widgets":  {`click button "Subscribe"`},
+	"/variants/checkout": {
+		`fill textbox "Name on card"`, `fill textbox "Card number"`, `fill textbox "Expiry date"`,
+		`fill textbox "Security code"`, `click button "Place order — $129"`,
+	},
+	"/variants/everyday": {
+		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
+		`click button "Book now"`, `click button "Subscribe"`, `click button "Unsubscribe from emails"`,
+		`click button "Cancel subscription"`, `click button "Delete account"`, `click button "Remove account"`,
+		`click button "Send message"`, `click button "Transfer $500"`, `click button "Send money"`,
+	},
+}
+
+// TestDefaultPolicyPrecision is the default policy's precision on the
+// fixture site: for every element of a whole-page snapshot of every page,
+// the action the tools would build to click it (or fill it, for a text
+// field), gated or not. It logs the table in markdown.
+func TestDefaultPolicyPrecision(t *testing.T) {
+	p, err := checkpoint.LoadProfile("default")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := checkpoint.NewGate(p, nil, checkpoint.Options{})
+	var table strings.Builder
+	table.WriteString("| page | gated (rule) | not gated |\n|---|---|---|\n")
+	for _, page := range sitePages(t) {
+		h := open(t, page)
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		whole, err := h.s.page(ctx, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gated, free, got []string
+		for _, e := range h.snap(false).Elements {
+			verb := checkpoint.VerbClick
+			switch {
+			case slices.Contains(fillRoles, e.Role):
+				verb = checkpoint.VerbFill
+			case !slices.Contains(clickRoles, e.Role):
+				continue
+			}
+			tg := h.s.live[e.Ref]
+			insp, err := h.tab.Inspect(ctx, tg.BackendNodeID, true)
+			if err != nil {
+				t.Errorf("%s: inspect %s %q: %v", page, e.Role, e.Name, err)
+				continue
+			}
+			a := h.s.actionOn(verb, tg, insp)
+			what := fmt.Sprintf("%s %s %q", a.Verb, a.Role, a.Name)
+			if rule, ok := gate.Gated(whole, a); ok {
+				gated = append(gated, fmt.Sprintf("%s (%s)", what, rule))
+				got = append(got, what)
+			} else {
+				free = append(free, what)
+			}
+		}
+		cancel()
+		fmt.Fprintf(&table, "| %s | %s | %s |\n", page, cell(gated), cell(free))
+		if want := defaultGated[page]; !slices.Equal(got, want) {
+			t.Errorf("%s: the default policy gates %q, want %q", page, got, want)
+		}
+	}
+	t.Logf("The default policy on the fixture site:\n\n%s", table.String())
+}
+
+// cell is a list as one markdown table cell.
+func cell(items []string) string {
+	if len(items) == 0 {
+		return "—"
+	}
+	return strings.ReplaceAll(strings.Join(items, "; "), "|", `\|`)
+}
