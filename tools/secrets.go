@@ -1,6 +1,10 @@
 package tools
 
 import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -20,13 +24,17 @@ var placeholder = regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
 // shows {{NAME}} again.
 type secrets struct {
 	values map[string]string
+	// key signs a password's fingerprint; it lives as long as the session
+	// and is never written anywhere.
+	key []byte
 	// hide replaces each value, and its JSON-escaped form, by its
 	// placeholder; nil when there are no secrets.
 	hide *strings.Replacer
 }
 
 func newSecrets(values map[string]string) secrets {
-	s := secrets{values: values}
+	s := secrets{values: values, key: make([]byte, 32)}
+	rand.Read(s.key)
 	names := slices.Collect(maps.Keys(values))
 	// Longest value first: a secret that holds another is hidden whole.
 	slices.SortFunc(names, func(a, b string) int { return len(values[b]) - len(values[a]) })
@@ -122,8 +130,15 @@ type typed struct {
 	secret bool
 }
 
-// passwordShown stands for a password in what a person and the agent read.
-const passwordShown = "••••••••"
+// fingerprint is what a person and the logs see of a password typed in
+// the open: dots and a keyed hash, which tells two passwords apart (so that
+// an approval of one does not cover another) but tells nothing of either,
+// not even its length.
+func (s secrets) fingerprint(password string) string {
+	m := hmac.New(sha256.New, s.key)
+	m.Write([]byte(password))
+	return "•••••••• #" + hex.EncodeToString(m.Sum(nil))[:8]
+}
 
 // value turns what the agent asked to type into a field (password tells a
 // password field) into a typed value.
@@ -134,7 +149,7 @@ func (s secrets) value(v string, password bool) (typed, error) {
 	}
 	t := typed{text: text, shown: v, masked: secret, secret: secret}
 	if password && !secret {
-		t.shown, t.masked = passwordShown, true
+		t.shown, t.masked = s.fingerprint(text), true
 	}
 	return t, nil
 }

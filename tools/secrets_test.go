@@ -79,3 +79,23 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 		}
 	}
 }
+
+// TestPasswordFingerprint: what a person sees of a password tells two
+// passwords apart, so that approving one does not approve another, and
+// tells nothing of either.
+func TestPasswordFingerprint(t *testing.T) {
+	s := newSecrets(map[string]string{"PW": "from-the-env"})
+	a, _ := s.value("hunter2", true)
+	b, _ := s.value("hunter3", true)
+	again, _ := s.value("hunter2", true)
+	if !a.masked || a.shown == b.shown || a.shown != again.shown || strings.Contains(a.shown, "hunter") {
+		t.Errorf("shown %q, %q, %q: want masked, different for different passwords, the same for the same", a.shown, b.shown, again.shown)
+	}
+	if elsewhere, _ := newSecrets(nil).value("hunter2", true); elsewhere.shown == a.shown {
+		t.Error("the fingerprint does not depend on the session's key")
+	}
+	p, _ := s.value("{{PW}}", true)
+	if p.text != "from-the-env" || p.shown != "{{PW}}" || !p.masked {
+		t.Errorf("a secret typed into a password field: %+v", p)
+	}
+}
