@@ -2,13 +2,14 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
 // TestApproverChain pins which channels each --approver choice asks
-// through, under each transport.
+// through, under each transport, with stdin a terminal or not.
 func TestApproverChain(t *testing.T) {
 	const (
 		elicitation = checkpoint.ChannelElicitation
@@ -16,37 +17,49 @@ func TestApproverChain(t *testing.T) {
 		tty         = checkpoint.ChannelTTY
 		webhook     = checkpoint.ChannelWebhook
 	)
+	const (
+		serveChoices = "want auto, elicitation, tty, web or webhook"
+		runChoices   = "want auto, tty, web or webhook"
+	)
 	cases := []struct {
-		choice string
-		over   mcpTransport
-		want   []checkpoint.Channel // nil: refused
+		choice   string
+		over     mcpTransport
+		terminal bool
+		want     []checkpoint.Channel // nil: refused with refusal
+		refusal  string
 	}{
-		{"auto", overStdio, []checkpoint.Channel{elicitation, web}},
-		{"auto", overHTTP, []checkpoint.Channel{elicitation, web}},
-		{"auto", inProcess, nil},
-		{"elicitation", overStdio, []checkpoint.Channel{elicitation}},
-		{"elicitation", overHTTP, []checkpoint.Channel{elicitation}},
-		{"elicitation", inProcess, nil},
-		{"web", overStdio, []checkpoint.Channel{web}},
-		{"web", overHTTP, []checkpoint.Channel{web}},
-		{"web", inProcess, []checkpoint.Channel{web}},
-		{"tty", overStdio, []checkpoint.Channel{tty}},
-		{"tty", overHTTP, []checkpoint.Channel{tty}},
-		{"tty", inProcess, []checkpoint.Channel{tty}},
-		{"webhook", overStdio, []checkpoint.Channel{webhook}},
-		{"webhook", overHTTP, []checkpoint.Channel{webhook}},
-		{"webhook", inProcess, []checkpoint.Channel{webhook}},
-		{"", overStdio, nil},
-		{"Web", overHTTP, nil},
-		{"none", inProcess, nil},
+		// stdio: the client's own person when it can ask one, else the console.
+		{"auto", overStdio, false, []checkpoint.Channel{elicitation, web}, ""},
+		{"auto", overStdio, true, []checkpoint.Channel{elicitation, web}, ""},
+		// HTTP: any program can be the client, so auto never trusts it.
+		{"auto", overHTTP, false, []checkpoint.Channel{web}, ""},
+		{"auto", overHTTP, true, []checkpoint.Channel{web}, ""},
+		// run and demo: the person at the terminal, if there is one.
+		{"auto", inProcess, true, []checkpoint.Channel{tty}, ""},
+		{"auto", inProcess, false, []checkpoint.Channel{web}, ""},
+		{"elicitation", overStdio, false, []checkpoint.Channel{elicitation}, ""},
+		{"elicitation", overHTTP, false, []checkpoint.Channel{elicitation}, ""},
+		{"elicitation", inProcess, true, nil, "no MCP client to ask; " + runChoices},
+		{"web", overStdio, false, []checkpoint.Channel{web}, ""},
+		{"web", overHTTP, false, []checkpoint.Channel{web}, ""},
+		{"web", inProcess, true, []checkpoint.Channel{web}, ""},
+		{"tty", overStdio, false, []checkpoint.Channel{tty}, ""},
+		{"tty", overHTTP, false, []checkpoint.Channel{tty}, ""},
+		{"tty", inProcess, false, []checkpoint.Channel{tty}, ""},
+		{"webhook", overStdio, false, []checkpoint.Channel{webhook}, ""},
+		{"webhook", overHTTP, false, []checkpoint.Channel{webhook}, ""},
+		{"webhook", inProcess, false, []checkpoint.Channel{webhook}, ""},
+		{"", overStdio, false, nil, serveChoices},
+		{"Web", overHTTP, false, nil, serveChoices},
+		{"none", inProcess, true, nil, runChoices},
 	}
 	for _, c := range cases {
-		got, err := approverChain(c.choice, c.over)
+		got, err := approverChain(c.choice, c.over, c.terminal)
 		switch {
-		case c.want == nil && (err == nil || err.Error() != `--approver "`+c.choice+`": want tty, web or webhook`):
-			t.Errorf("approverChain(%q, %d) = %v, %v; want refused", c.choice, c.over, got, err)
+		case c.want == nil && (err == nil || !strings.HasPrefix(err.Error(), `--approver "`+c.choice+`": `) || !strings.HasSuffix(err.Error(), c.refusal)):
+			t.Errorf("approverChain(%q, %d, %v) = %v, %v; want refused with %q", c.choice, c.over, c.terminal, got, err, c.refusal)
 		case c.want != nil && (err != nil || !slices.Equal(got, c.want)):
-			t.Errorf("approverChain(%q, %d) = %v, %v; want %v", c.choice, c.over, got, err, c.want)
+			t.Errorf("approverChain(%q, %d, %v) = %v, %v; want %v", c.choice, c.over, c.terminal, got, err, c.want)
 		}
 	}
 }

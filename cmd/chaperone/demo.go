@@ -25,7 +25,7 @@ const scriptedAgentName = "scripted-agent (not Claude)"
 func demoCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "demo", "demo [flags]")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`, when ANTHROPIC_API_KEY is set")
-	af := addApproverFlags(fs, "tty")
+	af := addApproverFlags(fs, true)
 	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
 	cf := addCommonFlags(fs, "warn")
 	rest, err := parseFlags(fs, args, e.getenv)
@@ -54,7 +54,7 @@ func demoTask(e *env, t *task, model string) error {
 	if err != nil {
 		return err
 	}
-	t.goal, t.profile = demoGoal, p
+	t.goal, t.profiles = demoGoal, profiles{named: p}
 	cc, err := driver.ClaudeConfigFromEnv(e.getenv, model)
 	switch {
 	case errors.Is(err, driver.ErrNoAPIKey):
@@ -95,8 +95,9 @@ func runDemo(ctx context.Context, e *env, t task) (driver.Result, error) {
 
 // scriptedDemoAgent walks the cancellation flow the way the demo profile's
 // guidance describes it, reading every ref from the latest snapshot. It asks
-// for approval before the final click, as the system prompt's rule 3 says;
-// the server asks the human on that page regardless.
+// for approval of the final click itself (naming its ref, so that the
+// approval covers that click and nothing else), as the system prompt's rule 3
+// says; the server asks the human on that page regardless.
 func scriptedDemoAgent() *driver.ScriptedModel {
 	say := func(text string, step driver.Step) driver.Step {
 		return func(req driver.Request) (driver.Response, error) {
@@ -118,7 +119,8 @@ func scriptedDemoAgent() *driver.ScriptedModel {
 		say("Submitting the survey.",
 			driver.ActOn(tools.Click, "button", "Continue", nil)),
 		say("The final step cancels the membership for good: asking first.",
-			driver.Call(tools.RequestApproval, map[string]string{
+			driver.ActOn(tools.RequestApproval, "button", "Finish Cancellation", map[string]any{
+				"verb":   "click",
 				"action": `click "Finish Cancellation"`,
 				"reason": "This cancels the StreamFlix membership and cannot be undone.",
 			})),

@@ -69,7 +69,9 @@ func checkToolsList(t *testing.T, c *client.Client) {
 }
 
 // checkDemoFlow takes a snapshot of the demo account page and clicks
-// "Cancel Membership": the page moves to the retention offer.
+// "Cancel Membership": the page moves to the retention offer. The server
+// must run with --profile none: the default policy asks a person before
+// cancelling a membership, and these tests are about transports.
 func checkDemoFlow(t *testing.T, c *client.Client) {
 	t.Helper()
 	s := getSnapshot(t, c)
@@ -86,13 +88,13 @@ func checkDemoFlow(t *testing.T, c *client.Client) {
 }
 
 func TestStdio(t *testing.T) {
-	c, _, _ := stdioClient(t, nil, "serve", "--log-level", "debug")
+	c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--log-level", "debug")
 	checkToolsList(t, c)
 	checkDemoFlow(t, c)
 }
 
 func TestHTTPTransports(t *testing.T) {
-	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--profile", "none", "--log-level", "debug")
 	for _, kind := range []string{"streamable", "sse"} {
 		t.Run(kind, func(t *testing.T) {
 			c := connect(t, kind, p.base, testToken)
@@ -150,7 +152,7 @@ func TestTwoHTTPClients(t *testing.T) {
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
-		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/variants/cookies", "--log-level", "debug")
+		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/variants/cookies", "--profile", "none", "--log-level", "debug")
 	a := connect(t, "streamable", p.base, testToken)
 	b := connect(t, "streamable", p.base, testToken)
 

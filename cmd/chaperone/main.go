@@ -30,7 +30,8 @@ import (
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv})
+	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
+		terminal: isTerminal(os.Stdin)})
 	stop()
 	os.Exit(code)
 }
@@ -41,6 +42,20 @@ type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// terminal says whether stdin is a terminal, that is whether a person
+	// may be sitting at it.
+	terminal bool
+}
+
+// isTerminal reports whether f is a terminal: a character device other than
+// the null device (which is one too, and where nobody types).
+func isTerminal(f *os.File) bool {
+	info, err := f.Stat()
+	if err != nil || info.Mode()&os.ModeCharDevice == 0 {
+		return false
+	}
+	null, err := os.Stat(os.DevNull)
+	return err != nil || !os.SameFile(info, null)
 }
 
 // command is one subcommand.

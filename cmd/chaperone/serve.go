@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/approver"
@@ -29,10 +28,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	maxSessions := fs.Int("max-sessions", 10, "the most browser sessions (one per MCP client) open at once")
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "close a client's browser session after this long without a call (0: never)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
-	profileName := fs.String("profile", "", "the profile whose checkpoints and success indicators apply: a built-in `name` ("+strings.Join(checkpoint.BuiltinProfiles(), ", ")+") or a JSON file")
+	profileName := addProfileFlag(fs)
+	secretNames := addSecretFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
-	af := addApproverFlags(fs, "auto")
+	af := addApproverFlags(fs, false)
 	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -67,25 +67,36 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
 	}
-	var profile *checkpoint.Profile
-	if *profileName != "" {
-		if profile, err = checkpoint.LoadProfile(*profileName); err != nil {
-			return fmt.Errorf("--profile: %w", err)
-		}
+	secrets, err := secretValues(*secretNames, e.getenv)
+	if err != nil {
+		return err
+	}
+	over := overStdio
+	if *httpAddr != "" {
+		over = overHTTP
+	}
+	chain, err := approverChain(af.kind, over, e.terminal)
+	if err != nil {
+		return err
+	}
+	profs, err := loadProfiles(*profileName, e.stderr)
+	if err != nil {
+		return err
 	}
 	if af.kind == "tty" && *httpAddr == "" {
 		// Under stdio the terminal's stdin and stdout carry MCP; the tty
 		// approver uses /dev/tty, which is fine, but say where it asks.
 		log.Info("approvals will be asked on the controlling terminal (/dev/tty)")
 	}
-	start, err := resolveStart(log, st.policy, *startURL, profile)
+	start, err := resolveStart(log, st.policy, *startURL, profs.named)
 	if err != nil {
 		return err
 	}
 	defer start.stop()
-	profile = start.profile
+	profile := profs.gate(start.profile)
 	cfg := st.tools
 	cfg.StartURL = start.url
+	cfg.Secrets = secrets
 
 	// Listen before the browser starts, so that a taken port fails fast.
 	var ln net.Listener
@@ -95,18 +106,12 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		defer ln.Close()
 	}
-	over := overStdio
-	if *httpAddr != "" {
-		over = overHTTP
-	}
-	chain, err := approverChain(af.kind, over)
-	if err != nil {
-		return err
-	}
 	started := map[checkpoint.Channel]checkpoint.Approver{}
 	for _, c := range chain {
-		if c == checkpoint.ChannelElicitation {
-			continue // each MCP session brings its own
+		if c == checkpoint.ChannelElicitation || *dryRun {
+			// Each MCP session brings its own elicitation; a dry run
+			// refuses every gated action without asking anyone.
+			continue
 		}
 		a, closeApprover, err := af.start(e, log, *auditDir, c)
 		if err != nil {
@@ -159,7 +164,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer srv.Close()
-	sessionApprover = chainApprovers(srv, chain, started)
+	if *dryRun {
+		sessionApprover = dryRunApprover()
+	} else {
+		sessionApprover = chainApprovers(srv, chain, started)
+	}
 
 	if ln == nil {
 		log.Info("serving MCP on stdio", "start_url", cfg.StartURL)

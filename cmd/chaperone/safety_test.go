@@ -1,0 +1,99 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// TestLoadProfiles: no --profile is the built-in default policy, which says
+// nothing of where to start; "none" is nothing, said on stderr; a name is
+// that profile.
+func TestLoadProfiles(t *testing.T) {
+	var stderr bytes.Buffer
+	p, err := loadProfiles("", &stderr)
+	if err != nil || p.named != nil || p.fallback == nil || p.fallback.Name != defaultProfile || len(p.fallback.GatedActions) == 0 {
+		t.Errorf("no --profile: %+v, %v; want the default policy", p, err)
+	}
+	if g := p.gate(nil); g != p.fallback {
+		t.Errorf("no --profile gates with %v", g)
+	}
+	p, err = loadProfiles("demo", &stderr)
+	if err != nil || p.named == nil || p.named.Name != "demo" || p.fallback != nil {
+		t.Errorf("--profile demo: %+v, %v", p, err)
+	}
+	if stderr.Len() != 0 {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+	p, err = loadProfiles(profileNone, &stderr)
+	if err != nil || p.named != nil || p.fallback != nil || p.gate(nil) != nil {
+		t.Errorf("--profile none: %+v, %v; want no profile at all", p, err)
+	}
+	if !strings.Contains(stderr.String(), checkpointsOff) {
+		t.Errorf("--profile none said %q", stderr.String())
+	}
+	if _, err := loadProfiles("no-such-profile", &stderr); err == nil || !strings.Contains(err.Error(), "--profile") {
+		t.Errorf("unknown profile: %v", err)
+	}
+}
+
+// TestSecretValues: each --secret comes from its environment variable;
+// an unset or empty one, or a name that is not a variable's, is refused
+// with the name and never a value.
+func TestSecretValues(t *testing.T) {
+	env := map[string]string{"API_TOKEN": "tok-1", "EMPTY": ""}
+	getenv := func(k string) string { return env[k] }
+	got, err := secretValues([]string{"API_TOKEN"}, getenv)
+	if err != nil || len(got) != 1 || got["API_TOKEN"] != "tok-1" {
+		t.Errorf("secretValues = %v, %v", got, err)
+	}
+	if got, err := secretValues(nil, getenv); err != nil || got != nil {
+		t.Errorf("no secrets: %v, %v", got, err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"MISSING", "--secret MISSING: the environment variable MISSING is unset or empty"},
+		{"EMPTY", "--secret EMPTY: the environment variable EMPTY is unset or empty"},
+		{"{{API_TOKEN}}", "want the name of an environment variable"},
+		{"API-TOKEN", "want the name of an environment variable"},
+	} {
+		_, err := secretValues([]string{"API_TOKEN", c.name}, getenv)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "tok-1") {
+			t.Errorf("--secret %s: %v; want %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestDryRunNeedsNoApprover: a dry run asks nobody, so it opens no approval
+// channel at all (which without a terminal used to fail), and the gated
+// click is never performed.
+func TestDryRunNeedsNoApprover(t *testing.T) {
+	e, stdout, stderr := driverEnv(nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	tk := demoTestTask(t, e, dir, nil)
+	tk.approvers = &approverFlags{kind: "web", webListen: "127.0.0.1:0"}
+	tk.dryRun = true
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := drive(ctx, e, tk)
+	if err != nil || res.Success {
+		t.Fatalf("dry run: %+v, %v\nstdout:\n%s\nstderr:\n%s", res, err, stdout, stderr)
+	}
+	if strings.Contains(stderr.String(), "Approval console") {
+		t.Errorf("a dry run opened the web console:\n%s", stderr)
+	}
+	refused := false
+	for _, l := range readSession(t, dir) {
+		if l["tool"] == tools.Click && strings.HasSuffix(jsonStr(l["url"]), "/cancelled") {
+			t.Errorf("a dry run performed the final click: %v", l)
+		}
+		refused = refused || strings.Contains(jsonStr(l["message"]), "--dry-run")
+	}
+	if !refused {
+		t.Errorf("no step was refused as a dry run:\n%v", readSession(t, dir))
+	}
+}
