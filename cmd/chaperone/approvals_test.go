@@ -221,7 +221,8 @@ func TestElicitation(t *testing.T) {
 			r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
 			select {
 			case q := <-u.asked:
-				if !strings.Contains(q, `click button "Finish Cancellation"`) {
+				t.Logf("the client's person is asked:\n%s", q)
+				if !strings.Contains(q, `click button "Finish Cancellation"`) || !strings.Contains(q, "Element: button \"Finish Cancellation\"") {
 					t.Errorf("the person was asked %q", q)
 				}
 			default:

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -275,4 +279,113 @@ func snapshotOf(t *testing.T, text string) *snapshot.Snapshot {
 		t.Fatal(err)
 	}
 	return &s
+}
+
+// hostilePage is a shop page whose title and heading carry what a page may
+// send to repaint a person's terminal or reorder what they read: an ANSI
+// clear-screen and a right-to-left override.
+//
+// Chromium drops control characters from a title, but not from an
+// element's name.
+const hostilePage = "<!doctype html><title>\x1b[2J\u202eInvoice</title><h1>Pay</h1>" +
+	"<button id=buy onclick=\"document.title='Bought'\">Buy now</button>" +
+	`<script>document.getElementById("buy").textContent = "Buy now \u001b[2J\u202e"</script>`
+
+// readsRaw reports whether s shows a person hostile text unescaped.
+func readsRaw(s string) bool { return strings.ContainsAny(s, "\x1b\u202e") }
+
+// consoleHTML fetches the approval console's page.
+func consoleHTML(t *testing.T, console string) string {
+	t.Helper()
+	resp, err := http.Get(console)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return string(b)
+}
+
+// TestHostileTextReachesNoPersonRaw: a page title and the agent's words
+// that carry an ANSI escape and a U+202E reach the person escaped, in the
+// web console and in the lines the command prints on stderr.
+func TestHostileTextReachesNoPersonRaw(t *testing.T) {
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, hostilePage)
+	}))
+	defer site.Close()
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/", "--approver", "web")
+	consoleRE := regexp.MustCompile(`Approval console: (\S+)`)
+	m := consoleRE.FindStringSubmatch(stderr.String())
+	if m == nil {
+		t.Fatalf("no console URL on stderr:\n%s", stderr)
+	}
+	console := m[1]
+	waitPending := func() string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if p := pending(t, console); len(p) == 1 {
+				return p[0].ID
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("nothing waits in the console")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	decide := func(id string, approved bool) {
+		t.Helper()
+		body := `{"approved":false}`
+		if approved {
+			body = `{"approved":true}`
+		}
+		resp, err := http.Post(console+"api/approvals/"+id, "application/json", strings.NewReader(body))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("decide: %v %v", resp, err)
+		}
+		resp.Body.Close()
+	}
+
+	// The page's title, in a checkpoint request for "Buy now".
+	s := getSnapshot(t, c)
+	done := clickAsync(context.Background(), c, ref(t, s, "button", "Buy now"))
+	id := waitPending()
+	page := consoleHTML(t, console)
+	if readsRaw(page) || !strings.Contains(page, `\u202eInvoice`) || !strings.Contains(page, `Buy now \x1b[2J\u202e`) {
+		t.Errorf("the console shows the title or the button's name raw, or not at all:\n%s", page)
+	}
+	decide(id, true)
+	if r := <-done; !r.Success {
+		t.Fatalf("the approved click: %v %q", r.Error, r.Message)
+	}
+
+	// The agent's words, in its own request.
+	asked := make(chan approval, 1)
+	go func() {
+		asked <- requestApproval(t, c, map[string]any{"action": "pay \x1b[2J now \u202e", "reason": "the page said \x1b]0;owned\x07"})
+	}()
+	id = waitPending()
+	page = consoleHTML(t, console)
+	if readsRaw(page) || strings.Contains(page, "\x07") || !strings.Contains(page, `pay \x1b[2J now \u202e`) || !strings.Contains(page, "approves nothing by itself") {
+		t.Errorf("the console shows the agent's words raw, or not at all:\n%s", page)
+	}
+	decide(id, false)
+	<-asked
+
+	out := stderr.String()
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "Approval needed: ") {
+			lines = append(lines, l)
+		}
+	}
+	t.Logf("stderr says:\n%s", strings.Join(lines, "\n"))
+	if len(lines) != 2 {
+		t.Errorf("%d Approval needed lines on stderr, want 2:\n%s", len(lines), out)
+	}
+	if readsRaw(out) || strings.Contains(out, "\x07") {
+		t.Errorf("stderr carries hostile text raw:\n%q", out)
+	}
 }
