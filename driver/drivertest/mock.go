@@ -174,7 +174,8 @@ func CoreToolSpecs() []driver.ToolSpec {
 		{Name: tools.Fill, Description: "Fill a text field.", InputSchema: obj(ref+`,"value":{"type":"string"},"clear_first":{"type":"boolean"}`, "ref", "value")},
 		{Name: tools.Select, Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
 		{Name: tools.Scroll, Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
-		{Name: tools.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"}`, "action", "reason")},
+		{Name: tools.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"},`+
+			ref+`,"verb":{"type":"string","enum":["click","fill","select"]},"value":{"type":"string"}`, "action", "reason")},
 		{Name: tools.CompleteTask, Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
 	}
 }
