@@ -83,6 +83,9 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if af.kind == "elicitation" && *httpAddr != "" {
+		log.Warn("approvals are asked of the MCP client program, which must show them to a person: over HTTP the server cannot tell that it does")
+	}
 	if af.kind == "tty" && *httpAddr == "" {
 		// Under stdio the terminal's stdin and stdout carry MCP; the tty
 		// approver uses /dev/tty, which is fine, but say where it asks.
