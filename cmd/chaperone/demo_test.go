@@ -61,20 +61,37 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 	return tk
 }
 
+// person answers every approval request with the same decision, and
+// remembers what it was asked.
+type person struct {
+	answer checkpoint.Decision
+
+	mu    sync.Mutex
+	asked []checkpoint.Request
+}
+
+// Approve remembers r and answers.
+func (p *person) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.asked = append(p.asked, r)
+	return p.answer, nil
+}
+
+// requests returns what the person was asked, in order.
+func (p *person) requests() []checkpoint.Request {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]checkpoint.Request(nil), p.asked...)
+}
+
 // Without an API key the demo runs the scripted agent through the real
 // server on real Chromium, stops at the checkpoint for the human, verifies
 // completion and writes a report that Chromium can open.
 func TestDemoWithoutKey(t *testing.T) {
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
-	var mu sync.Mutex
-	var asked []checkpoint.Request
-	approver := checkpoint.ApproverFunc(func(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, r)
-		return checkpoint.Decision{Approved: true, Channel: "test"}, nil
-	})
+	approver := &person{answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	tk := demoTestTask(t, e, dir, approver)
 	if tk.modelName != scriptedAgentName {
 		t.Fatalf("model = %q, want the scripted agent", tk.modelName)
@@ -96,14 +113,13 @@ func TestDemoWithoutKey(t *testing.T) {
 	}
 
 	// The human was asked, on the final page, before the final click.
-	mu.Lock()
+	asked := approver.requests()
 	if len(asked) == 0 {
 		t.Fatal("no human was asked")
 	}
 	if !strings.Contains(asked[0].URL, "/finish") {
 		t.Errorf("asked on %s, want the finish page", asked[0].URL)
 	}
-	mu.Unlock()
 
 	lines := readSession(t, dir)
 	var steps []string

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -157,14 +156,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var asked []checkpoint.Request
-	person := checkpoint.ApproverFunc(func(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, r)
-		return checkpoint.Decision{Approved: true, Channel: "test"}, nil
-	})
+	approver := &person{answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
 		driver.ActOn(tools.RequestApproval, "textbox", "Password", map[string]any{
 			"verb": "fill", "value": typedPassword, "action": "type the password", "reason": "to log in"}),
@@ -178,7 +170,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	defer cancel()
 	res, err := drive(ctx, e, task{
 		setup: st, goal: "Fill in the profile", profiles: profs, secrets: secrets, startURL: site.URL + "/variants/form",
-		model: model, modelName: scriptedAgentName, outDir: dir, approver: person,
+		model: model, modelName: scriptedAgentName, outDir: dir, approver: approver,
 	})
 	if err != nil || !res.Success {
 		t.Fatalf("run: %+v %v\nstderr:\n%s", res, err, stderr)
@@ -188,8 +180,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	}
 	checkNotIn(t, "stdout", stdout.String())
 	checkNotIn(t, "stderr", stderr.String())
-	mu.Lock()
-	defer mu.Unlock()
+	asked := approver.requests()
 	if len(asked) == 0 {
 		t.Fatal("nobody was asked about the password")
 	}
