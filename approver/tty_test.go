@@ -78,6 +78,7 @@ func TestTTY(t *testing.T) {
 			tty.ScreenshotDir = t.TempDir()
 			res := approveAsync(t.Context(), tty, testRequest("r-1"))
 			screen := person.readUntil(t, "Approve? [y/N]: ")
+			t.Logf("the terminal shows:%s", screen)
 			for _, want := range []string{`The system wants to proceed with: click button "Finish Cancellation". Approve?`,
 				"  Action: click\n", `  Element: button "Finish Cancellation"`, `  Page: "Finish Cancellation"`,
 				"Reason: The page matches", "  URL: http://127.0.0.1:9/finish", "Screenshot: 1x1 image/png, saved to " + tty.ScreenshotDir,
