@@ -183,18 +183,22 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	return out, nil
 }
 
-// fillsPassword reports whether a call fills a password field, whose value
-// must never reach a log.
+// fillsPassword reports whether a call carries a value meant for a password
+// field, which must never reach a log: a browser_fill of one, or a
+// request_human_approval that names one with the value it would type.
 func (s *Session) fillsPassword(name string, args json.RawMessage) bool {
-	if name != Fill {
+	if name != Fill && name != RequestApproval {
 		return false
 	}
-	in, err := decode[fillInput](args)
-	if err != nil {
+	var in struct {
+		Ref   string          `json:"ref"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil {
 		return true // unreadable: mask to be safe
 	}
 	t, ok := s.live[in.Ref]
-	return ok && t.InputType == "password"
+	return len(in.Value) > 0 && ok && t.InputType == "password"
 }
 
 // resultCode is what a log line says of a result.
