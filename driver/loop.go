@@ -194,7 +194,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance), redact: newRedactor(cfg.Secrets)}
 	r.price, r.priced = PriceOf(cfg.ModelName)
 	res := r.loop(ctx)
-	res.Detail = r.redact.string(res.Detail)
+	res.Detail = r.redact.String(res.Detail)
 	res.Model = cfg.ModelName
 	res.Tokens = r.tokens
 	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
@@ -228,14 +228,14 @@ func (r *run) loop(ctx context.Context) Result {
 		if err != nil {
 			detail = err.Error()
 		}
-		r.cfg.Record.begin(StartRecord{Time: r.cfg.Now(), Goal: r.redact.string(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns}, nil)
+		r.cfg.Record.begin(StartRecord{Time: r.cfg.Now(), Goal: r.redact.String(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns}, nil)
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + detail}
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
 	r.seen, _ = parseSnapshot(initial.Text)
 	r.cfg.Record.begin(StartRecord{
-		Time: r.cfg.Now(), Goal: r.redact.string(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
-		SystemTokens: textTokens(r.system), URL: r.redact.string(pageURL(initial.Text)),
+		Time: r.cfg.Now(), Goal: r.redact.String(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
+		SystemTokens: textTokens(r.system), URL: r.redact.String(pageURL(initial.Text)),
 	}, initial.Image)
 
 	for n := 1; n <= r.cfg.MaxTurns; n++ {
@@ -312,7 +312,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	}
 	if err != nil {
 		// The call never reached a result: tell the model, text only.
-		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", r.redact.string(err.Error()))
+		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", r.redact.String(err.Error()))
 		res = ToolResult{Text: fmt.Sprintf("The tool call failed: %v", err), IsError: true}
 		rec.Error = err.Error()
 	}
@@ -334,7 +334,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 
 	results := []Block{toolResultBlock(call.ID, res)}
 	for _, extra := range calls[1:] {
-		r.log.Warn("tool call not executed: only the first of a response runs", "turn", n, "tool", extra.Name, "target", r.redact.string(target(extra.Name, extra.Input)))
+		r.log.Warn("tool call not executed: only the first of a response runs", "turn", n, "tool", extra.Name, "target", r.redact.String(target(extra.Name, extra.Input)))
 		rec.Skipped = append(rec.Skipped, extra.Name)
 		results = append(results, ToolResultOf(extra.ID, true, Text(skippedText)))
 	}
@@ -351,7 +351,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	}
 	o, _ := parseOutcome(res.Text)
 	if o.Acknowledged == nil || !*o.Acknowledged {
-		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", r.redact.string(o.Message))
+		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", r.redact.String(o.Message))
 		return false, Result{}
 	}
 	var in struct {

@@ -5,13 +5,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -28,30 +28,13 @@ type secrets struct {
 	// and is never written anywhere.
 	key []byte
 	// hide replaces each value, and its JSON-escaped form, by its
-	// placeholder; nil when there are no secrets.
-	hide *strings.Replacer
+	// placeholder.
+	hide *redact.Redactor
 }
 
 func newSecrets(values map[string]string) secrets {
-	s := secrets{values: values, key: make([]byte, 32)}
+	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values)}
 	rand.Read(s.key)
-	names := slices.Collect(maps.Keys(values))
-	// Longest value first: a secret that holds another is hidden whole.
-	slices.SortFunc(names, func(a, b string) int { return len(values[b]) - len(values[a]) })
-	var pairs []string
-	for _, name := range names {
-		v := values[name]
-		if v == "" {
-			continue // an empty secret is everywhere and hides nothing
-		}
-		pairs = append(pairs, v, "{{"+name+"}}")
-		if q, _ := json.Marshal(v); string(q[1:len(q)-1]) != v {
-			pairs = append(pairs, string(q[1:len(q)-1]), "{{"+name+"}}")
-		}
-	}
-	if len(pairs) > 0 {
-		s.hide = strings.NewReplacer(pairs...)
-	}
 	return s
 }
 
@@ -86,17 +69,12 @@ func (s secrets) expand(value string) (string, bool, error) {
 
 // redact returns text with every secret's value replaced by its placeholder.
 // It serves JSON text too: a value is also hidden as JSON escapes it.
-func (s secrets) redact(text string) string {
-	if s.hide == nil {
-		return text
-	}
-	return s.hide.Replace(text)
-}
+func (s secrets) redact(text string) string { return s.hide.String(text) }
 
 // redactSnapshot hides every secret in what a snapshot shows: the page,
 // element names and values, the text, the dialog and the notes.
 func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
-	if s.hide == nil || snap == nil {
+	if snap == nil {
 		return
 	}
 	snap.Page.URL, snap.Page.Title = s.redact(snap.Page.URL), s.redact(snap.Page.Title)
