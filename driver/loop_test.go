@@ -1,9 +1,7 @@
 package driver_test
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
@@ -459,7 +457,7 @@ func TestAPIDownEndsCleanly(t *testing.T) {
 		t.Fatalf("detail %q does not say what failed", res.Detail)
 	}
 	h.rec.Close()
-	lines := readLog(t, h.rec.Dir())
+	lines := drivertest.ReadSessionLog(t, h.rec.Dir())
 	var kinds []string
 	for _, l := range lines {
 		kinds = append(kinds, l["type"].(string))
@@ -474,26 +472,6 @@ func TestAPIDownEndsCleanly(t *testing.T) {
 	if _, err := os.Stat(h.rec.ReportPath()); err != nil {
 		t.Fatalf("no report: %v", err)
 	}
-}
-
-func readLog(t *testing.T, dir string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, driver.SessionLogName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatalf("log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // A failed action goes back as a normal result saying success:false, with
@@ -525,7 +503,7 @@ func TestRecord(t *testing.T) {
 		reply(click("@e2")), reply(complete("success")))
 	res := h.run(t)
 	h.rec.Close()
-	lines := readLog(t, h.rec.Dir())
+	lines := drivertest.ReadSessionLog(t, h.rec.Dir())
 	if len(lines) != 5 {
 		t.Fatalf("%d log lines, want 5", len(lines))
 	}

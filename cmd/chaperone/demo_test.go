@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -19,6 +18,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -121,7 +121,7 @@ func TestDemoWithoutKey(t *testing.T) {
 		t.Errorf("asked on %s, want the finish page", asked[0].URL)
 	}
 
-	lines := readSession(t, dir)
+	lines := drivertest.ReadSessionLog(t, dir)
 	var steps []string
 	var total, totalOut float64
 	for _, l := range lines[1 : len(lines)-1] {
@@ -171,7 +171,7 @@ func TestDemoRejected(t *testing.T) {
 	if !strings.Contains(stdout.String(), "FAILED") {
 		t.Errorf("stdout:\n%s", stdout)
 	}
-	for _, l := range readSession(t, dir) {
+	for _, l := range drivertest.ReadSessionLog(t, dir) {
 		if l["tool"] == tools.Click && strings.Contains(jsonStr(l["target"]), "Finish") {
 			t.Fatal("the final click ran without approval")
 		}
@@ -197,26 +197,6 @@ func TestRunWithoutKey(t *testing.T) {
 func jsonStr(v any) string {
 	s, _ := v.(string)
 	return s
-}
-
-func readSession(t *testing.T, dir string) []map[string]any {
-	t.Helper()
-	f, err := os.Open(filepath.Join(dir, driver.SessionLogName))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 4<<20)
-	for sc.Scan() {
-		var m map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, m)
-	}
-	return out
 }
 
 // checkReportInChromium opens report.html in Chromium and finds the

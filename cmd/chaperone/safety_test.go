@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -87,13 +88,13 @@ func TestDryRunNeedsNoApprover(t *testing.T) {
 		t.Errorf("a dry run opened the web console:\n%s", stderr)
 	}
 	refused := false
-	for _, l := range readSession(t, dir) {
+	for _, l := range drivertest.ReadSessionLog(t, dir) {
 		if l["tool"] == tools.Click && strings.HasSuffix(jsonStr(l["url"]), "/cancelled") {
 			t.Errorf("a dry run performed the final click: %v", l)
 		}
 		refused = refused || strings.Contains(jsonStr(l["message"]), "--dry-run")
 	}
 	if !refused {
-		t.Errorf("no step was refused as a dry run:\n%v", readSession(t, dir))
+		t.Errorf("no step was refused as a dry run:\n%v", drivertest.ReadSessionLog(t, dir))
 	}
 }
