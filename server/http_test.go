@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
@@ -177,68 +177,11 @@ func TestTokenRequired(t *testing.T) {
 	}
 
 	// A real client with the token gets through, on both transports.
-	for _, c := range []*client.Client{streamableClient(t, base, testToken), sseClient(t, base, testToken)} {
+	for _, c := range []*client.Client{servertest.Connect(t, servertest.Streamable, base, testToken), servertest.Connect(t, servertest.SSE, base, testToken)} {
 		if res := callTool(t, context.Background(), c, tools.GetSnapshot, nil); res.IsError {
 			t.Errorf("call with the token failed: %+v", res)
 		}
 	}
-}
-
-// bearer adds the token to every request, including the DELETE that
-// mcp-go's streamable HTTP client sends on Close without its custom headers.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-func initialize(t *testing.T, c *client.Client) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	// The SSE stream lives as long as Start's context.
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "test", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-}
-
-func streamableClient(t *testing.T, base, token string) *client.Client {
-	t.Helper()
-	var opts []transport.StreamableHTTPCOption
-	if token != "" {
-		opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: bearer{token, http.DefaultTransport}}))
-	}
-	c, err := client.NewStreamableHttpClient(base+"/mcp", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	initialize(t, c)
-	return c
-}
-
-func sseClient(t *testing.T, base, token string) *client.Client {
-	t.Helper()
-	var opts []transport.ClientOption
-	if token != "" {
-		opts = append(opts, transport.WithHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	}
-	c, err := client.NewSSEMCPClient(base+"/sse", opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	initialize(t, c)
-	return c
 }
 
 func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
@@ -246,11 +189,11 @@ func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
 	s := newTestServer(t, f, Config{})
 	base := serveHTTP(t, s, HTTPConfig{Token: testToken})
 	ctx := context.Background()
-	a := streamableClient(t, base, testToken)
+	a := servertest.Connect(t, servertest.Streamable, base, testToken)
 	if a.GetSessionId() == "" {
 		t.Fatal("streamable HTTP client has no Mcp-Session-Id: the transport is not on a session-bearing revision")
 	}
-	b := sseClient(t, base, testToken)
+	b := servertest.Connect(t, servertest.SSE, base, testToken)
 	callTool(t, ctx, a, tools.GetSnapshot, nil)
 	callTool(t, ctx, b, tools.GetSnapshot, nil)
 	callTool(t, ctx, a, tools.Click, map[string]any{"ref": "@e1"})

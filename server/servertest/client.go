@@ -1,0 +1,85 @@
+// Package servertest connects MCP clients to a server under test: over
+// streamable HTTP or SSE with a bearer token, as an agent's MCP client does,
+// or any client the test made.
+package servertest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The kinds of HTTP client Connect makes.
+const (
+	// Streamable speaks streamable HTTP at /mcp.
+	Streamable = "streamable"
+	// SSE speaks the SSE transport at /sse and /message.
+	SSE = "sse"
+)
+
+// Connect starts and initializes an MCP client of the kind (Streamable or
+// SSE) to the server at base, sending token as a bearer token unless it is
+// empty. The client is closed when the test ends.
+func Connect(t testing.TB, kind, base, token string) *client.Client {
+	t.Helper()
+	var c *client.Client
+	var err error
+	switch kind {
+	case Streamable:
+		var opts []transport.StreamableHTTPCOption
+		if token != "" {
+			opts = append(opts, transport.WithHTTPBasicClient(&http.Client{Transport: bearer{token, http.DefaultTransport}}))
+		}
+		c, err = client.NewStreamableHttpClient(base+"/mcp", opts...)
+	case SSE:
+		var opts []transport.ClientOption
+		if token != "" {
+			opts = append(opts, transport.WithHeaders(map[string]string{"Authorization": "Bearer " + token}))
+		}
+		c, err = client.NewSSEMCPClient(base+"/sse", opts...)
+	default:
+		t.Fatalf("unknown client kind %q", kind)
+	}
+	if err != nil {
+		t.Fatalf("%s client: %v", kind, err)
+	}
+	// The SSE stream lives as long as Start's context.
+	if err := c.Start(context.Background()); err != nil {
+		t.Fatalf("start %s client: %v", kind, err)
+	}
+	Initialize(t, c)
+	return c
+}
+
+// Initialize initializes c, a started client, and closes it when the test
+// ends.
+func Initialize(t testing.TB, c *client.Client) {
+	t.Helper()
+	// A server that launches a browser for the session may take a while.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req := mcp.InitializeRequest{}
+	req.Params.ClientInfo = mcp.Implementation{Name: "chaperone-test", Version: "1"}
+	if _, err := c.Initialize(ctx, req); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	t.Cleanup(func() { c.Close() })
+}
+
+// bearer adds the token to every request, including the DELETE that
+// mcp-go's streamable HTTP client sends on Close without its custom headers.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
