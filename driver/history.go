@@ -35,7 +35,7 @@ type history struct {
 func (h *history) messages() []Message {
 	first := Message{Role: RoleUser}
 	if h.dropped == 0 {
-		first.Content = append(first.Content, Text(h.intro+"\n\nThe page as it is now (initial snapshot):"), Text(h.initial.Text))
+		first.Content = append(first.Content, Text(h.intro+"\n\nThe page as it is now (initial snapshot):"), resultText(h.initial))
 		if h.initial.Image != nil {
 			first.Content = append(first.Content, ImageOf(h.initial.Image))
 		}
@@ -95,6 +95,12 @@ func pruneImages(blocks []Block, seen *bool) []Block {
 	return out
 }
 
+// resultText is the text block of a tool's result: the text the model
+// reads, with the result's JSON beside it for scripts.
+func resultText(res ToolResult) Block {
+	return Block{Type: TextBlock, Text: res.Text, Structured: res.Structured}
+}
+
 // toolOutcome is what the driver reads from a tool's JSON result.
 type toolOutcome struct {
 	Success      *bool   `json:"success"`
@@ -104,9 +110,9 @@ type toolOutcome struct {
 	Acknowledged *bool   `json:"acknowledged"`
 }
 
-func parseOutcome(text string) (toolOutcome, bool) {
+func parseOutcome(data []byte) (toolOutcome, bool) {
 	var o toolOutcome
-	if err := json.Unmarshal([]byte(text), &o); err != nil {
+	if err := json.Unmarshal(data, &o); err != nil {
 		return toolOutcome{}, false
 	}
 	return o, true
@@ -119,7 +125,7 @@ func describe(res ToolResult) string {
 	if res.IsError {
 		return "error"
 	}
-	o, ok := parseOutcome(res.Text)
+	o, ok := parseOutcome(res.JSON())
 	if !ok {
 		return "done"
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -21,19 +22,7 @@ func TestRunThroughInProcessServer(t *testing.T) {
 		Done:    func(p *snapshot.Snapshot) bool { return p == done },
 	}
 	h := newHarness(t, mb, reply(click("@e2")), reply(complete("success")))
-	srv, err := server.New(server.Config{NewSession: func(context.Context) (server.Session, error) {
-		return &drivertest.Session{Browser: mb}, nil
-	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	tl, closeClient, err := server.ConnectInProcess(context.Background(), srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer closeClient()
-	h.cfg.Tools = tl
+	h.cfg.Tools = throughServer(t, mb)
 	res := h.run(t)
 	if !res.Success || res.Turns != 2 {
 		t.Fatalf("result = %+v", res)
@@ -44,4 +33,24 @@ func TestRunThroughInProcessServer(t *testing.T) {
 	if n := h.api.Requests()[0].images(); n != 1 {
 		t.Fatalf("first request has %d images, want the initial screenshot", n)
 	}
+}
+
+// throughServer serves mb through the real server, whose results carry the
+// compact text, and returns an in-process client of it as the driver's
+// tools.
+func throughServer(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
+	t.Helper()
+	srv, err := server.New(server.Config{NewSession: func(context.Context) (server.Session, error) {
+		return &drivertest.Session{Browser: mb}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	tl, closeClient, err := server.ConnectInProcess(context.Background(), srv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeClient() })
+	return tl
 }

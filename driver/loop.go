@@ -232,10 +232,10 @@ func (r *run) loop(ctx context.Context) Result {
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + detail}
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
-	r.seen, _ = parseSnapshot(initial.Text)
+	r.seen, _ = parseSnapshot(initial.JSON())
 	r.cfg.Record.begin(StartRecord{
 		Time: r.cfg.Now(), Goal: r.redact.String(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
-		SystemTokens: textTokens(r.system), URL: r.redact.String(pageURL(initial.Text)),
+		SystemTokens: textTokens(r.system), URL: r.redact.String(pageURL(initial.JSON())),
 	}, initial.Image)
 
 	for n := 1; n <= r.cfg.MaxTurns; n++ {
@@ -307,7 +307,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	r.redact.notePassword(call.Name, call.Input, r.seen)
 	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
 	res, err := r.cfg.Tools.Call(ctx, call.Name, call.Input)
-	if s, ok := parseSnapshot(res.Text); ok {
+	if s, ok := parseSnapshot(res.JSON()); ok {
 		r.seen = s
 	}
 	if err != nil {
@@ -317,8 +317,8 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		rec.Error = err.Error()
 	}
 	outcome := describe(res)
-	rec.Result, rec.URL = outcome, pageURL(res.Text)
-	if o, ok := parseOutcome(res.Text); ok {
+	rec.Result, rec.URL = outcome, pageURL(res.JSON())
+	if o, ok := parseOutcome(res.JSON()); ok {
 		rec.Message = o.Message
 		switch {
 		case o.Approved != nil:
@@ -349,7 +349,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	if call.Name != tools.CompleteTask || res.IsError {
 		return false, Result{}
 	}
-	o, _ := parseOutcome(res.Text)
+	o, _ := parseOutcome(res.JSON())
 	if o.Acknowledged == nil || !*o.Acknowledged {
 		r.log.Info("completion not acknowledged; the model is told why", "turn", n, "message", r.redact.String(o.Message))
 		return false, Result{}
@@ -366,11 +366,11 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 }
 
 // toolResultBlock turns a tool's result into the tool_result the API
-// accepts: JSON text plus the screenshot, or text only when it is an error.
+// accepts: its text plus the screenshot, or text only when it is an error.
 func toolResultBlock(id string, res ToolResult) Block {
-	content := []Block{Text(res.Text)}
+	content := []Block{resultText(res)}
 	if res.Text == "" {
-		content[0] = Text("(empty result)")
+		content[0].Text = "(empty result)"
 	}
 	if res.Image != nil && !res.IsError {
 		content = append(content, ImageOf(res.Image))
@@ -463,15 +463,15 @@ func (r *run) modelFailure(n int, err error) Result {
 	return res
 }
 
-// pageURL reads page.url from a snapshot or an action result.
-func pageURL(text string) string {
+// pageURL reads page.url from a snapshot's or an action result's JSON.
+func pageURL(data []byte) string {
 	var v struct {
 		Page     struct{ URL string } `json:"page"`
 		Snapshot *struct {
 			Page struct{ URL string } `json:"page"`
 		} `json:"snapshot"`
 	}
-	if json.Unmarshal([]byte(text), &v) != nil {
+	if json.Unmarshal(data, &v) != nil {
 		return ""
 	}
 	if v.Snapshot != nil {

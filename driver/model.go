@@ -101,6 +101,10 @@ type Block struct {
 	// block's data.
 	Signature string
 	Data      string
+	// Structured is, on the text block of a tool's result, the result's
+	// JSON. It never reaches the model, which reads Text; scripts read it
+	// (see LatestSnapshot).
+	Structured json.RawMessage
 }
 
 // Text returns a text block.

@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -141,21 +142,19 @@ type SnapshotView struct {
 	} `json:"page"`
 }
 
-// LatestSnapshot finds the newest snapshot in a request: a text block that
-// is a snapshot, or an action result holding one.
+// LatestSnapshot finds the newest snapshot in a request: a text block whose
+// JSON (the structured content beside its text, or the text itself) is a
+// snapshot, or an action result holding one.
 func LatestSnapshot(req Request) (SnapshotView, bool) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		blocks := req.Messages[i].Content
 		for j := len(blocks) - 1; j >= 0; j-- {
-			texts := []string{blocks[j].Text}
+			candidates := []Block{blocks[j]}
 			if blocks[j].Type == ToolResultBlock {
-				texts = texts[:0]
-				for _, c := range blocks[j].Content {
-					texts = append(texts, c.Text)
-				}
+				candidates = blocks[j].Content
 			}
-			for _, t := range texts {
-				if s, ok := parseSnapshot(t); ok {
+			for _, c := range candidates {
+				if s, ok := parseSnapshot(jsonOf(c.Structured, c.Text)); ok {
 					return s, true
 				}
 			}
@@ -164,8 +163,8 @@ func LatestSnapshot(req Request) (SnapshotView, bool) {
 	return SnapshotView{}, false
 }
 
-func parseSnapshot(text string) (SnapshotView, bool) {
-	if !strings.HasPrefix(strings.TrimSpace(text), "{") {
+func parseSnapshot(data []byte) (SnapshotView, bool) {
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
 		return SnapshotView{}, false
 	}
 	var v struct {
@@ -173,7 +172,7 @@ func parseSnapshot(text string) (SnapshotView, bool) {
 		SnapshotID string        `json:"snapshot_id"`
 		Snapshot   *SnapshotView `json:"snapshot"`
 	}
-	if json.Unmarshal([]byte(text), &v) != nil {
+	if json.Unmarshal(data, &v) != nil {
 		return SnapshotView{}, false
 	}
 	if v.Snapshot != nil {

@@ -16,8 +16,21 @@ import (
 
 // TestRecordKeepsSecrets: a password the model types and a secret's value
 // that reaches the driver anyway (echoed by the page, repeated by the model)
-// appear in no file of the run record, which only its owner can read.
+// appear in no file of the run record, which only its owner can read. The
+// driver knows a password field from the snapshot's JSON: the mock's JSON
+// text, or the structured content beside the server's compact text.
 func TestRecordKeepsSecrets(t *testing.T) {
+	t.Run("mock", func(t *testing.T) {
+		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) driver.Tools { return mb }, "{")
+	})
+	t.Run("server", func(t *testing.T) {
+		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) driver.Tools { return throughServer(t, mb) }, "page ")
+	})
+}
+
+// testRecordKeepsSecrets runs the test on the tools via gives; the model's
+// view of a snapshot begins with textStart.
+func testRecordKeepsSecrets(t *testing.T, via func(*drivertest.MockBrowser) driver.Tools, textStart string) {
 	const password, secret = "hunter2-secret-XYZ", "tok-SECRET-123"
 	login := drivertest.Page("https://shop.test/login", 0, "Log in")
 	login.Elements = append(login.Elements,
@@ -27,7 +40,7 @@ func TestRecordKeepsSecrets(t *testing.T) {
 		tools.Fill + " @e3": {Message: "Typed " + secret + " into the field."},
 	}}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.Call(tools.Fill, map[string]string{"ref": "@e2", "value": password}),
+		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": password}),
 		driver.Call(tools.Fill, map[string]string{"ref": "@e3", "value": "{{API_TOKEN}}"}),
 		driver.Reply(driver.Text("I typed "+password+" and the token "+secret+"."),
 			driver.ToolUse("", tools.Click, []byte(`{"ref":"@e1"}`))),
@@ -39,7 +52,7 @@ func TestRecordKeepsSecrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := driver.Run(context.Background(), driver.Config{
-		Model: model, ModelName: "scripted", Tools: mb, Goal: "Log in with the token " + secret,
+		Model: model, ModelName: "scripted", Tools: via(mb), Goal: "Log in with the token " + secret,
 		Record: rec, Secrets: map[string]string{"API_TOKEN": secret},
 	})
 	if err != nil {
@@ -50,6 +63,9 @@ func TestRecordKeepsSecrets(t *testing.T) {
 	}
 	if !res.Success || strings.Contains(res.Detail, password) {
 		t.Errorf("result %+v", res)
+	}
+	if first := model.Requests()[0].Messages[0].Content[1].Text; !strings.HasPrefix(first, textStart) {
+		t.Errorf("the model read the snapshot as %q…, want it to begin with %q", first[:min(len(first), 40)], textStart)
 	}
 	// The browser got what the model wrote: the record is what is masked.
 	if calls := mb.Calls(); !strings.Contains(string(calls[1].Args), password) {
@@ -84,7 +100,8 @@ func TestRecordKeepsSecrets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`"value":"********"`, `{{API_TOKEN}}`} {
+	// The token's field is no password: its fill stays as the model wrote it.
+	for _, want := range []string{`"value":"********"`, `"value":"{{API_TOKEN}}"`} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("the session log lacks %s:\n%s", want, log)
 		}

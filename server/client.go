@@ -14,8 +14,9 @@ import (
 )
 
 // MCPTools adapts an initialized MCP client to driver.Tools: tools/list
-// gives the specs, tools/call the results, with text content joined and the
-// first image content decoded from base64.
+// gives the specs, tools/call the results, with text content joined (what
+// the model reads), structured content as JSON (what the driver reads) and
+// the first image content decoded from base64.
 func MCPTools(c client.MCPClient) driver.Tools { return mcpTools{c: c} }
 
 type mcpTools struct{ c client.MCPClient }
@@ -74,6 +75,13 @@ func (t mcpTools) Call(ctx context.Context, name string, args json.RawMessage) (
 		}
 	}
 	out.Text = strings.Join(texts, "\n")
+	if res.StructuredContent != nil {
+		data, err := json.Marshal(res.StructuredContent)
+		if err != nil {
+			return driver.ToolResult{}, fmt.Errorf("call %s: encode structured content: %w", name, err)
+		}
+		out.Structured = data
+	}
 	return out, nil
 }
 

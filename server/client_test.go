@@ -31,8 +31,9 @@ func connectMock(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
 	return tl
 }
 
-// The adapter turns tools/list into specs and tools/call into JSON text
-// plus the decoded screenshot, through the real server code.
+// The adapter turns tools/list into specs and tools/call into the text the
+// model reads, the structured JSON the driver reads and the decoded
+// screenshot, through the real server code.
 func TestMCPToolsAdapter(t *testing.T) {
 	mb := &drivertest.MockBrowser{Page: drivertest.ValidPage("https://shop.test/", "Buy", "Cancel")}
 	tl := connectMock(t, mb)
@@ -63,8 +64,12 @@ func TestMCPToolsAdapter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.IsError || !strings.Contains(res.Text, `"success":true`) || res.Image == nil || res.Image.MIMEType != "image/png" {
+	if res.IsError || !strings.HasPrefix(res.Text, "success\npage ") || res.Image == nil || res.Image.MIMEType != "image/png" {
 		t.Fatalf("result = %+v", res)
+	}
+	var structured tools.ActionResult
+	if err := json.Unmarshal(res.Structured, &structured); err != nil || !structured.Success || structured.Snapshot == nil {
+		t.Fatalf("structured content %s: %v", res.Structured, err)
 	}
 	if w, h, err := res.Image.Size(); err != nil || w != 160 || h != 90 {
 		t.Fatalf("screenshot %dx%d: %v", w, h, err)

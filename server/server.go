@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,15 +45,33 @@ type Config struct {
 	SessionIdle time.Duration
 	// Version is reported to clients in the initialize result.
 	Version string
+	// Text is how a result's text content reads: TextCompact (the default)
+	// or TextJSON. Structured content is the JSON either way.
+	Text TextFormat
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
+
+// TextFormat is how a tool result's text content reads.
+type TextFormat string
+
+// The text formats; both carry the same JSON as structured content.
+const (
+	// TextCompact renders a snapshot, alone or in an action result, as
+	// compact lines (snapshot.Snapshot.Render), which cost a model far fewer
+	// tokens than the JSON; other results stay their short JSON.
+	TextCompact TextFormat = "compact"
+	// TextJSON repeats the structured content's JSON, for clients that parse
+	// the text.
+	TextJSON TextFormat = "json"
+)
 
 // Server is the MCP server: one mcp-go server with the seven tools, and the
 // browser sessions of its clients.
 type Server struct {
 	mcp      *mcpserver.MCPServer
 	log      *slog.Logger
+	text     TextFormat
 	sessions *registry
 	idle     time.Duration
 	// outputs holds each tool's compiled output schema.
@@ -69,12 +88,20 @@ func New(cfg Config) (*Server, error) {
 	if cfg.MaxSessions == 0 {
 		cfg.MaxSessions = 10
 	}
+	switch cfg.Text {
+	case "":
+		cfg.Text = TextCompact
+	case TextCompact, TextJSON:
+	default:
+		return nil, fmt.Errorf("new server: text format %q is neither %q nor %q", cfg.Text, TextCompact, TextJSON)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
 		log:      log,
+		text:     cfg.Text,
 		sessions: newRegistry(cfg.NewSession, cfg.MaxSessions, cfg.SessionIdle, log),
 		idle:     cfg.SessionIdle,
 		outputs:  make(map[string]*jsonschema.Resolved),
@@ -224,21 +251,28 @@ func withDefaults(raw any, defaults map[string]any) (json.RawMessage, error) {
 	return json.Marshal(args)
 }
 
-// result shapes a tool's output for MCP: its JSON as text, the same JSON as
-// structured content when it fits the tool's output schema, and the
-// screenshot as an image block. An output that does not fit the schema (a
-// snapshot that failed) is marked as an error, since clients reject
-// unstructured success results from tools that declare an output schema.
+// result shapes a tool's output for MCP: its JSON as structured content when
+// it fits the tool's output schema, the text the model reads (see
+// TextFormat), and the screenshot as an image block. An output that does not
+// fit the schema (a snapshot that failed) is marked as an error, since
+// clients reject unstructured success results from tools that declare an
+// output schema.
 func (s *Server) result(name string, out tools.Output) (*mcp.CallToolResult, error) {
-	text, err := json.Marshal(out.Value)
+	data, err := json.Marshal(out.Value)
 	if err != nil {
 		return mcp.NewToolResultError(fmt.Sprintf("encode the result of %s: %v", name, err)), nil
 	}
-	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(string(text))}}
+	text := string(data)
+	if s.text == TextCompact {
+		if compact, ok := compactText(out.Value); ok {
+			text = compact
+		}
+	}
+	res := &mcp.CallToolResult{Content: []mcp.Content{mcp.NewTextContent(text)}}
 	var structured any
-	if err := json.Unmarshal(text, &structured); err == nil {
+	if err := json.Unmarshal(data, &structured); err == nil {
 		if _, isObject := structured.(map[string]any); isObject && s.outputs[name].Validate(structured) == nil {
-			res.StructuredContent = json.RawMessage(text)
+			res.StructuredContent = json.RawMessage(data)
 		}
 	}
 	if res.StructuredContent == nil {
@@ -248,4 +282,41 @@ func (s *Server) result(name string, out tools.Output) (*mcp.CallToolResult, err
 		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
 	}
 	return res, nil
+}
+
+// compactText renders a snapshot, or an action result and its snapshot, as
+// the model reads it: "success" or "error: <code>", the message, then the
+// snapshot's lines. It reports false for anything else (an approval, a
+// completion), whose JSON is short already.
+func compactText(v any) (string, bool) {
+	switch r := v.(type) {
+	case tools.ActionResult:
+		return actionText(&r), true
+	case *tools.ActionResult:
+		return actionText(r), r != nil
+	case interface{ Render() string }: // a snapshot
+		text := r.Render()
+		return text, text != ""
+	}
+	return "", false
+}
+
+func actionText(r *tools.ActionResult) string {
+	if r == nil {
+		return ""
+	}
+	var b strings.Builder
+	switch {
+	case r.Error != nil:
+		b.WriteString("error: " + string(*r.Error) + "\n")
+	case r.Success:
+		b.WriteString("success\n")
+	default:
+		b.WriteString("failed\n")
+	}
+	if r.Message != "" {
+		b.WriteString(r.Message + "\n")
+	}
+	b.WriteString(r.Snapshot.Render())
+	return b.String()
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -267,7 +270,7 @@ func TestDefaultsAreApplied(t *testing.T) {
 }
 
 func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
-	s := newTestServer(t, &fakes{}, Config{})
+	s := newTestServer(t, &fakes{}, Config{Text: TextJSON})
 	c := inProcessClient(t, s)
 	res := callTool(t, context.Background(), c, tools.Click, map[string]any{"ref": "@e2"})
 	if res.IsError || len(res.Content) != 2 {
@@ -471,5 +474,79 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("timed out waiting for %s", what)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// The model reads a snapshot as compact lines, while structured content
+// keeps the JSON that validates against the snapshot schema, for every
+// recorded page; --snapshot-text json puts the JSON back in the text.
+func TestCompactTextBesideStructuredJSON(t *testing.T) {
+	paths, err := filepath.Glob("../snapshot/testdata/captures/*.json")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no recorded captures: %v", err)
+	}
+	compact := newTestServer(t, &fakes{}, Config{})
+	asJSON := newTestServer(t, &fakes{}, Config{Text: TextJSON})
+	for _, path := range paths {
+		var c capture.Page
+		if f, err := os.Open(path); err != nil {
+			t.Fatal(err)
+		} else if err := errors.Join(json.NewDecoder(f).Decode(&c), f.Close()); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		snap, _, _ := snapshot.Build(&c, snapshot.Options{ViewportOnly: true}, 0)
+		msg := "Clicked @e0."
+		for _, tc := range []struct {
+			tool  string
+			value any
+			text  string
+		}{
+			{tools.GetSnapshot, snap, snap.Render()},
+			{tools.Click, tools.ActionResult{Success: true, Snapshot: snap, Message: msg}, "success\n" + msg + "\n" + snap.Render()},
+			{tools.Click, &tools.ActionResult{Snapshot: snap, Error: ptr(tools.ElementObscured)}, "error: element_obscured\n" + snap.Render()},
+		} {
+			res, err := compact.result(tc.tool, tools.Output{Value: tc.value})
+			if err != nil || res.IsError || res.StructuredContent == nil {
+				t.Fatalf("%s %s: %+v, %v", path, tc.tool, res, err)
+			}
+			if got := res.Content[0].(mcp.TextContent).Text; got != tc.text {
+				t.Errorf("%s %s: text\n%s\nwant\n%s", path, tc.tool, got, tc.text)
+			}
+			structured, _ := json.Marshal(res.StructuredContent)
+			want, _ := json.Marshal(tc.value)
+			if !jsonEqual(t, structured, want) {
+				t.Errorf("%s %s: structured content %s, want the JSON %s", path, tc.tool, structured, want)
+			}
+			var wrapped struct {
+				Snapshot json.RawMessage `json:"snapshot"`
+			}
+			if json.Unmarshal(structured, &wrapped) == nil && wrapped.Snapshot != nil {
+				structured = wrapped.Snapshot
+			}
+			if err := snapshot.Validate(structured); err != nil {
+				t.Errorf("%s %s: %v", path, tc.tool, err)
+			}
+			res, _ = asJSON.result(tc.tool, tools.Output{Value: tc.value})
+			if got := res.Content[0].(mcp.TextContent).Text; got != string(want) {
+				t.Errorf("%s %s with --snapshot-text json: text %s, want the JSON", path, tc.tool, got)
+			}
+		}
+	}
+
+	// Approvals and completions answer in short JSON in either format.
+	for _, v := range []any{tools.ApprovalResult{Approved: true, Message: "yes"}, tools.CompletionResult{Message: "not yet"}} {
+		name := tools.RequestApproval
+		if _, ok := v.(tools.CompletionResult); ok {
+			name = tools.CompleteTask
+		}
+		res, _ := compact.result(name, tools.Output{Value: v})
+		want, _ := json.Marshal(v)
+		if got := res.Content[0].(mcp.TextContent).Text; got != string(want) {
+			t.Errorf("%s: text %s, want %s", name, got, want)
+		}
+	}
+
+	if _, err := New(Config{NewSession: (&fakes{}).open, Text: "yaml"}); err == nil {
+		t.Error("an unknown text format was accepted")
 	}
 }

@@ -125,8 +125,9 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	return m.result(tools.ActionResult{Success: true, Snapshot: m.page, Message: out.Message})
 }
 
-// result encodes v as the tool's JSON and adds a fresh screenshot whose
-// colour changes with each call, so that screenshots are told apart.
+// result encodes v as the tool's JSON, as both its text and its structured
+// content, and adds a fresh screenshot whose colour changes with each call,
+// so that screenshots are told apart.
 func (m *MockBrowser) result(v any) (driver.ToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -137,7 +138,7 @@ func (m *MockBrowser) result(v any) (driver.ToolResult, error) {
 	if err != nil {
 		return driver.ToolResult{}, err
 	}
-	return driver.ToolResult{Text: string(b), Image: img}, nil
+	return driver.ToolResult{Text: string(b), Structured: b, Image: img}, nil
 }
 
 // Screenshot draws a 160×90 PNG of one colour, chosen by seed: 20 image

@@ -39,7 +39,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	default:
 		v = new(tools.ActionResult)
 	}
-	if err := json.Unmarshal([]byte(res.Text), v); err != nil {
+	if err := json.Unmarshal(res.JSON(), v); err != nil {
 		return tools.Output{}, fmt.Errorf("mock session: decode %s result: %w", name, err)
 	}
 	out := tools.Output{Value: v}
