@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -27,6 +28,7 @@ func demoCmd(ctx context.Context, e *env, args []string) error {
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`, when ANTHROPIC_API_KEY is set")
 	af := addApproverFlags(fs, true)
 	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
+	text := addSnapshotTextFlag(fs)
 	cf := addCommonFlags(fs, "warn")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -39,7 +41,7 @@ func demoCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	t := task{setup: st, outDir: *out, approvers: af}
+	t := task{setup: st, outDir: *out, approvers: af, text: server.TextFormat(*text)}
 	if err := demoTask(e, &t, *model); err != nil {
 		return err
 	}
@@ -162,7 +164,7 @@ func lastRejection(req driver.Request) (string, bool) {
 			Error    *string `json:"error"`
 			Message  string  `json:"message"`
 		}
-		if json.Unmarshal([]byte(b.Content[0].Text), &r) != nil {
+		if json.Unmarshal(b.Content[0].Structured, &r) != nil {
 			continue
 		}
 		if (r.Approved != nil && !*r.Approved) || (r.Error != nil && *r.Error == string(tools.HumanRejected)) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -216,6 +217,29 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	cfg.Capture.Format = t.screenshotFormat
 	cfg.Capture.ImageTokens = t.screenshotTokens
 	return cfg, nil
+}
+
+// textFormat is --snapshot-text: how a result's text content reads.
+type textFormat server.TextFormat
+
+func (f *textFormat) String() string { return string(*f) }
+
+// Set implements flag.Value.
+func (f *textFormat) Set(s string) error {
+	switch v := server.TextFormat(s); v {
+	case server.TextCompact, server.TextJSON:
+		*f = textFormat(v)
+		return nil
+	}
+	return fmt.Errorf("want %s or %s", server.TextCompact, server.TextJSON)
+}
+
+// addSnapshotTextFlag defines --snapshot-text on fs, for the commands that
+// serve the tools over MCP.
+func addSnapshotTextFlag(fs *flag.FlagSet) *textFormat {
+	f := textFormat(server.TextCompact)
+	fs.Var(&f, "snapshot-text", "the `format` of a tool result's text: compact (lines a model reads in few tokens) or json (for clients that parse the text); structured content is JSON either way")
+	return &f
 }
 
 // commonFlags are the flags of every command that drives a browser: the log

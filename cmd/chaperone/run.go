@@ -29,6 +29,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "refuse every step that needs approval, without asking: rehearse a flow without performing it")
 	af := addApproverFlags(fs, true)
 	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
+	text := addSnapshotTextFlag(fs)
 	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -71,7 +72,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	res, err := drive(ctx, e, task{
 		setup: st, goal: *goal, profiles: profs, secrets: secrets, startURL: *startURL,
 		model: claude, modelName: claude.Name(), modelTimeout: *modelTimeout,
-		maxTurns: *maxTurns, dryRun: *dryRun, approvers: af, outDir: *out,
+		maxTurns: *maxTurns, dryRun: *dryRun, approvers: af, outDir: *out, text: server.TextFormat(*text),
 	})
 	if err != nil {
 		return err
@@ -100,6 +101,8 @@ type task struct {
 	// (tests answer through it).
 	approver checkpoint.Approver
 	outDir   string
+	// text is how the tools' results read to the model (--snapshot-text).
+	text server.TextFormat
 	// record, when set, receives the path of the run record as soon as it
 	// exists.
 	record func(dir string)
@@ -182,6 +185,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		MaxSessions: 1,
 		Version:     version(),
 		Logger:      log,
+		Text:        t.text,
 	})
 	if err != nil {
 		return driver.Result{}, err

@@ -33,6 +33,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
 	af := addApproverFlags(fs, false)
+	text := addSnapshotTextFlag(fs)
 	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -162,6 +163,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		SessionIdle: *sessionIdle,
 		Version:     version(),
 		Logger:      log,
+		Text:        server.TextFormat(*text),
 	})
 	if err != nil {
 		return err
