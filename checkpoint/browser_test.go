@@ -3,11 +3,9 @@ package checkpoint_test
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"image"
 	_ "image/jpeg" // screenshots may be JPEG
 	_ "image/png"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,67 +140,4 @@ func TestMarkTargetOnARealScreenshot(t *testing.T) {
 	if r, g, b, _ := img.At(x, y).RGBA(); r < 0xa000 || g > 0x5000 || b > 0x5000 {
 		t.Errorf("pixel left of the button (%d,%d) is %v, want the red mark", x, y, img.At(x, y))
 	}
-}
-
-// TestDefaultPolicyOnTheFixtureSite runs the default policy over every
-// control of every page of the fixture site: a click on each button, link or
-// menu item, a fill into each text field. It is the policy's precision as a
-// table; the test fails when a control changes sides.
-func TestDefaultPolicyOnTheFixtureSite(t *testing.T) {
-	p, err := checkpoint.LoadProfile("default")
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := checkpoint.NewGate(p, nil, checkpoint.Options{})
-	site := browsertest.Site(t)
-	tab := browsertest.Tab(t)
-	pages := []string{"/account", "/retention", "/survey", "/finish", "/cancelled", "/error", "/help"}
-	for _, v := range []string{"altered", "approve", "busy", "cancelled-below", "checkout", "dialogs", "disabled", "everyday",
-		"form", "long", "modal", "not-cancelled", "order-placed", "shadow", "similar", "spa-steps", "third-party", "widgets"} {
-		pages = append(pages, "/variants/"+v)
-	}
-	want := map[string][]string{
-		"/account": {`click button "Cancel Membership"`},
-		"/finish":  {`click button "Finish Cancellation"`},
-		// Judged by accessible names only here: the browser's facts
-		// (autocomplete cc-name) gate "Name on card" too.
-		"/variants/checkout": {`fill textbox "Card number"`, `fill textbox "Expiry date"`, `fill textbox "Security code"`, `click button "Place order — $129"`},
-		"/variants/dialogs":  {`click button "Delete item"`},
-		"/variants/disabled": {`click button "Finish Cancellation"`},
-		"/variants/everyday": {`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`, `click button "Book now"`,
-			`click button "Subscribe"`, `click button "Unsubscribe from emails"`, `click button "Cancel subscription"`, `click button "Delete account"`,
-			`click button "Remove account"`, `click button "Send message"`, `click button "Transfer $500"`, `click button "Send money"`},
-		"/variants/long":    {`click button "Cancel Membership"`},
-		"/variants/modal":   {`click button "Cancel Membership"`},
-		"/variants/altered": {`click button "Cancel Membership"`},
-		// A div the page made a button, named Subscribe.
-		"/variants/widgets": {`click button "Subscribe"`},
-	}
-	var table strings.Builder
-	for _, path := range pages {
-		s := capture(t, tab, site+path)
-		var gated, free []string
-		for _, e := range s.Elements {
-			var a checkpoint.Action
-			switch e.Role {
-			case "button", "link", "menuitem", "checkbox", "radio", "tab", "switch":
-				a = checkpoint.Action{Verb: checkpoint.VerbClick, Role: e.Role, Name: e.Name}
-			case "textbox", "searchbox", "spinbutton":
-				a = checkpoint.Action{Verb: checkpoint.VerbFill, Role: e.Role, Name: e.Name}
-			default:
-				continue
-			}
-			desc := strings.TrimSuffix(a.String(), ` with ""`)
-			if _, ok := g.Gated(s, a); ok {
-				gated = append(gated, desc)
-			} else {
-				free = append(free, desc)
-			}
-		}
-		fmt.Fprintf(&table, "%s\n  gated: %s\n  not gated: %s\n", path, strings.Join(gated, ", "), strings.Join(free, ", "))
-		if !slices.Equal(gated, want[path]) {
-			t.Errorf("%s: gated %q, want %q", path, gated, want[path])
-		}
-	}
-	t.Logf("the default policy on the fixture site:\n%s", table.String())
 }
