@@ -40,7 +40,15 @@ const (
 	maxDepth = 10
 	// maxNameLen is where names are cut; "..." follows a cut name.
 	maxNameLen = 200
+	// maxOptions is how many options of a select are shown as its
+	// children; a note says when there are more.
+	maxOptions = 25
 )
+
+// NameFallback is an element's NameSource when its name is not the
+// accessible name but what the page binds to the element itself (see
+// Element.NameSource).
+const NameFallback = "fallback"
 
 func (o Options) withDefaults() Options {
 	if o.MaxElements <= 0 {
@@ -82,9 +90,14 @@ type cand struct {
 	// dialogs, scroll containers) are there to be read.
 	interactive bool
 	// clickLike elements are generic elements with a click handler and a
-	// pointer cursor; dropped is set when one turns out to wrap controls.
-	clickLike  bool
-	dropped    bool
+	// pointer cursor; dropped is set when one turns out to wrap controls
+	// and have no text of its own.
+	clickLike bool
+	dropped   bool
+	// host elements are interactive without being a control of a kind
+	// (a clickable row, a focusable list): what is clickable inside one is
+	// an element of its own.
+	host       bool
 	scrollable bool
 	// el and target are filled for the elements that may be shown.
 	el      *Element
@@ -98,16 +111,40 @@ type builder struct {
 	opts    Options
 	cands   []cand
 	visited [][]bool
+	// candOf is the candidate of each accessibility node, or -1.
+	candOf [][]int32
+	// selects are the selects with options, and how many each has.
+	selects []selectOptions
+	// inert is set when the tree left out nodes for an open modal
+	// <dialog>; modal is the candidate of the open modal dialog, or -1.
+	inert bool
+	modal int32
 }
+
+// selectOptions says how many options select k has.
+type selectOptions struct {
+	k     int32
+	total int
+}
+
+// How far inside an interactive element a node is, for visit and classify.
+const (
+	withinNone    = iota
+	withinHost    // inside a clickable row or a focusable list
+	withinControl // inside a link, a button or another control
+)
 
 // Build turns a capture into a snapshot whose refs start at @e{firstRef}. It
 // returns the snapshot, its ref table and the next free ref number.
 //
 // Elements are the accessibility nodes that pass the inclusion rules (see
 // interactiveRoles, containerRoles, headings of level 1 to 3, keyboard-
-// focusable elements, generic elements with a click handler and a pointer
-// cursor, scroll containers), listed in depth-first document order with an
-// open JavaScript dialog's controls first. When more qualify than
+// focusable elements, a focusable handle with aria-valuenow as a slider,
+// generic elements with a click handler and a pointer cursor, also inside
+// another such element (an icon in a clickable row), the items of a list that
+// handles their clicks, the first maxOptions options of a select, scroll
+// containers), listed in depth-first document order with an open JavaScript
+// dialog's controls first. When more qualify than
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
 // (rank: wholly in the viewport, partly, outside; then role priority; then
 // document order) and a note says how many.
@@ -159,10 +196,14 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 	if left := len(b.eligible()) - keep + offscreen; left > 0 {
 		s.Notes = append(s.Notes, leftOutNote(len(b.eligible())-keep, offscreen, opts.ViewportOnly))
 	}
+	s.Notes = append(s.Notes, b.optionNotes(refOf)...)
 	text, cut := b.pageText(refOf)
 	s.Text = text
 	if cut {
 		s.Notes = append(s.Notes, fmt.Sprintf("page text cut at %d bytes", opts.TextBudget))
+	}
+	if b.modal >= 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("modal dialog %q is open: the page text leaves out the page behind it", b.cands[b.modal].el.Name))
 	}
 	return s, table, next
 }
@@ -195,8 +236,13 @@ func newID() string {
 func (b *builder) collect() {
 	p := b.p
 	b.visited = make([][]bool, len(p.frames))
+	b.candOf = make([][]int32, len(p.frames))
 	for i := range p.frames {
 		b.visited[i] = make([]bool, len(p.frames[i].nodes))
+		b.candOf[i] = make([]int32, len(p.frames[i].nodes))
+		for j := range b.candOf[i] {
+			b.candOf[i][j] = -1
+		}
 	}
 	done := make([]bool, len(p.frames))
 	for f := range p.frames {
@@ -207,7 +253,7 @@ func (b *builder) collect() {
 		}
 		done[f] = true
 		if p.frames[f].root >= 0 {
-			b.visit(f, p.frames[f].root, -1, false)
+			b.visit(f, p.frames[f].root, -1, withinNone)
 		}
 	}
 	// Clickable wrappers that wrap controls are gone; their children hang
@@ -219,6 +265,24 @@ func (b *builder) collect() {
 		}
 		b.cands[i].parent = par
 	}
+	b.modal = b.modalDialog()
+}
+
+// modalDialog finds the open modal dialog, whose page text is all the page
+// text there is: the last dialog with aria-modal, or the <dialog> for which
+// the tree left the rest of the page out as inert; -1 when there is none.
+func (b *builder) modalDialog() int32 {
+	m := int32(-1)
+	for k := range b.cands {
+		c := &b.cands[k]
+		if c.role != "dialog" && c.role != "alertdialog" {
+			continue
+		}
+		if v, _ := b.p.attr(c.dom, "aria-modal"); v == "true" || (b.inert && b.p.tag(c.dom) == "DIALOG") {
+			m = int32(k)
+		}
+	}
+	return m
 }
 
 // reached reports whether frame f's root was visited.
@@ -228,9 +292,9 @@ func (b *builder) reached(f int) bool {
 }
 
 // visit walks node i of frame f. parent is the nearest candidate ancestor;
-// inInteractive says an ancestor is interactive. It returns whether the
-// subtree holds an interactive element.
-func (b *builder) visit(f int, i int32, parent int32, inInteractive bool) bool {
+// within says how far inside an interactive ancestor the node is. It returns
+// whether the subtree holds an interactive element.
+func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 	fr := &b.p.frames[f]
 	if b.visited[f][i] {
 		return false
@@ -246,36 +310,143 @@ func (b *builder) visit(f int, i int32, parent int32, inInteractive bool) bool {
 	role := n.Role.Value.s
 	if role == "Iframe" || role == "IframePresentational" {
 		if cf := b.childFrame(dom); cf >= 0 && b.p.frames[cf].root >= 0 {
-			return b.visit(cf, b.p.frames[cf].root, parent, inInteractive)
+			return b.visit(cf, b.p.frames[cf].root, parent, within)
 		}
 		return false
 	}
 	k := int32(-1)
 	if !n.Ignored {
-		k = b.classify(f, i, n, dom, parent, inInteractive)
+		k = b.classify(f, i, n, dom, parent, within)
+	} else if !b.inert && hasReason(n, "activeModalDialog") {
+		b.inert = true
 	}
-	childParent := parent
+	childParent, childWithin := parent, within
 	inter := false
 	if k >= 0 {
+		c := &b.cands[k]
 		childParent = k
-		inter = b.cands[k].interactive
+		inter = c.interactive
+		switch {
+		case c.interactive && c.host:
+			childWithin = max(within, withinHost)
+		case c.interactive:
+			childWithin = withinControl
+		}
 	}
 	sub := false
 	switch b.p.tag(dom) {
-	case "INPUT", "TEXTAREA", "SELECT":
+	case "SELECT":
+		if k >= 0 {
+			b.options(f, i, k)
+		}
+	case "INPUT", "TEXTAREA":
 		// A form control's children are its user-agent parts (the inner
-		// editor, a date's fields, a select's options): not elements.
+		// editor, a date's fields): not elements.
 	default:
 		for _, id := range n.ChildIDs {
-			if ci, ok := fr.byID[id]; ok && b.visit(f, ci, childParent, inInteractive || inter) {
+			if ci, ok := fr.byID[id]; ok && b.visit(f, ci, childParent, childWithin) {
 				sub = true
 			}
 		}
 	}
-	if k >= 0 && b.cands[k].clickLike && sub {
+	// A clickable wrapper around controls is those controls, unless it has
+	// text of its own (a message row around its star and reply icons).
+	if k >= 0 && b.cands[k].clickLike && sub && !isWordy(b.axText(int32(f), i)) {
 		b.cands[k].dropped = true
 	}
 	return sub || inter
+}
+
+// hasReason reports whether an ignored node was ignored for reason.
+func hasReason(n *axNode, reason string) bool {
+	for i := range n.IgnoredReasons {
+		if n.IgnoredReasons[i].Name == reason {
+			return true
+		}
+	}
+	return false
+}
+
+// options makes the first maxOptions options of select k its children, so
+// that the agent sees what it may choose though the select is closed.
+func (b *builder) options(f int, i int32, k int32) {
+	fr := &b.p.frames[f]
+	total := 0
+	var walk func(i int32, depth int)
+	walk = func(i int32, depth int) {
+		for _, id := range fr.nodes[i].ChildIDs {
+			ci, ok := fr.byID[id]
+			if !ok || b.visited[f][ci] {
+				continue
+			}
+			n := &fr.nodes[ci]
+			switch role := n.Role.Value.s; {
+			case n.Ignored:
+			case role == "option" || role == "MenuListOption":
+				b.visited[f][ci] = true
+				if total++; total <= maxOptions {
+					b.option(f, ci, n, k)
+				}
+			case depth < 2:
+				// The popup of a closed select, an optgroup.
+				walk(ci, depth+1)
+			}
+		}
+	}
+	walk(i, 0)
+	if total > 0 {
+		b.selects = append(b.selects, selectOptions{k, total})
+	}
+}
+
+// optionNotes says of each shown select that does not show all its options
+// how many it shows.
+func (b *builder) optionNotes(refOf map[int32]string) []string {
+	var notes []string
+	for _, so := range b.selects {
+		if _, ok := refOf[so.k]; !ok {
+			continue
+		}
+		shown := 0
+		for k := range refOf {
+			if b.cands[k].parent == so.k && b.cands[k].role == "option" {
+				shown++
+			}
+		}
+		if shown < so.total {
+			// A note names the select, not its ref: each ref is shown
+			// once, in the elements.
+			e := b.cands[so.k].el
+			what := fmt.Sprintf("the select %q", e.Name)
+			if e.Name == "" && e.Value != nil {
+				what = fmt.Sprintf("the select set to %q", *e.Value)
+			}
+			notes = append(notes, fmt.Sprintf("%s shows %d of its %d options; select any of them by its text", what, shown, so.total))
+		}
+	}
+	return notes
+}
+
+// option records option node i of frame f as a child of select k. An option
+// of a closed select has no box of its own: it is hidden, or offscreen with
+// its select.
+func (b *builder) option(f int, i int32, n *axNode, k int32) {
+	p := b.p
+	dom := noDOM
+	if r, ok := p.byBackend[n.BackendNodeID]; ok {
+		dom = r
+	}
+	c := cand{
+		frame: int32(f), ax: i, dom: dom, parent: k, role: "option", props: readProps(n.Properties),
+		interactive: true, prio: otherPriority,
+	}
+	bb, ok := p.bounds(dom)
+	c.bbox, c.vis = bb, p.visClass(bb, ok)
+	if !ok && b.cands[k].vis == visOff {
+		c.vis = visOff
+	}
+	b.cands = append(b.cands, c)
+	b.candOf[f][i] = int32(len(b.cands) - 1)
 }
 
 // childFrame finds the frame whose document an iframe node owns, or -1.
@@ -301,7 +472,7 @@ func (b *builder) childFrame(owner domRef) int {
 
 // classify applies the inclusion and exclusion rules to one unignored node
 // and records it as a candidate; it returns the candidate's index or -1.
-func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, inInteractive bool) int32 {
+func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, within int8) int32 {
 	p := b.p
 	axRole := n.Role.Value.s
 	switch axRole {
@@ -335,21 +506,32 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 	if tag == "BODY" || tag == "HTML" {
 		return -1
 	}
+	plain := role == "generic" || role == "none" || role == "presentation"
 	if !incl && props.focusable && p.keyboardFocusable(dom) {
 		incl, inter = true, true
-		if props.editable == "richtext" || props.editable == "plaintext" {
+		_, valued := p.attr(dom, "aria-valuenow")
+		switch {
+		case props.editable == "richtext" || props.editable == "plaintext":
 			role = "textbox"
-		} else if p.clickable(dom) && (role == "generic" || role == "none" || role == "presentation") {
+		case valued && plain:
+			// A slider's handle: a focusable span that says its value.
+			role = "slider"
+		case p.clickable(dom) && plain:
 			role = "button"
 		}
 	}
 	if !incl && dom.doc >= 0 && p.scrollable(dom) {
 		incl, scroll = true, true
 	}
-	if !incl && !inInteractive && dom.doc >= 0 && tag != "LABEL" && p.clickable(dom) {
-		if c := p.style(dom, p.styles.cursor); c == "pointer" || (c == "" && p.styles.cursor < 0) {
+	if !incl && within < withinControl && dom.doc >= 0 && tag != "LABEL" && p.pointer(dom) {
+		switch {
+		case p.clickable(dom):
 			incl, inter, clickLike = true, true, true
 			role = "button"
+		case p.delegatedItem(dom):
+			// An item of a popup list whose clicks the list handles.
+			incl, inter, clickLike = true, true, true
+			role = "option"
 		}
 	}
 	if !incl {
@@ -360,6 +542,7 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 		interactive: inter, clickLike: clickLike, scrollable: scroll || (dom.doc >= 0 && p.scrollable(dom)),
 		focused: props.focused,
 	}
+	c.host = inter && (clickLike || !interactiveRoles[role])
 	bb, ok := p.bounds(dom)
 	c.bbox = bb
 	c.vis = p.visClass(bb, ok)
@@ -369,7 +552,27 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 	}
 	c.prio = int8(pr)
 	b.cands = append(b.cands, c)
-	return int32(len(b.cands) - 1)
+	k := int32(len(b.cands) - 1)
+	b.candOf[f][i] = k
+	return k
+}
+
+// pointer reports whether node r shows a pointer cursor (or the capture did
+// not ask for the cursor).
+func (p *page) pointer(r domRef) bool {
+	c := p.style(r, p.styles.cursor)
+	return c == "pointer" || (c == "" && p.styles.cursor < 0)
+}
+
+// delegatedItem reports whether node r is an item of a list that handles
+// its items' clicks itself: an <li> whose list, or the list's parent, has
+// the click handler.
+func (p *page) delegatedItem(r domRef) bool {
+	if p.tag(r) != "LI" {
+		return false
+	}
+	list := p.parent(r)
+	return p.clickable(list) || p.clickable(p.parent(list))
 }
 
 // keyboardFocusable reports whether a focusable node is reachable with Tab:
@@ -551,8 +754,11 @@ func (b *builder) detail(k int32) {
 	axName := strings.Clone(n.Name.Value.String())
 	c.role = strings.Clone(c.role)
 	name := collapseSpace(axName)
+	source := ""
 	if name == "" && (c.interactive || containerRoles[c.role]) {
-		name = b.fallbackName(c, n)
+		if name = b.fallbackName(c, n); name != "" {
+			source = NameFallback
+		}
 	}
 	name = cutName(name)
 
@@ -566,10 +772,11 @@ func (b *builder) detail(k int32) {
 		}
 	}
 	e := &Element{
-		Role:  c.role,
-		Name:  name,
-		State: b.states(c),
-		BBox:  roundBox(c.bbox),
+		Role:       c.role,
+		Name:       name,
+		NameSource: source,
+		State:      b.states(c),
+		BBox:       roundBox(c.bbox),
 	}
 	if c.role == "heading" {
 		e.Level = c.props.level
@@ -695,6 +902,13 @@ func (b *builder) value(c *cand, n *axNode, tag, inputType string) *string {
 			return nil
 		}
 		v = strings.Clone(n.Value.Value.String())
+		if v == "" && c.role == "slider" {
+			// A handle that is a slider by its aria-valuenow alone has no
+			// value in the tree.
+			if v, _ = p.attr(c.dom, "aria-valuetext"); v == "" {
+				v, _ = p.attr(c.dom, "aria-valuenow")
+			}
+		}
 		if masked(v) {
 			return nil
 		}

@@ -286,8 +286,10 @@ func TestPasswordNeverShown(t *testing.T) {
 				t.Errorf("snapshot or table holds %q:\n%s\n%s", leak, data, tdata)
 			}
 		}
+		// The text before the field is not its name; the page text ties
+		// them.
 		e := s.Elements[0]
-		if e.Value != nil || e.Kind != "password" || e.Name != "Password" {
+		if e.Value != nil || e.Kind != "password" || e.Name != "" {
 			t.Errorf("password element = %+v", e)
 		}
 		if s.Text != "Password: [@e0]" {
@@ -420,6 +422,12 @@ func TestFallbackNames(t *testing.T) {
 	nameless := func(attrs []string, kids ...tnode) tnode {
 		return tnode{tag: "BUTTON", role: "button", box: b, attrs: attrs, props: focusable(), clickable: true, kids: kids}
 	}
+	field := func(attrs ...string) tnode {
+		return tnode{tag: "INPUT", role: "textbox", box: b, attrs: attrs, props: focusable()}
+	}
+	cell := func(tag string, kids ...tnode) tnode { return tnode{tag: tag, role: "cell", box: b, kids: kids} }
+	row := func(kids ...tnode) tnode { return tnode{tag: "TR", role: "row", box: b, kids: kids} }
+	svgTitle := tnode{tag: "svg", role: "image", box: b, kids: []tnode{{tag: "title", kids: []tnode{{tag: "#text", name: "Share"}}}}}
 	tests := []struct {
 		name string
 		body []tnode
@@ -427,18 +435,48 @@ func TestFallbackNames(t *testing.T) {
 	}{
 		{"title", []tnode{nameless([]string{"title", "Star it"})}, "Star it"},
 		{"img alt", []tnode{nameless(nil, tnode{tag: "IMG", role: "image", box: b, attrs: []string{"alt", "Settings"}})}, "Settings"},
+		{"svg title", []tnode{nameless(nil, svgTitle)}, "Share"},
 		{"svg icon class", []tnode{nameless(nil, tnode{tag: "svg", role: "image", box: b, attrs: []string{"class", "icon icon-trash"}})}, "trash icon"},
 		{"font icon", []tnode{nameless(nil, tnode{tag: "I", role: "generic", box: b, attrs: []string{"class", "fa fa-solid fa-star"}})}, "star icon"},
 		{"svg use", []tnode{nameless(nil, tnode{tag: "svg", role: "image", box: b, kids: []tnode{{tag: "use", box: b, attrs: []string{"href", "/sprite.svg#icon-close"}}}})}, "close icon"},
 		{"own icon class", []tnode{nameless([]string{"class", "btn bi-pencil-square"})}, "pencil square icon"},
-		{"placeholder", []tnode{{tag: "INPUT", role: "textbox", box: b, attrs: []string{"placeholder", "Search films"}, props: focusable()}}, "Search films"},
-		{"description", []tnode{{tag: "BUTTON", role: "button", box: b, props: focusable()}}, ""},
-		{"plain-text label", []tnode{text("Username:", 0, 0, 90, 20), {tag: "INPUT", role: "textbox", box: b}}, "Username"},
+		{"icon word in a class", []tnode{nameless([]string{"class", "tool btnReply"})}, "reply icon"},
+		{"symbol text is no name", []tnode{nameless([]string{"class", "icon more"}, text("…", b...))}, "more icon"},
+		{"placeholder", []tnode{field("placeholder", "Search films")}, "Search films"},
+		{"no description", []tnode{{tag: "BUTTON", role: "button", box: b, props: focusable()}}, ""},
+		{"text before is not a name", []tnode{text("Username:", 0, 0, 90, 20), {tag: "INPUT", role: "textbox", box: b}}, ""},
+		{"a letter before is not a name", []tnode{{tag: "SPAN", role: "generic", box: b, kids: []tnode{text("D", b...)}}, field()}, ""},
 		{"label of another control is not ours", []tnode{
 			{tag: "LABEL", role: "LabelText", box: b, attrs: []string{"for", "x"}, kids: []tnode{text("Email", b...)}},
 			{tag: "INPUT", role: "slider", box: b},
 		}, ""},
-		{"name attribute", []tnode{{tag: "INPUT", role: "textbox", box: b, attrs: []string{"name", "postal_code"}}}, "postal code"},
+		{"label for", []tnode{
+			{tag: "LABEL", role: "LabelText", box: b, attrs: []string{"for", "tag"}, kids: []tnode{text("Tagline:", b...)}},
+			{tag: "DIV", role: "textbox", box: b, attrs: []string{"id", "tag"}, props: focusable()},
+		}, "Tagline"},
+		{"wrapping label leaves out the value", []tnode{
+			{tag: "LABEL", role: "LabelText", box: b, kids: []tnode{
+				text("Nickname", b...),
+				{tag: "SPAN", role: "textbox", box: b, props: focusable(), kids: []tnode{text("typed", b...)}},
+			}},
+		}, "Nickname"},
+		{"column header", []tnode{{tag: "TABLE", role: "table", box: b, kids: []tnode{
+			{tag: "THEAD", role: "rowgroup", box: b, kids: []tnode{row(cell("TH", text("Genre", b...)), cell("TH", text("Director", b...)))}},
+			{tag: "TBODY", box: b, kids: []tnode{row(cell("TD", field()), cell("TD", field()))}},
+		}}}, "Director"},
+		{"column and row header", []tnode{{tag: "TABLE", role: "table", box: b, kids: []tnode{
+			row(cell("TH"), cell("TH", text("Price", b...))),
+			row(cell("TH", text("Basic", b...)), cell("TD", field())),
+		}}}, "Price, Basic"},
+		{"no header row", []tnode{{tag: "TABLE", role: "table", box: b, kids: []tnode{
+			row(cell("TD", text("Director", b...)), cell("TD", field())),
+		}}}, ""},
+		{"fieldset legend", []tnode{{tag: "FIELDSET", role: "group", name: "Director", box: b, kids: []tnode{
+			{tag: "LEGEND", role: "Legend", box: b, kids: []tnode{text("Director", b...)}},
+			{tag: "P", role: "paragraph", box: b, kids: []tnode{text("Search for satire movies directed by Mejia from year 2017.", b...)}},
+			field(),
+		}}}, "Director"},
+		{"name attribute is no name", []tnode{field("name", "postal_code")}, ""},
 		{"link address", []tnode{{tag: "A", role: "link", box: b, attrs: []string{"href", "/help"}}}, "link to /help"},
 	}
 	for _, tt := range tests {
@@ -448,10 +486,158 @@ func TestFallbackNames(t *testing.T) {
 			if e.Name != tt.want {
 				t.Errorf("name = %q, want %q", e.Name, tt.want)
 			}
+			if source := map[bool]string{true: NameFallback}[tt.want != ""]; e.NameSource != source {
+				t.Errorf("name source = %q, want %q", e.NameSource, source)
+			}
 			if tg := table[e.Ref]; tg.AXName != "" || tg.Name != tt.want {
 				t.Errorf("target name %q, tree name %q", tg.Name, tg.AXName)
 			}
 		})
+	}
+	// An accessible name is no fallback.
+	s, _, _ := build(t, tcapture(button("Save", b...)), Options{}, 0)
+	if e := s.Elements[0]; e.NameSource != "" {
+		t.Errorf("accessible name has source %q", e.NameSource)
+	}
+}
+
+func TestClickableInside(t *testing.T) {
+	b := []float64{0, 0, 400, 30}
+	pointer := map[string]string{"cursor": "pointer"}
+	clickable := func(tag, class string, kids ...tnode) tnode {
+		return tnode{tag: tag, role: "generic", box: b, clickable: true, style: pointer, attrs: []string{"class", class}, kids: kids}
+	}
+	item := func(name string) tnode {
+		return tnode{tag: "LI", role: "listitem", box: b, style: pointer, kids: []tnode{text(name, b...)}}
+	}
+	tests := []struct {
+		name string
+		body []tnode
+		want []string
+		kids map[int]int // element index to its number of children
+	}{
+		{"icons in a clickable row", []tnode{clickable("DIV", "msg",
+			text("Ada Lovelace", b...),
+			clickable("SPAN", "icon star", text("★", b...)),
+			clickable("SPAN", "icon reply"),
+		)}, []string{"button Ada Lovelace", "button star icon", "button reply icon"}, map[int]int{0: 2}},
+		{"a button in a clickable row", []tnode{clickable("DIV", "msg", text("Grace Hopper", b...), button("Archive", b...))},
+			[]string{"button Grace Hopper", "button Archive"}, map[int]int{0: 1}},
+		{"items of a popup list that handles their clicks", []tnode{
+			{tag: "UL", role: "list", box: b, clickable: true, style: pointer, kids: []tnode{item("Guadeloupe"), item("Guam"), item("Guatemala")}},
+		}, []string{"option Guadeloupe", "option Guam", "option Guatemala"}, nil},
+		{"items of a focusable list", []tnode{
+			{tag: "UL", role: "list", box: b, clickable: true, attrs: []string{"tabindex", "0"}, props: focusable(), kids: []tnode{item("Guam"), item("Guatemala")}},
+		}, []string{"list ", "option Guam", "option Guatemala"}, map[int]int{0: 2}},
+		{"items of a list nobody clicks", []tnode{
+			{tag: "UL", role: "list", box: b, kids: []tnode{item("Guam")}},
+		}, []string{}, nil},
+		{"a link's clickable text is the link", []tnode{
+			{tag: "A", role: "link", name: "Card", box: b, clickable: true, props: focusable(), kids: []tnode{clickable("SPAN", "", text("Card", b...))}},
+		}, []string{"link Card"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _ := build(t, tcapture(tt.body...), Options{}, 0)
+			if got := shown(s); !slices.Equal(got, tt.want) {
+				t.Fatalf("elements = %q, want %q", got, tt.want)
+			}
+			for i, n := range tt.kids {
+				if len(s.Elements[i].Children) != n {
+					t.Errorf("%s has children %q, want %d", s.Elements[i].Ref, s.Elements[i].Children, n)
+				}
+			}
+		})
+	}
+}
+
+func TestSliderHandle(t *testing.T) {
+	b := []float64{0, 0, 20, 20}
+	for _, tt := range []struct {
+		attrs []string
+		value string
+	}{
+		{[]string{"tabindex", "0", "aria-valuenow", "30"}, "30"},
+		{[]string{"tabindex", "0", "aria-valuenow", "3", "aria-valuetext", "3 stars"}, "3 stars"},
+	} {
+		s, _, _ := build(t, tcapture(tnode{tag: "SPAN", role: "generic", name: "Brightness", box: b, attrs: tt.attrs, props: focusable()}), Options{}, 0)
+		if got := shown(s); !slices.Equal(got, []string{"slider Brightness"}) {
+			t.Fatalf("elements = %q", got)
+		}
+		if v := s.Elements[0].Value; v == nil || *v != tt.value {
+			t.Errorf("value = %v, want %q", v, tt.value)
+		}
+	}
+}
+
+func TestSelectOptions(t *testing.T) {
+	sel := func(box []float64, n int) tnode {
+		var opts []tnode
+		for i := range n {
+			opts = append(opts, tnode{tag: "OPTION", role: "option", name: fmt.Sprint("Year ", 2000+i), props: map[string]any{"selected": i == 1}})
+		}
+		return tnode{tag: "SELECT", role: "combobox", name: "Year", box: box, props: focusable(), kids: []tnode{{tag: "DIV", role: "MenuListPopup", kids: opts}}}
+	}
+	s, _, _ := build(t, tcapture(sel([]float64{0, 0, 100, 30}, 3)), Options{}, 0)
+	if got := shown(s); !slices.Equal(got, []string{"combobox Year", "option Year 2000", "option Year 2001", "option Year 2002"}) {
+		t.Fatalf("elements = %q", got)
+	}
+	if c := s.Elements[0].Children; len(c) != 3 {
+		t.Errorf("children = %q", c)
+	}
+	if st := s.Elements[2].State; !slices.Equal(st, []string{"hidden", "enabled", "selected"}) {
+		t.Errorf("state of the selected option = %q", st)
+	}
+	if len(s.Notes) != 0 {
+		t.Errorf("notes = %q", s.Notes)
+	}
+
+	s, _, _ = build(t, tcapture(sel([]float64{0, 0, 100, 30}, 40)), Options{}, 0)
+	if n := len(s.Elements[0].Children); n != maxOptions {
+		t.Errorf("%d options shown, want %d", n, maxOptions)
+	}
+	if want := `the select "Year" shows 25 of its 40 options`; len(s.Notes) != 1 || !strings.HasPrefix(s.Notes[0], want) {
+		t.Errorf("notes = %q, want one starting %q", s.Notes, want)
+	}
+
+	// The options of a select outside the viewport are outside it too.
+	s, _, _ = build(t, tcapture(sel([]float64{0, 3000, 100, 30}, 3)), Options{ViewportOnly: true}, 0)
+	if len(s.Elements) != 0 {
+		t.Errorf("elements = %q", shown(s))
+	}
+}
+
+func TestModalPageText(t *testing.T) {
+	b := func(y float64) []float64 { return []float64{0, y, 300, 20} }
+	behind := []tnode{text("Plan details", b(0)...), button("Cancel Membership", b(20)...)}
+	tests := []struct {
+		name string
+		body []tnode
+	}{
+		{"aria-modal", append(behind, tnode{tag: "DIV", role: "dialog", name: "Special offer", box: b(100), attrs: []string{"aria-modal", "true"}, kids: []tnode{
+			text("Special offer", b(100)...), button("Close", b(120)...),
+		}})},
+		{"modal dialog element", []tnode{
+			{tag: "DIV", ignoredReason: "activeModalDialog", box: b(0), kids: []tnode{text("Plan details", b(0)...)}},
+			{tag: "DIALOG", role: "dialog", name: "Special offer", box: b(100), kids: []tnode{text("Special offer", b(100)...), button("Close", b(120)...)}},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, _, _ := build(t, tcapture(tt.body...), Options{}, 0)
+			e, _ := s.Find("button", "Close")
+			if want := "Special offer\n[" + e.Ref + " Close]"; s.Text != want {
+				t.Errorf("text = %q, want %q", s.Text, want)
+			}
+			if want := `modal dialog "Special offer" is open`; len(s.Notes) != 1 || !strings.HasPrefix(s.Notes[0], want) {
+				t.Errorf("notes = %q", s.Notes)
+			}
+		})
+	}
+	// A dialog that is not modal leaves the page text whole.
+	s, _, _ := build(t, tcapture(append(behind, tnode{tag: "DIV", role: "dialog", name: "Tip", box: b(100), kids: []tnode{text("Tip", b(100)...)}})...), Options{}, 0)
+	if !strings.HasPrefix(s.Text, "Plan details") || len(s.Notes) != 0 {
+		t.Errorf("text %q notes %q", s.Text, s.Notes)
 	}
 }
 
@@ -648,6 +834,12 @@ func TestFind(t *testing.T) {
 		e, ok := s.Find(tt.role, tt.name)
 		if ok != tt.ok || e.Ref != tt.want {
 			t.Errorf("Find(%q, %q) = %s, %v; want %s, %v", tt.role, tt.name, e.Ref, ok, tt.want, tt.ok)
+		}
+	}
+	s.Text = "Save your work\nName: [@e1] Save: * [@e2 Save]"
+	for label, want := range map[string]string{"Name": "@e1", "Save": "@e2", "work": "", "Nothing": ""} {
+		if e, ok := s.Labelled(label); ok != (want != "") || e.Ref != want {
+			t.Errorf("Labelled(%q) = %s, %v; want %s", label, e.Ref, ok, want)
 		}
 	}
 	if e, ok := s.Element("@e2"); !ok || e.Name != "Save" {

@@ -441,6 +441,8 @@ func (d *decoder) document(doc *domDocument) {
 					n.NodeType = d.ints(n.NodeType)
 				case "nodeName":
 					n.NodeName = d.ints(n.NodeName)
+				case "nodeValue":
+					n.NodeValue = d.ints(n.NodeValue)
 				case "backendNodeId":
 					n.BackendNodeID = d.int64s()
 				case "attributes":

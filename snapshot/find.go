@@ -19,6 +19,31 @@ func (s *Snapshot) Find(role, name string) (Element, bool) {
 	return Element{}, false
 }
 
+// Labelled returns the element whose ref the page text shows right after
+// label, as "Username: [@e5]" ties a field to the plain text before it: how
+// a field with no name of its own is told apart from the others.
+func (s *Snapshot) Labelled(label string) (Element, bool) {
+	if s == nil || label == "" {
+		return Element{}, false
+	}
+	for from := 0; ; {
+		i := strings.Index(s.Text[from:], label)
+		if i < 0 {
+			return Element{}, false
+		}
+		from += i + len(label)
+		rest := strings.TrimLeft(s.Text[from:], ": *")
+		if !strings.HasPrefix(rest, "[@e") {
+			continue
+		}
+		if end := strings.IndexAny(rest, " ]"); end > 0 {
+			if e, ok := s.Element(rest[1:end]); ok {
+				return e, true
+			}
+		}
+	}
+}
+
 // Element returns the element with the given ref.
 func (s *Snapshot) Element(ref string) (Element, bool) {
 	if s == nil {

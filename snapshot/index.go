@@ -60,6 +60,9 @@ type docIndex struct {
 	originSet bool
 	// depth is each node's tree depth, computed on first use.
 	depth []int32
+	// labels maps the for attribute of each <label> to the label's node,
+	// built on first use.
+	labels map[string]int32
 }
 
 // stylePositions says where each computed style we read sits in a layout

@@ -124,6 +124,7 @@ type domNodes struct {
 	ParentIndex          []int       `json:"parentIndex"`
 	NodeType             []int       `json:"nodeType"`
 	NodeName             []int       `json:"nodeName"`
+	NodeValue            []int       `json:"nodeValue"`
 	BackendNodeID        []int64     `json:"backendNodeId"`
 	Attributes           [][]int     `json:"attributes"`
 	TextValue            rareStrings `json:"textValue"`

@@ -120,14 +120,6 @@ func (s *Snapshot) renderElements(b *strings.Builder, focused string) {
 // every element that can be acted on.
 var hiddenStates = map[string]bool{"visible": true, "enabled": true, "unchecked": true}
 
-// fallbackSource is the NameSource of a name that is not the accessible
-// name but a fallback taken from what is bound to the control.
-const fallbackSource = "fallback"
-
-// nameSource is e.NameSource. TODO(render): read the field directly once
-// Element has it.
-func nameSource(e *Element) string { return "" }
-
 // writeElement writes one element line, newline included.
 func writeElement(b *strings.Builder, e *Element, focused string) {
 	b.WriteString(e.Ref)
@@ -136,7 +128,7 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 	if e.Name != "" {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Quote(e.Name))
-		if nameSource(e) == fallbackSource {
+		if e.NameSource == NameFallback {
 			b.WriteString(" (fallback name)")
 		}
 	}

@@ -188,9 +188,25 @@ func collapseSpace(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
+// iconWords are the words of icon class names that say what the icon does,
+// for icon sets without a prefix ("star", "btn-reply", "more-horiz").
+var iconWords = map[string]bool{
+	"star": true, "reply": true, "forward": true, "more": true, "ellipsis": true, "kebab": true,
+	"menu": true, "hamburger": true, "close": true, "search": true, "settings": true, "gear": true,
+	"share": true, "heart": true, "like": true, "bookmark": true, "download": true, "upload": true,
+	"print": true, "copy": true, "edit": true, "pencil": true, "trash": true, "delete": true,
+	"remove": true, "add": true, "plus": true, "minus": true, "refresh": true, "reload": true,
+	"filter": true, "sort": true, "archive": true, "flag": true, "pin": true, "attach": true,
+	"attachment": true, "paperclip": true, "mail": true, "envelope": true, "calendar": true, "bell": true,
+	"notifications": true, "lock": true, "unlock": true, "eye": true, "expand": true, "collapse": true,
+	"chevron": true, "caret": true, "info": true, "help": true, "play": true, "pause": true,
+	"mute": true, "volume": true, "undo": true, "redo": true, "save": true, "send": true,
+	"cart": true, "zoom": true, "fullscreen": true, "mic": true, "camera": true, "logout": true,
+}
+
 // iconName turns an icon class list into a name: "icon-trash" gives "trash
-// icon", "fa fa-star" gives "star icon". It returns "" when no class looks
-// like an icon.
+// icon", "fa fa-star" gives "star icon", "btn-heart" gives "heart icon". It
+// returns "" when no class looks like an icon.
 func iconName(classes string) string {
 	for _, c := range strings.Fields(classes) {
 		lc := strings.ToLower(c)
@@ -219,7 +235,38 @@ func iconName(classes string) string {
 		}, name)
 		return strings.TrimSpace(name) + " icon"
 	}
+	for _, c := range strings.Fields(classes) {
+		for _, w := range classWords(c) {
+			if iconWords[w] {
+				return w + " icon"
+			}
+		}
+	}
 	return ""
+}
+
+// classWords splits a class name into lower-case words at dashes,
+// underscores and lower-to-upper case changes: "btnReply-small" gives btn,
+// reply, small.
+func classWords(c string) []string {
+	var words []string
+	start := 0
+	rs := []rune(c)
+	for i := 0; i <= len(rs); i++ {
+		end := i == len(rs)
+		cut := end || rs[i] == '-' || rs[i] == '_' || (i > start && unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]))
+		if !cut {
+			continue
+		}
+		if i > start {
+			words = append(words, strings.ToLower(string(rs[start:i])))
+		}
+		start = i
+		if !end && (rs[i] == '-' || rs[i] == '_') {
+			start = i + 1
+		}
+	}
+	return words
 }
 
 // iconPrefixes are the class prefixes of common icon sets.

@@ -32,11 +32,18 @@ type Snapshot struct {
 
 // Element is one thing on the page the agent can see or act on.
 type Element struct {
-	Ref   string   `json:"ref"`
-	Role  string   `json:"role"`
-	Name  string   `json:"name"`
-	State []string `json:"state"`
-	BBox  BBox     `json:"bbox"`
+	Ref  string `json:"ref"`
+	Role string `json:"role"`
+	// Name is the accessible name when there is one. A nameless element
+	// takes a fallback only from what the page binds to the element itself
+	// (see NameSource); else its name is "".
+	Name string `json:"name"`
+	// NameSource is NameFallback when Name is not the accessible name but
+	// the element's placeholder, title, description, own text, icon, label,
+	// table header or fieldset legend; empty for an accessible name.
+	NameSource string   `json:"name_source,omitempty"`
+	State      []string `json:"state"`
+	BBox       BBox     `json:"bbox"`
 	// Value is an input's value exactly as the page holds it; never a
 	// password's.
 	Value *string `json:"value,omitempty"`

@@ -17,8 +17,9 @@ type textToken struct {
 }
 
 // pageText renders the visible text in document (reading) order, each shown
-// interactive element as "[@eN name]", within opts.TextBudget bytes. It
-// reports whether the text was cut.
+// interactive element as "[@eN name]", within opts.TextBudget bytes. While a
+// modal dialog is open the page behind it is inert, and only the dialog's
+// text is shown. It reports whether the text was cut.
 func (b *builder) pageText(refOf map[int32]string) (string, bool) {
 	p := b.p
 	if len(p.docs) == 0 {
@@ -31,7 +32,18 @@ func (b *builder) pageText(refOf map[int32]string) (string, bool) {
 		}
 	}
 	w := textWalker{b: b, refOf: refOf, shown: shown, seen: make([]bool, len(p.docs))}
-	w.doc(0)
+	if m := b.modal; m >= 0 && b.cands[m].dom.doc >= 0 {
+		r := b.cands[m].dom
+		depth := p.depths(int(r.doc))
+		end := int(r.node) + 1
+		for end < len(depth) && depth[end] > depth[r.node] {
+			end++
+		}
+		w.seen[r.doc] = true
+		w.walk(int(r.doc), int(r.node), end)
+	} else {
+		w.doc(0)
+	}
 	return w.render(b.opts.TextBudget)
 }
 
@@ -50,22 +62,28 @@ func (w *textWalker) doc(di int) {
 		return
 	}
 	w.seen[di] = true
+	w.walk(di, 0, len(p.depths(di)))
+}
+
+// walk walks nodes from up to end of document di: the whole document, or
+// one subtree.
+func (w *textWalker) walk(di, from, end int) {
+	p := w.b.p
 	x := &p.docs[di]
 	nodes := &x.d.Nodes
 	depth := p.depths(di)
 	cell := make([]int32, len(depth))
-	// hiddenVis tracks visibility:hidden, which children inherit from
-	// the nearest element with a layout object.
+	// hidden tracks visibility:hidden, which children inherit from the
+	// nearest element with a layout object.
 	hidden := make([]bool, len(depth))
-	n := len(depth)
-	for j := 0; j < n; j++ {
+	for j := from; j < end; j++ {
 		r := domRef{int32(di), int32(j)}
 		par := -1
 		if j < len(nodes.ParentIndex) {
 			par = nodes.ParentIndex[j]
 		}
 		cell[j] = -1
-		if par >= 0 && par < j {
+		if par >= from && par < j {
 			cell[j] = cell[par]
 			hidden[j] = hidden[par]
 		}
@@ -100,7 +118,7 @@ func (w *textWalker) doc(di int) {
 				w.doc(child)
 			}
 			if skip {
-				for d := depth[j]; j+1 < n && depth[j+1] > d; {
+				for d := depth[j]; j+1 < end && depth[j+1] > d; {
 					j++
 				}
 			}

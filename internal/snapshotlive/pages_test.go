@@ -42,6 +42,9 @@ var recordings = []struct {
 	{"disabled", "/variants/disabled", nil},
 	{"third-party", "/variants/third-party", nil},
 	{"altered", "/variants/altered", nil},
+	{"names", "/variants/names", nil},
+	{"clickables", "/variants/clickables", nil},
+	{"dialog-modal", "/variants/dialog-modal", nil},
 }
 
 // captureLive loads each recorded demo page from site in a fresh tab of the
