@@ -13,7 +13,7 @@ func TestFill(t *testing.T) {
 	h := open(t, "/variants/form")
 	for _, tc := range []struct {
 		name     string
-		elem     string // the field's name, or "" for a field found by kind
+		elem     string // the field's label in the page text, or "" for a field found by kind
 		kind     string
 		selector string
 		value    string
@@ -30,7 +30,7 @@ func TestFill(t *testing.T) {
 			s := h.snap(false)
 			var field string
 			if tc.elem != "" {
-				field = ref(t, s, "textbox", tc.elem)
+				field = labelled(t, s, tc.elem)
 			} else {
 				field = refOfKind(t, s, tc.kind)
 			}
@@ -47,6 +47,18 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// labelled returns the ref of the element the page text ties to label, as
+// "Username: [@e5]": the profile form's fields are labelled by plain text
+// only, which is no name of theirs.
+func labelled(t *testing.T, s *snapshot.Snapshot, label string) string {
+	t.Helper()
+	e, ok := s.Labelled(label)
+	if !ok {
+		t.Fatalf("the page text of %s ties no element to %q:\n%s", s.Page.URL, label, s.Text)
+	}
+	return e.Ref
+}
+
 // refOfKind returns the ref of the first element of the kind (date, time,
 // multiline), for fields without a name to find them by.
 func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
@@ -61,7 +73,7 @@ func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 func TestFillControlledInputFiresEvents(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", "Nickname"), "value": "typed by the agent"})
+	r := h.act(Fill, map[string]any{"ref": labelled(t, s, "Nickname"), "value": "typed by the agent"})
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}
@@ -89,7 +101,7 @@ func TestFillRefusesAMalformedDate(t *testing.T) {
 func TestFillNeverLogsAPassword(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": "s3cret-value"})
+	r := h.act(Fill, map[string]any{"ref": labelled(t, s, "Password"), "value": "s3cret-value"})
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}

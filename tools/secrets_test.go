@@ -29,7 +29,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	}
 
 	s := g.snap(false)
-	user := ref(t, s, "textbox", "Username")
+	user := labelled(t, s, "Username")
 	out := g.call(Fill, map[string]any{"ref": user, "value": "{{API_KEY}}"})
 	record(out)
 	r := out.Value.(ActionResult)
@@ -45,7 +45,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	if security != "disc" {
 		t.Errorf("the field that holds a secret is drawn as %q, want discs", security)
 	}
-	if e, ok := r.Snapshot.Find("textbox", "Username"); !strings.Contains(r.Message, "{{API_KEY}}") || !ok || e.Value == nil || *e.Value != "{{API_KEY}}" {
+	if e, ok := r.Snapshot.Labelled("Username"); !strings.Contains(r.Message, "{{API_KEY}}") || !ok || e.Value == nil || *e.Value != "{{API_KEY}}" {
 		t.Errorf("the placeholder does not stand for the secret: message %q, element %+v", r.Message, e)
 	}
 	asked := g.person.requests()
@@ -62,7 +62,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	record(g.call(CompleteTask, map[string]any{"status": "failed", "reason": "done testing"}))
 
 	// An unknown placeholder is refused, naming the known ones.
-	out = g.call(Fill, map[string]any{"ref": ref(t, g.snap(false), "textbox", "Username"), "value": "{{NOPE}}"})
+	out = g.call(Fill, map[string]any{"ref": labelled(t, g.snap(false), "Username"), "value": "{{NOPE}}"})
 	record(out)
 	r = out.Value.(ActionResult)
 	wantError(t, r, InvalidParams)
