@@ -103,10 +103,8 @@ func clickAsync(ctx context.Context, c *client.Client, ref string) <-chan action
 		var r actionResult
 		if err != nil {
 			r.Message = "call error: " + err.Error()
-		} else if len(res.Content) > 0 {
-			if text, ok := res.Content[0].(mcp.TextContent); ok {
-				json.Unmarshal([]byte(text.Text), &r)
-			}
+		} else if data, err := json.Marshal(res.StructuredContent); err == nil {
+			json.Unmarshal(data, &r)
 		}
 		done <- r
 	}()

@@ -251,8 +251,9 @@ type actionResult struct {
 	Message  string          `json:"message"`
 }
 
-// call calls a tool and returns its result and JSON text; it fails the test
-// on a protocol error or an error result.
+// call calls a tool and returns its result and its JSON: the structured
+// content, which programs read (the text is the compact rendering a model
+// reads). It fails the test on a protocol error or an error result.
 func call(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -274,23 +275,27 @@ func call(t *testing.T, c *client.Client, name string, args map[string]any) (*mc
 	if res.IsError {
 		t.Fatalf("call %s %v: error result: %s", name, args, text.Text)
 	}
-	return res, text.Text
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil || res.StructuredContent == nil {
+		t.Fatalf("call %s: structured content %v: %v", name, res.StructuredContent, err)
+	}
+	return res, string(data)
 }
 
-// getSnapshot calls get_snapshot and checks the result: JSON text that
-// validates against the snapshot schema, the same JSON as structured
-// content, and a PNG image block.
+// getSnapshot calls get_snapshot and checks the result: structured JSON
+// that validates against the snapshot schema, its compact rendering as the
+// text, and a PNG image block.
 func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
-	res, text := call(t, c, tools.GetSnapshot, nil)
-	validateSnapshot(t, []byte(text))
-	if res.StructuredContent == nil {
-		t.Error("get_snapshot result has no structured content")
-	}
+	res, data := call(t, c, tools.GetSnapshot, nil)
+	validateSnapshot(t, []byte(data))
 	checkImage(t, res)
 	var s snapshot.Snapshot
-	if err := json.Unmarshal([]byte(text), &s); err != nil {
+	if err := json.Unmarshal([]byte(data), &s); err != nil {
 		t.Fatal(err)
+	}
+	if text := textOf(t, res); text != s.Render() {
+		t.Errorf("get_snapshot text is not the rendering of its structured content:\n%s", text)
 	}
 	return &s
 }

@@ -89,13 +89,13 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 		"serve", "--url", site.URL+"/variants/form", "--secret", secretVar, "--audit-dir", auditDir, "--log-level", "debug",
 		"--approver", "webhook", "--webhook-url", hookURL)
 
-	var seen []string // every result the agent read
+	var seen []string // every result the agent read: its text and its JSON
 	s := getSnapshot(t, c)
-	_, text := call(t, c, tools.Fill, map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": typedPassword})
-	seen = append(seen, text)
+	res, text := call(t, c, tools.Fill, map[string]any{"ref": ref(t, s, "textbox", "Password"), "value": typedPassword})
+	seen = append(seen, textOf(t, res), text)
 	s = snapshotOf(t, text)
-	_, text = call(t, c, tools.Fill, map[string]any{"ref": ref(t, s, "textbox", "Username"), "value": "{{" + secretVar + "}}"})
-	seen = append(seen, text)
+	res, text = call(t, c, tools.Fill, map[string]any{"ref": ref(t, s, "textbox", "Username"), "value": "{{" + secretVar + "}}"})
+	seen = append(seen, textOf(t, res), text)
 	// The page echoes what was typed into Username, below the fold: the
 	// agent reads it back as the placeholder.
 	if s = wholePage(t, c); !strings.Contains(s.Text, "username={{"+secretVar+"}}") {
@@ -105,9 +105,9 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 	// A person asked about either fill sees no value.
 	for _, ask := range []struct{ field, value string }{{"Password", typedPassword}, {"Username", "{{" + secretVar + "}}"}} {
 		host.decisions <- map[string]any{"approved": false}
-		_, text = call(t, c, tools.RequestApproval, map[string]any{"ref": ref(t, s, "textbox", ask.field), "verb": "fill",
+		res, text = call(t, c, tools.RequestApproval, map[string]any{"ref": ref(t, s, "textbox", ask.field), "verb": "fill",
 			"value": ask.value, "action": "type into " + ask.field, "reason": "to log in"})
-		seen = append(seen, text)
+		seen = append(seen, textOf(t, res), text)
 		p := host.asked(t)
 		checkNotIn(t, "the approval request", p.Prompt+strings.Join(p.Lines, "\n")+p.Action+p.Words)
 		if p.Concrete == nil || !p.Concrete.Masked {
