@@ -132,7 +132,9 @@ func TestRender(t *testing.T) {
 			{Ref: "@e3", Role: "textbox", Name: "Email", Kind: "email", State: []string{"visible", "enabled", "required"}, Value: &value},
 			{Ref: "@e4", Role: "checkbox", Name: "Remember", State: []string{"offscreen", "disabled", "unchecked"}},
 			{Ref: "@e5", Role: "button", State: []string{"visible", "enabled"}, BBox: BBox{X: 10, Y: 20.5, Width: 30, Height: 40}},
+			// A cycle, which no builder makes, still shows the element once.
 			{Ref: "@e6", Role: "link", Name: "Line\nbreak \u202e", State: []string{"visible", "enabled", "focused"}, Children: []string{"@e6"}},
+			{Ref: "@e8", Role: "searchbox", Name: "Search titles", NameSource: NameFallback, State: []string{"visible", "enabled"}},
 		},
 		Dialog: &Dialog{Type: "confirm", Message: "Leave?"},
 		Text:   "Email [@e3] [@e6 Line break]\nsee [@e] and [@e12",
@@ -144,6 +146,7 @@ func TestRender(t *testing.T) {
   @e3 textbox "Email" email required focused value="ada@example.com"
 @e4 checkbox "Remember" offscreen disabled
 @e5 button box 10,20.5,30,40
+@e8 searchbox "Search titles" (fallback name)
 @e6 link "Line\nbreak \u202e" focused
 dialog confirm "Leave?"
 text:
