@@ -93,7 +93,7 @@ func captureOf(t *testing.T, tab *browser.Tab, opts browser.CaptureOptions) *cap
 }
 
 // processTree returns the pids of pid and its descendants.
-func processTree(t *testing.T, pid int) []int {
+func processTree(t testing.TB, pid int) []int {
 	t.Helper()
 	entries, err := os.ReadDir("/proc")
 	if err != nil {

@@ -19,16 +19,18 @@ import (
 // against: only this package's tests may speak CDP directly.
 
 // rawSnapshot is the floor of a snapshot: the raw accessibility-tree call
-// and the raw screenshot, one after the other.
-func rawSnapshot(b *testing.B, tab *browser.Tab) {
+// and the raw screenshot shot, one after the other. It returns the image.
+func rawSnapshot(b *testing.B, tab *browser.Tab, shot page.CaptureScreenshotParams) []byte {
 	b.Helper()
 	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
 	if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
 		b.Fatal(err)
 	}
-	if _, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{}); err != nil {
+	img, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, shot)
+	if err != nil {
 		b.Fatal(err)
 	}
+	return img.Data
 }
 
 type rawMap = map[string]any
@@ -110,7 +112,7 @@ func BenchmarkGetSnapshot(b *testing.B) {
 			var snap *snapshot.Snapshot
 			for b.Loop() {
 				start := time.Now()
-				rawSnapshot(b, tab)
+				rawSnapshot(b, tab, page.CaptureScreenshotParams{})
 				mid := time.Now()
 				snap = lastSnapshot(callTool(b, s, "get_snapshot", rawMap{}))
 				r.floor += mid.Sub(start)
@@ -200,7 +202,7 @@ func BenchmarkActions(b *testing.B) {
 				}
 				start := time.Now()
 				bc.floor(b, e)
-				rawSnapshot(b, tab)
+				rawSnapshot(b, tab, page.CaptureScreenshotParams{})
 				mid := time.Now()
 				out := bc.tool(b, s, e)
 				r.floor += mid.Sub(start)
