@@ -74,25 +74,30 @@ func TestGolden(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got = append(got, '\n')
-			path := filepath.Join(goldenDir, name+".json")
-			if *update {
-				if err := os.MkdirAll(goldenDir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./snapshot -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("snapshot of %s differs from %s; if the change is intended, run go test ./snapshot -update and review the diff", name, path)
-			}
+			matchGolden(t, filepath.Join(goldenDir, name+".json"), append(got, '\n'))
 		})
+	}
+}
+
+// matchGolden compares got with the golden file at path, or with -update
+// writes it there.
+func matchGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./snapshot -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from what the code makes now; if the change is intended, run go test ./snapshot -update and review the diff", path)
 	}
 }
 

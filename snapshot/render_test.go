@@ -1,10 +1,8 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/json"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -25,24 +23,8 @@ func TestRenderGolden(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			vp, _, _ := build(t, c, Options{ViewportOnly: true}, 0)
 			all, _, _ := build(t, c, Options{}, 0)
-			got := []byte("# viewport_only\n" + vp.Render() + "# whole_page\n" + all.Render())
-			path := filepath.Join(textDir, name+".txt")
-			if *update {
-				if err := os.MkdirAll(textDir, 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./snapshot -run TestRenderGolden -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("rendering of %s differs from %s; if the change is intended, run go test ./snapshot -run TestRenderGolden -update and review the diff", name, path)
-			}
+			got := "# viewport_only\n" + vp.Render() + "# whole_page\n" + all.Render()
+			matchGolden(t, filepath.Join(textDir, name+".txt"), []byte(got))
 		})
 	}
 }
