@@ -67,12 +67,12 @@ var catalog = []tool{
 	newTool(Definition{
 		Name:  GetSnapshot,
 		Title: "Get page snapshot",
-		Description: "See the page: elements with refs (@e3), role, name, state, bbox and value; page url and title; viewport; the visible text with refs inline; and a screenshot image. " +
+		Description: "See the page as lines: a page line (title, url, scroll), one line per element (ref, role, \"name\", kind, states that are not the default, value; children indented), the visible text with controls as [name], notes; and a screenshot image. The same snapshot is JSON in structured content. " +
 			refsDie +
 			" When: at the start, or to see offscreen elements (viewport_only=false). Actions already return a fresh snapshot: no need to call this after each one." +
 			" Patterns: 1) get_snapshot, find the element by role and name, act on its ref. 2) Not there: browser_scroll down, or viewport_only=false." +
 			" Errors: none; what could not be captured is said in notes." +
-			` Example: {"viewport_only":true} → {"snapshot_id":"…","elements":[{"ref":"@e0","role":"button","name":"Cancel Membership","state":["visible","enabled"],"bbox":{…}}],"focused":null,"page":{"url":"…/account","title":"Account"},"viewport":{…}} + image`,
+			` Example: {"viewport_only":true} → page "Account" …/account⏎@e4 button "Cancel Membership"⏎@e5 textbox "Email" required value="a@b.c"⏎text:⏎… + image`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"}}}`),
 		OutputSchema: json.RawMessage(snapshotOutput),
 		ReadOnly:     true,
@@ -86,9 +86,9 @@ var catalog = []tool{
 			refsDie +
 			" The server first checks the element is still the one you saw (role and name), enabled, visible and uncovered; it never clicks anything else. A checkpoint may pause the click for a human's approval." +
 			" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
-			" Patterns: 1) Click a link; the result's page.url is the new page. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
+			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-			` Example: {"ref":"@e4"} → {"success":true,"snapshot":{…},"error":null}`,
+			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 … (or error: element_obscured⏎<why>⏎page …)`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
@@ -103,7 +103,7 @@ var catalog = []tool{
 			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
 			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
-			` Example: {"ref":"@e7","value":"jane@example.com"} → {"success":true,"snapshot":{…},"error":null}`,
+			` Example: {"ref":"@e7","value":"jane@example.com"} → success⏎Filled @e7 …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
@@ -117,7 +117,7 @@ var catalog = []tool{
 			" When: <select> and listbox widgets; for text fields use browser_fill." +
 			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-			` Example: {"ref":"@e9","value":"Too expensive"} → {"success":true,"snapshot":{…},"error":null}`,
+			` Example: {"ref":"@e9","value":"Too expensive"} → success⏎Selected "Too expensive" …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string","description":"Option value or visible text"}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
@@ -132,7 +132,7 @@ var catalog = []tool{
 			" When: what you need is offscreen, or the page loads more as you scroll." +
 			" Patterns: 1) direction=down until the button appears. 2) The ref of an offscreen element from get_snapshot(viewport_only=false). 3) ref with direction=bottom to reach the end of a scrollable list." +
 			" Errors: ref_invalid, element_not_visible, invalid_params, action_failed, timeout." +
-			` Example: {"direction":"down","amount":600} → {"success":true,"snapshot":{…"viewport":{…"scroll_y":600}},"error":null}`,
+			` Example: {"direction":"down","amount":600} → success⏎Scrolled the page down.⏎page "…" … scroll 0,600⏎…`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer","minimum":1,"default":300,"description":"Pixels, for up and down"}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
