@@ -72,7 +72,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := openGated(t, tc.page, tc.profile, false, Config{})
 			tc.act(g.sub(t), g.snap(false))
-			asked := g.person.requests()
+			asked := g.person.Requests()
 			if len(asked) != 1 || asked[0].Concrete == nil {
 				t.Fatalf("the person was asked %d times, want once about a concrete action", len(asked))
 			}

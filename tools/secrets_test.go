@@ -48,7 +48,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	if e, ok := r.Snapshot.Labelled("Username"); !strings.Contains(r.Message, "{{API_KEY}}") || !ok || e.Value == nil || *e.Value != "{{API_KEY}}" {
 		t.Errorf("the placeholder does not stand for the secret: message %q, element %+v", r.Message, e)
 	}
-	asked := g.person.requests()
+	asked := g.person.Requests()
 	if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Value != "{{API_KEY}}" || !asked[0].Concrete.Masked {
 		t.Fatalf("the person was shown %+v, want the placeholder, masked", asked)
 	}

@@ -2,47 +2,21 @@ package tools
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
-// recorder is a scripted person: it gives the same answer to every request,
-// and keeps the requests.
-type recorder struct {
-	approve bool
-	mu      sync.Mutex
-	asked   []checkpoint.Request
-}
-
-func (r *recorder) Approve(_ context.Context, req checkpoint.Request) (checkpoint.Decision, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.asked = append(r.asked, req)
-	d := checkpoint.Decision{Approved: r.approve, Channel: checkpoint.ChannelTTY}
-	if !r.approve {
-		d.Feedback = "not now"
-	}
-	return d, nil
-}
-
-func (r *recorder) requests() []checkpoint.Request {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]checkpoint.Request(nil), r.asked...)
-}
-
-// gatedHarness is a harness whose session has a gate asking a recorder, and
-// an audit log in a buffer.
+// gatedHarness is a harness whose session has a gate asking a scripted
+// person, and an audit log in a buffer.
 type gatedHarness struct {
 	*harness
-	person *recorder
+	person *checkpointtest.Person
 	audit  *bytes.Buffer
 }
 
@@ -64,7 +38,11 @@ func openGated(t *testing.T, path, profile string, approve bool, cfg Config) *ga
 	if p, err = p.WithDemoSite(h.site); err != nil {
 		t.Fatal(err)
 	}
-	g := &gatedHarness{harness: h, person: &recorder{approve: approve}, audit: &bytes.Buffer{}}
+	answer := checkpoint.Decision{Approved: approve, Channel: checkpoint.ChannelTTY}
+	if !approve {
+		answer.Feedback = "not now"
+	}
+	g := &gatedHarness{harness: h, person: &checkpointtest.Person{Answer: answer}, audit: &bytes.Buffer{}}
 	log := audit.New(g.audit, "test")
 	WithGate(checkpoint.NewGate(p, g.person, checkpoint.Options{Audit: log}))(h.s)
 	WithAudit(log)(h.s)
@@ -112,7 +90,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	if !res.Success {
 		t.Fatalf("click: %s", res.Message)
 	}
-	asked := g.person.requests()
+	asked := g.person.Requests()
 	if len(asked) != 2 {
 		t.Fatalf("the person was asked %d times, want 2 (the approval of Go back must not cover Finish Cancellation)", len(asked))
 	}
@@ -138,7 +116,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	if res := g.act(Click, map[string]any{"ref": finish}); !res.Success {
 		t.Fatalf("click: %s", res.Message)
 	}
-	asked = g.person.requests()
+	asked = g.person.Requests()
 	if len(asked) != 1 {
 		t.Fatalf("the person was asked %d times, want once", len(asked))
 	}
@@ -168,11 +146,11 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 		}
 		t.Logf("%v → %s", tc, r.Message)
 	}
-	if n := len(g.person.requests()); n != 1 {
+	if n := len(g.person.Requests()); n != 1 {
 		t.Errorf("a bad request reached the person (%d requests)", n)
 	}
 	g.act(Click, map[string]any{"ref": ref(t, s, "button", "Finish Cancellation")})
-	if n := len(g.person.requests()); n != 2 {
+	if n := len(g.person.Requests()); n != 2 {
 		t.Fatalf("the person was asked %d times, want 2", n)
 	}
 }
@@ -186,7 +164,7 @@ func TestSPAStepBecomesACheckpoint(t *testing.T) {
 	g.eval(`finalStep()`, nil)
 	r := g.act(Click, map[string]any{"ref": cont})
 	wantError(t, r, HumanRejected)
-	if n := len(g.person.requests()); n != 1 {
+	if n := len(g.person.Requests()); n != 1 {
 		t.Fatalf("the person was asked %d times, want once", n)
 	}
 	var text string
@@ -209,7 +187,7 @@ func TestCheckpointOutOfView(t *testing.T) {
 	if strings.Contains(r.Snapshot.Page.URL, "order-placed") {
 		t.Fatal("the order was placed")
 	}
-	asked := g.person.requests()
+	asked := g.person.Requests()
 	if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Box == nil {
 		t.Fatalf("requests %+v: want one, about the button, with its box", asked)
 	}
@@ -224,12 +202,12 @@ func TestDialogRuleGatesOK(t *testing.T) {
 	if !r.Success || !dialogOpen(r.Snapshot) {
 		t.Fatalf("the confirm dialog did not open: %s", r.Message)
 	}
-	if n := len(g.person.requests()); n != 0 {
+	if n := len(g.person.Requests()); n != 0 {
 		t.Fatalf("opening the dialog asked the person (%d requests)", n)
 	}
 	r = g.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
 	wantError(t, r, HumanRejected)
-	asked := g.person.requests()
+	asked := g.person.Requests()
 	if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Dialog == nil ||
 		!strings.Contains(asked[0].Concrete.Dialog.Message, "Leave checkout?") {
 		t.Fatalf("requests %+v: want one about the dialog's OK, with its message", asked)
