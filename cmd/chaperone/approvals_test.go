@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/mark3labs/mcp-go/client"
@@ -193,7 +194,7 @@ func elicitingClient(t *testing.T, u *user, args ...string) *client.Client {
 			t.Logf("server stderr:\n%s", stderr.String())
 		}
 	})
-	initialize(t, c)
+	servertest.Initialize(t, c)
 	return c
 }
 

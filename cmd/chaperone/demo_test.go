@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -11,38 +10,20 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
-// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a command.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *lockedBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *lockedBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func driverEnv(vars map[string]string) (*env, *lockedBuffer, *lockedBuffer) {
-	var out, errOut lockedBuffer
+func driverEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
+	var out, errOut syncBuffer
 	return &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(k string) string { return vars[k] }}, &out, &errOut
 }
 
@@ -61,37 +42,13 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 	return tk
 }
 
-// person answers every approval request with the same decision, and
-// remembers what it was asked.
-type person struct {
-	answer checkpoint.Decision
-
-	mu    sync.Mutex
-	asked []checkpoint.Request
-}
-
-// Approve remembers r and answers.
-func (p *person) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.asked = append(p.asked, r)
-	return p.answer, nil
-}
-
-// requests returns what the person was asked, in order.
-func (p *person) requests() []checkpoint.Request {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return append([]checkpoint.Request(nil), p.asked...)
-}
-
 // Without an API key the demo runs the scripted agent through the real
 // server on real Chromium, stops at the checkpoint for the human, verifies
 // completion and writes a report that Chromium can open.
 func TestDemoWithoutKey(t *testing.T) {
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
-	approver := &person{answer: checkpoint.Decision{Approved: true, Channel: "test"}}
+	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	tk := demoTestTask(t, e, dir, approver)
 	if tk.modelName != scriptedAgentName {
 		t.Fatalf("model = %q, want the scripted agent", tk.modelName)
@@ -113,7 +70,7 @@ func TestDemoWithoutKey(t *testing.T) {
 	}
 
 	// The human was asked, on the final page, before the final click.
-	asked := approver.requests()
+	asked := approver.Requests()
 	if len(asked) == 0 {
 		t.Fatal("no human was asked")
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -95,9 +96,9 @@ func TestStdio(t *testing.T) {
 
 func TestHTTPTransports(t *testing.T) {
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--profile", "none", "--log-level", "debug")
-	for _, kind := range []string{"streamable", "sse"} {
+	for _, kind := range []string{servertest.Streamable, servertest.SSE} {
 		t.Run(kind, func(t *testing.T) {
-			c := connect(t, kind, p.base, testToken)
+			c := servertest.Connect(t, kind, p.base, testToken)
 			checkToolsList(t, c)
 			checkDemoFlow(t, c)
 		})
@@ -153,8 +154,8 @@ func TestTwoHTTPClients(t *testing.T) {
 	defer site.Close()
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
 		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/variants/cookies", "--profile", "none", "--log-level", "debug")
-	a := connect(t, "streamable", p.base, testToken)
-	b := connect(t, "streamable", p.base, testToken)
+	a := servertest.Connect(t, servertest.Streamable, p.base, testToken)
+	b := servertest.Connect(t, servertest.Streamable, p.base, testToken)
 
 	// A sets a cookie on its page; B, opened after, does not see it.
 	sa := getSnapshot(t, a)
@@ -366,7 +367,7 @@ func TestDockerCommand(t *testing.T) {
 func TestSIGTERMLeavesNoBrowser(t *testing.T) {
 	t.Run("http", func(t *testing.T) {
 		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
-		c := connect(t, "sse", p.base, testToken)
+		c := servertest.Connect(t, servertest.SSE, p.base, testToken)
 		getSnapshot(t, c)
 		browsers, dirs := browserOf(t, p.cmd.Process.Pid)
 		p.stop(t)
@@ -474,6 +475,6 @@ func TestCancelStopsBrowserWork(t *testing.T) {
 	})
 	t.Run("streamable", func(t *testing.T) {
 		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, append(args, "--http", "127.0.0.1:0")...)
-		check(t, connect(t, "streamable", p.base, testToken), p.stderr.String)
+		check(t, servertest.Connect(t, servertest.Streamable, p.base, testToken), p.stderr.String)
 	})
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,6 +25,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -58,7 +58,7 @@ func TestMain(m *testing.M) {
 
 const testToken = "e2e-token-0123456789abcdef"
 
-// syncBuffer is a bytes.Buffer safe for one writer and many readers.
+// syncBuffer is a bytes.Buffer safe for concurrent writers and readers.
 type syncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
@@ -157,57 +157,6 @@ func (p *serveProc) stop(t *testing.T) {
 	}
 }
 
-// bearer adds the token to every request, including the DELETE that
-// mcp-go's streamable HTTP client sends on Close without its custom headers.
-type bearer struct {
-	token string
-	next  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.next.RoundTrip(r)
-}
-
-// connect starts and initializes an MCP client of the given kind
-// ("streamable" or "sse") to base.
-func connect(t *testing.T, kind, base, token string) *client.Client {
-	t.Helper()
-	var c *client.Client
-	var err error
-	switch kind {
-	case "streamable":
-		c, err = client.NewStreamableHttpClient(base+"/mcp",
-			transport.WithHTTPBasicClient(&http.Client{Transport: bearer{token, http.DefaultTransport}}))
-	case "sse":
-		c, err = client.NewSSEMCPClient(base+"/sse",
-			transport.WithHeaders(map[string]string{"Authorization": "Bearer " + token}))
-	default:
-		t.Fatalf("unknown client kind %q", kind)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(context.Background()); err != nil {
-		t.Fatalf("start %s client: %v", kind, err)
-	}
-	initialize(t, c)
-	return c
-}
-
-func initialize(t *testing.T, c *client.Client) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	req := mcp.InitializeRequest{}
-	req.Params.ClientInfo = mcp.Implementation{Name: "chaperone-e2e", Version: "1"}
-	if _, err := c.Initialize(ctx, req); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	t.Cleanup(func() { c.Close() })
-}
-
 // stdioClient runs "chaperone args..." as an MCP server on stdio.
 func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
 	t.Helper()
@@ -228,7 +177,7 @@ func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *e
 			t.Logf("server stderr:\n%s", stderr.String())
 		}
 	})
-	initialize(t, c)
+	servertest.Initialize(t, c)
 	return c, cmd, stderr
 }
 

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -156,7 +157,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	approver := &person{answer: checkpoint.Decision{Approved: true, Channel: "test"}}
+	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
 		driver.ActOn(tools.RequestApproval, "textbox", "Password", map[string]any{
 			"verb": "fill", "value": typedPassword, "action": "type the password", "reason": "to log in"}),
@@ -180,7 +181,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	}
 	checkNotIn(t, "stdout", stdout.String())
 	checkNotIn(t, "stderr", stderr.String())
-	asked := approver.requests()
+	asked := approver.Requests()
 	if len(asked) == 0 {
 		t.Fatal("nobody was asked about the password")
 	}
