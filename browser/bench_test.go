@@ -7,8 +7,6 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chromedp/cdproto/accessibility"
-	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 )
 
@@ -23,6 +21,24 @@ var benchPages = []struct{ name, path string }{
 // BenchmarkCapture is a full Capture with the default screenshot; compare
 // it with BenchmarkFloor on the same page.
 func BenchmarkCapture(b *testing.B) {
+	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+		var bytes, nodes int
+		for b.Loop() {
+			c, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true})
+			if err != nil {
+				b.Fatal(err)
+			}
+			bytes = len(c.Screenshot.Data)
+			nodes = len(c.DOM)
+		}
+		b.ReportMetric(float64(bytes), "img-bytes")
+		b.ReportMetric(float64(nodes), "dom-bytes")
+	})
+}
+
+// onBenchPages runs bench as a sub-benchmark on each of benchPages, with
+// tab at that page.
+func onBenchPages(b *testing.B, bench func(b *testing.B, tab *browser.Tab)) {
 	base := browsertest.Serve(b, pages())
 	tab := browsertest.Tab(b)
 	for _, p := range benchPages {
@@ -30,17 +46,7 @@ func BenchmarkCapture(b *testing.B) {
 			if err := tab.Navigate(b.Context(), base+p.path); err != nil {
 				b.Fatal(err)
 			}
-			var bytes, nodes int
-			for b.Loop() {
-				c, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				bytes = len(c.Screenshot.Data)
-				nodes = len(c.DOM)
-			}
-			b.ReportMetric(float64(bytes), "img-bytes")
-			b.ReportMetric(float64(nodes), "dom-bytes")
+			bench(b, tab)
 		})
 	}
 }
@@ -49,24 +55,11 @@ func BenchmarkCapture(b *testing.B) {
 // and one unscaled Page.captureScreenshot, one after the other, with no
 // decoding beyond the transport's.
 func BenchmarkFloor(b *testing.B) {
-	base := browsertest.Serve(b, pages())
-	tab := browsertest.Tab(b)
-	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
-	for _, p := range benchPages {
-		b.Run(p.name, func(b *testing.B) {
-			if err := tab.Navigate(b.Context(), base+p.path); err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+		for b.Loop() {
+			rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+		}
+	})
 }
 
 // BenchmarkCaptureParts times each call of a capture alone, to show where
@@ -101,33 +94,20 @@ func BenchmarkCaptureParts(b *testing.B) {
 // page in one loop, so that both see the same load, and reports their
 // ratio (capture/floor) beside the two times.
 func BenchmarkCaptureRatio(b *testing.B) {
-	base := browsertest.Serve(b, pages())
-	tab := browsertest.Tab(b)
-	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
-	for _, p := range benchPages {
-		b.Run(p.name, func(b *testing.B) {
-			if err := tab.Navigate(b.Context(), base+p.path); err != nil {
+	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+		var floor, capt time.Duration
+		for b.Loop() {
+			start := time.Now()
+			rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+			mid := time.Now()
+			if _, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true}); err != nil {
 				b.Fatal(err)
 			}
-			var floor, capt time.Duration
-			for b.Loop() {
-				start := time.Now()
-				if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{}); err != nil {
-					b.Fatal(err)
-				}
-				mid := time.Now()
-				if _, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true}); err != nil {
-					b.Fatal(err)
-				}
-				floor += mid.Sub(start)
-				capt += time.Since(mid)
-			}
-			b.ReportMetric(float64(floor.Microseconds())/float64(b.N)/1000, "floor-ms")
-			b.ReportMetric(float64(capt.Microseconds())/float64(b.N)/1000, "capture-ms")
-			b.ReportMetric(float64(capt)/float64(floor), "ratio")
-		})
-	}
+			floor += mid.Sub(start)
+			capt += time.Since(mid)
+		}
+		b.ReportMetric(float64(floor.Microseconds())/float64(b.N)/1000, "floor-ms")
+		b.ReportMetric(float64(capt.Microseconds())/float64(b.N)/1000, "capture-ms")
+		b.ReportMetric(float64(capt)/float64(floor), "ratio")
+	})
 }
