@@ -92,46 +92,14 @@ func captureOf(t *testing.T, tab *browser.Tab, opts browser.CaptureOptions) *cap
 	return c
 }
 
-// processTree returns the pids of pid and its descendants.
+// processTree returns the pids of pid and its descendants, pid first.
 func processTree(t testing.TB, pid int) []int {
 	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	children := map[int][]int{}
-	for _, e := range entries {
-		p, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces.
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(f[1])
-		children[ppid] = append(children[ppid], p)
-	}
 	tree := []int{pid}
-	for i := 0; i < len(tree); i++ {
-		tree = append(tree, children[tree[i]]...)
+	for _, p := range browsertest.Descendants(t, pid) {
+		tree = append(tree, p.PID)
 	}
 	return tree
-}
-
-// running reports whether pid is a process that is not a zombie.
-func running(pid int) bool {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-	return len(f) > 0 && f[0] != "Z"
 }
 
 func userDataDir(t *testing.T, pid int) string {
@@ -169,7 +137,7 @@ func TestLaunchCloseLeavesNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range tree {
-		if running(p) {
+		if browsertest.Running(p) {
 			t.Errorf("process %d of the browser's tree still runs after Close", p)
 		}
 	}
@@ -303,7 +271,7 @@ func TestConnect(t *testing.T) {
 			if err := b.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !running(cmd.Process.Pid) {
+			if !browsertest.Running(cmd.Process.Pid) {
 				t.Fatal("Close killed a browser it did not launch")
 			}
 			// A second connection sees no browser context left behind.

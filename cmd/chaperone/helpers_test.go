@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,6 +24,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -295,71 +295,18 @@ func validateSnapshot(t *testing.T, data []byte) {
 	}
 }
 
-// proc is a process as /proc shows it.
-type proc struct {
-	pid, ppid int
-	state     string
-	cmdline   string
-}
-
-// processes lists the processes of the machine.
-func processes(t *testing.T) map[int]proc {
-	t.Helper()
-	entries, err := os.ReadDir("/proc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := make(map[int]proc)
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...; comm may hold spaces and parentheses.
-		s := string(stat)
-		fields := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-		if len(fields) < 2 {
-			continue
-		}
-		ppid, _ := strconv.Atoi(fields[1])
-		cmdline, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		ps[pid] = proc{pid: pid, ppid: ppid, state: fields[0], cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")}
-	}
-	return ps
-}
-
-// descendants returns the processes below pid.
-func descendants(t *testing.T, pid int) []proc {
-	t.Helper()
-	ps := processes(t)
-	var out []proc
-	for _, p := range ps {
-		for q, ok := p, true; ok && q.ppid > 1; q, ok = ps[q.ppid] {
-			if q.ppid == pid {
-				out = append(out, p)
-				break
-			}
-		}
-	}
-	return out
-}
-
 var userDataDirRE = regexp.MustCompile(`--user-data-dir=(\S+)`)
 
 // browserOf returns the browser processes below pid and the profile
 // directories they use; it fails the test if there are none.
-func browserOf(t *testing.T, pid int) ([]proc, []string) {
+func browserOf(t *testing.T, pid int) ([]browsertest.Process, []string) {
 	t.Helper()
-	var browsers []proc
+	var browsers []browsertest.Process
 	dirs := make(map[string]bool)
-	for _, p := range descendants(t, pid) {
-		if strings.Contains(p.cmdline, "chrom") {
+	for _, p := range browsertest.Descendants(t, pid) {
+		if strings.Contains(p.Cmdline, "chrom") {
 			browsers = append(browsers, p)
-			if m := userDataDirRE.FindStringSubmatch(p.cmdline); m != nil {
+			if m := userDataDirRE.FindStringSubmatch(p.Cmdline); m != nil {
 				dirs[m[1]] = true
 			}
 		}
@@ -376,21 +323,21 @@ func browserOf(t *testing.T, pid int) ([]proc, []string) {
 
 // checkNoBrowserLeft fails the test if any of the processes, or any process
 // using one of the profile directories, still runs.
-func checkNoBrowserLeft(t *testing.T, browsers []proc, dirs []string) {
+func checkNoBrowserLeft(t *testing.T, browsers []browsertest.Process, dirs []string) {
 	t.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		var left []string
-		ps := processes(t)
+		ps := browsertest.Processes(t)
 		for _, b := range browsers {
-			if p, ok := ps[b.pid]; ok && p.state != "Z" && p.cmdline == b.cmdline {
-				left = append(left, fmt.Sprintf("pid %d: %.100s", p.pid, p.cmdline))
+			if p, ok := ps[b.PID]; ok && p.State != "Z" && p.Cmdline == b.Cmdline {
+				left = append(left, fmt.Sprintf("pid %d: %.100s", p.PID, p.Cmdline))
 			}
 		}
 		for _, p := range ps {
 			for _, d := range dirs {
-				if p.state != "Z" && strings.Contains(p.cmdline, d) {
-					left = append(left, fmt.Sprintf("pid %d uses %s: %.100s", p.pid, d, p.cmdline))
+				if p.State != "Z" && strings.Contains(p.Cmdline, d) {
+					left = append(left, fmt.Sprintf("pid %d uses %s: %.100s", p.PID, d, p.Cmdline))
 				}
 			}
 		}

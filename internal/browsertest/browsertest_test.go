@@ -2,6 +2,8 @@ package browsertest_test
 
 import (
 	"context"
+	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -41,5 +43,17 @@ func TestTabClosedAtCleanup(t *testing.T) {
 	t.Run("inner", func(t *testing.T) { tab = browsertest.Tab(t) })
 	if tab.Alive() {
 		t.Error("the tab of a finished test is still open")
+	}
+}
+
+func TestProcesses(t *testing.T) {
+	self, ok := browsertest.Processes(t)[os.Getpid()]
+	if !ok || self.PPID != os.Getppid() || self.Cmdline == "" || !browsertest.Running(self.PID) {
+		t.Fatalf("this test as /proc shows it: %+v, %v", self, ok)
+	}
+	pid := browsertest.Browser(t).Process().Pid
+	below := browsertest.Descendants(t, os.Getpid())
+	if !slices.ContainsFunc(below, func(p browsertest.Process) bool { return p.PID == pid }) {
+		t.Errorf("the shared browser %d is not below this test: %+v", pid, below)
 	}
 }
