@@ -129,30 +129,18 @@ func (c *Config) defaults() error {
 	if strings.TrimSpace(c.Goal) == "" {
 		return errors.New("no goal")
 	}
-	if c.MaxTurns <= 0 {
-		c.MaxTurns = DefaultMaxTurns
-	}
-	if c.MaxTokens <= 0 {
-		c.MaxTokens = DefaultMaxTokens
-	}
-	if c.ModelTimeout <= 0 {
-		c.ModelTimeout = DefaultModelTimeout
-	}
+	orDefault(&c.MaxTurns, DefaultMaxTurns)
+	orDefault(&c.MaxTokens, DefaultMaxTokens)
+	orDefault(&c.ModelTimeout, DefaultModelTimeout)
 	if c.Retry.Attempts <= 0 {
 		c.Retry = DefaultRetry()
 	}
 	if c.Sleep == nil {
 		c.Sleep = sleep
 	}
-	if c.HistoryBudget <= 0 {
-		c.HistoryBudget = DefaultHistoryBudget
-	}
-	if c.KeepTurns <= 0 {
-		c.KeepTurns = DefaultKeepTurns
-	}
-	if c.RequestCap <= 0 {
-		c.RequestCap = DefaultRequestCap
-	}
+	orDefault(&c.HistoryBudget, DefaultHistoryBudget)
+	orDefault(&c.KeepTurns, DefaultKeepTurns)
+	orDefault(&c.RequestCap, DefaultRequestCap)
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -160,6 +148,14 @@ func (c *Config) defaults() error {
 		c.Now = time.Now
 	}
 	return nil
+}
+
+// orDefault sets *v to def unless it is positive: a bound of zero or less
+// means the default.
+func orDefault[T int | time.Duration](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
