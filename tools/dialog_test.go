@@ -22,10 +22,7 @@ func dialogOpen(s *snapshot.Snapshot) bool {
 func TestAlertIsAcceptedAndReported(t *testing.T) {
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Save settings")})
-	if !r.Success {
-		t.Fatalf("click: %s", r.Message)
-	}
+	r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Save settings")})
 	if !strings.Contains(r.Message, "Saved!") {
 		t.Errorf("the alert's text is not in the message: %q", r.Message)
 	}
@@ -50,10 +47,7 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, "/variants/dialogs")
 			s := h.snap(true)
-			r := h.act(Click, map[string]any{"ref": ref(t, s, "button", tc.button)})
-			if !r.Success {
-				t.Fatalf("click: %s", r.Message)
-			}
+			r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", tc.button)})
 			if !dialogOpen(r.Snapshot) {
 				t.Fatalf("the dialog is not in the snapshot: %+v", r.Snapshot.Elements)
 			}
@@ -61,15 +55,9 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 				t.Error("no screenshot and no note saying why")
 			}
 			if tc.fill != "" {
-				r = h.act(Fill, map[string]any{"ref": ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
-				if !r.Success {
-					t.Fatalf("fill the prompt: %s", r.Message)
-				}
+				r = h.ok(Fill, map[string]any{"ref": ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
 			}
-			r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", tc.answer)})
-			if !r.Success {
-				t.Fatalf("answer: %s", r.Message)
-			}
+			r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", tc.answer)})
 			if dialogOpen(r.Snapshot) {
 				t.Fatal("the dialog is still open after answering it")
 			}
@@ -86,21 +74,12 @@ func TestBeforeUnloadIsForTheAgent(t *testing.T) {
 	h := open(t, "/variants/beforeunload")
 	s := h.snap(true)
 	// A beforeunload prompt needs a user gesture on the page first.
-	r := h.act(Fill, map[string]any{"ref": ref(t, s, "textbox", ""), "value": "unsaved"})
-	if !r.Success {
-		t.Fatalf("fill: %s", r.Message)
-	}
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "link", "Leave")})
-	if !r.Success {
-		t.Fatalf("click Leave: %s", r.Message)
-	}
+	r := h.ok(Fill, map[string]any{"ref": ref(t, s, "textbox", ""), "value": "unsaved"})
+	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "link", "Leave")})
 	if !dialogOpen(r.Snapshot) {
 		t.Fatalf("no beforeunload dialog in the snapshot at %s", r.Snapshot.Page.URL)
 	}
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
-	if !r.Success {
-		t.Fatalf("leave: %s", r.Message)
-	}
+	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
 		t.Errorf("after leaving the page is %s", r.Snapshot.Page.URL)
 	}

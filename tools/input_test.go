@@ -34,10 +34,7 @@ func TestFill(t *testing.T) {
 			} else {
 				field = refOfKind(t, s, tc.kind)
 			}
-			r := h.act(Fill, map[string]any{"ref": field, "value": tc.value})
-			if !r.Success {
-				t.Fatalf("fill: %s: %s", *r.Error, r.Message)
-			}
+			h.ok(Fill, map[string]any{"ref": field, "value": tc.value})
 			var got string
 			h.eval(tc.selector, &got)
 			if got != tc.want {
@@ -73,10 +70,7 @@ func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 func TestFillControlledInputFiresEvents(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act(Fill, map[string]any{"ref": labelled(t, s, "Nickname"), "value": "typed by the agent"})
-	if !r.Success {
-		t.Fatalf("fill: %s", r.Message)
-	}
+	h.ok(Fill, map[string]any{"ref": labelled(t, s, "Nickname"), "value": "typed by the agent"})
 	var echo, events string
 	h.eval(`document.querySelector('#controlled-echo').textContent`, &echo)
 	h.eval(`document.querySelector('#events').textContent`, &events)
@@ -101,10 +95,7 @@ func TestFillRefusesAMalformedDate(t *testing.T) {
 func TestFillNeverLogsAPassword(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.act(Fill, map[string]any{"ref": labelled(t, s, "Password"), "value": "s3cret-value"})
-	if !r.Success {
-		t.Fatalf("fill: %s", r.Message)
-	}
+	r := h.ok(Fill, map[string]any{"ref": labelled(t, s, "Password"), "value": "s3cret-value"})
 	if strings.Contains(r.Message, "s3cret") {
 		t.Errorf("the result message shows the password: %q", r.Message)
 	}
@@ -129,10 +120,7 @@ func TestSelect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.sub(t)
 			s := h.snap(false)
-			r := h.act(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
-			if !r.Success {
-				t.Fatalf("select: %s", r.Message)
-			}
+			h.ok(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
 			var got string
 			h.eval(`document.querySelector('select').value`, &got)
 			if got != tc.want {
@@ -157,10 +145,7 @@ func TestScroll(t *testing.T) {
 	if s.Viewport.ScrollY != 0 {
 		t.Fatalf("starts scrolled to %v", s.Viewport.ScrollY)
 	}
-	r := h.act(Scroll, map[string]any{"direction": "down", "amount": 500})
-	if !r.Success {
-		t.Fatalf("scroll down: %s", r.Message)
-	}
+	r := h.ok(Scroll, map[string]any{"direction": "down", "amount": 500})
 	if r.Snapshot.Viewport.ScrollY < 400 {
 		t.Errorf("after scrolling down 500 the page is at %v", r.Snapshot.Viewport.ScrollY)
 	}
@@ -186,10 +171,7 @@ func TestScrollByRef(t *testing.T) {
 	if e, _ := s.Element(target); !slices.Contains(e.State, "offscreen") {
 		t.Fatalf("the button should start offscreen: %+v", e)
 	}
-	r := h.act(Scroll, map[string]any{"ref": target})
-	if !r.Success {
-		t.Fatalf("scroll to ref: %s", r.Message)
-	}
+	r := h.ok(Scroll, map[string]any{"ref": target})
 	found := false
 	for _, e := range r.Snapshot.Elements {
 		if e.Role == "button" && strings.Contains(e.Name, "Cancel Membership") {
@@ -208,10 +190,7 @@ func TestScrollInsideABox(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(true)
 	box := ref(t, s, "generic", "Billing history")
-	r := h.act(Scroll, map[string]any{"ref": box, "direction": "bottom"})
-	if !r.Success {
-		t.Fatalf("scroll inside: %s", r.Message)
-	}
+	r := h.ok(Scroll, map[string]any{"ref": box, "direction": "bottom"})
 	var atEnd bool
 	h.eval(`(() => { const b = document.getElementById('scroll-box'); return b.scrollTop + b.clientHeight >= b.scrollHeight - 1; })()`, &atEnd)
 	if !atEnd {
@@ -222,10 +201,7 @@ func TestScrollInsideABox(t *testing.T) {
 	}
 	var pageY float64
 	h.eval(`window.scrollY`, &pageY)
-	r = h.act(Scroll, map[string]any{"ref": ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
-	if !r.Success {
-		t.Fatalf("wheel inside: %s", r.Message)
-	}
+	r = h.ok(Scroll, map[string]any{"ref": ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
 	var top, height, after float64
 	h.eval(`document.getElementById('scroll-box').scrollTop`, &top)
 	h.eval(`document.getElementById('scroll-box').scrollHeight - document.getElementById('scroll-box').clientHeight`, &height)

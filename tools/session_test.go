@@ -88,6 +88,17 @@ func (h *harness) act(name string, args any) ActionResult {
 	return r
 }
 
+// ok runs an action tool as act does, and fails the test unless the action
+// succeeded.
+func (h *harness) ok(name string, args any) ActionResult {
+	h.t.Helper()
+	r := h.act(name, args)
+	if !r.Success {
+		h.t.Fatalf("%s failed: %s: %s", name, *r.Error, r.Message)
+	}
+	return r
+}
+
 // sub returns the harness for the subtest t, on the same session, so that a
 // failure inside the subtest fails the subtest.
 func (h *harness) sub(t *testing.T) *harness {
@@ -134,10 +145,7 @@ func wantError(t *testing.T, r ActionResult, want Code) {
 func TestClickMovesTheFlowOn(t *testing.T) {
 	h := open(t, "/account")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
-	if !r.Success {
-		t.Fatalf("click failed: %s %s", *r.Error, r.Message)
-	}
+	r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") {
 		t.Fatalf("after the click the page is %s, want /retention", r.Snapshot.Page.URL)
 	}
@@ -258,14 +266,8 @@ func TestObscuredNamesTheCover(t *testing.T) {
 		t.Errorf("message does not name the modal: %q", r.Message)
 	}
 	// Closing the modal makes the button clickable.
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
-	if !r.Success {
-		t.Fatalf("close the modal: %s", r.Message)
-	}
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
-	if !r.Success {
-		t.Fatalf("click after closing the modal: %s", r.Message)
-	}
+	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
+	h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
 }
 
 func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
@@ -304,10 +306,7 @@ func TestResultShowsLateChanges(t *testing.T) {
 				document.querySelector('main').prepend(b);
 			})()`, delay), nil)
 			s := h.snap(true)
-			r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Load details")})
-			if !r.Success {
-				t.Fatalf("click: %s", r.Message)
-			}
+			r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Load details")})
 			ref(t, r.Snapshot, "heading", "Details loaded")
 		})
 	}
