@@ -115,6 +115,11 @@ func (r Request) Lines() []string {
 		if a.Role != "" {
 			add("Element: %s %q", a.Role, a.Name)
 		}
+		if a.Name == "" && a.FieldName != "" {
+			// A nameless field still says which one it is in the page's
+			// own markup, which a person can check against the screenshot.
+			add("Field: %q (its name or id in the page)", a.FieldName)
+		}
 		switch {
 		case a.Masked:
 			add("Value: %s (masked: a password or secret is never shown)", a.Value)

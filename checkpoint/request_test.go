@@ -26,6 +26,8 @@ func TestRequestLines(t *testing.T) {
 				`Reason: The page matches checkpoint "transfer".`}},
 		{"masked fill", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbFill, Role: "textbox", Name: "API key", Value: "{{API_KEY}}", Masked: true}},
 			[]string{"Action: fill", `Element: textbox "API key"`, "Value: {{API_KEY}} (masked: a password or secret is never shown)"}},
+		{"nameless field", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbFill, Role: "textbox", FieldName: "password", Value: "••••", Masked: true}},
+			[]string{"Action: fill", `Element: textbox ""`, `Field: "password" (its name or id in the page)`, "Value: •••• (masked: a password or secret is never shown)"}},
 		{"select", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbSelect, Role: "combobox", Name: "Reason", Option: &Option{Text: "Too expensive", Value: "price"}}},
 			[]string{"Action: select", `Element: combobox "Reason"`, `Option: "Too expensive" (value "price")`}},
 		{"dialog", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbClick, Role: "button", Name: "OK",

@@ -105,6 +105,11 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	if in.Disabled {
 		return nil, fail(ElementDisabled, "%s (%s %q) is disabled.", t.Ref, t.Role, t.Name)
 	}
+	if needBox && !in.Visible && in.Tag == "option" {
+		// A closed select lists its options in the snapshot, but they
+		// have no box until the select opens: choosing one is a select.
+		return nil, fail(ElementNotVisible, "%s (option %q) is an option of a closed select, which has no box to click: use browser_select on the select with value %q.", t.Ref, t.Name, t.Name)
+	}
 	if needBox && !in.Visible {
 		return nil, fail(ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
 	}

@@ -117,17 +117,6 @@ func (h *harness) eval(expr string, out any) {
 	}
 }
 
-// ref returns the ref of the first element with the role whose name contains
-// name, or fails the test.
-func ref(t *testing.T, s *snapshot.Snapshot, role, name string) string {
-	t.Helper()
-	e, ok := s.Find(role, name)
-	if !ok {
-		t.Fatalf("no %s named %q in the snapshot of %s; have:\n%s", role, name, s.Page.URL, s.Outline())
-	}
-	return e.Ref
-}
-
 func wantError(t *testing.T, r ActionResult, want Code) {
 	t.Helper()
 	if r.Error == nil || *r.Error != want {
@@ -145,7 +134,7 @@ func wantError(t *testing.T, r ActionResult, want Code) {
 func TestClickMovesTheFlowOn(t *testing.T) {
 	h := open(t, "/account")
 	s := h.snap(true)
-	r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") {
 		t.Fatalf("after the click the page is %s, want /retention", r.Snapshot.Page.URL)
 	}
@@ -153,7 +142,7 @@ func TestClickMovesTheFlowOn(t *testing.T) {
 		t.Fatal("the result's snapshot is not fresh")
 	}
 	// The fresh snapshot's refs are the live ones and continue the count.
-	next := ref(t, r.Snapshot, "button", "Continue to Cancel")
+	next := browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")
 	if n := refNumber(t, next); n <= refNumber(t, s.Elements[len(s.Elements)-1].Ref) {
 		t.Errorf("ref %s does not continue the session's count", next)
 	}
@@ -175,7 +164,7 @@ func refNumber(t *testing.T, ref string) int {
 func TestRefsThatAreNotLive(t *testing.T) {
 	h := open(t, "/account")
 	old := h.snap(true)
-	stale := ref(t, old, "button", "Cancel Membership")
+	stale := browsertest.Ref(t, old, "button", "Cancel Membership")
 	h.snap(true) // a new snapshot makes the old table dead
 	for _, tc := range []struct{ name, ref string }{
 		{"from an earlier snapshot", stale},
@@ -196,7 +185,7 @@ func TestRefsThatAreNotLive(t *testing.T) {
 func TestRelabelledElementIsNotClicked(t *testing.T) {
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
-	save := ref(t, s, "button", "Save")
+	save := browsertest.Ref(t, s, "button", "Save")
 	// The page renames the button between the snapshot and the click, as a
 	// re-render would.
 	h.eval(`(() => { const b = [...document.querySelectorAll('button')].find(b => b.textContent.trim() === 'Save'); b.textContent = 'Delete'; b.onclick = () => { document.title = 'DELETED'; }; })()`, nil)
@@ -220,13 +209,13 @@ func TestActionErrors(t *testing.T) {
 		want  Code
 	}{
 		{"disabled button", "/variants/disabled", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": ref(h.t, s, "button", "Finish Cancellation")}
+			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Finish Cancellation")}
 		}, ElementDisabled},
 		{"covered by a modal", "/variants/modal", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership")}
+			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership")}
 		}, ElementObscured},
 		{"hidden after the snapshot", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			r := ref(h.t, s, "button", "Cancel Membership")
+			r := browsertest.Ref(h.t, s, "button", "Cancel Membership")
 			h.eval(`document.querySelectorAll('button,a').forEach(e => { if (e.textContent.includes('Cancel Membership')) e.style.visibility = 'hidden'; })`, nil)
 			return Click, map[string]any{"ref": r}
 		}, ElementNotVisible},
@@ -237,13 +226,17 @@ func TestActionErrors(t *testing.T) {
 			return Scroll, map[string]any{"direction": "sideways"}
 		}, InvalidParams},
 		{"fill on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Fill, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+			return Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
 		}, InvalidParams},
 		{"select on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Select, map[string]any{"ref": ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+			return Select, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
 		}, InvalidParams},
+		{"an option of a closed select", "/variants/clickables", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			// The select sits below the fold: take the whole page.
+			return Click, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "option", "Oldest first")}
+		}, ElementNotVisible},
 		{"a page whose script blocks", "/variants/busy", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": ref(h.t, s, "button", "Freeze")}
+			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Freeze")}
 		}, Timeout},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -252,6 +245,9 @@ func TestActionErrors(t *testing.T) {
 			tool, args := tc.setup(h, s)
 			r := h.act(tool, args)
 			wantError(t, r, tc.want)
+			if tc.name == "an option of a closed select" && !strings.Contains(r.Message, "browser_select") {
+				t.Errorf("message does not say to select the option: %q", r.Message)
+			}
 			t.Logf("%s: %s", tc.want, r.Message)
 		})
 	}
@@ -260,20 +256,20 @@ func TestActionErrors(t *testing.T) {
 func TestObscuredNamesTheCover(t *testing.T) {
 	h := open(t, "/variants/modal")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Cancel Membership")})
+	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
 	wantError(t, r, ElementObscured)
 	if !strings.Contains(r.Message, "Special offer") {
 		t.Errorf("message does not name the modal: %q", r.Message)
 	}
 	// Closing the modal makes the button clickable.
-	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Close")})
-	h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel Membership")})
+	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Close")})
+	h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel Membership")})
 }
 
 func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": ref(t, s, "button", "Freeze")})
+	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")})
 	wantError(t, r, Timeout)
 	// The page unfreezes by itself; the session stays usable.
 	deadline := time.Now().Add(30 * time.Second)
@@ -306,8 +302,8 @@ func TestResultShowsLateChanges(t *testing.T) {
 				document.querySelector('main').prepend(b);
 			})()`, delay), nil)
 			s := h.snap(true)
-			r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Load details")})
-			ref(t, r.Snapshot, "heading", "Details loaded")
+			r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load details")})
+			browsertest.Ref(t, r.Snapshot, "heading", "Details loaded")
 		})
 	}
 }
