@@ -22,7 +22,7 @@ func dialogOpen(s *snapshot.Snapshot) bool {
 func TestAlertIsAcceptedAndReported(t *testing.T) {
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
-	r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", "Save settings")})
+	r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Save settings")})
 	if !strings.Contains(r.Message, "Saved!") {
 		t.Errorf("the alert's text is not in the message: %q", r.Message)
 	}
@@ -47,7 +47,7 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, "/variants/dialogs")
 			s := h.snap(true)
-			r := h.ok(Click, map[string]any{"ref": ref(t, s, "button", tc.button)})
+			r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", tc.button)})
 			if !dialogOpen(r.Snapshot) {
 				t.Fatalf("the dialog is not in the snapshot: %+v", r.Snapshot.Elements)
 			}
@@ -55,9 +55,9 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 				t.Error("no screenshot and no note saying why")
 			}
 			if tc.fill != "" {
-				r = h.ok(Fill, map[string]any{"ref": ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
+				r = h.ok(Fill, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
 			}
-			r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", tc.answer)})
+			r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", tc.answer)})
 			if dialogOpen(r.Snapshot) {
 				t.Fatal("the dialog is still open after answering it")
 			}
@@ -74,12 +74,12 @@ func TestBeforeUnloadIsForTheAgent(t *testing.T) {
 	h := open(t, "/variants/beforeunload")
 	s := h.snap(true)
 	// A beforeunload prompt needs a user gesture on the page first.
-	r := h.ok(Fill, map[string]any{"ref": ref(t, s, "textbox", ""), "value": "unsaved"})
-	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "link", "Leave")})
+	r := h.ok(Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", ""), "value": "unsaved"})
+	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "link", "Leave")})
 	if !dialogOpen(r.Snapshot) {
 		t.Fatalf("no beforeunload dialog in the snapshot at %s", r.Snapshot.Page.URL)
 	}
-	r = h.ok(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
+	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
 		t.Errorf("after leaving the page is %s", r.Snapshot.Page.URL)
 	}
@@ -101,7 +101,7 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") || len(r.Snapshot.Elements) == 0 {
 		t.Fatalf("the fresh snapshot is not of the page: %s with %d elements", r.Snapshot.Page.URL, len(r.Snapshot.Elements))
 	}
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}
@@ -134,7 +134,7 @@ func TestRecoverAfterTheBrowserDies(t *testing.T) {
 	if !strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
 		t.Errorf("message does not say the browser restarted and where: %q", r.Message)
 	}
-	r = h.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -120,7 +121,7 @@ func TestSelect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.sub(t)
 			s := h.snap(false)
-			h.ok(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": tc.value})
+			h.ok(Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", ""), "value": tc.value})
 			var got string
 			h.eval(`document.querySelector('select').value`, &got)
 			if got != tc.want {
@@ -131,7 +132,7 @@ func TestSelect(t *testing.T) {
 	t.Run("missing option names the options", func(t *testing.T) {
 		h := h.sub(t)
 		s := h.snap(false)
-		r := h.act(Select, map[string]any{"ref": ref(t, s, "combobox", ""), "value": "forever"})
+		r := h.act(Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", ""), "value": "forever"})
 		wantError(t, r, InvalidParams)
 		if !strings.Contains(r.Message, "Less than a year") {
 			t.Errorf("message does not list the options: %q", r.Message)
@@ -167,7 +168,7 @@ func TestScroll(t *testing.T) {
 func TestScrollByRef(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(false) // offscreen elements too
-	target := ref(t, s, "button", "Cancel Membership")
+	target := browsertest.Ref(t, s, "button", "Cancel Membership")
 	if e, _ := s.Element(target); !slices.Contains(e.State, "offscreen") {
 		t.Fatalf("the button should start offscreen: %+v", e)
 	}
@@ -189,19 +190,19 @@ func TestScrollByRef(t *testing.T) {
 func TestScrollInsideABox(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(true)
-	box := ref(t, s, "generic", "Billing history")
+	box := browsertest.Ref(t, s, "generic", "Billing history")
 	r := h.ok(Scroll, map[string]any{"ref": box, "direction": "bottom"})
 	var atEnd bool
 	h.eval(`(() => { const b = document.getElementById('scroll-box'); return b.scrollTop + b.clientHeight >= b.scrollHeight - 1; })()`, &atEnd)
 	if !atEnd {
 		t.Error("the box is not scrolled to its end")
 	}
-	if e, _ := r.Snapshot.Element(ref(t, r.Snapshot, "button", "Load older invoices")); slices.Contains(e.State, "offscreen") {
+	if e, _ := r.Snapshot.Element(browsertest.Ref(t, r.Snapshot, "button", "Load older invoices")); slices.Contains(e.State, "offscreen") {
 		t.Errorf("the box's last control is still offscreen after scrolling to the end: %v", e.State)
 	}
 	var pageY float64
 	h.eval(`window.scrollY`, &pageY)
-	r = h.ok(Scroll, map[string]any{"ref": ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
+	r = h.ok(Scroll, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
 	var top, height, after float64
 	h.eval(`document.getElementById('scroll-box').scrollTop`, &top)
 	h.eval(`document.getElementById('scroll-box').scrollHeight - document.getElementById('scroll-box').clientHeight`, &height)

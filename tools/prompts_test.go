@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -24,7 +25,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 	}{
 		{"click", "/variants/checkout", "default",
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Click, map[string]any{"ref": ref(h.t, s, "button", "Place order")})
+				h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Place order")})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbClick || a.Name != "Place order — $129" || !a.SubmitsPayment {
@@ -33,7 +34,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, ""},
 		{"fill", "/variants/checkout", "default",
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Fill, map[string]any{"ref": ref(h.t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
+				h.act(Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbFill || a.Value != "4242 4242 4242 4242" || a.Masked || a.Autocomplete != "cc-number" {
@@ -51,7 +52,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, "n3w-pa55word"},
 		{"select", "/survey", `{"name":"survey","checkpoints":[{"title_contains":"survey"}]}`,
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Select, map[string]any{"ref": ref(h.t, s, "combobox", "How long"), "value": "1 to 3 years"})
+				h.act(Select, map[string]any{"ref": browsertest.Ref(h.t, s, "combobox", "How long"), "value": "1 to 3 years"})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbSelect || a.Option == nil || *a.Option != (checkpoint.Option{Text: "1 to 3 years", Value: "1to3"}) {
@@ -60,8 +61,8 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, ""},
 		{"answer a dialog", "/variants/checkout", `{"name":"leave","checkpoints":[{"dialog":{"type":"confirm","message_contains":"leave checkout"}}]}`,
 			func(h *harness, s *snapshot.Snapshot) {
-				r := h.act(Click, map[string]any{"ref": ref(h.t, s, "button", "Cancel")})
-				h.act(Click, map[string]any{"ref": ref(h.t, r.Snapshot, "button", "OK")})
+				r := h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel")})
+				h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, r.Snapshot, "button", "OK")})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Dialog == nil || a.Dialog.Type != "confirm" || a.Dialog.Message != "Leave checkout? Your cart is kept." || a.Name != "OK" {

@@ -82,11 +82,11 @@ func (g *gatedHarness) auditEvents(kind string) []map[string]any {
 func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	g := openGated(t, "/finish", "demo", true, Config{})
 	s := g.snap(true)
-	r := g.approval(map[string]any{"action": "Go back to the survey", "reason": "I want to check my answers", "ref": ref(t, s, "button", "Go back")})
+	r := g.approval(map[string]any{"action": "Go back to the survey", "reason": "I want to check my answers", "ref": browsertest.Ref(t, s, "button", "Go back")})
 	if !r.Approved {
 		t.Fatalf("approval refused: %s", r.Message)
 	}
-	res := g.act(Click, map[string]any{"ref": ref(t, s, "button", "Finish Cancellation")})
+	res := g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
 	if !res.Success {
 		t.Fatalf("click: %s", res.Message)
 	}
@@ -109,7 +109,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	// again.
 	g = openGated(t, "/finish", "demo", true, Config{})
 	s = g.snap(true)
-	finish := ref(t, s, "button", "Finish Cancellation")
+	finish := browsertest.Ref(t, s, "button", "Finish Cancellation")
 	if r := g.approval(map[string]any{"action": "Finish", "reason": "the user asked", "ref": finish}); !r.Approved {
 		t.Fatalf("approval refused: %s", r.Message)
 	}
@@ -138,7 +138,7 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 	for _, tc := range []map[string]any{
 		{"action": "x", "reason": "y", "ref": "@e99999"},
 		{"action": "x", "reason": "y", "verb": "fill", "value": "1"},
-		{"action": "x", "reason": "y", "ref": ref(t, s, "button", "Go back"), "verb": "fill", "value": "1"},
+		{"action": "x", "reason": "y", "ref": browsertest.Ref(t, s, "button", "Go back"), "verb": "fill", "value": "1"},
 	} {
 		r := g.approval(tc)
 		if r.Approved || !strings.Contains(r.Message, ":") {
@@ -149,7 +149,7 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 	if n := len(g.person.Requests()); n != 1 {
 		t.Errorf("a bad request reached the person (%d requests)", n)
 	}
-	g.act(Click, map[string]any{"ref": ref(t, s, "button", "Finish Cancellation")})
+	g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
 	if n := len(g.person.Requests()); n != 2 {
 		t.Fatalf("the person was asked %d times, want 2", n)
 	}
@@ -160,7 +160,7 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 func TestSPAStepBecomesACheckpoint(t *testing.T) {
 	g := openGated(t, "/variants/spa-steps", `{"name":"spa","checkpoints":[{"title_contains":"finish cancellation"}]}`, false, Config{})
 	s := g.snap(true)
-	cont := ref(t, s, "button", "Continue")
+	cont := browsertest.Ref(t, s, "button", "Continue")
 	g.eval(`finalStep()`, nil)
 	r := g.act(Click, map[string]any{"ref": cont})
 	wantError(t, r, HumanRejected)
@@ -182,7 +182,7 @@ func TestCheckpointOutOfView(t *testing.T) {
 	if _, ok := r.Snapshot.Find("heading", "Review your order"); ok {
 		t.Fatal("the heading is still in the agent's view")
 	}
-	r = g.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Place order")})
+	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Place order")})
 	wantError(t, r, HumanRejected)
 	if strings.Contains(r.Snapshot.Page.URL, "order-placed") {
 		t.Fatal("the order was placed")
@@ -198,14 +198,14 @@ func TestCheckpointOutOfView(t *testing.T) {
 func TestDialogRuleGatesOK(t *testing.T) {
 	g := openGated(t, "/variants/checkout", `{"name":"leave","checkpoints":[{"dialog":{"type":"confirm","message_contains":"leave checkout"}}]}`, false, Config{})
 	s := g.snap(false)
-	r := g.act(Click, map[string]any{"ref": ref(t, s, "button", "Cancel")})
+	r := g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
 	if !r.Success || !dialogOpen(r.Snapshot) {
 		t.Fatalf("the confirm dialog did not open: %s", r.Message)
 	}
 	if n := len(g.person.Requests()); n != 0 {
 		t.Fatalf("opening the dialog asked the person (%d requests)", n)
 	}
-	r = g.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "OK")})
+	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
 	wantError(t, r, HumanRejected)
 	asked := g.person.Requests()
 	if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Dialog == nil ||
@@ -217,7 +217,7 @@ func TestDialogRuleGatesOK(t *testing.T) {
 	}
 	// While the dialog is open the page is the checkpoint: its Cancel asks
 	// too.
-	r = g.act(Click, map[string]any{"ref": ref(t, r.Snapshot, "button", "Cancel")})
+	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel")})
 	wantError(t, r, HumanRejected)
 }
 

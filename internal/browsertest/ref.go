@@ -1,0 +1,19 @@
+package browsertest
+
+import (
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// Ref returns the ref of the first element of s with the role whose name
+// contains name, as [snapshot.Snapshot.Find] finds it; it fails the test,
+// showing the elements there are, if there is none.
+func Ref(t testing.TB, s *snapshot.Snapshot, role, name string) string {
+	t.Helper()
+	e, ok := s.Find(role, name)
+	if !ok {
+		t.Fatalf("no %s named %q in the snapshot of %s; have:\n%s", role, name, s.Page.URL, s.Outline())
+	}
+	return e.Ref
+}
