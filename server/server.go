@@ -33,8 +33,8 @@ type Session interface {
 // Config says how a Server behaves.
 type Config struct {
 	// NewSession opens a browser session for a client that calls its first
-	// tool. ctx bounds the opening only and carries the client's MCP
-	// session (mcp-go's ClientSessionFromContext).
+	// tool, or for the client of stdio as it connects. ctx bounds the
+	// opening only.
 	NewSession func(ctx context.Context) (Session, error)
 	// MaxSessions bounds the browser sessions open at once; a client over
 	// the limit gets an error result. Zero means 10; negative, no limit.
@@ -169,9 +169,14 @@ func (s *Server) Close() error {
 	return err
 }
 
+// stdioSession is the MCP session id mcp-go gives the one client of stdio.
+const stdioSession = "stdio"
+
 // ServeStdio serves one client on in and out until in ends or ctx is
-// cancelled. Its browser session is named "stdio".
+// cancelled. Its browser session, named "stdio", opens at once, while the
+// client initializes, rather than on its first call.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.sessions.prepare(stdioSession)
 	stdio := mcpserver.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
 	if err := stdio.Listen(ctx, in, out); err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {

@@ -100,6 +100,41 @@ func (r *registry) call(ctx context.Context, id, name string, args json.RawMessa
 	return e.sess.Call(ctx, name, args)
 }
 
+// prepare opens the browser session of the MCP session id ahead of its first
+// call, in the background, so that the opening overlaps the client's
+// initialization; that call waits for the opening to end. A failed opening
+// is left to the first call, which tries again and reports it.
+func (r *registry) prepare(id string) {
+	e, err := r.entry(id)
+	if err != nil {
+		r.log.Warn("cannot open the browser session ahead of the first call", "mcp_session", id, "err", err)
+		return
+	}
+	select {
+	case e.turn <- struct{}{}:
+	default:
+		return // a call has it already
+	}
+	go func() {
+		defer func() {
+			e.used.Store(time.Now().UnixNano())
+			<-e.turn
+		}()
+		if e.sess != nil || e.ctx.Err() != nil {
+			return
+		}
+		start := time.Now()
+		sess, err := r.open(e.ctx)
+		if err != nil {
+			r.log.Warn("opening the browser session ahead of the first call failed; the first call tries again",
+				"mcp_session", id, "err", err)
+			return
+		}
+		e.sess = sess
+		r.log.Info("browser session opened", "mcp_session", id, "took", time.Since(start).Round(time.Millisecond), "ahead", true)
+	}()
+}
+
 // entry finds or adds the entry of id, keeping to the session limit.
 func (r *registry) entry(id string) (*entry, error) {
 	r.mu.Lock()

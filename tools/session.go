@@ -65,25 +65,74 @@ func (c Config) withDefaults() Config {
 // Manager opens sessions, each in its own isolated browser context, on one
 // browser.
 type Manager struct {
+	config Config
+	// started is closed when the browser's start ends; then browser is
+	// set, or err says why not.
+	started chan struct{}
 	browser *browser.Browser
-	config  Config
+	err     error
+	// stop abandons a start under way.
+	stop context.CancelFunc
 }
 
-// NewManager launches or connects to a browser as opts say.
+// StartManager starts launching or connecting to a browser as opts say and
+// returns at once; sessions wait for the browser. A server starts the
+// browser this way while its client connects, rather than after. ctx bounds
+// the start only.
+func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
+	ctx, stop := context.WithCancel(ctx)
+	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop}
+	go func() {
+		defer close(m.started)
+		b, err := browser.Launch(ctx, opts)
+		if err != nil {
+			m.err = fmt.Errorf("start browser: %w", err)
+			return
+		}
+		m.browser = b
+	}()
+	return m
+}
+
+// NewManager launches or connects to a browser as opts say, and returns
+// once it runs.
 func NewManager(ctx context.Context, opts browser.Options, cfg Config) (*Manager, error) {
-	b, err := browser.Launch(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("start browser: %w", err)
+	m := StartManager(ctx, opts, cfg)
+	if err := m.Started(ctx); err != nil {
+		m.Close()
+		return nil, err
 	}
-	return &Manager{browser: b, config: cfg.withDefaults()}, nil
+	return m, nil
+}
+
+// Started waits for the browser's start to end and reports why it failed,
+// if it did.
+func (m *Manager) Started(ctx context.Context) error {
+	select {
+	case <-m.started:
+		return m.err
+	case <-ctx.Done():
+		return fmt.Errorf("wait for the browser to start: %w", context.Cause(ctx))
+	}
 }
 
 // Close closes every session's context and the browser, if this process
-// started it.
-func (m *Manager) Close() error { return m.browser.Close() }
+// started it; a start under way is abandoned.
+func (m *Manager) Close() error {
+	m.stop()
+	<-m.started
+	if m.browser == nil {
+		return nil
+	}
+	return m.browser.Close()
+}
 
-// NewSession opens an isolated browser context and goes to the start URL.
+// NewSession opens an isolated browser context and goes to the start URL,
+// once the browser runs.
 func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Session, error) {
+	if err := m.Started(ctx); err != nil {
+		return nil, fmt.Errorf("new session: %w", err)
+	}
 	tab, err := m.browser.NewTab(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)

@@ -110,6 +110,22 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		defer ln.Close()
 	}
+	// The browser starts while the rest starts and the client connects; a
+	// browser that cannot start ends the serving with its error.
+	mgr := tools.StartManager(ctx, st.browser, cfg)
+	defer func() {
+		if err := mgr.Close(); err != nil {
+			log.Warn("close the browser", "err", err)
+		}
+		log.Info("browser closed")
+	}()
+	serving, stopServing := context.WithCancelCause(ctx)
+	defer stopServing(nil)
+	go func() {
+		if err := mgr.Started(serving); err != nil && serving.Err() == nil {
+			stopServing(err)
+		}
+	}()
 	started := map[checkpoint.Channel]checkpoint.Approver{}
 	for _, c := range chain {
 		if c == checkpoint.ChannelElicitation || *dryRun {
@@ -124,16 +140,6 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		defer closeApprover()
 		started[c] = a
 	}
-	mgr, err := tools.NewManager(ctx, st.browser, cfg)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err := mgr.Close(); err != nil {
-			log.Warn("close the browser", "err", err)
-		}
-		log.Info("browser closed")
-	}()
 	// Sessions ask through approvers that reach the client's human by way of
 	// the server (elicitation, the console's announcement), so the chain is
 	// built once the server exists and before it serves: no session opens
@@ -177,18 +183,21 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 
 	if ln == nil {
 		log.Info("serving MCP on stdio", "start_url", cfg.StartURL)
-		err = srv.ServeStdio(ctx, e.stdin, e.stdout)
+		err = srv.ServeStdio(serving, e.stdin, e.stdout)
 	} else {
 		base := "http://" + ln.Addr().String()
 		log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "streamable", base+"/mcp", "sse", base+"/sse",
 			"token_required", hc.Token != "", "start_url", cfg.StartURL)
-		err = srv.Serve(ctx, ln, hc)
+		err = srv.Serve(serving, ln, hc)
 	}
-	if ctx.Err() != nil {
-		log.Info("shutting down", "why", context.Cause(ctx))
+	if serving.Err() != nil {
+		log.Info("shutting down", "why", context.Cause(serving))
 	}
 	if errors.Is(err, context.Canceled) {
 		err = nil
+	}
+	if err == nil && ctx.Err() == nil && serving.Err() != nil {
+		err = context.Cause(serving) // the browser did not start
 	}
 	return err
 }

@@ -1,0 +1,55 @@
+package tools_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// A session asked for while the browser still starts waits for it, and
+// opens at the start URL.
+func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
+	site := browsertest.Site(t)
+	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/retention"})
+	defer func() {
+		if err := m.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	}()
+	s, err := m.NewSession(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	out, err := s.Call(t.Context(), tools.GetSnapshot, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap, ok := out.Value.(*snapshot.Snapshot); !ok || !strings.HasSuffix(snap.Page.URL, "/retention") {
+		t.Errorf("the first snapshot is %+v, want one of the start URL", out.Value)
+	}
+	if err := m.Started(t.Context()); err != nil {
+		t.Errorf("Started after a session opened: %v", err)
+	}
+}
+
+// A browser that cannot start fails each session with the reason, and the
+// manager still closes.
+func TestStartManagerFailureReachesSessions(t *testing.T) {
+	m := tools.StartManager(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, tools.Config{})
+	_, err := m.NewSession(t.Context())
+	if !errors.Is(err, browser.ErrNoBrowser) || !strings.Contains(err.Error(), "start browser") {
+		t.Errorf("NewSession: %v, want the start's failure (%v)", err, browser.ErrNoBrowser)
+	}
+	if err := m.Started(t.Context()); !errors.Is(err, browser.ErrNoBrowser) {
+		t.Errorf("Started: %v, want %v", err, browser.ErrNoBrowser)
+	}
+	if err := m.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+}
