@@ -75,16 +75,13 @@ func (r scriptResult) decode(out any) error {
 	return json.Unmarshal(r.Result.Value, out)
 }
 
-// pageObject is an object of the page that scripts run on, as their this,
+// pageObject is a node of the page that scripts run on, as their this,
 // until it is released. It belongs to one document: calls on it fail once
-// that document is gone.
+// that document is gone. Calls on it count as a user gesture, as the input
+// they stand for would.
 type pageObject struct {
 	t  *Tab
 	id string
-	// gesture makes calls count as a user gesture, as the input they stand
-	// for would; the server's own watching must not give the page a user
-	// activation it would not otherwise have.
-	gesture bool
 }
 
 // node returns the DOM node as a page object, or ErrDetached when it is
@@ -96,21 +93,7 @@ func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
 	}
-	return &pageObject{t: t, id: obj.Object.ObjectID, gesture: true}, nil
-}
-
-// window returns the window of the main frame's current document.
-func (t *Tab) window(ctx context.Context) (*pageObject, error) {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "globalThis"})
-	if err != nil {
-		return nil, err
-	}
-	if err := res.err(); err != nil {
-		return nil, err
-	}
-	return &pageObject{t: t, id: res.Result.ObjectID}, nil
+	return &pageObject{t: t, id: obj.Object.ObjectID}, nil
 }
 
 // call runs the JavaScript function fn with the object as this and args as
@@ -129,9 +112,7 @@ func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) 
 		"arguments":           callArgs,
 		"returnByValue":       true,
 		"awaitPromise":        true,
-	}
-	if o.gesture {
-		params["userGesture"] = true
+		"userGesture":         true,
 	}
 	res, err := chromedp.Call(c, cmdCallFunctionOn, params)
 	if err != nil {
@@ -161,16 +142,19 @@ func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out an
 	return n.call(ctx, fn, out, args...)
 }
 
-// callPage runs the JavaScript function fn with the main frame's window as
-// this and args as its arguments, and decodes its JSON result into out
-// (which may be nil).
+// callPage runs the JavaScript function fn in the main frame's current
+// document, with its window as this and args as its arguments, and decodes
+// its JSON result into out (which may be nil). It is one Runtime.evaluate
+// of fn applied to args, which travel JSON-encoded beside the function,
+// never inside its body. Unlike a call on a node it is no user gesture: the
+// server's own watching must not give the page a user activation it would
+// not otherwise have.
 func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
-	w, err := t.window(ctx)
+	list, err := json.Marshal(append([]any{}, args...))
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding a page script's arguments: %w", err)
 	}
-	defer w.release(ctx)
-	return w.call(ctx, fn, out, args...)
+	return t.Evaluate(ctx, "("+fn+").apply(globalThis, "+string(list)+")", out)
 }
 
 // Evaluate runs a JavaScript expression in the main frame, awaiting a

@@ -35,19 +35,13 @@ func (t *Tab) firstChange(ctx context.Context, limit time.Duration) (int, error)
 // quiet waits for the quiet window, at most for limit, arming the watch first
 // when arm is set, and returns how many changes it saw since it was armed.
 func (t *Tab) quiet(ctx context.Context, quiet, limit time.Duration, arm bool) (int, error) {
-	// Arming and waiting run on one window, so that a document that goes away
-	// between them fails the wait, as one that goes away during it does.
-	w, err := t.window(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer w.release(ctx)
+	script := waitQuietJS
 	if arm {
-		if err := w.call(ctx, armQuietWatchJS, nil); err != nil {
-			return 0, err
-		}
+		// Arming and waiting run as one script, on one document, so that a
+		// document that goes away after the arming fails the wait.
+		script = armAndWaitQuietJS
 	}
 	var changes int
-	err = w.call(ctx, waitQuietJS, &changes, quiet.Milliseconds(), limit.Milliseconds())
+	err := t.callPage(ctx, script, &changes, quiet.Milliseconds(), limit.Milliseconds())
 	return changes, err
 }

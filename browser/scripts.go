@@ -2,9 +2,10 @@ package browser
 
 import _ "embed" // the page scripts
 
-// The page scripts. Each is one JavaScript function that runs through
-// Runtime.callFunctionOn, on a node or on the main frame's window as this,
-// and takes its parameters as the call's arguments.
+// The page scripts. Each is one JavaScript function that runs on a node
+// (Runtime.callFunctionOn) or on the main frame's window (Runtime.evaluate of
+// the function applied to its arguments) as this, and takes its parameters
+// as the call's arguments.
 var (
 	// inspectJS reports what Inspect checks before an action.
 	//go:embed js/inspect.js
@@ -50,3 +51,7 @@ var (
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
 )
+
+// armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.
+var armAndWaitQuietJS = "function armAndWaitQuiet(quiet, cap) {\n(" + armQuietWatchJS + ").call(this);\n" +
+	"return (" + waitQuietJS + ").call(this, quiet, cap);\n}"
