@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -119,7 +120,7 @@ func TestWebConsoleFallback(t *testing.T) {
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
-	done := clickAsync(context.Background(), c, ref(t, s, "button", "Finish Cancellation"))
+	done := clickAsync(context.Background(), c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	text, console := news.next(t)
 	if !strings.Contains(text, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 		t.Errorf("the announcement does not say what waits: %q", text)
@@ -152,7 +153,7 @@ func TestCancelledCallWithdrawsApproval(t *testing.T) {
 	news := listen(t, c)
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
-	done := clickAsync(ctx, c, ref(t, s, "button", "Finish Cancellation"))
+	done := clickAsync(ctx, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	_, console := news.next(t)
 	cancel()
 	<-done
@@ -217,7 +218,7 @@ func TestElicitation(t *testing.T) {
 			u := &user{answer: tc.answer, asked: make(chan string, 4)}
 			c := elicitingClient(t, u, "serve", "--profile", "demo")
 			s := flowTo(t, c)
-			r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
+			r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 			select {
 			case q := <-u.asked:
 				t.Logf("the client's person is asked:\n%s", q)
@@ -260,7 +261,7 @@ func TestOpenApprovals(t *testing.T) {
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	done := clickAsync(ctx, c, ref(t, s, "button", "Finish Cancellation"))
+	done := clickAsync(ctx, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	_, console := news.next(t)
 	deadline := time.Now().Add(10 * time.Second)
 	for {

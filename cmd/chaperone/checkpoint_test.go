@@ -14,6 +14,7 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 
 	"github.com/chaperone-mcp/chaperone/approver"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -67,7 +68,7 @@ func flowTo(t *testing.T, c *client.Client) *snapshot.Snapshot {
 		{"button", "Continue to Cancel"},
 		{"button", "Continue"},
 	} {
-		r, next := click(t, c, ref(t, s, step.role, step.name))
+		r, next := click(t, c, browsertest.Ref(t, s, step.role, step.name))
 		if !r.Success {
 			t.Fatalf("click %s: %v %s", step.name, r.Error, r.Message)
 		}
@@ -125,7 +126,7 @@ func TestCheckpointFlow(t *testing.T) {
 	// Rejected with feedback: the click does not happen.
 	s = getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": false, "feedback": "not yet, ask me tomorrow"}
-	r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
+	r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	req := <-host.requests
 	if !strings.Contains(req.Prompt, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 		t.Errorf("the human was asked %q", req.Prompt)
@@ -142,7 +143,7 @@ func TestCheckpointFlow(t *testing.T) {
 
 	// Approved: the flow reaches the cancelled page, and success holds.
 	host.decisions <- map[string]any{"approved": true}
-	r, after = click(t, c, ref(t, after, "button", "Finish Cancellation"))
+	r, after = click(t, c, browsertest.Ref(t, after, "button", "Finish Cancellation"))
 	<-host.requests
 	if !r.Success || !strings.HasSuffix(after.Page.URL, "/cancelled") {
 		t.Fatalf("approved click: %v %s at %s", r.Error, r.Message, after.Page.URL)
@@ -190,7 +191,7 @@ func TestCheckpointFlow(t *testing.T) {
 func TestDryRunNeverPerforms(t *testing.T) {
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo", "--dry-run")
 	s := flowTo(t, c)
-	r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
+	r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	if r.Success || r.Error == nil || *r.Error != "human_rejected" || !strings.Contains(strings.ToLower(r.Message), "dry run") {
 		t.Fatalf("dry-run click: success %v error %v message %q", r.Success, r.Error, r.Message)
 	}

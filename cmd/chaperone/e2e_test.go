@@ -20,6 +20,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -79,7 +80,7 @@ func checkDemoFlow(t *testing.T, c *client.Client) {
 	if !strings.HasSuffix(s.Page.URL, "/account") {
 		t.Fatalf("the session starts at %s, want the demo account page", s.Page.URL)
 	}
-	r, next := click(t, c, ref(t, s, "button", "Cancel Membership"))
+	r, next := click(t, c, browsertest.Ref(t, s, "button", "Cancel Membership"))
 	if !r.Success || r.Error != nil {
 		t.Fatalf("click Cancel Membership: success %v, error %v, message %q", r.Success, r.Error, r.Message)
 	}
@@ -159,7 +160,7 @@ func TestTwoHTTPClients(t *testing.T) {
 
 	// A sets a cookie on its page; B, opened after, does not see it.
 	sa := getSnapshot(t, a)
-	ra, after := click(t, a, ref(t, sa, "button", "Set cookie"))
+	ra, after := click(t, a, browsertest.Ref(t, sa, "button", "Set cookie"))
 	if !ra.Success || !strings.Contains(after.Text, "client=anonymous") {
 		t.Fatalf("client A's cookie was not set: %+v\ntext: %s", ra, after.Text)
 	}
@@ -175,12 +176,12 @@ func TestTwoHTTPClients(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		s := getSnapshot(t, a)
-		_, s = click(t, a, ref(t, s, "link", "Account"))
+		_, s = click(t, a, browsertest.Ref(t, s, "link", "Account"))
 		if !strings.HasSuffix(s.Page.URL, "/account") {
 			t.Errorf("client A: after clicking Account the page is %s", s.Page.URL)
 			return
 		}
-		_, s = click(t, a, ref(t, s, "button", "Cancel Membership"))
+		_, s = click(t, a, browsertest.Ref(t, s, "button", "Cancel Membership"))
 		if !strings.HasSuffix(s.Page.URL, "/retention") {
 			t.Errorf("client A: after Cancel Membership the page is %s", s.Page.URL)
 		}
@@ -448,7 +449,7 @@ func TestCancelStopsBrowserWork(t *testing.T) {
 		defer cancel()
 		req := mcp.CallToolRequest{}
 		req.Params.Name = tools.Click
-		req.Params.Arguments = map[string]any{"ref": ref(t, s, "button", "Freeze")}
+		req.Params.Arguments = map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")}
 		if _, err := c.CallTool(ctx, req); err == nil {
 			t.Fatal("the cancelled call returned a result")
 		}

@@ -181,17 +181,6 @@ func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *e
 	return c, cmd, stderr
 }
 
-// ref returns the ref of the element of s with role whose name contains
-// name; it fails the test if there is none.
-func ref(t *testing.T, s *snapshot.Snapshot, role, name string) string {
-	t.Helper()
-	el, ok := s.Find(role, name)
-	if !ok {
-		t.Fatalf("no %s %q on %s; elements:\n%s", role, name, s.Page.URL, s.Outline())
-	}
-	return el.Ref
-}
-
 // actionResult is an action's result.
 type actionResult struct {
 	Success  bool            `json:"success"`

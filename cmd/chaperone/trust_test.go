@@ -18,6 +18,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -87,7 +88,7 @@ func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
 
 	host.decisions <- map[string]any{"approved": true}
 	a := requestApproval(t, c, map[string]any{"action": "go back to the survey", "reason": "to change my answer",
-		"ref": ref(t, s, "button", "Go back"), "verb": "click"})
+		"ref": browsertest.Ref(t, s, "button", "Go back"), "verb": "click"})
 	shown := host.asked(t)
 	if !a.Approved || shown.Concrete == nil || shown.Concrete.Name != "Go back" || shown.Concrete.Verb != "click" {
 		t.Fatalf("approval of Go back: %+v; the person was shown %+v", a, shown.Concrete)
@@ -96,7 +97,7 @@ func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
 	// The agent clicks something else: the person is asked, and says no.
 	s = getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": false, "feedback": "I approved going back, not finishing"}
-	r, after := click(t, c, ref(t, s, "button", "Finish Cancellation"))
+	r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	again := host.asked(t)
 	if again.Concrete == nil || again.Concrete.Name != "Finish Cancellation" || again.ID == shown.ID {
 		t.Errorf("the second question: %+v", again.Concrete)
@@ -111,13 +112,13 @@ func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
 	// Approving the very click covers it: asked once, not twice.
 	host.decisions <- map[string]any{"approved": true}
 	a = requestApproval(t, c, map[string]any{"action": "finish the cancellation", "reason": "the user asked for it",
-		"ref": ref(t, after, "button", "Finish Cancellation")})
+		"ref": browsertest.Ref(t, after, "button", "Finish Cancellation")})
 	covering := host.asked(t)
 	if !a.Approved {
 		t.Fatalf("approval of the click: %+v", a)
 	}
 	s = getSnapshot(t, c)
-	r, after = click(t, c, ref(t, s, "button", "Finish Cancellation"))
+	r, after = click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	if !r.Success || !strings.HasSuffix(after.Page.URL, "/cancelled") {
 		t.Fatalf("the approved click: %v %q at %s", r.Error, r.Message, after.Page.URL)
 	}
@@ -230,7 +231,7 @@ func TestSafeByDefault(t *testing.T) {
 		c, host, _ := webhookServe(t, "--url", checkout)
 		s := wholePage(t, c)
 		host.decisions <- map[string]any{"approved": false, "feedback": "not this order"}
-		r, after := click(t, c, ref(t, s, "button", "Place order"))
+		r, after := click(t, c, browsertest.Ref(t, s, "button", "Place order"))
 		p := host.asked(t)
 		if p.Concrete == nil || p.Concrete.Name != "Place order — $129" || !strings.Contains(p.Reason, "default") {
 			t.Errorf("the person was shown %+v, reason %q", p.Concrete, p.Reason)
@@ -245,7 +246,7 @@ func TestSafeByDefault(t *testing.T) {
 	t.Run("profile none", func(t *testing.T) {
 		c, _, stderr := stdioClient(t, nil, "serve", "--profile", "none", "--url", checkout)
 		s := wholePage(t, c)
-		r, after := click(t, c, ref(t, s, "button", "Place order"))
+		r, after := click(t, c, browsertest.Ref(t, s, "button", "Place order"))
 		if !r.Success || !strings.HasSuffix(after.Page.URL, "/variants/order-placed") {
 			t.Fatalf("with --profile none: %v %q at %s", r.Error, r.Message, after.Page.URL)
 		}
@@ -350,7 +351,7 @@ func TestHostileTextReachesNoPersonRaw(t *testing.T) {
 
 	// The page's title, in a checkpoint request for "Buy now".
 	s := getSnapshot(t, c)
-	done := clickAsync(context.Background(), c, ref(t, s, "button", "Buy now"))
+	done := clickAsync(context.Background(), c, browsertest.Ref(t, s, "button", "Buy now"))
 	id := waitPending()
 	page := consoleHTML(t, console)
 	if readsRaw(page) || !strings.Contains(page, `\u202eInvoice`) || !strings.Contains(page, `Buy now \x1b[2J\u202e`) {
