@@ -207,37 +207,45 @@ func TestActionErrors(t *testing.T) {
 		page  string
 		setup func(h *harness, s *snapshot.Snapshot) (tool string, args map[string]any)
 		want  Code
+		// says is what the message must tell the agent, if anything.
+		says string
 	}{
 		{"disabled button", "/variants/disabled", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Finish Cancellation")}
-		}, ElementDisabled},
+		}, ElementDisabled, ""},
 		{"covered by a modal", "/variants/modal", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership")}
-		}, ElementObscured},
+		}, ElementObscured, ""},
 		{"hidden after the snapshot", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			r := browsertest.Ref(h.t, s, "button", "Cancel Membership")
 			h.eval(`document.querySelectorAll('button,a').forEach(e => { if (e.textContent.includes('Cancel Membership')) e.style.visibility = 'hidden'; })`, nil)
 			return Click, map[string]any{"ref": r}
-		}, ElementNotVisible},
+		}, ElementNotVisible, ""},
 		{"scroll with neither ref nor direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Scroll, map[string]any{}
-		}, InvalidParams},
+		}, InvalidParams, ""},
 		{"scroll in an unknown direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Scroll, map[string]any{"direction": "sideways"}
-		}, InvalidParams},
+		}, InvalidParams, ""},
 		{"fill on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
-		}, InvalidParams},
+		}, InvalidParams, ""},
 		{"select on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Select, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
-		}, InvalidParams},
+		}, InvalidParams, ""},
+		{"a malformed date names the format", "/variants/form", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return Fill, map[string]any{"ref": refOfKind(h.t, h.snap(false), "date"), "value": "next tuesday"}
+		}, InvalidParams, "2011-10-11"},
+		{"a missing option names the options", "/survey", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
+			return Select, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "combobox", ""), "value": "forever"}
+		}, InvalidParams, "Less than a year"},
 		{"an option of a closed select", "/variants/clickables", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			// The select sits below the fold: take the whole page.
 			return Click, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "option", "Oldest first")}
-		}, ElementNotVisible},
+		}, ElementNotVisible, "browser_select"},
 		{"a page whose script blocks", "/variants/busy", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Freeze")}
-		}, Timeout},
+		}, Timeout, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, tc.page)
@@ -245,8 +253,8 @@ func TestActionErrors(t *testing.T) {
 			tool, args := tc.setup(h, s)
 			r := h.act(tool, args)
 			wantError(t, r, tc.want)
-			if tc.name == "an option of a closed select" && !strings.Contains(r.Message, "browser_select") {
-				t.Errorf("message does not say to select the option: %q", r.Message)
+			if !strings.Contains(r.Message, tc.says) {
+				t.Errorf("message does not say %q: %q", tc.says, r.Message)
 			}
 			t.Logf("%s: %s", tc.want, r.Message)
 		})
