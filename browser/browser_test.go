@@ -30,6 +30,20 @@ func testCtx(t *testing.T) context.Context {
 	return ctx
 }
 
+// waitUntil calls done every interval until it returns true, and reports
+// whether it did before the test's time (testCtx) ran out.
+func waitUntil(t *testing.T, interval time.Duration, done func() bool) bool {
+	ctx := testCtx(t)
+	for !done() {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-time.After(interval):
+		}
+	}
+	return true
+}
+
 // pages serves the test pages; /show's title reports the cookie "c".
 func pages() http.Handler {
 	mux := http.NewServeMux()
@@ -233,18 +247,19 @@ func startChromium(t *testing.T) (*exec.Cmd, string) {
 		}
 		t.Logf("could not remove the profile %s", dir)
 	})
-	ctx := testCtx(t)
-	for {
+	var ws string
+	if !waitUntil(t, 10*time.Millisecond, func() bool {
 		data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		if lines := strings.Split(string(data), "\n"); err == nil && len(lines) >= 2 && lines[1] != "" {
-			return cmd, "ws://127.0.0.1:" + lines[0] + lines[1]
+		lines := strings.Split(string(data), "\n")
+		if err != nil || len(lines) < 2 || lines[1] == "" {
+			return false
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("chromium wrote no DevToolsActivePort")
-		case <-time.After(10 * time.Millisecond):
-		}
+		ws = "ws://127.0.0.1:" + lines[0] + lines[1]
+		return true
+	}) {
+		t.Fatal("chromium wrote no DevToolsActivePort")
 	}
+	return cmd, ws
 }
 
 func TestConnect(t *testing.T) {

@@ -14,17 +14,11 @@ import (
 // waitDialog waits until the tab reports an open dialog.
 func waitDialog(t *testing.T, tab *browser.Tab) *capture.Dialog {
 	t.Helper()
-	ctx := testCtx(t)
-	for {
-		if d := tab.Dialog(); d != nil {
-			return d
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("no dialog opened")
-		case <-time.After(5 * time.Millisecond):
-		}
+	var d *capture.Dialog
+	if !waitUntil(t, 5*time.Millisecond, func() bool { d = tab.Dialog(); return d != nil }) {
+		t.Fatal("no dialog opened")
 	}
+	return d
 }
 
 func TestDialogs(t *testing.T) {
@@ -65,13 +59,11 @@ func TestDialogs(t *testing.T) {
 				t.Errorf("dialog %+v still reported after HandleDialog", d)
 			}
 			// The page sets its title after the dialog returns.
-			ctx := testCtx(t)
-			for c = captureOf(t, tab, browser.CaptureOptions{Screenshot: true}); c.Title == "before"; c = captureOf(t, tab, browser.CaptureOptions{Screenshot: true}) {
-				select {
-				case <-ctx.Done():
-					t.Fatal("the page's title did not change after the dialog")
-				case <-time.After(5 * time.Millisecond):
-				}
+			if !waitUntil(t, 5*time.Millisecond, func() bool {
+				c = captureOf(t, tab, browser.CaptureOptions{Screenshot: true})
+				return c.Title != "before"
+			}) {
+				t.Fatal("the page's title did not change after the dialog")
 			}
 			if c.Title != tt.wantTitle || c.Dialog != nil || c.Screenshot == nil {
 				t.Errorf("after answering: title %q (want %q), dialog %+v, screenshot %v", c.Title, tt.wantTitle, c.Dialog, c.Screenshot != nil)

@@ -14,13 +14,8 @@ import (
 // waitErr waits until tab.Err() wraps want.
 func waitErr(t *testing.T, tab *browser.Tab, want error) {
 	t.Helper()
-	ctx := testCtx(t)
-	for !errors.Is(tab.Err(), want) {
-		select {
-		case <-ctx.Done():
-			t.Fatalf("tab.Err() = %v, want %v", tab.Err(), want)
-		case <-time.After(5 * time.Millisecond):
-		}
+	if !waitUntil(t, 5*time.Millisecond, func() bool { return errors.Is(tab.Err(), want) }) {
+		t.Fatalf("tab.Err() = %v, want %v", tab.Err(), want)
 	}
 }
 
