@@ -8,7 +8,6 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
-	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -26,22 +25,16 @@ const scriptedAgentName = "scripted-agent (not Claude)"
 func demoCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "demo", "demo [flags]")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`, when ANTHROPIC_API_KEY is set")
-	af := addApproverFlags(fs, true)
-	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
-	text := addSnapshotTextFlag(fs)
+	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "warn")
-	rest, err := parseFlags(fs, args, e.getenv)
-	if err != nil {
+	if err := parseNoArgs(fs, args, e.getenv, ""); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q", rest[0])
 	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err
 	}
-	t := task{setup: st, outDir: *out, approvers: af, text: server.TextFormat(*text)}
+	t := tf.task(st)
 	if err := demoTask(e, &t, *model); err != nil {
 		return err
 	}

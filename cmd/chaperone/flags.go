@@ -90,6 +90,23 @@ func parseFlags(fs *flag.FlagSet, args []string, getenv func(string) string) ([]
 	return positional, err
 }
 
+// parseNoArgs parses args as parseFlags does, for a command that takes no
+// positional argument; where, if not empty, says where such an argument
+// belongs instead.
+func parseNoArgs(fs *flag.FlagSet, args []string, getenv func(string) string, where string) error {
+	rest, err := parseFlags(fs, args, getenv)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		if where != "" {
+			return fmt.Errorf("unexpected argument %q (%s)", rest[0], where)
+		}
+		return fmt.Errorf("unexpected argument %q", rest[0])
+	}
+	return nil
+}
+
 // listFlag is a comma-separated list flag; repeating it appends.
 type listFlag []string
 

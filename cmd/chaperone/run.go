@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -27,16 +28,10 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	maxTurns := fs.Int("max-turns", 0, "the most model calls (default: the profile's, else 20)")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
 	dryRun := fs.Bool("dry-run", false, "refuse every step that needs approval, without asking: rehearse a flow without performing it")
-	af := addApproverFlags(fs, true)
-	out := fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)")
-	text := addSnapshotTextFlag(fs)
+	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "info")
-	rest, err := parseFlags(fs, args, e.getenv)
-	if err != nil {
+	if err := parseNoArgs(fs, args, e.getenv, "the task goes in --goal"); err != nil {
 		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q (the task goes in --goal)", rest[0])
 	}
 	if strings.TrimSpace(*goal) == "" {
 		return errors.New("--goal is required: say what the browser should do")
@@ -59,7 +54,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := approverChain(af.kind, inProcess, e.terminal); err != nil {
+	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
 		return err
 	}
 	profs, err := loadProfiles(*profile, e.stderr)
@@ -69,11 +64,11 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if *startURL == "" && profs.named == nil {
 		return errors.New("say where to start: --url, or a --profile with a start URL")
 	}
-	res, err := drive(ctx, e, task{
-		setup: st, goal: *goal, profiles: profs, secrets: secrets, startURL: *startURL,
-		model: claude, modelName: claude.Name(), modelTimeout: *modelTimeout,
-		maxTurns: *maxTurns, dryRun: *dryRun, approvers: af, outDir: *out, text: server.TextFormat(*text),
-	})
+	t := tf.task(st)
+	t.goal, t.profiles, t.secrets, t.startURL = *goal, profs, secrets, *startURL
+	t.model, t.modelName, t.modelTimeout = claude, claude.Name(), *modelTimeout
+	t.maxTurns, t.dryRun = *maxTurns, *dryRun
+	res, err := drive(ctx, e, t)
 	if err != nil {
 		return err
 	}
@@ -81,6 +76,28 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("the task did not succeed: %s", res.Reason)
 	}
 	return nil
+}
+
+// taskFlags are the flags of the commands that drive a task in process,
+// run and demo: who approves, where the run record goes, and how the tools'
+// results read to the model.
+type taskFlags struct {
+	approvers *approverFlags
+	out       *string
+	text      *textFormat
+}
+
+func addTaskFlags(fs *flag.FlagSet) *taskFlags {
+	return &taskFlags{
+		approvers: addApproverFlags(fs, true),
+		out:       fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)"),
+		text:      addSnapshotTextFlag(fs),
+	}
+}
+
+// task returns the task the flags say, on st.
+func (f *taskFlags) task(st setup) task {
+	return task{setup: st, approvers: f.approvers, outDir: *f.out, text: server.TextFormat(*f.text)}
 }
 
 // task is one driven run, as run and demo set it up.
