@@ -61,9 +61,7 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 			if dialogOpen(r.Snapshot) {
 				t.Fatal("the dialog is still open after answering it")
 			}
-			var got string
-			h.eval(`document.querySelector('`+tc.result+`').textContent`, &got)
-			if got != tc.want {
+			if got := h.evalString(`document.querySelector('` + tc.result + `').textContent`); got != tc.want {
 				t.Errorf("the page got %q, want %q", got, tc.want)
 			}
 		})

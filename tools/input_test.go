@@ -36,9 +36,7 @@ func TestFill(t *testing.T) {
 				field = refOfKind(t, s, tc.kind)
 			}
 			h.ok(Fill, map[string]any{"ref": field, "value": tc.value})
-			var got string
-			h.eval(tc.selector, &got)
-			if got != tc.want {
+			if got := h.evalString(tc.selector); got != tc.want {
 				t.Errorf("value = %q, want %q", got, tc.want)
 			}
 		})
@@ -112,9 +110,7 @@ func TestSelect(t *testing.T) {
 			h := h.sub(t)
 			s := h.snap(false)
 			h.ok(Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", ""), "value": tc.value})
-			var got string
-			h.eval(`document.querySelector('select').value`, &got)
-			if got != tc.want {
+			if got := h.evalString(`document.querySelector('select').value`); got != tc.want {
 				t.Errorf("value = %q, want %q", got, tc.want)
 			}
 		})

@@ -88,6 +88,15 @@ func (h *harness) act(name string, args any) ActionResult {
 	return r
 }
 
+// evalString runs a script in the page that yields a string, and returns
+// the string.
+func (h *harness) evalString(expr string) string {
+	h.t.Helper()
+	var s string
+	h.eval(expr, &s)
+	return s
+}
+
 // ok runs an action tool as act does, and fails the test unless the action
 // succeeded.
 func (h *harness) ok(name string, args any) ActionResult {
@@ -194,9 +203,7 @@ func TestRelabelledElementIsNotClicked(t *testing.T) {
 	if !strings.Contains(r.Message, "Delete") {
 		t.Errorf("message does not say what changed: %q", r.Message)
 	}
-	var title string
-	h.eval(`document.title`, &title)
-	if title == "DELETED" {
+	if h.evalString(`document.title`) == "DELETED" {
 		t.Fatal("the relabelled button was clicked")
 	}
 }
