@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -214,7 +215,7 @@ type run struct {
 	// log; seen is the newest snapshot the model was shown, which says
 	// which fields are passwords.
 	redact *redactor
-	seen   SnapshotView
+	seen   *snapshot.Snapshot
 }
 
 func (r *run) loop(ctx context.Context) Result {

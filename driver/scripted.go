@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
 // Step is one scripted answer, computed from the request it answers (so a
@@ -112,40 +114,30 @@ func ActOn(tool, role, name string, extra map[string]any) Step {
 }
 
 // FindRef returns the ref of the element with the given role and name in
-// the newest snapshot the request shows.
+// the newest snapshot the request shows. A field with no name of its own is
+// found by the label the page text gives it ("Password: [@e6]"), as a model
+// reading the page would find it.
 func FindRef(req Request, role, name string) (string, error) {
 	snap, ok := LatestSnapshot(req)
 	if !ok {
 		return "", errors.New("no snapshot in the conversation")
 	}
+	roleOK := func(e snapshot.Element) bool { return role == "" || strings.EqualFold(e.Role, role) }
 	for _, e := range snap.Elements {
-		if (role == "" || strings.EqualFold(e.Role, role)) && strings.EqualFold(strings.TrimSpace(e.Name), name) {
+		if roleOK(e) && strings.EqualFold(strings.TrimSpace(e.Name), name) {
 			return e.Ref, nil
 		}
 	}
+	if e, ok := snap.Labelled(name); ok && roleOK(e) && e.Name == "" {
+		return e.Ref, nil
+	}
 	return "", fmt.Errorf("no %s named %q on %s", firstNonEmpty(role, "element"), name, snap.Page.URL)
-}
-
-// SnapshotView is the part of a snapshot's JSON a script reads.
-type SnapshotView struct {
-	Elements []struct {
-		Ref  string `json:"ref"`
-		Role string `json:"role"`
-		Name string `json:"name"`
-		// Kind is what an input wants when its role hides it, e.g.
-		// "password".
-		Kind string `json:"kind,omitempty"`
-	} `json:"elements"`
-	Page struct {
-		URL   string `json:"url"`
-		Title string `json:"title"`
-	} `json:"page"`
 }
 
 // LatestSnapshot finds the newest snapshot in a request: a text block whose
 // JSON (the structured content beside its text, or the text itself) is a
 // snapshot, or an action result holding one.
-func LatestSnapshot(req Request) (SnapshotView, bool) {
+func LatestSnapshot(req Request) (*snapshot.Snapshot, bool) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		blocks := req.Messages[i].Content
 		for j := len(blocks) - 1; j >= 0; j-- {
@@ -160,26 +152,32 @@ func LatestSnapshot(req Request) (SnapshotView, bool) {
 			}
 		}
 	}
-	return SnapshotView{}, false
+	return nil, false
 }
 
-func parseSnapshot(data []byte) (SnapshotView, bool) {
+// parseSnapshot reads a snapshot, or an action result that holds one, from
+// a tool result's JSON.
+func parseSnapshot(data []byte) (*snapshot.Snapshot, bool) {
 	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
-		return SnapshotView{}, false
+		return nil, false
 	}
 	var v struct {
-		SnapshotView
-		SnapshotID string        `json:"snapshot_id"`
-		Snapshot   *SnapshotView `json:"snapshot"`
+		SnapshotID string             `json:"snapshot_id"`
+		Elements   json.RawMessage    `json:"elements"`
+		Snapshot   *snapshot.Snapshot `json:"snapshot"`
 	}
 	if json.Unmarshal(data, &v) != nil {
-		return SnapshotView{}, false
+		return nil, false
 	}
 	if v.Snapshot != nil {
-		return *v.Snapshot, true
+		return v.Snapshot, true
 	}
-	if v.SnapshotID != "" || v.Elements != nil {
-		return v.SnapshotView, true
+	if v.SnapshotID == "" && v.Elements == nil {
+		return nil, false
 	}
-	return SnapshotView{}, false
+	var s snapshot.Snapshot
+	if json.Unmarshal(data, &s) != nil {
+		return nil, false
+	}
+	return &s, true
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/chaperone-mcp/chaperone/internal/redact"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -31,7 +32,7 @@ func newRedactor(secrets map[string]string) *redactor {
 // snap, the newest snapshot the model saw, so that it is masked wherever the
 // record would show it. A value for a target snap does not show is masked
 // too: nothing says it is not a password.
-func (r *redactor) notePassword(name string, input json.RawMessage, snap SnapshotView) {
+func (r *redactor) notePassword(name string, input json.RawMessage, snap *snapshot.Snapshot) {
 	if name != tools.Fill && name != tools.RequestApproval {
 		return
 	}
@@ -42,10 +43,8 @@ func (r *redactor) notePassword(name string, input json.RawMessage, snap Snapsho
 	if json.Unmarshal(input, &in) != nil || in.Ref == "" {
 		return
 	}
-	for _, e := range snap.Elements {
-		if e.Ref == in.Ref && e.Kind != passwordKind {
-			return
-		}
+	if e, ok := snap.Element(in.Ref); ok && e.Kind != passwordKind {
+		return
 	}
 	r.Add(in.Value, maskedValue)
 }

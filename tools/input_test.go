@@ -31,7 +31,7 @@ func TestFill(t *testing.T) {
 			s := h.snap(false)
 			var field string
 			if tc.elem != "" {
-				field = labelled(t, s, tc.elem)
+				field = browsertest.Labelled(t, s, tc.elem)
 			} else {
 				field = refOfKind(t, s, tc.kind)
 			}
@@ -41,18 +41,6 @@ func TestFill(t *testing.T) {
 			}
 		})
 	}
-}
-
-// labelled returns the ref of the element the page text ties to label, as
-// "Username: [@e5]": the profile form's fields are labelled by plain text
-// only, which is no name of theirs.
-func labelled(t *testing.T, s *snapshot.Snapshot, label string) string {
-	t.Helper()
-	e, ok := s.Labelled(label)
-	if !ok {
-		t.Fatalf("the page text of %s ties no element to %q:\n%s", s.Page.URL, label, s.Text)
-	}
-	return e.Ref
 }
 
 // refOfKind returns the ref of the first element of the kind (date, time,
@@ -69,7 +57,7 @@ func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 func TestFillControlledInputFiresEvents(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	h.ok(Fill, map[string]any{"ref": labelled(t, s, "Nickname"), "value": "typed by the agent"})
+	h.ok(Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Nickname"), "value": "typed by the agent"})
 	var echo, events string
 	h.eval(`document.querySelector('#controlled-echo').textContent`, &echo)
 	h.eval(`document.querySelector('#events').textContent`, &events)
@@ -84,7 +72,7 @@ func TestFillControlledInputFiresEvents(t *testing.T) {
 func TestFillNeverLogsAPassword(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.ok(Fill, map[string]any{"ref": labelled(t, s, "Password"), "value": "s3cret-value"})
+	r := h.ok(Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": "s3cret-value"})
 	if strings.Contains(r.Message, "s3cret") {
 		t.Errorf("the result message shows the password: %q", r.Message)
 	}

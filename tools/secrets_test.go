@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -29,7 +30,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	}
 
 	s := g.snap(false)
-	user := labelled(t, s, "Username")
+	user := browsertest.Labelled(t, s, "Username")
 	out := g.call(Fill, map[string]any{"ref": user, "value": "{{API_KEY}}"})
 	record(out)
 	r := out.Value.(ActionResult)
@@ -62,7 +63,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 	record(g.call(CompleteTask, map[string]any{"status": "failed", "reason": "done testing"}))
 
 	// An unknown placeholder is refused, naming the known ones.
-	out = g.call(Fill, map[string]any{"ref": labelled(t, g.snap(false), "Username"), "value": "{{NOPE}}"})
+	out = g.call(Fill, map[string]any{"ref": browsertest.Labelled(t, g.snap(false), "Username"), "value": "{{NOPE}}"})
 	record(out)
 	r = out.Value.(ActionResult)
 	wantError(t, r, InvalidParams)

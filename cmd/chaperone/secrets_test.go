@@ -93,10 +93,10 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 
 	var seen []string // every result the agent read: its text and its JSON
 	s := getSnapshot(t, c)
-	res, text := call(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": typedPassword})
+	res, text := call(t, c, tools.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": typedPassword})
 	seen = append(seen, textOf(t, res), text)
 	s = snapshotOf(t, text)
-	res, text = call(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Username"), "value": "{{" + secretVar + "}}"})
+	res, text = call(t, c, tools.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Username"), "value": "{{" + secretVar + "}}"})
 	seen = append(seen, textOf(t, res), text)
 	// The page echoes what was typed into Username, below the fold: the
 	// agent reads it back as the placeholder.
@@ -107,7 +107,7 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 	// A person asked about either fill sees no value.
 	for _, ask := range []struct{ field, value string }{{"Password", typedPassword}, {"Username", "{{" + secretVar + "}}"}} {
 		host.decisions <- map[string]any{"approved": false}
-		res, text = call(t, c, tools.RequestApproval, map[string]any{"ref": browsertest.Ref(t, s, "textbox", ask.field), "verb": "fill",
+		res, text = call(t, c, tools.RequestApproval, map[string]any{"ref": browsertest.Labelled(t, s, ask.field), "verb": "fill",
 			"value": ask.value, "action": "type into " + ask.field, "reason": "to log in"})
 		seen = append(seen, textOf(t, res), text)
 		p := host.asked(t)
