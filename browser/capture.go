@@ -115,6 +115,13 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 		shot    *capture.Screenshot
 		shotErr error
 	)
+	// The layout metrics come first and alone: the screenshot, the longest
+	// call, needs them, and queued behind the accessibility tree and the DOM
+	// snapshot on the page's main thread they would hold it up as long.
+	metrics, metErr = cdp.Call(dc, tgt, page.GetLayoutMetrics, cdp.Empty{})
+	if metErr == nil && opts.Screenshot {
+		wg.Go(func() { shot, shotErr = screenshot(dc, tgt, metrics.CSSVisualViewport, opts) })
+	}
 	wg.Go(func() {
 		axMain, axErr = cdp.Call(dc, tgt, getFullAXTreeRaw, accessibility.GetFullAXTreeParams{})
 	})
@@ -143,12 +150,6 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 	})
 	wg.Go(func() {
 		info, infoErr = cdp.Call(dc, cc.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: tgt.TargetID})
-	})
-	wg.Go(func() {
-		metrics, metErr = cdp.Call(dc, tgt, page.GetLayoutMetrics, cdp.Empty{})
-		if metErr == nil && opts.Screenshot {
-			shot, shotErr = screenshot(dc, tgt, metrics.CSSVisualViewport, opts)
-		}
 	})
 	wg.Wait()
 
@@ -280,6 +281,9 @@ func screenshot(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, o
 			Scale: ScreenshotScale(vv.ClientWidth, vv.ClientHeight, opts.ImageTokens),
 		},
 		CaptureBeyondViewport: new(false),
+		// A faster encoding: the same pixels (and image tokens) in about a
+		// third more bytes, some 5 ms sooner.
+		OptimizeForSpeed: new(true),
 	}
 	mime := "image/png"
 	if opts.Format == "jpeg" || opts.Format == "jpg" {
