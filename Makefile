@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo test bench build
+.PHONY: demo test bench bench-mcp build
 
 ## demo: snapshot the embedded demo site's account page, as the agent sees it.
 demo:
@@ -18,6 +18,13 @@ test:
 bench:
 	./scripts/ensure-chromium
 	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+## bench-mcp: the end-to-end table: the built binary driven over stdio by an
+## MCP client beside the raw browser (ready on the first page, get_snapshot on
+## each flow page, peak PSS), with enough runs for steady ratios.
+bench-mcp:
+	./scripts/ensure-chromium
+	$(GO) test -run '^$$' -bench MCP -benchtime 10x ./browser/
 
 build:
 	$(GO) build -o bin/chaperone ./cmd/chaperone

@@ -7,7 +7,6 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chromedp/cdproto/page"
 )
 
 // benchPages are the pages of the benchmarks: a small page and a large one
@@ -52,12 +51,12 @@ func onBenchPages(b *testing.B, bench func(b *testing.B, tab *browser.Tab)) {
 }
 
 // BenchmarkFloor is the raw floor of a capture: one Accessibility.getFullAXTree
-// and one unscaled Page.captureScreenshot, one after the other, with no
-// decoding beyond the transport's.
+// and one Page.captureScreenshot of the default screenshot's size, one after
+// the other, with no decoding beyond the transport's.
 func BenchmarkFloor(b *testing.B) {
 	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
 		for b.Loop() {
-			rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+			rawSnapshot(b, tab)
 		}
 	})
 }
@@ -98,7 +97,7 @@ func BenchmarkCaptureRatio(b *testing.B) {
 		var floor, capt time.Duration
 		for b.Loop() {
 			start := time.Now()
-			rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+			rawSnapshot(b, tab)
 			mid := time.Now()
 			if _, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true}); err != nil {
 				b.Fatal(err)

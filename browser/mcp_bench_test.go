@@ -12,12 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/page"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -37,7 +37,8 @@ import (
 var flowPages = []string{"/account", "/retention", "/survey", "/finish", "/cancelled"}
 
 // BenchmarkMCP measures chaperone end to end against the raw browser, each
-// side alternating with the other in one loop:
+// side alternating with the other in one loop, and reports median times
+// (tool-ms, floor-ms) and their ratio:
 //
 //   - ready: from spawning `chaperone serve` to the first get_snapshot
 //     result, initialize included, beside launching a browser, opening a
@@ -71,30 +72,28 @@ func benchMCPSnapshot(b *testing.B, bin, url string) {
 	if err := tab.Navigate(b.Context(), url); err != nil {
 		b.Fatal(err)
 	}
-	shot := floorScreenshot()
 	// Both sides warm up, and show that they send images of one size.
 	img, err := srv.snapshot(b.Context())
 	if err != nil {
 		b.Fatal(err)
 	}
-	if w, h := imageSize(b, img); !sameImage(b, rawSnapshot(b, tab, shot), w, h) {
+	if w, h := imageSize(b, img); !sameImage(b, rawSnapshot(b, tab), w, h) {
 		b.Fatalf("the floor's screenshot is not the tool's %d×%d", w, h)
 	}
-	var r ratioReport
 	var mem pssPeak
-	alternate(b, func() {
+	alternate(b, func() time.Duration {
 		start := time.Now()
 		if _, err := srv.snapshot(b.Context()); err != nil {
 			b.Fatal(err)
 		}
-		r.tool += time.Since(start)
+		took := time.Since(start)
 		mem.sample(b, srv.cmd.Process.Pid, fb.Process().Pid)
-	}, func() {
+		return took
+	}, func() time.Duration {
 		start := time.Now()
-		rawSnapshot(b, tab, shot)
-		r.floor += time.Since(start)
+		rawSnapshot(b, tab)
+		return time.Since(start)
 	})
-	r.report(b)
 	mem.report(b)
 }
 
@@ -103,9 +102,7 @@ func benchMCPSnapshot(b *testing.B, bin, url string) {
 // browser with the same flags, opening a tab, navigating to url and taking
 // the floor's capture.
 func benchReady(b *testing.B, bin, url string) {
-	shot := floorScreenshot()
-	var r ratioReport
-	tool := func() {
+	tool := func() time.Duration {
 		start := time.Now()
 		srv, err := startServer(b, bin, url)
 		if err != nil {
@@ -115,9 +112,9 @@ func benchReady(b *testing.B, bin, url string) {
 		if _, err := srv.snapshot(b.Context()); err != nil {
 			b.Fatal(err)
 		}
-		r.tool += time.Since(start)
+		return time.Since(start)
 	}
-	floor := func() {
+	floor := func() time.Duration {
 		ctx, cancel := context.WithTimeout(b.Context(), time.Minute)
 		defer cancel()
 		start := time.Now()
@@ -133,36 +130,35 @@ func benchReady(b *testing.B, bin, url string) {
 		if err := tab.Navigate(ctx, url); err != nil {
 			b.Fatal(err)
 		}
-		rawSnapshot(b, tab, shot)
-		r.floor += time.Since(start)
+		rawSnapshot(b, tab)
+		return time.Since(start)
 	}
 	alternate(b, tool, floor)
-	r.report(b)
 }
 
-// alternate runs the benchmark's loop: tool and floor once each per
-// iteration, taking turns at going first, so that neither always runs in
-// the other's wake.
-func alternate(b *testing.B, tool, floor func()) {
-	first, second := tool, floor
+// alternate runs the benchmark's loop, each iteration running tool and
+// floor twice, in both orders, so that neither side always runs in the
+// other's wake; each returns the time of what it measures. It reports the
+// median time of each side and the ratio of the medians: on a busy machine
+// the odd run takes twice as long.
+func alternate(b *testing.B, tool, floor func() time.Duration) {
+	var tools, floors []time.Duration
 	for b.Loop() {
-		first()
-		second()
-		first, second = second, first
+		tools = append(tools, tool())
+		floors = append(floors, floor(), floor())
+		tools = append(tools, tool())
 	}
+	t, f := median(tools), median(floors)
+	b.ReportMetric(float64(t.Microseconds())/1000, "tool-ms")
+	b.ReportMetric(float64(f.Microseconds())/1000, "floor-ms")
+	b.ReportMetric(float64(t)/float64(f), "ratio")
 }
 
-// floorScreenshot is the screenshot the floor takes: the default viewport
-// at the top of the page, scaled to the default image budget, as PNG, as
-// the server's capture takes it.
-func floorScreenshot() page.CaptureScreenshotParams {
-	const w, h = 1280, 720 // browser.Options' default viewport
-	return page.CaptureScreenshotParams{
-		Format: page.CaptureScreenshotFormatPng,
-		Clip: &page.Viewport{Width: w, Height: h,
-			Scale: browser.ScreenshotScale(w, h, browser.DefaultImageTokens)},
-		CaptureBeyondViewport: new(false),
-	}
+// median is the median of ds.
+func median(ds []time.Duration) time.Duration {
+	ds = slices.Clone(ds)
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }
 
 // buildChaperone builds the chaperone command into the benchmark's

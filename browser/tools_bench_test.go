@@ -19,14 +19,21 @@ import (
 // against: only this package's tests may speak CDP directly.
 
 // rawSnapshot is the floor of a snapshot: the raw accessibility-tree call
-// and the raw screenshot shot, one after the other. It returns the image.
-func rawSnapshot(b *testing.B, tab *browser.Tab, shot page.CaptureScreenshotParams) []byte {
+// and a raw screenshot of the size and format the tool sends by default,
+// one after the other. It returns the image.
+func rawSnapshot(b *testing.B, tab *browser.Tab) []byte {
 	b.Helper()
 	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
 	if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
 		b.Fatal(err)
 	}
-	img, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, shot)
+	const w, h = 1280, 720 // browser.Options' default viewport, at the top of the page
+	img, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format: page.CaptureScreenshotFormatPng,
+		Clip: &page.Viewport{Width: w, Height: h,
+			Scale: browser.ScreenshotScale(w, h, browser.DefaultImageTokens)},
+		CaptureBeyondViewport: new(false),
+	})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -112,7 +119,7 @@ func BenchmarkGetSnapshot(b *testing.B) {
 			var snap *snapshot.Snapshot
 			for b.Loop() {
 				start := time.Now()
-				rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+				rawSnapshot(b, tab)
 				mid := time.Now()
 				snap = lastSnapshot(callTool(b, s, "get_snapshot", rawMap{}))
 				r.floor += mid.Sub(start)
@@ -202,7 +209,7 @@ func BenchmarkActions(b *testing.B) {
 				}
 				start := time.Now()
 				bc.floor(b, e)
-				rawSnapshot(b, tab, page.CaptureScreenshotParams{})
+				rawSnapshot(b, tab)
 				mid := time.Now()
 				out := bc.tool(b, s, e)
 				r.floor += mid.Sub(start)
