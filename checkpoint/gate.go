@@ -189,6 +189,14 @@ func (g *Gate) RequestApproval(ctx context.Context, page *snapshot.Snapshot, a *
 	return d, nil
 }
 
+// Covers reports whether a person's approval of the agent's request is
+// waiting for exactly a, so that Authorize will let a run without asking.
+func (g *Gate) Covers(a Action) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.pre != nil && g.pre.action.Same(a)
+}
+
 func (g *Gate) takePreApproval() *preApproval {
 	g.mu.Lock()
 	defer g.mu.Unlock()

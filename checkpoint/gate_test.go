@@ -184,11 +184,17 @@ func TestPreApprovalCoversOneConcreteAction(t *testing.T) {
 		t.Errorf("agent request = %+v, prompt %q", r, r.Prompt())
 	}
 	requestID := d.RequestID
+	if !g.Covers(finishClick) || g.Covers(goBackClick) {
+		t.Errorf("Covers: Finish %v, Go back %v; want only the approved action covered", g.Covers(finishClick), g.Covers(goBackClick))
+	}
 	h.decision = Decision{Channel: "web", Feedback: "asked again"}
 
 	d, err = g.Authorize(t.Context(), finish, finishClick)
 	if err != nil || !d.Approved || h.count() != 1 || d.RequestID != requestID {
 		t.Fatalf("first action: %+v, %v, asked %d; want covered by approval %s", d, err, h.count(), requestID)
+	}
+	if g.Covers(finishClick) {
+		t.Error("the approval still covers an action after it was used")
 	}
 	d, _ = g.Authorize(t.Context(), finish, finishClick)
 	if d.Approved || h.count() != 2 {

@@ -63,9 +63,7 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	}
 	// A person will be asked, and must see the page, unless the agent's
 	// approved request covers this very action.
-	covered := s.pending != nil && s.pending.Same(a)
-	s.pending = nil
-	if _, ok := s.gate.Gated(page, a); ok && !covered {
+	if _, ok := s.gate.Gated(page, a); ok && !s.gate.Covers(a) {
 		page = s.shown(ctx, page)
 	}
 	d, err := s.gate.Authorize(ctx, page, a)

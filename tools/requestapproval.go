@@ -42,11 +42,7 @@ func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output 
 	} else if in.Verb != "" || in.Value != nil {
 		return answer("invalid_params: verb and value describe the action on an element: give its ref too.")
 	}
-	s.pending = nil
 	d, err := s.gate.RequestApproval(ctx, s.shown(ctx, nil), concrete, in.Action, in.Reason)
-	if d.Approved && err == nil {
-		s.pending = concrete
-	}
 	if err != nil {
 		return answer("The request was withdrawn before a human answered: %v", err)
 	}

@@ -174,10 +174,6 @@ type Session struct {
 	// approvalID names the approval that covered the gated action of the
 	// call under way, for its audit record; "" when none did.
 	approvalID string
-	// pending is the action the agent's last request_human_approval got
-	// approved, until the next action: the gate lets that one through
-	// without asking, so no screenshot is taken for it.
-	pending *checkpoint.Action
 }
 
 // NewSession wraps an open tab as a session.
