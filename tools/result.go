@@ -2,7 +2,7 @@ package tools
 
 import "github.com/chaperone-mcp/chaperone/snapshot"
 
-// Code is the machine-readable reason an action failed (DESIGN.md §1).
+// Code is the machine-readable reason an action failed (docs/architecture.md, "Contracts").
 type Code string
 
 // The error codes an action result can carry.
