@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -165,14 +164,9 @@ func median(ds []time.Duration) time.Duration {
 // temporary directory.
 func buildChaperone(b *testing.B) string {
 	b.Helper()
-	bin := filepath.Join(b.TempDir(), "chaperone")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	build := exec.Command(gobin, "build", "-o", bin, "github.com/chaperone-mcp/chaperone/cmd/chaperone")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("building chaperone: %v\n%s", err, out)
+	bin, err := browsertest.BuildCommand(b.TempDir())
+	if err != nil {
+		b.Fatal(err)
 	}
 	return bin
 }

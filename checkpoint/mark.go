@@ -54,7 +54,7 @@ func MarkTarget(shot *snapshot.Screenshot, box snapshot.BBox, vp snapshot.Viewpo
 		draw.Draw(img, edge.Intersect(b), paint, image.Point{}, draw.Src)
 	}
 	var buf bytes.Buffer
-	mime := shot.MIMEType
+	var mime string
 	if format == "jpeg" {
 		err = jpeg.Encode(&buf, img, &jpeg.Options{Quality: 90})
 		mime = "image/jpeg"

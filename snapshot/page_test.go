@@ -55,7 +55,6 @@ func text(s string, box ...float64) tnode {
 func button(name string, box ...float64) tnode {
 	return tnode{tag: "BUTTON", role: "button", name: name, box: box, props: map[string]any{"focusable": true}, clickable: true, kids: []tnode{text(name, box...)}}
 }
-func div(kids ...tnode) tnode { return tnode{tag: "DIV", role: "generic", kids: kids} }
 
 // tcapture assembles a capture of a 1280×720 viewport at scroll (0, 0)
 // holding the given body content.

@@ -83,13 +83,6 @@ var valuelessInputs = map[string]bool{
 	"reset": true, "image": true, "hidden": true, "file": true, "password": true,
 }
 
-// hiddenReasons are the ignoredReasons that mean a node is not shown at all.
-var hiddenReasons = map[string]bool{
-	"ariaHiddenElement": true, "ariaHiddenSubtree": true, "notRendered": true,
-	"notVisible": true, "inertElement": true, "inertSubtree": true,
-	"activeModalDialog": true,
-}
-
 // normalRole returns the role to show for an accessibility role value.
 func normalRole(r string) string {
 	if m, ok := internalRoles[r]; ok {

@@ -107,14 +107,13 @@ func TestCheckpointFlow(t *testing.T) {
 	c, _, _ := stdioClient(t, []string{"CHAPERONE_WEBHOOK_TOKEN=" + token},
 		"serve", "--profile", "demo", "--approver", "webhook", "--webhook-url", hookURL, "--audit-dir", audit)
 
-	s := getSnapshot(t, c)
+	getSnapshot(t, c)
 	if r := complete(t, c, "success"); r.Acknowledged {
 		t.Fatalf("success acknowledged on the account page: %s", r.Message)
 	} else if !strings.Contains(strings.ToLower(r.Message), "cancelled") {
 		t.Errorf("the refusal does not say what was expected: %q", r.Message)
 	}
-	_ = s
-	s = flowTo(t, c)
+	flowTo(t, c)
 	_, text := call(t, c, tools.GetSnapshot, nil)
 	if !strings.Contains(text, "Checkpoint") {
 		t.Errorf("the /finish snapshot does not say it is a checkpoint: %s", text)
@@ -124,7 +123,7 @@ func TestCheckpointFlow(t *testing.T) {
 	}
 
 	// Rejected with feedback: the click does not happen.
-	s = getSnapshot(t, c)
+	s := getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": false, "feedback": "not yet, ask me tomorrow"}
 	r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 	req := <-host.requests

@@ -11,9 +11,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"syscall"
@@ -39,15 +37,8 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	bin = filepath.Join(dir, "chaperone")
-	gobin := filepath.Join(runtime.GOROOT(), "bin", "go")
-	if _, err := os.Stat(gobin); err != nil {
-		gobin = "go"
-	}
-	build := exec.Command(gobin, "build", "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building chaperone for the end-to-end tests: %v\n%s", err, out)
+	if bin, err = browsertest.BuildCommand(dir); err != nil {
+		fmt.Fprintf(os.Stderr, "the end-to-end tests: %v\n", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}
