@@ -10,4 +10,25 @@ const (
 	Scroll          = "browser_scroll"
 	RequestApproval = "request_human_approval"
 	CompleteTask    = "complete_task"
+
+	// Listed by default too: an agent cannot work without them.
+	Navigate = "browser_navigate"
+	PressKey = "browser_press_key"
+
+	// Opt-in, each under the capability of the same group (Config.Caps).
+	Tabs    = "browser_tabs"
+	WaitFor = "browser_wait_for"
+	Hover   = "browser_hover"
+	Upload  = "browser_upload"
+	Drag    = "browser_drag"
+)
+
+// The capabilities that turn on opt-in tools (Config.Caps, --caps).
+const (
+	CapTabs   = "tabs"   // browser_tabs
+	CapWait   = "wait"   // browser_wait_for
+	CapHover  = "hover"  // browser_hover
+	CapUpload = "upload" // browser_upload
+	CapDrag   = "drag"   // browser_drag
+	CapAll    = "all"    // every opt-in tool
 )

@@ -34,6 +34,23 @@ type Config struct {
 	// Quiet is how long the DOM must stay unchanged after an action that
 	// did not navigate before the page counts as settled (default 50 ms).
 	Quiet time.Duration
+	// NavigationTimeout caps how long an action that starts a navigation
+	// waits for the new document to commit and its DOM to be interactive
+	// and quiet (default 10 s). Slow subresources never make it fail.
+	NavigationTimeout time.Duration
+	// Caps turns on opt-in tools by capability (CapTabs, CapWait, CapHover,
+	// CapUpload, CapDrag, or CapAll). The default tools are always on.
+	Caps []string
+	// UploadDir is the only directory browser_upload may take files from;
+	// empty refuses every upload.
+	UploadDir string
+	// URLPolicy decides which documents the session's pages may load: the
+	// start URL, navigations, redirects, frames and popups.
+	URLPolicy URLPolicy
+	// StorageState is a storage-state file in the format Playwright writes
+	// (cookies and localStorage per origin), loaded into every new session;
+	// empty loads nothing.
+	StorageState string
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
 	// Secrets are values the agent may have typed into the page by
@@ -54,6 +71,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Quiet <= 0 {
 		c.Quiet = 50 * time.Millisecond
+	}
+	if c.NavigationTimeout <= 0 {
+		c.NavigationTimeout = 10 * time.Second
 	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)

@@ -177,13 +177,19 @@ func parseViewport(s string) (w, h int, err error) {
 // toolFlags are the flags that say how sessions behave: screenshots,
 // timeouts, and which URLs they may open.
 type toolFlags struct {
-	screenshotFormat string
-	screenshotTokens int
-	actionTimeout    time.Duration
-	scrollTimeout    time.Duration
-	snapshotTimeout  time.Duration
-	allowSchemes     listFlag
-	allowMetadata    bool
+	screenshotFormat  string
+	screenshotTokens  int
+	actionTimeout     time.Duration
+	scrollTimeout     time.Duration
+	snapshotTimeout   time.Duration
+	navigationTimeout time.Duration
+	allowSchemes      listFlag
+	allowMetadata     bool
+	allowedOrigins    listFlag
+	blockedOrigins    listFlag
+	caps              listFlag
+	uploadDir         string
+	storageState      string
 }
 
 // addToolFlags defines the tool flags on fs.
@@ -196,6 +202,12 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.DurationVar(&t.snapshotTimeout, "snapshot-timeout", 3*time.Second, "the time a snapshot may take")
 	fs.Var(&t.allowSchemes, "allow-schemes", "URL `schemes` to allow beyond http and https, comma-separated (e.g. file)")
 	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata address (169.254.169.254)")
+	fs.DurationVar(&t.navigationTimeout, "navigation-timeout", 10*time.Second, "the time an action that starts a navigation may take for the new page to commit and become interactive (slow images and ads do not count)")
+	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated (added to a profile's allowed_origins); default: any")
+	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
+	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), or all")
+	fs.StringVar(&t.uploadDir, "upload-dir", "", "the only `dir` browser_upload may take files from (default: uploads refused)")
+	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
 	return t
 }
 
@@ -219,16 +231,21 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	if t.screenshotTokens < 50 {
 		return tools.Config{}, fmt.Errorf("--screenshot-tokens %d: want at least 50", t.screenshotTokens)
 	}
-	for _, d := range []time.Duration{t.actionTimeout, t.scrollTimeout, t.snapshotTimeout} {
+	for _, d := range []time.Duration{t.actionTimeout, t.scrollTimeout, t.snapshotTimeout, t.navigationTimeout} {
 		if d <= 0 {
 			return tools.Config{}, errors.New("timeouts must be positive")
 		}
 	}
 	cfg := tools.Config{
-		ActionTimeout:   t.actionTimeout,
-		ScrollTimeout:   t.scrollTimeout,
-		SnapshotTimeout: t.snapshotTimeout,
-		Logger:          log,
+		ActionTimeout:     t.actionTimeout,
+		ScrollTimeout:     t.scrollTimeout,
+		SnapshotTimeout:   t.snapshotTimeout,
+		NavigationTimeout: t.navigationTimeout,
+		Caps:              t.caps,
+		UploadDir:         t.uploadDir,
+		URLPolicy:         t.policy(),
+		StorageState:      t.storageState,
+		Logger:            log,
 	}
 	cfg.Capture.Screenshot = true
 	cfg.Capture.Format = t.screenshotFormat
