@@ -144,7 +144,7 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 	g := &guard{
 		next:    mux,
 		hosts:   allowedHosts(addr, c.AllowedHosts),
-		origins: c.AllowedOrigins,
+		origins: append(ownOrigins(addr), c.AllowedOrigins...),
 		log:     s.log,
 	}
 	if c.Token != "" {
@@ -163,9 +163,7 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 // Serve serves the HTTP transports on ln until ctx ends, then shuts them
 // down: every client's session ends and open streams close.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error {
-	if c.Addr == "" {
-		c.Addr = ln.Addr().String()
-	}
+	c.Addr = servedAddr(c.Addr, ln.Addr())
 	h, shutdown, err := s.HTTPHandler(c)
 	if err != nil {
 		return err
@@ -195,6 +193,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error
 	return nil
 }
 
+// servedAddr is the address the listener serves, named as the configured
+// addr names it: the configured host (which may be a name, like
+// localhost) with the listener's port, which differs when addr asked for
+// port 0.
+func servedAddr(addr string, ln net.Addr) string {
+	_, port, err := net.SplitHostPort(ln.String())
+	if err != nil {
+		return addr
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || addr == "" {
+		return ln.String()
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // allowedHosts is the list of Host names a request may carry.
 func allowedHosts(addr string, extra []string) []string {
 	hosts := []string{"localhost", "127.0.0.1", "::1"}
@@ -204,6 +218,32 @@ func allowedHosts(addr string, extra []string) []string {
 		}
 	}
 	return append(hosts, extra...)
+}
+
+// ownOrigins lists the origins of the server itself at addr, which a
+// browser sends on requests it makes to this server from a page of this
+// server: the listen host, and on a loopback listener every loopback name,
+// each with the listen port over http. A loopback origin on another port is
+// another program (a dev server, another local app) and is refused like any
+// foreign origin: DNS rebinding and drive-by pages are refused by the port
+// as much as by the name.
+func ownOrigins(addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	var hosts []string
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.IsUnspecified() {
+		hosts = append(hosts, host)
+	}
+	if IsLoopback(addr) {
+		hosts = append(hosts, "localhost", "127.0.0.1", "::1")
+	}
+	origins := make([]string, 0, len(hosts))
+	for _, h := range hosts {
+		origins = append(origins, "http://"+net.JoinHostPort(h, port))
+	}
+	return origins
 }
 
 // guard checks every request's Host, Origin and token before the
