@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -29,10 +27,18 @@ type HTTPConfig struct {
 	// ":8931") means 127.0.0.1: listening beyond loopback must be asked for
 	// by name, e.g. 0.0.0.0:8931.
 	Addr string
-	// Token, when set, is the bearer token every request must carry
-	// (Authorization: Bearer …), except /healthz. It is required when Addr
-	// is beyond loopback.
+	// Credentials, when set, are the bearer tokens requests must carry
+	// (Authorization: Bearer …), except /healthz, each naming its client.
+	// An MCP session belongs to the client that opened it: a request for it
+	// with another client's token is answered 404, as if it did not exist.
+	// Credentials or Token is required when Addr is beyond loopback.
+	Credentials *Credentials
+	// Token, when set and Credentials is not, is the one client's token,
+	// named "client1".
 	Token string
+	// MaxSessionsPerClient bounds the browser sessions open at once for one
+	// client (one credential); zero means no bound beyond the server's.
+	MaxSessionsPerClient int
 	// AllowedHosts widens the Host headers accepted beyond localhost,
 	// 127.0.0.1, [::1] and the listen address's own host. An entry without a
 	// port matches any port.
@@ -85,12 +91,15 @@ func (c HTTPConfig) Check() error {
 	if err != nil {
 		return err
 	}
-	if c.Token == "" && !IsLoopback(addr) {
+	if c.Token == "" && c.Credentials == nil && !IsLoopback(addr) {
 		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach this address could drive the browser. "+
 			"Set --token or CHAPERONE_TOKEN (e.g. CHAPERONE_TOKEN=$(openssl rand -hex 32)), or listen on 127.0.0.1", addr)
 	}
-	if c.Token != "" && len(c.Token) < MinTokenLength {
+	if c.Token != "" && c.Credentials == nil && len(c.Token) < MinTokenLength {
 		return fmt.Errorf("the token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", len(c.Token), MinTokenLength)
+	}
+	if c.MaxSessionsPerClient < 0 {
+		return fmt.Errorf("at most %d sessions per client: want 0 (no bound) or more", c.MaxSessionsPerClient)
 	}
 	for _, o := range c.AllowedOrigins {
 		if o == "*" || o == "null" {
@@ -145,12 +154,17 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 		next:    mux,
 		hosts:   allowedHosts(addr, c.AllowedHosts),
 		origins: append(ownOrigins(addr), c.AllowedOrigins...),
+		creds:   c.Credentials,
+		owners:  s.owners,
 		log:     s.log,
 	}
-	if c.Token != "" {
-		sum := sha256.Sum256([]byte(c.Token))
-		g.token = sum[:]
+	if g.creds == nil && c.Token != "" {
+		g.creds, err = NewCredentials([]Credential{{Name: "client1", Token: c.Token}})
+		if err != nil {
+			return nil, nil, err
+		}
 	}
+	s.sessions.setPerClient(c.MaxSessionsPerClient)
 	shutdown = func(ctx context.Context) {
 		if err := streamable.Shutdown(ctx); err != nil {
 			s.log.Warn("shut down streamable HTTP", "err", err)
@@ -247,12 +261,14 @@ func ownOrigins(addr string) []string {
 }
 
 // guard checks every request's Host, Origin and token before the
-// transports see it, and keeps wildcard CORS off the responses.
+// transports see it, keeps each MCP session to the client that opened it,
+// and keeps wildcard CORS off the responses.
 type guard struct {
 	next    http.Handler
 	hosts   []string
 	origins []string
-	token   []byte // SHA-256 of the token; nil when none is required
+	creds   *Credentials // nil when no token is required
+	owners  *owners
 	log     *slog.Logger
 }
 
@@ -268,16 +284,42 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	if g.token != nil && r.URL.Path != "/healthz" && !preflight && !g.tokenOK(r) {
-		g.log.Debug("refused: token", "path", r.URL.Path)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
-		http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+	var client string
+	if g.creds != nil && r.URL.Path != "/healthz" && !preflight {
+		name, ok := g.client(r)
+		if !ok {
+			g.log.Debug("refused: token", "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
+			http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
+		client = name
+	}
+	if id := requestSession(r); id != "" && !g.owners.allows(id, client) {
+		// As for an id that does not exist: another client's session is
+		// not even confirmed to exist.
+		g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
+		http.Error(w, "404 not found: no such session", http.StatusNotFound)
 		return
 	}
 	if r.Body != nil {
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	}
-	g.next.ServeHTTP(&noWildcardCORS{ResponseWriter: w}, r)
+	r = r.WithContext(withClient(r.Context(), client))
+	g.next.ServeHTTP(&responseWriter{ResponseWriter: w, owners: g.owners, client: client}, r)
+}
+
+// requestSession returns the MCP session id a request names: the
+// Mcp-Session-Id header of streamable HTTP, or the sessionId parameter of
+// SSE's /message.
+func requestSession(r *http.Request) string {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		return id
+	}
+	if r.URL.Path == "/message" {
+		return r.URL.Query().Get("sessionId")
+	}
+	return ""
 }
 
 func (g *guard) hostAllowed(hostport string) bool {
@@ -311,46 +353,57 @@ func (g *guard) originAllowed(origin string) bool {
 	return false
 }
 
-func (g *guard) tokenOK(r *http.Request) bool {
+// client returns the name of the client whose bearer token r carries.
+func (g *guard) client(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return "", false
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
+	return g.creds.lookup(strings.TrimSpace(token))
 }
 
-// noWildcardCORS drops "Access-Control-Allow-Origin: *", which mcp-go's SSE
-// transport sets when no CORS is configured: any web page could read the
-// stream otherwise.
-type noWildcardCORS struct {
+// responseWriter binds a new MCP session to its client before the client
+// can learn the session's id, and drops "Access-Control-Allow-Origin: *",
+// which mcp-go's SSE transport sets when no CORS is configured: any web
+// page could read the stream otherwise.
+type responseWriter struct {
 	http.ResponseWriter
+	owners  *owners
+	client  string
 	checked bool
 }
 
-func (w *noWildcardCORS) check() {
-	if !w.checked {
-		w.checked = true
-		if w.Header().Get("Access-Control-Allow-Origin") == "*" {
-			w.Header().Del("Access-Control-Allow-Origin")
-		}
+func (w *responseWriter) check() {
+	if w.checked {
+		return
+	}
+	w.checked = true
+	if w.Header().Get("Access-Control-Allow-Origin") == "*" {
+		w.Header().Del("Access-Control-Allow-Origin")
+	}
+	// mcp-go registers a streamable HTTP session only after writing the
+	// initialize response that names it; binding here, before the header
+	// leaves, leaves no moment when the id is known and unbound. (SSE
+	// sessions are bound as they register, before the id is sent.)
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		w.owners.bind(id, w.client)
 	}
 }
 
 // WriteHeader implements http.ResponseWriter.
-func (w *noWildcardCORS) WriteHeader(code int) {
+func (w *responseWriter) WriteHeader(code int) {
 	w.check()
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write implements http.ResponseWriter.
-func (w *noWildcardCORS) Write(b []byte) (int, error) {
+func (w *responseWriter) Write(b []byte) (int, error) {
 	w.check()
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush implements http.Flusher, which the SSE transports require.
-func (w *noWildcardCORS) Flush() {
+func (w *responseWriter) Flush() {
 	w.check()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
@@ -358,4 +411,4 @@ func (w *noWildcardCORS) Flush() {
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (w *noWildcardCORS) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
