@@ -1,9 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -20,6 +22,14 @@ const MinTokenLength = 16
 
 // maxBody bounds the size of a request body.
 const maxBody = 4 << 20
+
+// The default timeouts of the HTTP transports; see HTTPConfig.
+const (
+	defaultHeaderTimeout = 10 * time.Second
+	defaultBodyTimeout   = 30 * time.Second
+	defaultWriteTimeout  = 30 * time.Second
+	defaultIdleTimeout   = 2 * time.Minute
+)
 
 // HTTPConfig says where the HTTP transports listen and whom they serve.
 type HTTPConfig struct {
@@ -43,6 +53,19 @@ type HTTPConfig struct {
 	// 127.0.0.1, [::1] and the listen address's own host. An entry without a
 	// port matches any port.
 	AllowedHosts []string
+	// BodyTimeout bounds the reading of one request's body (its headers
+	// get 10 s); zero means 30 s. It is a deadline per request, not
+	// http.Server's ReadTimeout: that one stays armed while the handler
+	// runs and, once it passes, cancels a long call or stream.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of a response, not the response: an
+	// SSE stream or a call that waits minutes for a person writes rarely,
+	// and must not be cut, while a client that stops reading must not hold
+	// the connection. Zero means 30 s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection with no request for this
+	// long; zero means 2 minutes.
+	IdleTimeout time.Duration
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
 	// requests are served, with CORS for exactly those. A request with any
 	// other Origin header is refused; requests without one (non-browser
@@ -157,6 +180,8 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 		creds:   c.Credentials,
 		owners:  s.owners,
 		log:     s.log,
+		body:    cmp.Or(c.BodyTimeout, defaultBodyTimeout),
+		write:   cmp.Or(c.WriteTimeout, defaultWriteTimeout),
 	}
 	if g.creds == nil && c.Token != "" {
 		g.creds, err = NewCredentials([]Credential{{Name: "client1", Token: c.Token}})
@@ -182,9 +207,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error
 	if err != nil {
 		return err
 	}
+	// No ReadTimeout nor WriteTimeout: they bound a whole request and
+	// response, which for a stream or a call awaiting a person is unbounded
+	// by design. The guard sets per-request body and per-write deadlines
+	// instead (see HTTPConfig).
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: defaultHeaderTimeout,
+		IdleTimeout:       cmp.Or(c.IdleTimeout, defaultIdleTimeout),
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -270,6 +300,8 @@ type guard struct {
 	creds   *Credentials // nil when no token is required
 	owners  *owners
 	log     *slog.Logger
+	body    time.Duration // to read a request's body
+	write   time.Duration // for each write of a response
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -302,11 +334,38 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "404 not found: no such session", http.StatusNotFound)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	rc := http.NewResponseController(w)
+	if r.Body != nil && r.Body != http.NoBody {
+		// Only with a body: without one, net/http is already watching the
+		// connection for the client leaving, and a deadline there would
+		// end the request.
+		rc.SetReadDeadline(time.Now().Add(g.body))
+		r.Body = &deadlineBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBody), rc: rc}
 	}
 	r = r.WithContext(withClient(r.Context(), client))
-	g.next.ServeHTTP(&responseWriter{ResponseWriter: w, owners: g.owners, client: client}, r)
+	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: client}
+	rw.extend()
+	g.next.ServeHTTP(rw, r)
+	// What the handler left buffered is written after it returns, maybe
+	// long after its last write.
+	rw.extend()
+}
+
+// deadlineBody lifts the body's read deadline once the whole body is read,
+// so that the deadline cannot end the call the body asked for. A body that
+// fails (its deadline passed) keeps it: net/http then gives up on the
+// connection instead of waiting for the rest.
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 // requestSession returns the MCP session id a request names: the
@@ -368,9 +427,16 @@ func (g *guard) client(r *http.Request) (string, bool) {
 // page could read the stream otherwise.
 type responseWriter struct {
 	http.ResponseWriter
+	rc      *http.ResponseController
+	write   time.Duration
 	owners  *owners
 	client  string
 	checked bool
+}
+
+// extend gives the next write its time.
+func (w *responseWriter) extend() {
+	w.rc.SetWriteDeadline(time.Now().Add(w.write))
 }
 
 func (w *responseWriter) check() {
@@ -393,18 +459,21 @@ func (w *responseWriter) check() {
 // WriteHeader implements http.ResponseWriter.
 func (w *responseWriter) WriteHeader(code int) {
 	w.check()
+	w.extend()
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write implements http.ResponseWriter.
 func (w *responseWriter) Write(b []byte) (int, error) {
 	w.check()
+	w.extend()
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush implements http.Flusher, which the SSE transports require.
 func (w *responseWriter) Flush() {
 	w.check()
+	w.extend()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
