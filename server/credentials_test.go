@@ -8,10 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
-	"github.com/mark3labs/mcp-go/client"
-	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
@@ -50,40 +47,6 @@ func twoClients(t *testing.T) *Credentials {
 	return creds
 }
 
-// sessionRequest sends a tools/list for the session of c (streamable HTTP or
-// SSE) with token, as a client that learnt the session's id would, and
-// returns the status.
-func sessionRequest(t *testing.T, base string, c *client.Client, token string) int {
-	t.Helper()
-	body := `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`
-	var req *http.Request
-	if sse, ok := c.GetTransport().(*transport.SSE); ok {
-		req, _ = http.NewRequest(http.MethodPost, sse.GetEndpoint().String(), strings.NewReader(body))
-	} else {
-		req, _ = http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
-		req.Header.Set("Mcp-Session-Id", c.GetSessionId())
-		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
-		req.Header.Set("Accept", "application/json, text/event-stream")
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Authorization", "Bearer "+token)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	res, err := http.DefaultClient.Do(req.WithContext(ctx))
-	if err != nil {
-		t.Fatalf("POST for the session: %v", err)
-	}
-	res.Body.Close()
-	return res.StatusCode
-}
-
-func clientSessionID(c *client.Client) string {
-	if sse, ok := c.GetTransport().(*transport.SSE); ok {
-		return sse.GetEndpoint().Query().Get("sessionId")
-	}
-	return c.GetSessionId()
-}
-
 // A session answers only the client that opened it; to another, even one
 // with a valid token, it does not exist.
 func TestSessionsBelongToTheirClient(t *testing.T) {
@@ -98,7 +61,7 @@ func TestSessionsBelongToTheirClient(t *testing.T) {
 			if res := callTool(t, context.Background(), alice, tools.GetSnapshot, nil); res.IsError {
 				t.Fatalf("alice's call failed: %+v", res)
 			}
-			id := clientSessionID(alice)
+			id := servertest.SessionID(alice)
 			if id == "" {
 				t.Fatal("no session id")
 			}
@@ -110,11 +73,11 @@ func TestSessionsBelongToTheirClient(t *testing.T) {
 				{"bob, with his own valid token", bobToken, http.StatusNotFound},
 				{"no valid token", "nobody-0123456789abcdef", http.StatusUnauthorized},
 			} {
-				if got := sessionRequest(t, base, alice, c.token); got != c.want {
+				if got := servertest.SessionStatus(t, base, alice, c.token); got != c.want {
 					t.Errorf("request for alice's session from %s: %d, want %d", c.who, got, c.want)
 				}
 			}
-			if got := sessionRequest(t, base, alice, aliceToken); got == http.StatusNotFound || got >= 400 {
+			if got := servertest.SessionStatus(t, base, alice, aliceToken); got == http.StatusNotFound || got >= 400 {
 				t.Errorf("alice's own request for her session: %d", got)
 			}
 			// Alice's session still works for her.
@@ -150,7 +113,7 @@ func TestReplacedCredentialsTakeEffectAtOnce(t *testing.T) {
 	if err := creds.Replace([]Credential{{Name: "bob", Token: bobToken}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := sessionRequest(t, base, alice, aliceToken); got != http.StatusUnauthorized {
+	if got := servertest.SessionStatus(t, base, alice, aliceToken); got != http.StatusUnauthorized {
 		t.Errorf("alice's request after her token was removed: %d, want 401", got)
 	}
 	if res := callTool(t, context.Background(), bob, tools.GetSnapshot, nil); res.IsError {
