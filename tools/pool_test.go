@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +40,7 @@ func endpointOf(s *Session) string { return s.home.mb.endpoint }
 // says so, and the endpoint is used again once it is back.
 func TestBrowserPool(t *testing.T) {
 	site := browsertest.Site(t)
+	goroutines := runtime.NumGoroutine()
 	portA := browsertest.FreePort(t)
 	a := browsertest.StartChromium(t, portA)
 	b := browsertest.StartChromium(t, 0)
@@ -115,7 +117,7 @@ func TestBrowserPool(t *testing.T) {
 
 	// Back on the same address, the endpoint is retried after its backoff
 	// and, being the least loaded, takes the next session.
-	browsertest.StartChromium(t, portA)
+	a2 := browsertest.StartChromium(t, portA)
 	var back *Session
 	for deadline := time.Now().Add(time.Minute); back == nil && time.Now().Before(deadline); {
 		s := newSession()
@@ -131,6 +133,22 @@ func TestBrowserPool(t *testing.T) {
 	}
 	if url, msg := poolCall(t, back); msg != "" || !strings.HasSuffix(url, "/account") {
 		t.Errorf("a session on the endpoint that came back: %s %q", url, msg)
+	}
+
+	// Closed, the pool leaves no goroutine behind: not the retries, not
+	// the connections to the browsers, dead or alive.
+	if err := m.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	b.Kill()
+	a2.Kill()
+	deadline := time.Now().Add(10 * time.Second)
+	for runtime.NumGoroutine() > goroutines && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > goroutines {
+		buf := make([]byte, 1<<20)
+		t.Errorf("%d goroutines left behind:\n%s", n-goroutines, buf[:runtime.Stack(buf, true)])
 	}
 }
 
