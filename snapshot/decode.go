@@ -25,7 +25,7 @@ func decodeAXTree(data []byte) ([]axNode, error) {
 	var nodes []axNode
 	d.object(func(key string) {
 		if key != "nodes" {
-			d.skip()
+			d.other(key, "nodes")
 			return
 		}
 		if d.null() {
@@ -306,7 +306,7 @@ func (d *decoder) axValue(v *axValue) {
 		case "value":
 			d.scalar(&v.Value)
 		default:
-			d.skip()
+			d.other(key, "type", "value")
 		}
 	})
 }
@@ -325,7 +325,7 @@ func (d *decoder) properties() []axProperty {
 			case "value":
 				d.axValue(&p.Value)
 			default:
-				d.skip()
+				d.other(key, "name", "value")
 			}
 		})
 		ps = append(ps, p)
@@ -365,9 +365,28 @@ func (d *decoder) node(n *axNode) {
 		case "frameId":
 			n.FrameID = d.text()
 		default:
-			d.skip()
+			d.other(key, axNodeKeys...)
 		}
 	})
+}
+
+// axNodeKeys are the keys node reads.
+var axNodeKeys = []string{"nodeId", "ignored", "ignoredReasons", "role", "name", "description", "value",
+	"properties", "parentId", "childIds", "backendDOMNodeId", "frameId"}
+
+// other skips the value of a key the caller does not read. A key that
+// differs from one it reads only in case is one encoding/json would read
+// (it matches keys case-insensitively): the decoder gives up, and the caller
+// falls back to encoding/json, so that both read the same. Chromium never
+// sends such keys.
+func (d *decoder) other(key string, known ...string) {
+	for _, k := range known {
+		if strings.EqualFold(key, k) {
+			d.fail()
+			return
+		}
+	}
+	d.skip()
 }
 
 // id reads a node id: a string, or leniently a number.
