@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The accessibility tree of a large page is megabytes of JSON, and decoding
@@ -21,6 +22,12 @@ var errSyntax = errors.New("invalid JSON")
 
 // decodeAXTree decodes an Accessibility.getFullAXTree result.
 func decodeAXTree(data []byte) ([]axNode, error) {
+	// encoding/json reads bytes that are not UTF-8 as U+FFFD, which the
+	// substrings below would not; Chromium sends UTF-8, and anything else
+	// goes to encoding/json.
+	if !utf8.Valid(data) {
+		return nil, errSyntax
+	}
 	d := decoder{s: string(data)}
 	var nodes []axNode
 	d.object(func(key string) {
@@ -405,6 +412,9 @@ func (d *decoder) id() string {
 // decodeDOM decodes a DOMSnapshot.captureSnapshot result: tables of small
 // integers, which a reflective decoder reads slowly.
 func decodeDOM(data []byte) (domCapture, error) {
+	if !utf8.Valid(data) { // as in decodeAXTree
+		return domCapture{}, errSyntax
+	}
 	d := decoder{s: string(data)}
 	var c domCapture
 	d.object(func(key string) {
