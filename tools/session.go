@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/audit"
@@ -57,6 +58,12 @@ type Config struct {
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
 	Secrets map[string]string
+}
+
+// enables reports whether the configuration turns on the tools of
+// capability; the default tools ("") are always on.
+func (c Config) enables(capability string) bool {
+	return capability == "" || slices.Contains(c.Caps, capability) || slices.Contains(c.Caps, CapAll)
 }
 
 func (c Config) withDefaults() Config {
@@ -216,7 +223,7 @@ func (s *Session) Close() error { return s.tab.Close() }
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
 	t, ok := lookup(name)
-	if !ok {
+	if !ok || !s.config.enables(t.capability) {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
 	start := time.Now()
