@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
@@ -237,8 +238,38 @@ func (t *Tab) use(p *tabPage) {
 	p.info.used = t.pages.tick()
 }
 
+// refreshTimeout bounds the look at the browser's targets that Pages and
+// Current take: a title changes without an event.
+const refreshTimeout = 2 * time.Second
+
+// refresh reads the titles and URLs of the tab's pages from the browser; on
+// failure the last ones reported stay.
+func (t *Tab) refresh() {
+	t.mu.Lock()
+	s := t.sess
+	t.mu.Unlock()
+	if s == nil || s.root.Err() != nil {
+		return
+	}
+	c, cancel := context.WithTimeout(s.root, refreshTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, in := range res.TargetInfos {
+		if i := t.pages.find(in.TargetID); i >= 0 {
+			info := &t.pages.list[i].info
+			info.title, info.url = in.Title, in.URL
+		}
+	}
+}
+
 // Pages lists the tab's pages, in the order they opened.
 func (t *Tab) Pages() []PageInfo {
+	t.refresh()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveClosed()
@@ -269,6 +300,7 @@ func (p *tabPage) currentURL() string {
 
 // Current describes the current page.
 func (t *Tab) Current() PageInfo {
+	t.refresh()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveClosed()
