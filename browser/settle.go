@@ -211,6 +211,10 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	// when another page becomes current.
 	phaseCtx, phaseCancel := context.WithCancel(ctx)
 	defer phaseCancel()
+	// The watch in place ends too when a navigation begins: its capture
+	// would be of a page on its way out, and would hold up the new one's.
+	inPlaceCtx, inPlaceCancel := context.WithCancel(phaseCtx)
+	defer inPlaceCancel()
 	type inPlaceResult struct {
 		capture *capture.Page
 		err     error
@@ -264,7 +268,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				quietDone = make(chan inPlaceResult, 1)
 				remaining := w.Limit - time.Since(begin)
 				go func() {
-					qctx, qcancel := context.WithTimeout(phaseCtx, remaining)
+					qctx, qcancel := context.WithTimeout(inPlaceCtx, remaining)
 					defer qcancel()
 					c, err := inPlace(qctx, remaining)
 					quietDone <- inPlaceResult{c, err}
@@ -272,6 +276,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 			}
 		case <-started:
 			loading++
+			inPlaceCancel()
 			startNavigation()
 		case <-stopped:
 			if loading > 0 {
