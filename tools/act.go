@@ -170,13 +170,12 @@ const stillLoading = "The page is still loading (images or scripts); what is sho
 // pagesNote says that the action opened a page or closed the current one,
 // and which page the session is on now.
 func (s *Session) pagesNote(out browser.Outcome) string {
-	n := len(s.tab.Pages())
 	switch {
 	case out.Opened != nil:
-		return fmt.Sprintf(" Opened a new tab: %q %s; %s.", out.Opened.Title, out.Opened.URL, tabCount(n))
+		return fmt.Sprintf(" Opened a new tab: %q %s; %s.", out.Opened.Title, out.Opened.URL, tabCount(len(s.tab.Pages())))
 	case out.Closed != nil:
 		cur := s.tab.Current()
-		return fmt.Sprintf(" The page %s closed; back on %q %s; %s.", out.Closed.URL, cur.Title, cur.URL, tabCount(n))
+		return fmt.Sprintf(" The page %s closed; back on %q %s; %s.", out.Closed.URL, cur.Title, cur.URL, tabCount(len(s.tab.Pages())))
 	}
 	return ""
 }
