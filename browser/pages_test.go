@@ -278,3 +278,38 @@ func TestOpenSwitchAndClosePages(t *testing.T) {
 		t.Errorf("after closing page 0: %q", c.Title)
 	}
 }
+
+// TestRecoverAPopup crashes the renderer of a popup: Recover reopens the
+// popup's page in its place, and the tab keeps its other page.
+func TestRecoverAPopup(t *testing.T) {
+	site := browsertest.Site(t)
+	tab := browsertest.Tab(t)
+	navigate(t, tab, site+"/variants/links")
+	if out := mustSettle(t, tab, "popup-btn"); out.Opened == nil {
+		t.Fatalf("no popup opened: %+v", out)
+	}
+	if err := tab.CrashRenderer(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	waitErr(t, tab, browser.ErrTabCrashed)
+	if _, last, err := tab.Recover(testCtx(t)); err != nil || last != site+"/variants/popup" {
+		t.Fatalf("Recover = %q, %v; want the popup", last, err)
+	}
+	wantPages(t, tab, site, 1, "/variants/links", "/variants/popup")
+	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Special offer - StreamFlix" {
+		t.Errorf("after Recover: %q", c.Title)
+	}
+	// The opener shared the popup's renderer; switching to it finds it
+	// crashed too, and Recover brings it back.
+	if err := tab.SwitchTo(testCtx(t), 0); err != nil && !errors.Is(err, browser.ErrTabCrashed) {
+		t.Fatal(err)
+	}
+	if err := tab.Err(); err != nil {
+		if _, _, err := tab.Recover(testCtx(t)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Links and popups - StreamFlix" {
+		t.Errorf("after switching back: %q", c.Title)
+	}
+}
