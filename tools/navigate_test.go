@@ -209,3 +209,28 @@ func TestTabsIsOptIn(t *testing.T) {
 		}
 	}
 }
+
+// TestNavigateIsGated holds browser_navigate to the gate: a person sees
+// the absolute URL it would open, and a rejection leaves the page as it was.
+func TestNavigateIsGated(t *testing.T) {
+	const profile = `{"name":"leaving","gated_actions":[{"name":"any navigation","verb":"navigate"}]}`
+	for _, approve := range []bool{false, true} {
+		t.Run(map[bool]string{false: "rejected", true: "approved"}[approve], func(t *testing.T) {
+			g := openGated(t, "/help", profile, approve, Config{})
+			r := g.act(Navigate, map[string]any{"url": "/variants/links"})
+			asked := g.person.Requests()
+			if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Value != g.site+"/variants/links" {
+				t.Fatalf("the person was asked %+v, want the navigation to %s", asked, g.site+"/variants/links")
+			}
+			if !approve {
+				wantError(t, r, HumanRejected)
+				g.wantPage(r, "/help", "heading", "Help Center")
+				return
+			}
+			if !r.Success {
+				t.Fatalf("approved navigation failed: %s", r.Message)
+			}
+			g.wantPage(r, "/variants/links", "link", "Slow page")
+		})
+	}
+}
