@@ -3,6 +3,8 @@ package browser_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -311,5 +313,36 @@ func TestRecoverAPopup(t *testing.T) {
 	}
 	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Links and popups - StreamFlix" {
 		t.Errorf("after switching back: %q", c.Title)
+	}
+}
+
+// TestSettleAFrameThatLoads clicks a button that loads a frame whose image
+// is slow: the page settles in place, says it still loads, and the
+// navigation budget, far shorter than the image, never comes into it.
+func TestSettleAFrameThatLoads(t *testing.T) {
+	site := browsertest.Site(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, `<!doctype html><title>Frame host</title><button id="load" onclick="document.querySelector('iframe').src = '/framed'">Load</button><iframe></iframe>`)
+	})
+	mux.HandleFunc("/framed", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprintf(w, `<!doctype html><p>framed <img src="%s/slow/image?ms=20000"></p>`, site)
+	})
+	base := browsertest.Serve(t, mux)
+	tab := browsertest.Tab(t)
+	navigate(t, tab, base+"/")
+	w := actionWait
+	w.Navigation = 300 * time.Millisecond
+	out, err := clickSettle(t, tab, "load", w)
+	if err != nil {
+		t.Fatalf("a frame's slow image failed the click: %v", err)
+	}
+	if !out.Loading {
+		t.Errorf("Loading = false while the frame's image loads")
+	}
+	if got := tab.URL(); got != base+"/" {
+		t.Errorf("the page moved to %s", got)
 	}
 }

@@ -14,12 +14,17 @@ import (
 )
 
 var (
-	evFrameStartedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStartedLoading"}
+	evFrameStartedLoading = cdp.Event[frameEvent]{Method: "Page.frameStartedLoading"}
 	evFrameStoppedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStoppedLoading"}
 	evDOMContentLoaded    = cdp.Event[json.RawMessage]{Method: "Page.domContentEventFired"}
 	evDialogOpening       = cdp.Event[dialogOpening]{Method: "Page.javascriptDialogOpening"}
 	cmdHandleDialog       = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.handleJavaScriptDialog"}
 )
+
+// frameEvent is the payload of a frame's loading event.
+type frameEvent struct {
+	FrameID cdp.FrameID `json:"frameId"`
+}
 
 // dialogOpening is the payload of Page.javascriptDialogOpening, with the
 // dialog type as a plain string.
@@ -143,7 +148,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	startPage, since, pagesChanged := t.pagesState()
 	c, cancel := t.cdp(ctx)
 	defer cancel()
-	started := make(chan struct{}, 64)
+	started := make(chan cdp.FrameID, 64)
 	stopped := make(chan struct{}, 64)
 	interactive := make(chan struct{}, 64)
 	dialogs := make(chan capture.Dialog, 8)
@@ -161,7 +166,18 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 			}
 		}()
 	}
-	forward(evFrameStartedLoading, started)
+	sseq := chromedp.Events(c, evFrameStartedLoading)
+	go func() {
+		for ev, err := range sseq {
+			if err != nil {
+				return
+			}
+			select {
+			case started <- ev.FrameID:
+			default:
+			}
+		}
+	}()
 	forward(evFrameStoppedLoading, stopped)
 	forward(evDOMContentLoaded, interactive)
 	dseq := chromedp.Events(c, evDialogOpening)
@@ -274,8 +290,16 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 					quietDone <- inPlaceResult{c, err}
 				}()
 			}
-		case <-started:
+		case frame := <-started:
 			loading++
+			startPage.mu.Lock()
+			main := startPage.mainFrame
+			startPage.mu.Unlock()
+			if main != "" && frame != main {
+				// A frame inside the page loads: the page itself settles
+				// in place, and says so if the frame still loads then.
+				continue
+			}
 			inPlaceCancel()
 			startNavigation()
 		case <-stopped:
@@ -314,7 +338,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 			case navigating || openedPage != nil:
 				continue // a navigation began, or a page opened: follow it
 			case err == nil:
-				out.Capture = res.capture
+				out.Capture, out.Loading = res.capture, loading > 0
 				return finish(nil)
 			case errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= w.Limit:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))
