@@ -480,8 +480,9 @@ func (t *Tab) openedSince(since uint64) *tabPage {
 	return nil
 }
 
-// committedURL returns the URL the browser reports for the page with id,
-// "" while no document has committed, and whether the page is still there.
+// committedURL returns the URL the browser reports for the page with id
+// ("" while no document has committed), whether the page is still there,
+// and the channel closed at the pages' next change.
 func (t *Tab) committedURL(id target.ID) (string, bool, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

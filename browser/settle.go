@@ -280,7 +280,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				return out, err
 			}
 			acting, begin = false, time.Now()
-			if loading == 0 && openedPage == nil {
+			if !navigating && openedPage == nil {
 				quietDone = make(chan inPlaceResult, 1)
 				remaining := w.Limit - time.Since(begin)
 				go func() {
@@ -391,16 +391,16 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				continue // adopt has its own deadline
 			}
 			t.stopLoading(ctx)
-			what := "no new document committed"
-			if !acting {
-				what = "the new page did not become interactive"
+			what := "no new document committed and became interactive"
+			if readyDone != nil {
+				what = "the new page did not become quiet"
 			}
 			return finish(fmt.Errorf("%s within %s: %w", what, w.Navigation, context.DeadlineExceeded))
 		case <-deadline.C:
 			switch {
 			case acting && !navigating && openedPage == nil:
 				return finish(fmt.Errorf("the action did not finish within %s: %w", w.Limit, context.DeadlineExceeded))
-			case !navigating && openedPage == nil && loading == 0:
+			case !navigating && openedPage == nil:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))
 			}
 			// A navigation or a new page has its own deadline.
