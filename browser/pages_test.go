@@ -172,6 +172,15 @@ func TestHistory(t *testing.T) {
 	}
 }
 
+// wantTitle fails the test unless the current page has the title, when
+// says when.
+func wantTitle(t *testing.T, tab *browser.Tab, title, when string) {
+	t.Helper()
+	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != title {
+		t.Errorf("%s: title %q, want %q", when, c.Title, title)
+	}
+}
+
 // wantPages checks the tab's pages: their URLs (after the site) and which
 // is current.
 func wantPages(t *testing.T, tab *browser.Tab, site string, current int, urls ...string) {
@@ -245,9 +254,7 @@ func TestPopupsBecomeCurrent(t *testing.T) {
 	if err := tab.Err(); err != nil {
 		t.Errorf("tab.Err() = %v after the popup closed", err)
 	}
-	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Links and popups - StreamFlix" {
-		t.Errorf("capture after the popup closed: %q", c.Title)
-	}
+	wantTitle(t, tab, "Links and popups - StreamFlix", "capture after the popup closed")
 }
 
 func TestOpenSwitchAndClosePages(t *testing.T) {
@@ -268,17 +275,13 @@ func TestOpenSwitchAndClosePages(t *testing.T) {
 	if err := tab.SwitchTo(testCtx(t), 0); err != nil {
 		t.Fatal(err)
 	}
-	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Help Center - StreamFlix" {
-		t.Errorf("after switching to page 0: %q", c.Title)
-	}
+	wantTitle(t, tab, "Help Center - StreamFlix", "after switching to page 0")
 	// Closing the current page makes the page used last current.
 	if err := tab.ClosePage(testCtx(t), 0); err != nil {
 		t.Fatal(err)
 	}
 	wantPages(t, tab, site, 0, "/variants/links")
-	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Links and popups - StreamFlix" {
-		t.Errorf("after closing page 0: %q", c.Title)
-	}
+	wantTitle(t, tab, "Links and popups - StreamFlix", "after closing page 0")
 }
 
 // TestRecoverAPopup crashes the renderer of a popup: Recover reopens the
@@ -298,9 +301,7 @@ func TestRecoverAPopup(t *testing.T) {
 		t.Fatalf("Recover = %q, %v; want the popup", last, err)
 	}
 	wantPages(t, tab, site, 1, "/variants/links", "/variants/popup")
-	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Special offer - StreamFlix" {
-		t.Errorf("after Recover: %q", c.Title)
-	}
+	wantTitle(t, tab, "Special offer - StreamFlix", "after Recover")
 	// The opener shared the popup's renderer; switching to it finds it
 	// crashed too, and Recover brings it back.
 	if err := tab.SwitchTo(testCtx(t), 0); err != nil && !errors.Is(err, browser.ErrTabCrashed) {
@@ -311,9 +312,7 @@ func TestRecoverAPopup(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != "Links and popups - StreamFlix" {
-		t.Errorf("after switching back: %q", c.Title)
-	}
+	wantTitle(t, tab, "Links and popups - StreamFlix", "after switching back")
 }
 
 // TestSettleAFrameThatLoads clicks a button that loads a frame whose image

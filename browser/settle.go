@@ -152,34 +152,10 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	stopped := make(chan struct{}, 64)
 	interactive := make(chan struct{}, 64)
 	dialogs := make(chan capture.Dialog, 8)
-	forward := func(ev cdp.Event[json.RawMessage], to chan<- struct{}) {
-		seq := chromedp.Events(c, ev)
-		go func() {
-			for _, err := range seq {
-				if err != nil {
-					return
-				}
-				select {
-				case to <- struct{}{}:
-				default:
-				}
-			}
-		}()
-	}
-	sseq := chromedp.Events(c, evFrameStartedLoading)
-	go func() {
-		for ev, err := range sseq {
-			if err != nil {
-				return
-			}
-			select {
-			case started <- ev.FrameID:
-			default:
-			}
-		}
-	}()
-	forward(evFrameStoppedLoading, stopped)
-	forward(evDOMContentLoaded, interactive)
+	relay(c, evFrameStartedLoading, started, func(ev frameEvent) cdp.FrameID { return ev.FrameID })
+	signal := func(json.RawMessage) struct{} { return struct{}{} }
+	relay(c, evFrameStoppedLoading, stopped, signal)
+	relay(c, evDOMContentLoaded, interactive, signal)
 	dseq := chromedp.Events(c, evDialogOpening)
 	go func() {
 		for d, err := range dseq {
@@ -408,6 +384,23 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 			return out, ctx.Err()
 		}
 	}
+}
+
+// relay sends what each event ev of the target of c makes, to to, until c
+// ends; an event that finds to full is dropped.
+func relay[E, T any](c context.Context, ev cdp.Event[E], to chan<- T, what func(E) T) {
+	seq := chromedp.Events(c, ev)
+	go func() {
+		for e, err := range seq {
+			if err != nil {
+				return
+			}
+			select {
+			case to <- what(e):
+			default:
+			}
+		}
+	}()
 }
 
 // readyQuiet waits until the current page's document is interactive
