@@ -17,6 +17,7 @@ var (
 	evFrameStartedLoading = cdp.Event[frameEvent]{Method: "Page.frameStartedLoading"}
 	evFrameStoppedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStoppedLoading"}
 	evDOMContentLoaded    = cdp.Event[json.RawMessage]{Method: "Page.domContentEventFired"}
+	evWindowOpen          = cdp.Event[json.RawMessage]{Method: "Page.windowOpen"}
 	evDialogOpening       = cdp.Event[dialogOpening]{Method: "Page.javascriptDialogOpening"}
 	cmdHandleDialog       = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.handleJavaScriptDialog"}
 )
@@ -156,6 +157,10 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	signal := func(json.RawMessage) struct{} { return struct{}{} }
 	relay(c, evFrameStoppedLoading, stopped, signal)
 	relay(c, evDOMContentLoaded, interactive, signal)
+	// The page asks for a new window before the browser reports the new
+	// target: the wait holds out for it.
+	windowOpen := make(chan struct{}, 8)
+	relay(c, evWindowOpen, windowOpen, signal)
 	dseq := chromedp.Events(c, evDialogOpening)
 	go func() {
 		for d, err := range dseq {
@@ -198,7 +203,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	// acknowledged is counted while acting; one that begins during the
 	// quiet watch ends the watch, and the loop follows the load.
 	begin := time.Now()
-	acting, loading, navigating := true, 0, false
+	acting, loading, navigating, expectPage := true, 0, false, false
 	// The in-place phase ends with the settle, whichever way it ends, or
 	// when another page becomes current.
 	phaseCtx, phaseCancel := context.WithCancel(ctx)
@@ -266,6 +271,12 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 					quietDone <- inPlaceResult{c, err}
 				}()
 			}
+		case <-windowOpen:
+			if openedPage == nil {
+				expectPage = true
+				inPlaceCancel()
+				startNavigation()
+			}
 		case frame := <-started:
 			loading++
 			startPage.mu.Lock()
@@ -283,7 +294,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				loading--
 			}
 			switch {
-			case loading > 0 || openedPage != nil || !navigating:
+			case loading > 0 || openedPage != nil || !navigating || expectPage:
 			case !acting:
 				return finish(nil) // loaded, subresources and all
 			default:
@@ -292,13 +303,13 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				navigating, navDeadline = false, nil
 			}
 		case <-interactive:
-			if openedPage == nil {
+			if openedPage == nil && !expectPage {
 				startNavigation()
 				follow()
 			}
 		case res := <-readyDone:
 			readyDone = nil
-			if openedPage != nil {
+			if openedPage != nil || expectPage {
 				continue
 			}
 			if res.err == nil && res.state.Changes >= 0 {
