@@ -29,17 +29,17 @@ type Option struct {
 }
 
 // String says the option as a person reads it: its text, and its value when
-// that differs.
+// that differs and is known.
 func (o Option) String() string {
-	if o.Value == o.Text {
+	if o.Value == o.Text || o.Value == "" {
 		return fmt.Sprintf("%q", o.Text)
 	}
 	return fmt.Sprintf("%q (value %q)", o.Text, o.Value)
 }
 
-// optionList says options in one phrase: "A", "B" (value "b"); "no option"
+// OptionList says options in one phrase: "A", "B" (value "b"); "no option"
 // for none, which a select that takes several may choose.
-func optionList(options []Option) string {
+func OptionList(options []Option) string {
 	if len(options) == 0 {
 		return "no option"
 	}
@@ -100,7 +100,7 @@ func (a Action) String() string {
 	var b strings.Builder
 	b.WriteString(string(a.Verb))
 	if a.Verb == VerbSelect {
-		fmt.Fprintf(&b, " %s in", optionList(a.Options))
+		fmt.Fprintf(&b, " %s in", OptionList(a.Options))
 	}
 	if a.Verb == VerbNavigate || (a.Verb == VerbPress && a.Role == "") {
 		if a.Value != "" {

@@ -134,7 +134,7 @@ func (r Request) Lines() []string {
 		case len(a.Options) == 1:
 			add("Option: %s", a.Options[0])
 		case a.Verb == VerbSelect:
-			add("Options: %s", optionList(a.Options))
+			add("Options: %s", OptionList(a.Options))
 		}
 		if a.Dialog != nil {
 			add("Dialog: %s %q", a.Dialog.Type, a.Dialog.Message)
