@@ -98,7 +98,8 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 			return nil, err
 		}
 		if r, err = t.options(ctx, backendNodeID, values, list, "pick"); err != nil {
-			return nil, err
+			// Leave the page as it was: a popup opened for nothing closes.
+			return nil, errors.Join(err, t.escape(ctx))
 		}
 	}
 	if err := t.clickOptions(ctx, backendNodeID, values, list); err != nil {
@@ -207,6 +208,20 @@ func (t *Tab) waitPopup(ctx context.Context, backendNodeID int64) error {
 	}
 	if !open {
 		return fmt.Errorf("clicked the combobox, but no options showed within %s", limit.Round(time.Millisecond))
+	}
+	return nil
+}
+
+// escape presses Escape, which closes an open popup.
+func (t *Tab) escape(ctx context.Context) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+		if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
+			"type": typ, "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27,
+		}); err != nil {
+			return fmt.Errorf("press Escape to close the popup: %w", err)
+		}
 	}
 	return nil
 }

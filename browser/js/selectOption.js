@@ -30,8 +30,8 @@ function selectOption(values, list, mode, ms) {
 		if (native) return {opts: Array.from(el.options), multiple: el.multiple};
 		const ids = squash((el.getAttribute('aria-controls') || '') + ' ' + (el.getAttribute('aria-owns') || '')).split(' ').filter(Boolean);
 		let roots = [el, ...ids.map(id => doc.getElementById(id)).filter(Boolean)];
-		if (combo && roots.length === 1) {
-			// A popup the combobox does not name: an open listbox of the page.
+		if (combo && roots.length === 1 && el.getAttribute('aria-expanded') === 'true') {
+			// An open popup the combobox does not name: a listbox showing.
 			roots = roots.concat(Array.from(doc.querySelectorAll('[role=listbox]')).filter(shown));
 		}
 		let opts = [...new Set(roots.flatMap(r => Array.from(r.querySelectorAll('[role=option]'))))];
