@@ -225,4 +225,12 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 	if got := g.evalString(genresNow); got != "drama,horror" {
 		t.Errorf("selected %q, want drama,horror", got)
 	}
+	// A list is for a select; a fill asked about with one is refused
+	// before anyone is asked.
+	if a := g.approval(map[string]any{"action": "type", "reason": "x", "ref": ref(), "verb": "fill", "value": []string{"a", "b"}}); a.Approved || !strings.Contains(a.Message, "invalid_params") {
+		t.Errorf("a fill with a list: approved %v, %q", a.Approved, a.Message)
+	}
+	if n := len(g.person.Requests()); n != 3 {
+		t.Errorf("the person was asked about a fill with a list")
+	}
 }
