@@ -17,9 +17,13 @@ var ErrNoOption = errors.New("no such option")
 // one option only.
 var ErrOneOption = errors.New("takes one option, not a list")
 
-// popupWait bounds the wait for a combobox's popup to show its options when
-// the context has no deadline.
-const popupWait = 5 * time.Second
+// popupWait bounds the wait for a combobox's popup to show its options, and
+// lateWait the wait for a page to show the effect of a click on an option
+// when it did not at once.
+const (
+	popupWait = 5 * time.Second
+	lateWait  = time.Second
+)
 
 // Selection is an option a Select chose, or PickOptions would choose.
 type Selection struct {
@@ -110,7 +114,7 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 			OK    bool   `json:"ok"`
 			Shown string `json:"shown"`
 		}
-		if err := t.callOn(ctx, backendNodeID, selectOptionJS, &shows, []string{r.Picked[0].Text}, false, "shows", 0); err != nil {
+		if err := t.callOn(ctx, backendNodeID, selectOptionJS, &shows, []string{r.Picked[0].Text}, false, "shows", waitLimit(ctx, lateWait)); err != nil {
 			return nil, fmt.Errorf("select %q: read the combobox: %w", values, err)
 		}
 		if !shows.OK {
@@ -147,11 +151,20 @@ func (t *Tab) options(ctx context.Context, backendNodeID int64, values []string,
 // needs a second click did not toggle (or its click undid another's), which
 // is an error rather than a loop.
 func (t *Tab) clickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) error {
-	clicked := make(map[int64]bool)
+	clicked, waited := make(map[int64]bool), make(map[int64]bool)
 	for {
 		node, err := t.optionNode(ctx, backendNodeID, values, list)
 		if err != nil || node == 0 {
 			return err
+		}
+		if clicked[node] && !waited[node] {
+			// The page may answer the click late: look again after
+			// its next change.
+			waited[node] = true
+			if err := t.callOn(ctx, backendNodeID, selectOptionJS, nil, values, list, "change", waitLimit(ctx, lateWait)); err != nil {
+				return fmt.Errorf("select %q: wait for the listbox: %w", values, err)
+			}
+			continue
 		}
 		if clicked[node] {
 			return fmt.Errorf("select %q: a click on an option does not toggle it alone; the listbox is not as the values say", values)
@@ -198,18 +211,24 @@ func (t *Tab) clickNode(ctx context.Context, backendNodeID int64, what string) e
 
 // waitPopup waits for the combobox's popup to show its options.
 func (t *Tab) waitPopup(ctx context.Context, backendNodeID int64) error {
-	limit := popupWait
-	if d, ok := ctx.Deadline(); ok {
-		limit = min(limit, time.Until(d))
-	}
 	var open bool
-	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &open, []string{}, false, "wait", limit.Milliseconds()); err != nil {
+	limit := waitLimit(ctx, popupWait)
+	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &open, []string{}, false, "wait", limit); err != nil {
 		return fmt.Errorf("wait for the combobox's options: %w", err)
 	}
 	if !open {
-		return fmt.Errorf("clicked the combobox, but no options showed within %s", limit.Round(time.Millisecond))
+		return fmt.Errorf("clicked the combobox, but no options showed within %d ms", limit)
 	}
 	return nil
+}
+
+// waitLimit is how many milliseconds a page script may wait: at most limit,
+// and less when ctx ends sooner.
+func waitLimit(ctx context.Context, limit time.Duration) int64 {
+	if d, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(d))
+	}
+	return max(limit.Milliseconds(), 0)
 }
 
 // escape presses Escape, which closes an open popup.

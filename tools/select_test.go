@@ -234,3 +234,19 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 		t.Errorf("the person was asked about a fill with a list")
 	}
 }
+
+// TestSelectWaitsForALateListbox: a listbox that shows a click's effect a
+// moment later, as pages that render asynchronously do, still ends up with
+// exactly the options asked for.
+func TestSelectWaitsForALateListbox(t *testing.T) {
+	h := open(t, "/variants/selects")
+	h.eval(`document.querySelector('#subtitles').addEventListener('click', e => {
+		e.stopPropagation();
+		const li = e.target.closest('[role=option]');
+		setTimeout(() => li.setAttribute('aria-selected', String(li.getAttribute('aria-selected') !== 'true')), 200);
+	}, true)`, nil)
+	h.ok(Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "listbox", "Subtitle languages"), "value": []string{"French", "Japanese"}})
+	if got := h.evalString(subtitlesNow); got != "French,Japanese" {
+		t.Errorf("selected %q, want French,Japanese", got)
+	}
+}

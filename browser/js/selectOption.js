@@ -16,7 +16,10 @@
 //   - 'next': the option element a person would click next to reach the
 //     choice in a listbox or an open popup, or null when there is none left;
 //   - 'wait': a promise of whether the popup's options showed within ms;
-//   - 'shows': whether the combobox now shows the text of values[0].
+//   - 'shows': a promise of whether the combobox shows the text of values[0]
+//     within ms, and what it shows;
+//   - 'change': a promise of whether the page changed within ms, for a page
+//     that answers a click late.
 function selectOption(values, list, mode, ms) {
 	const el = this;
 	const doc = el.ownerDocument;
@@ -41,22 +44,30 @@ function selectOption(values, list, mode, ms) {
 	};
 	const {opts, multiple} = options();
 	const closed = combo && (opts.length === 0 || el.getAttribute('aria-expanded') === 'false');
+	// until resolves with test() as soon as it holds, checked on every
+	// change of the page, or with its last answer after ms.
+	const until = (test) => new Promise(resolve => {
+		let last = test();
+		if (last.ok) return resolve(last);
+		const obs = new MutationObserver(() => { last = test(); if (last.ok) done(); });
+		const timer = setTimeout(() => done(), ms);
+		const done = () => { obs.disconnect(); clearTimeout(timer); resolve(last); };
+		obs.observe(doc, {subtree: true, childList: true, attributes: true, characterData: true});
+	});
 	if (mode === 'wait') {
-		if (!closed) return true;
-		return new Promise(resolve => {
-			const obs = new MutationObserver(() => {
-				const o = options().opts;
-				if (o.length > 0 && el.getAttribute('aria-expanded') !== 'false') done(true);
-			});
-			const timer = setTimeout(() => done(false), ms);
-			const done = (ok) => { obs.disconnect(); clearTimeout(timer); resolve(ok); };
-			obs.observe(doc, {subtree: true, childList: true, attributes: true});
-		});
+		return until(() => ({ok: options().opts.length > 0 && el.getAttribute('aria-expanded') !== 'false'})).then(r => r.ok);
 	}
 	if (mode === 'shows') {
 		const want = squash(values[0]).toLowerCase();
-		const now = squash(el.value !== undefined && el.tagName !== 'BUTTON' ? el.value : el.textContent);
-		return {ok: now.toLowerCase().includes(want), shown: now.slice(0, 200)};
+		return until(() => {
+			const now = squash(el.value !== undefined && el.tagName !== 'BUTTON' ? el.value : el.textContent);
+			return {ok: now.toLowerCase().includes(want), shown: now.slice(0, 200)};
+		});
+	}
+	if (mode === 'change') {
+		// The first look comes before any change; every later one after one.
+		let looks = 0;
+		return until(() => ({ok: looks++ > 0})).then(r => r.ok);
 	}
 	if (list && !multiple) return {ok: false, single: true, kind: native ? 'native' : 'list'};
 	if (closed) return {ok: true, kind: 'closed', combo};
