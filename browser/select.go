@@ -53,10 +53,10 @@ type describeNodeResult struct {
 	} `json:"node"`
 }
 
-// The kinds of widget selectOptionJS tells apart.
+// The kinds of widget selectOptionJS tells apart, besides "list": options a
+// person clicks.
 const (
 	kindNative = "native" // a <select>, chosen by script
-	kindList   = "list"   // options a person clicks
 	kindClosed = "closed" // a combobox whose popup is not open
 )
 
