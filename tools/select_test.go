@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
@@ -239,7 +240,9 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 // moment later, as pages that render asynchronously do, still ends up with
 // exactly the options asked for.
 func TestSelectWaitsForALateListbox(t *testing.T) {
-	h := open(t, "/variants/selects")
+	// Three late clicks take longer than the default limit allows on a
+	// loaded machine; what is tested is the outcome, not the speed.
+	h := openWith(t, "/variants/selects", Config{ActionTimeout: 30 * time.Second})
 	h.eval(`document.querySelector('#subtitles').addEventListener('click', e => {
 		e.stopPropagation();
 		const li = e.target.closest('[role=option]');
