@@ -35,7 +35,9 @@ type StartRecord struct {
 	// SystemTokens estimates the system prompt.
 	SystemTokens int `json:"system_tokens"`
 	// URL is the page of the initial snapshot.
-	URL        string `json:"url,omitempty"`
+	URL string `json:"url,omitempty"`
+	// Replay names the script a replay performs; empty for a run.
+	Replay     string `json:"replay,omitempty"`
 	Screenshot string `json:"screenshot,omitempty"`
 }
 
@@ -78,6 +80,9 @@ type TurnRecord struct {
 	Screenshot string `json:"screenshot,omitempty"`
 	// Error says why the model call or the tool call failed.
 	Error string `json:"error,omitempty"`
+	// Replay says how a step of a replay went: replayed, or recovered by
+	// the model in so many calls. A replay's turn is a step of its script.
+	Replay string `json:"replay,omitempty"`
 	// Note is what the driver told the model beside the result: a
 	// reflection prompt after repeated failures, or a person's hint.
 	Note string `json:"note,omitempty"`
