@@ -222,6 +222,10 @@ func (r *replay) step(ctx context.Context, n int, step ScriptStep) (bool, Result
 		res, err = r.call(ctx, step.Tool, input)
 		why = failureOf(res, err)
 	}
+	if target != nil && step.Target != nil && *target != *step.Target {
+		out.Target = r.redact.String(fmt.Sprintf("%s (recorded as %s)", target, step.Target))
+		rec.Target = out.Target
+	}
 	if why == "" {
 		out.How, rec.Replay = StepReplayed, StepReplayed
 		r.next.Steps = append(r.next.Steps, withTarget(step, target))

@@ -1,0 +1,182 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// replayTestTask is a replay of script on the demo site's page at path,
+// with the demo profile, a record in dir and approvals answered by
+// approver; model recovers the steps that do not replay (nil: none).
+func replayTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver, script *driver.Script, path string, model driver.Model) task {
+	t.Helper()
+	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := checkpoint.LoadProfile("demo")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tk := task{setup: st, outDir: dir, approver: approver, goal: script.Goal, profiles: profiles{named: p},
+		startURL: checkpoint.DemoScheme + path, script: script}
+	if model != nil {
+		tk.model, tk.modelName = model, "mock model"
+	}
+	return tk
+}
+
+// readScript reads and validates a script a run wrote.
+func readScript(t *testing.T, path string) *driver.Script {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := driver.ValidateScript(data); err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, data)
+	}
+	if strings.Contains(string(data), `"@e`) {
+		t.Fatalf("%s holds a ref:\n%s", path, data)
+	}
+	s, err := driver.ReadScript(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// replayed runs a replay and returns how each step went.
+func replayed(t *testing.T, tk task, e *env, stdout *syncBuffer) (driver.Result, []string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := drive(ctx, e, tk)
+	t.Logf("stdout:\n%s", stdout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var how []string
+	for _, l := range drivertest.ReadSessionLog(t, tk.outDir)[1:] {
+		if l["type"] == "turn" {
+			how = append(how, jsonStr(l["replay"]))
+		}
+	}
+	return res, how
+}
+
+// Record the demo flow, then replay it: on the flow with other ids and
+// classes, with no model at all; on the flow whose final button was
+// relabelled, recovered by the model in one call, whose new script version
+// then replays with no model. Checkpoints still ask the person, and
+// complete_task still verifies the end.
+func TestRecordAndReplay(t *testing.T) {
+	base := t.TempDir()
+	person := func() *checkpointtest.Person {
+		return &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
+	}
+
+	// Record.
+	e, stdout, _ := driverEnv(nil)
+	recDir := filepath.Join(base, "record")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := runDemo(ctx, e, demoTestTask(t, e, recDir, person())); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout.String(), "Script: "+filepath.Join(recDir, driver.ScriptName)) {
+		t.Errorf("stdout does not name the script:\n%s", stdout)
+	}
+	script := readScript(t, filepath.Join(recDir, driver.ScriptName))
+	want := []string{tools.Click, tools.Click, tools.Click, tools.Click, tools.RequestApproval, tools.Click, tools.CompleteTask}
+	if len(script.Steps) != len(want) || script.Version != 1 {
+		t.Fatalf("script = %+v, want version 1 with %d steps", script, len(want))
+	}
+	for i, s := range script.Steps {
+		if s.Tool != want[i] {
+			t.Errorf("step %d is %s, want %s", i+1, s.Tool, want[i])
+		}
+	}
+	if tg := script.Steps[4].Target; tg == nil || tg.Role != "button" || tg.Name != "Finish Cancellation" || script.Steps[4].Before.Title != "Finish cancellation - StreamFlix" {
+		t.Errorf("approval step = %+v", script.Steps[4])
+	}
+
+	tests := []struct {
+		name   string
+		script func() *driver.Script
+		path   string
+		// model answers the steps that do not replay; calls is how many
+		// times it must be asked.
+		model *driver.ScriptedModel
+		calls int
+		how   []string
+		// next is the version of the script the replay writes, or 0.
+		next int
+	}{
+		{"renamed ids and classes", func() *driver.Script { return script }, "/variants/renamed-flow", nil, 0,
+			[]string{"replayed", "replayed", "replayed", "replayed", "replayed", "replayed", "replayed"}, 0},
+		{"relabelled final button", func() *driver.Script { return script }, "/variants/renamed-flow?final=confirm",
+			&driver.ScriptedModel{Steps: []driver.Step{driver.ActOn(tools.RequestApproval, "button", "Confirm cancellation", map[string]any{
+				"verb": "click", "action": `click "Confirm cancellation"`, "reason": "This cancels the membership for good.",
+			})}}, 1,
+			[]string{"replayed", "replayed", "replayed", "replayed", "recovered by the model in 1 call(s)", "replayed", "replayed"}, 2},
+		{"the new version", func() *driver.Script {
+			return readScript(t, filepath.Join(base, "relabelled final button", driver.ScriptVersionName(2)))
+		}, "/variants/renamed-flow?final=confirm", nil, 0,
+			[]string{"replayed", "replayed", "replayed", "replayed", "replayed", "replayed", "replayed"}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, stdout, _ := driverEnv(nil)
+			approver := person()
+			dir := filepath.Join(base, tt.name)
+			var model driver.Model
+			if tt.model != nil {
+				model = tt.model
+			}
+			res, how := replayed(t, replayTestTask(t, e, dir, approver, tt.script(), tt.path, model), e, stdout)
+			if !res.Success || res.Reason != driver.ReasonCompleted {
+				t.Fatalf("result = %+v", res)
+			}
+			if strings.Join(how, "|") != strings.Join(tt.how, "|") {
+				t.Errorf("steps = %q, want %q", how, tt.how)
+			}
+			if tt.calls == 0 && (res.Tokens != driver.Usage{}) {
+				t.Errorf("a replay with no recovery spent %+v", res.Tokens)
+			}
+			if tt.model != nil && len(tt.model.Requests()) != tt.calls {
+				t.Errorf("the model was asked %d times, want %d", len(tt.model.Requests()), tt.calls)
+			}
+			if tt.calls > 0 && res.Tokens.InputTokens == 0 {
+				t.Error("the recovery's tokens are not counted")
+			}
+			asked := approver.Requests()
+			if len(asked) == 0 || !strings.Contains(asked[0].Title, "Finish cancellation") {
+				t.Errorf("the person was asked %+v, want on the final step", asked)
+			}
+			_, err := os.Stat(filepath.Join(dir, driver.ScriptVersionName(2)))
+			if written := err == nil; written != (tt.next == 2) {
+				t.Fatalf("script version 2 written = %v", written)
+			}
+			if tt.next == 2 {
+				next := readScript(t, filepath.Join(dir, driver.ScriptVersionName(2)))
+				if next.Version != 2 || len(next.Steps) != len(want) || next.Steps[4].Target.Name != "Confirm cancellation" || next.Steps[5].Target.Name != "Confirm cancellation" {
+					data, _ := json.MarshalIndent(next, "", "  ")
+					t.Errorf("version 2 = %s", data)
+				}
+			}
+		})
+	}
+}
