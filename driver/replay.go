@@ -488,4 +488,3 @@ func recoverPrompt(n, of int, step ScriptStep, why, hint string) string {
 	b.WriteString("Do this one step on the page as it is now, with one tool call on a ref of the snapshot below: the element that does what the recorded one did, even if its label changed. Do not do later steps.\nThe page now:")
 	return b.String()
 }
-
