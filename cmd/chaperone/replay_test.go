@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
+	"io"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +182,101 @@ func TestRecordAndReplay(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// runApproving runs the built command with the web approval console and
+// approves every request it announces; it returns stdout once the command
+// has exited, failing the test if it did not exit 0.
+func runApproving(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=")
+	var stdout, stderr syncBuffer
+	cmd.Stdout = &stdout
+	pr, pw := io.Pipe()
+	cmd.Stderr = pw
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	approved := make(chan int, 1)
+	go func() {
+		var console string
+		n := 0
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			line := sc.Text()
+			stderr.Write([]byte(line + "\n"))
+			if u, ok := strings.CutPrefix(line, "Approval console: "); ok {
+				console = strings.TrimSuffix(u, "/") + "/"
+			}
+			if !strings.HasPrefix(line, "Approval needed: ") {
+				continue
+			}
+			// Not pending(t, …): this goroutine may not end the test.
+			resp, err := http.Get(console + "api/pending")
+			if err != nil {
+				t.Error(err)
+				continue
+			}
+			var list struct {
+				Pending []struct{ ID string } `json:"pending"`
+			}
+			err = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			if err != nil {
+				t.Error(err)
+			}
+			for _, p := range list.Pending {
+				resp, err := http.Post(console+"api/approvals/"+p.ID, "application/json", strings.NewReader(`{"approved":true}`))
+				if err != nil {
+					t.Error(err)
+					continue
+				}
+				resp.Body.Close()
+				n++
+			}
+		}
+		approved <- n
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	n := <-approved
+	if err != nil {
+		t.Fatalf("chaperone %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
+	}
+	if n == 0 {
+		t.Fatalf("chaperone %s asked nobody\nstderr:\n%s", strings.Join(args, " "), &stderr)
+	}
+	return stdout.String()
+}
+
+// Through the built binary: the demo leaves a script, and `chaperone
+// replay` performs it on the renamed flow with no model, the person still
+// approving the final step.
+func TestReplayCommand(t *testing.T) {
+	dir := t.TempDir()
+	out := runApproving(t, "demo", "--out", filepath.Join(dir, "demo"))
+	script := filepath.Join(dir, "demo", driver.ScriptName)
+	if !strings.Contains(out, "Script: "+script) {
+		t.Fatalf("the demo does not name its script:\n%s", out)
+	}
+	out = runApproving(t, "replay", script, "--profile", "demo", "--url", "demo:/variants/renamed-flow", "--out", filepath.Join(dir, "replay"))
+	if n := strings.Count(out, ": replayed\n"); n != 7 {
+		t.Errorf("%d steps replayed, want 7:\n%s", n, out)
+	}
+	for _, want := range []string{"SUCCEEDED: completed", "tokens: 0 in, 0 out", "cost: none (no model was called)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	report, err := os.ReadFile(filepath.Join(dir, "replay", driver.ReportName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(report), `<p class="replay">Step replayed</p>`); n != 7 {
+		t.Errorf("the report shows %d steps replayed, want 7", n)
 	}
 }
