@@ -215,7 +215,7 @@ func inlineText(s *snapshot.Snapshot, ref string) string {
 	if i < 0 {
 		return ""
 	}
-	rest := s.Text[i+2+len(ref):]
+	rest := s.Text[i+1+len(ref):]
 	if !strings.HasPrefix(rest, " ") {
 		return ""
 	}
