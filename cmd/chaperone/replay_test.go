@@ -280,3 +280,34 @@ func TestReplayCommand(t *testing.T) {
 		t.Errorf("the report shows %d steps replayed, want 7", n)
 	}
 }
+
+// The stuck prompt reaches the person through the approver: a rejection
+// stops the run, an approval continues it, with the person's words as the
+// model's hint.
+func TestAskWhenStuck(t *testing.T) {
+	tests := []struct {
+		name string
+		d    checkpoint.Decision
+		want driver.StuckAnswer
+	}{
+		{"reject stops", checkpoint.Decision{Approved: false, Feedback: "enough"}, driver.StuckAnswer{Stop: true, Hint: "enough"}},
+		{"approve with a hint", checkpoint.Decision{Approved: true, Feedback: "close the banner"}, driver.StuckAnswer{Hint: "close the banner"}},
+		{"approve continues", checkpoint.Decision{Approved: true}, driver.StuckAnswer{}},
+		{"nobody reached stops", checkpoint.Decision{Channel: checkpoint.ChannelNone}, driver.StuckAnswer{Stop: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			person := &checkpointtest.Person{Answer: tt.d}
+			got, err := askWhenStuck(person)(context.Background(), driver.StuckQuestion{
+				Goal: "g", URL: "https://shop.test/", Title: "Shop", Failures: []string{"browser_click(@e2): failed (element_obscured)"},
+			})
+			if err != nil || got != tt.want {
+				t.Fatalf("answer = %+v, %v; want %+v", got, err, tt.want)
+			}
+			r := person.Requests()[0]
+			if r.Action != driver.StuckPrompt || r.Kind != checkpoint.KindAgent || !strings.Contains(r.Words, "failed (element_obscured)") || r.URL != "https://shop.test/" {
+				t.Errorf("request = %+v", r)
+			}
+		})
+	}
+}
