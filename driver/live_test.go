@@ -43,20 +43,10 @@ func liveDemo(t *testing.T, path string) driver.Tools {
 		t.Fatal(err)
 	}
 	person := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
-	srv, err := server.New(server.Config{NewSession: func(context.Context) (server.Session, error) {
+	return serveInProcess(t, func(context.Context) (server.Session, error) {
 		gate := checkpoint.NewGate(p, person, checkpoint.Options{Session: "test"})
 		return tabSession{tools.NewSession(tab, tools.Config{}, tools.WithGate(gate))}, nil
-	}, MaxSessions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	tl, closeClient, err := server.ConnectInProcess(context.Background(), srv)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { closeClient() })
-	return tl
+	})
 }
 
 // refOf finds, newest message first, the ref of the element the compact

@@ -206,11 +206,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance), redact: newRedactor(cfg.Secrets)}
 	r.price, r.priced = PriceOf(cfg.ModelName)
-	res := r.loop(ctx)
-	res.Detail = r.redact.String(res.Detail)
-	res.Model = cfg.ModelName
-	res.Tokens = r.tokens
-	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	res := r.settle(r.loop(ctx))
 	if res.Success {
 		cfg.Record.writeScript(ScriptName, r.script)
 	}
@@ -219,6 +215,16 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		"turns", res.Turns, "input_tokens", res.Tokens.InputTokens, "cache_read_tokens", res.Tokens.CacheReadTokens,
 		"cache_write_tokens", res.Tokens.CacheWriteTokens, "output_tokens", res.Tokens.OutputTokens, "cost_usd", res.Cost)
 	return res, nil
+}
+
+// settle completes how a run ended with what only the run knows: the
+// model, the tokens and the cost; and keeps secrets out of its detail.
+func (r *run) settle(res Result) Result {
+	res.Detail = r.redact.String(res.Detail)
+	res.Model = r.cfg.ModelName
+	res.Tokens = r.tokens
+	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	return res
 }
 
 type run struct {

@@ -134,11 +134,7 @@ func Replay(ctx context.Context, cfg ReplayConfig) (ReplayResult, error) {
 		r.specs = specs
 	}
 	r.price, r.priced = PriceOf(cfg.ModelName)
-	res := r.all(ctx)
-	res.Detail = r.redact.String(res.Detail)
-	res.Model = cfg.ModelName
-	res.Tokens = r.tokens
-	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	res := r.settle(r.all(ctx))
 	out := ReplayResult{Result: res, Steps: r.steps}
 	recovered := false
 	for _, s := range r.steps {

@@ -13,9 +13,7 @@ import (
 // for a step that does not, then with the person.
 func replayCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "replay", "replay SCRIPT [flags]")
-	profile := addProfileFlag(fs)
-	secretNames := addSecretFlag(fs)
-	startURL := fs.String("url", "", "the `URL` to start at (default: the profile's start URL, else the script's)")
+	sf := addSiteFlags(fs, "the `URL` to start at, demo:/path for a page of the demo site (default: the profile's start URL, else the script's)")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model` that recovers a step that does not replay, when ANTHROPIC_API_KEY is set")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
 	tf := addTaskFlags(fs)
@@ -35,20 +33,12 @@ func replayCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	secrets, err := secretValues(*secretNames, e.getenv)
+	t, err := sf.task(e, tf, st)
 	if err != nil {
 		return err
 	}
-	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
-		return err
-	}
-	profs, err := loadProfiles(*profile, e.stderr)
-	if err != nil {
-		return err
-	}
-	t := tf.task(st)
-	t.goal, t.profiles, t.secrets, t.startURL, t.script = script.Goal, profs, secrets, *startURL, script
-	if t.startURL == "" && profs.named == nil {
+	t.goal, t.script = script.Goal, script
+	if t.startURL == "" && t.profiles.named == nil {
 		t.startURL = script.StartURL
 	}
 	t.modelTimeout = *modelTimeout

@@ -23,9 +23,7 @@ import (
 func runCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "run", "run --goal TEXT [flags]")
 	goal := fs.String("goal", "", "the `task`, in plain words (required)")
-	profile := addProfileFlag(fs)
-	secretNames := addSecretFlag(fs)
-	startURL := fs.String("url", "", "the `URL` to start at (default: the profile's start URL)")
+	sf := addSiteFlags(fs, "the `URL` to start at (default: the profile's start URL)")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`")
 	maxTurns := fs.Int("max-turns", 0, "the most model calls (default: the profile's, else 20)")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
@@ -52,22 +50,14 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	secrets, err := secretValues(*secretNames, e.getenv)
+	t, err := sf.task(e, tf, st)
 	if err != nil {
 		return err
 	}
-	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
-		return err
-	}
-	profs, err := loadProfiles(*profile, e.stderr)
-	if err != nil {
-		return err
-	}
-	if *startURL == "" && profs.named == nil {
+	if t.startURL == "" && t.profiles.named == nil {
 		return errors.New("say where to start: --url, or a --profile with a start URL")
 	}
-	t := tf.task(st)
-	t.goal, t.profiles, t.secrets, t.startURL = *goal, profs, secrets, *startURL
+	t.goal = *goal
 	t.model, t.modelName, t.modelTimeout = claude, claude.Name(), *modelTimeout
 	t.maxTurns, t.dryRun = *maxTurns, *dryRun
 	res, err := drive(ctx, e, t)
@@ -78,6 +68,38 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("the task did not succeed: %s", res.Reason)
 	}
 	return nil
+}
+
+// siteFlags are the flags of run and replay that say where a task starts
+// and under which rules: --profile, --secret and --url.
+type siteFlags struct {
+	profile *string
+	secrets *listFlag
+	url     *string
+}
+
+func addSiteFlags(fs *flag.FlagSet, urlUsage string) *siteFlags {
+	return &siteFlags{profile: addProfileFlag(fs), secrets: addSecretFlag(fs), url: fs.String("url", "", urlUsage)}
+}
+
+// task returns the task the flags say, on st, once what can be refused
+// before a browser starts was not: a secret that is not set, an approver
+// that cannot be reached, a profile that does not load.
+func (f *siteFlags) task(e *env, tf *taskFlags, st setup) (task, error) {
+	secrets, err := secretValues(*f.secrets, e.getenv)
+	if err != nil {
+		return task{}, err
+	}
+	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
+		return task{}, err
+	}
+	profs, err := loadProfiles(*f.profile, e.stderr)
+	if err != nil {
+		return task{}, err
+	}
+	t := tf.task(st)
+	t.profiles, t.secrets, t.startURL = profs, secrets, *f.url
+	return t, nil
 }
 
 // taskFlags are the flags of the commands that drive a task in process,
