@@ -345,7 +345,14 @@ func failureOf(res ToolResult, err error) string {
 		// A person's no is an answer, not a failure to recover from.
 		return ""
 	}
-	return firstNonEmpty(strings.TrimSpace(outcome+": "+o.Message), outcome)
+	msg := o.Message
+	if res.IsError {
+		msg = res.Text
+	}
+	if msg == "" {
+		return outcome
+	}
+	return outcome + ": " + clip(msg, 300)
 }
 
 // recover gives a step that did not replay to the model, then to the
