@@ -140,13 +140,13 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  Navigate,
 		Title: "Navigate",
-		Description: "Open a URL in the current tab, or go back, forward or reload; waits until the new page is interactive (not for slow images); returns a fresh snapshot. " +
+		Description: "Open a URL in this tab, or go back, forward or reload; waits until the new page is interactive (not slow images); returns a fresh snapshot. " +
 			refsDie +
-			" url is absolute (http, https) or relative to the page; or give action; not both. The URL policy may refuse it; a checkpoint may ask a human." +
-			" When: to start somewhere or leave a dead end." +
-			" Patterns: 1) url of the login page, then fill it. 2) action back after a wrong link." +
+			" url: absolute, or relative to the page; or action; not both. The URL policy may refuse it; a checkpoint may ask a human." +
+			" When: to start, or to leave a dead end." +
+			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
 			" Errors: action_failed (policy, no history, network), timeout, human_rejected, invalid_params." +
-			` Example: {"url":"/account"} → success⏎Opened https://…/account.⏎page "Account" …`,
+			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
