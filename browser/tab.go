@@ -38,8 +38,11 @@ type Tab struct {
 	closed bool
 	gen    uint64               // the browser generation of bctx and pg
 	sess   *session             // the browser session of bctx and pg
-	bctx   cdp.BrowserContextID // the tab's browser context
+	bctx   cdp.BrowserContextID // the tab's browser context; "" is the default one
 	pg     *tabPage
+
+	// origins are the origins the tab's pages visited.
+	origins origins
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
@@ -52,6 +55,9 @@ type tabPage struct {
 	// ends when the browser dies. Every call runs under it.
 	live context.Context
 	kill context.CancelCauseFunc
+
+	// origins is the tab's set of visited origins.
+	origins *origins
 
 	mu        sync.Mutex
 	url       string
@@ -76,7 +82,7 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 		bctx = ""
 	}
 	t.mu.Unlock()
-	created := bctx == ""
+	created := bctx == "" && !t.b.opts.DefaultContext
 	if created {
 		if bctx, err = t.b.createContext(ctx, s); err != nil {
 			return err
@@ -101,7 +107,7 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 // openPage opens a target in the browser context bctx and sets its
 // viewport.
 func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID) (*tabPage, error) {
-	p := &tabPage{url: "about:blank", dialogOpened: make(chan struct{})}
+	p := &tabPage{url: "about:blank", dialogOpened: make(chan struct{}), origins: &t.origins}
 	p.ctx, p.cancel = chromedp.NewContext(s.root,
 		chromedp.WithExistingBrowserContext(bctx),
 		chromedp.WithListener(p.onEvent),
@@ -113,20 +119,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first run on p.ctx binds the target's life to p.ctx, so it runs
-	// on p.ctx, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(p.ctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		p.cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
-		p.cancel()
+	if err := attach(ctx, p.ctx, p.cancel); err != nil {
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
 
@@ -157,6 +150,26 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 	return p, nil
 }
 
+// attach makes the first run on the chromedp context target, which opens or
+// attaches to its target and binds the target's life to target, so it runs
+// on target, bounded by ctx from outside. On failure it cancels target.
+func attach(ctx, target context.Context, cancel context.CancelFunc) error {
+	errc := make(chan error, 1)
+	go func() { errc <- chromedp.Do(target) }()
+	var err error
+	select {
+	case err = <-errc:
+	case <-ctx.Done():
+		cancel()
+		<-errc
+		err = ctx.Err()
+	}
+	if err != nil {
+		cancel()
+	}
+	return err
+}
+
 // onEvent keeps the page's state. It runs in chromedp's event loop of the
 // target, in the order of the events, and must not block or call the
 // browser.
@@ -180,6 +193,7 @@ func (p *tabPage) onEvent(ev any) {
 				u = ev.Frame.UnreachableURL
 			}
 			p.setURL(u, ev.Frame.ID)
+			p.origins.add(u)
 		}
 	case *page.EventNavigatedWithinDocument:
 		p.mu.Lock()
@@ -240,6 +254,15 @@ func (t *Tab) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.url
+}
+
+// Done returns a channel that is closed when the tab's page goes away: its
+// renderer crashed, it was closed from outside (a person closed its
+// window), or the browser died. A page that Recover opens has a channel of
+// its own.
+func (t *Tab) Done() <-chan struct{} {
+	p, _ := t.page()
+	return p.live.Done()
 }
 
 // Dialog returns the JavaScript dialog open on the page, or nil.
