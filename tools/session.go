@@ -7,6 +7,7 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"time"
@@ -93,15 +94,38 @@ type Manager struct {
 	err     error
 	// stop abandons a start under way.
 	stop context.CancelFunc
+	// storage is the parsed Config.StorageState, nil when there is none.
+	storage *browser.StorageState
+	// oneSession names the flag that limits the browser to one session at a
+	// time (its default context holds one tab), or is "".
+	oneSession string
 }
 
 // StartManager starts launching or connecting to a browser as opts say and
 // returns at once; sessions wait for the browser. A server starts the
 // browser this way while its client connects, rather than after. ctx bounds
-// the start only.
+// the start only. A storage-state file that cannot be read fails the start
+// (Started reports it) before any browser starts.
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
 	ctx, stop := context.WithCancel(ctx)
 	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop}
+	if opts.DefaultContext {
+		m.oneSession = "--cdp-default-context"
+		if opts.UserDataDir != "" {
+			m.oneSession = "--user-data-dir"
+		}
+	}
+	if path := m.config.StorageState; path != "" {
+		st, err := browser.ReadStorageStateFile(path)
+		if err != nil {
+			m.err = err
+			close(m.started)
+			return m
+		}
+		m.storage = &st
+		m.config.Logger.Info("storage state to load into every session", "file", path,
+			"cookies", len(st.Cookies), "origins", len(st.Origins))
+	}
 	go func() {
 		defer close(m.started)
 		b, err := browser.Launch(ctx, opts)
@@ -154,8 +178,18 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	tab, err := m.browser.NewTab(ctx)
+	if errors.Is(err, browser.ErrContextBusy) {
+		return nil, fmt.Errorf("%s allows one session at a time; another session is open, and this one was not "+
+			"opened: end the other (close its MCP client) or wait until it idles out, then try again (%w)", m.oneSession, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
+	}
+	if m.storage != nil {
+		if err := tab.LoadStorageState(ctx, *m.storage); err != nil {
+			tab.Close()
+			return nil, fmt.Errorf("new session: load the storage state %s: %w", m.config.StorageState, err)
+		}
 	}
 	s := NewSession(tab, m.config, opts...)
 	if m.config.StartURL != "" {
