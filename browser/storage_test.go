@@ -233,3 +233,56 @@ func TestDefaultContextHoldsOneTab(t *testing.T) {
 		t.Errorf("the next tab, in the same default context, sends cookies %q, want sid=sess-ada", got)
 	}
 }
+
+// Connected with DefaultContext, a tab uses the running browser's own
+// context: what a person's login left there applies, and what the tab sets
+// stays after it closes. Without it, a tab sees none of that.
+func TestConnectDefaultContext(t *testing.T) {
+	base := browsertest.Site(t)
+	_, ws := startChromium(t)
+	connect := func(shared bool) *browser.Tab {
+		b, err := browser.Launch(testCtx(t), browser.Options{CDPEndpoint: ws, DefaultContext: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		return browsertest.TabOf(t, b)
+	}
+	first := connect(true)
+	navigate(t, first, base+"/variants/signin?as=ada")
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again := connect(true)
+	navigate(t, again, base+"/echo/cookies")
+	if got := textOf(t, again, "cookies"); got != "sid=sess-ada" {
+		t.Errorf("a later connection's tab sends %q, want the login left in the default context", got)
+	}
+	isolated := connect(false)
+	navigate(t, isolated, base+"/echo/cookies")
+	if got := textOf(t, isolated, "cookies"); got != "" {
+		t.Errorf("an isolated tab sends %q, want no cookies", got)
+	}
+}
+
+// A crashed page comes back in the default context, with its login.
+func TestRecoverInDefaultContext(t *testing.T) {
+	base := browsertest.Site(t)
+	b := browsertest.NewBrowser(t, browser.Options{UserDataDir: t.TempDir(), DefaultContext: true})
+	tab := browsertest.TabOf(t, b)
+	navigate(t, tab, base+"/variants/signin?as=ada")
+	navigate(t, tab, base+"/help") // where Recover goes back to signs nobody in
+	if err := tab.CrashRenderer(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tab.Recover(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	navigate(t, tab, base+"/echo/cookies")
+	if got := textOf(t, tab, "cookies"); got != "sid=sess-ada" {
+		t.Errorf("after recovery the tab sends %q, want the login", got)
+	}
+	if _, err := b.NewTab(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
+		t.Errorf("a second tab after recovery: %v, want ErrContextBusy", err)
+	}
+}
