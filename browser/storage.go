@@ -330,8 +330,14 @@ func (t *Tab) onOrigin(ctx context.Context, origin string, fn func(context.Conte
 				go fulfillBlank(pctx, ev.RequestID)
 			}
 		}))
-	defer pcancel()
+	// Closing waits until the target is gone, which nothing here needs:
+	// close in the background.
+	defer func() { go pcancel() }()
 	if err := attach(c, pctx, pcancel); err != nil {
+		// Cancelling closes only a target it attached to.
+		cc, cancelClose := context.WithTimeout(s.root, closeTimeout)
+		_, _ = chromedp.CallBrowser(cc, target.CloseTarget, target.CloseTargetParams{TargetID: created.TargetID})
+		cancelClose()
 		return fmt.Errorf("attaching to a hidden page: %w", err)
 	}
 	pc, cancelCalls := within(c, pctx, defaultNavigateTimeout)

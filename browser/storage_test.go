@@ -14,7 +14,7 @@ import (
 // playwrightState reads testdata/playwright-storage.json, a file in the
 // format Playwright's storageState writes, with its localStorage origin
 // pointed at the site base (http://127.0.0.1:PORT).
-func playwrightState(t *testing.T, base string) browser.StorageState {
+func playwrightState(t testing.TB, base string) browser.StorageState {
 	t.Helper()
 	data, err := os.ReadFile("testdata/playwright-storage.json")
 	if err != nil {
@@ -284,5 +284,37 @@ func TestRecoverInDefaultContext(t *testing.T) {
 	}
 	if _, err := b.NewTab(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
 		t.Errorf("a second tab after recovery: %v, want ErrContextBusy", err)
+	}
+}
+
+// BenchmarkNewTabStorageState is what loading a storage state adds to
+// opening a session's tab: "bare" is the tab alone (the floor every session
+// pays), "cookies" adds one Storage.setCookies, "full" also writes one
+// origin's localStorage through a hidden page.
+func BenchmarkNewTabStorageState(b *testing.B) {
+	base := browsertest.Site(b)
+	full := playwrightState(b, base)
+	cookies := browser.StorageState{Cookies: full.Cookies}
+	br := browsertest.Browser(b)
+	for _, bb := range []struct {
+		name  string
+		state *browser.StorageState
+	}{{"bare", nil}, {"cookies", &cookies}, {"full", &full}} {
+		b.Run(bb.name, func(b *testing.B) {
+			for b.Loop() {
+				tab, err := br.NewTab(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if bb.state != nil {
+					if err := tab.LoadStorageState(b.Context(), *bb.state); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if err := tab.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -95,6 +95,9 @@ func loginCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	st.log.Debug("login saved", "file", *save, "cookie_names", state.CookieNames())
+	if len(state.Cookies) == 0 && len(state.Origins) == 0 {
+		fmt.Fprintln(e.stderr, "The browser held no cookies and no localStorage: was the sign-in finished?")
+	}
 	fmt.Fprintf(e.stderr, "Saved %d cookies and the localStorage of %d origins to %s (readable by you only).\n"+
 		"Sessions start signed in with: chaperone serve --storage-state %s\n",
 		len(state.Cookies), len(state.Origins), checkpoint.OneLine(*save), checkpoint.OneLine(*save))
