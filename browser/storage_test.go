@@ -239,7 +239,7 @@ func TestDefaultContextHoldsOneTab(t *testing.T) {
 // stays after it closes. Without it, a tab sees none of that.
 func TestConnectDefaultContext(t *testing.T) {
 	base := browsertest.Site(t)
-	_, ws := startChromium(t)
+	ws := browsertest.StartChromium(t, 0).WebSocket
 	connect := func(shared bool) *browser.Tab {
 		b, err := browser.Launch(testCtx(t), browser.Options{CDPEndpoint: ws, DefaultContext: shared})
 		if err != nil {
