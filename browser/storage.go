@@ -201,8 +201,12 @@ func (o *origins) list() []string {
 // LoadStorageState puts s into the tab's browser context: its cookies, and
 // the localStorage of each of its origins, written on that origin in a
 // hidden page of the context whose requests never reach the network. Load
-// it before the tab opens a page that should see it.
+// it before the tab opens a page that should see it. The tab keeps s: when
+// Recover has to open a new context (the browser died), it loads s again.
 func (t *Tab) LoadStorageState(ctx context.Context, s StorageState) error {
+	t.mu.Lock()
+	t.loaded = &s
+	t.mu.Unlock()
 	if len(s.Cookies) > 0 {
 		cookies := make([]map[string]any, len(s.Cookies))
 		for i, c := range s.Cookies {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -316,5 +317,31 @@ func BenchmarkNewTabStorageState(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A browser that dies takes the tab's context with it; the storage state the
+// tab loaded comes back with the new one, before the page reopens.
+func TestRecoverReloadsStorageState(t *testing.T) {
+	base := browsertest.Site(t)
+	b := browsertest.NewBrowser(t, browser.Options{})
+	tab := browsertest.TabOf(t, b)
+	loadState(t, tab, playwrightState(t, base))
+	navigate(t, tab, base+"/echo/cookies")
+	if err := b.Process().Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitErr(t, tab, browser.ErrBrowserGone)
+	restarted, _, err := tab.Recover(testCtx(t))
+	if err != nil || !restarted {
+		t.Fatalf("Recover = %v, %v; want a restart", restarted, err)
+	}
+	// The page Recover reopened was requested with the cookies.
+	if got := textOf(t, tab, "cookies"); got != "sid=pw-session-7f3a9c\ntheme=dark" {
+		t.Errorf("after the restart the reopened page got cookies %q", got)
+	}
+	navigate(t, tab, base+"/variants/storage")
+	if got := textOf(t, tab, "storage"); !strings.Contains(got, "user=ada@example.com") {
+		t.Errorf("after the restart localStorage = %q", got)
 	}
 }

@@ -43,6 +43,9 @@ type Tab struct {
 
 	// origins are the origins the tab's pages visited.
 	origins origins
+	// loaded is the storage state LoadStorageState last loaded, loaded again
+	// when Recover has to open a new browser context.
+	loaded *StorageState
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.

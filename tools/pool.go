@@ -278,7 +278,14 @@ func (s *Session) move(ctx context.Context) string {
 	}
 	s.tab, s.home = tab, &home{h.m, mb}
 	s.log.Warn("browser pool: session moved", "from", from, "to", mb.name())
-	msg := fmt.Sprintf("The browser at %s went away; this session moved to the browser at %s, in a fresh context (cookies and storage of the old one are lost). Every ref from earlier snapshots is invalid.", from, mb.name())
+	lost := "cookies and storage of the old one are lost"
+	if h.m.storage != nil {
+		lost = "the --storage-state login loaded again; what the old one added is lost"
+		if err := tab.LoadStorageState(ctx, *h.m.storage); err != nil {
+			lost = fmt.Sprintf("loading the --storage-state login into it failed: %v", err)
+		}
+	}
+	msg := fmt.Sprintf("The browser at %s went away; this session moved to the browser at %s, in a fresh context (%s). Every ref from earlier snapshots is invalid.", from, mb.name(), lost)
 	if url == "" || url == "about:blank" {
 		return msg + " Read the new snapshot before acting."
 	}
