@@ -95,6 +95,7 @@ func TestLoginAndStorageStateRefusals(t *testing.T) {
 	}{
 		{"serve with a bad file", []string{"serve", "--storage-state", bad}, `--storage-state: storage state ` + bad + `: cookie 0 ("sid"): sameSite "lax"`},
 		{"serve with no file", []string{"serve", "--storage-state", filepath.Join(dir, "none.json")}, "no such file"},
+		{"a default context with nothing to connect to", []string{"serve", "--cdp-default-context"}, "--cdp-default-context needs --cdp-endpoint"},
 		{"login without --save", []string{"login", "http://127.0.0.1:1/"}, "--save FILE is required"},
 		{"login without a URL", []string{"login", "--save", filepath.Join(dir, "s.json")}, "say where to sign in"},
 		{"login at a refused URL", []string{"login", "file:///etc/passwd", "--save", filepath.Join(dir, "s.json")}, `scheme "file"`},
