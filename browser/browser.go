@@ -165,21 +165,10 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first call on root binds the browser's life to root, so it runs
-	// on root, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() {
+	err := firstRun(ctx, cancel, func() error {
 		_, err := chromedp.Targets(root)
-		errc <- err
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		err = ctx.Err()
-	}
+		return err
+	})
 	if err != nil {
 		cancel()
 		allocCancel()
@@ -187,6 +176,23 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	}
 	b.log.Debug("browser started", "how", what)
 	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
+}
+
+// firstRun runs run, the first call on a chromedp context, which binds the
+// life of the browser or target to that context, so it cannot run under
+// ctx: ctx bounds it from outside, and cancel ends the chromedp context when
+// ctx ends first.
+func firstRun(ctx context.Context, cancel context.CancelFunc, run func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- run() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		cancel()
+		<-errc
+		return ctx.Err()
+	}
 }
 
 // stop ends a session: it closes a launched browser (gracefully if it is

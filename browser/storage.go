@@ -153,15 +153,8 @@ var (
 
 type getCookiesResult struct {
 	Cookies []struct {
-		Name     string  `json:"name"`
-		Value    string  `json:"value"`
-		Domain   string  `json:"domain"`
-		Path     string  `json:"path"`
-		Expires  float64 `json:"expires"`
-		HTTPOnly bool    `json:"httpOnly"`
-		Secure   bool    `json:"secure"`
-		Session  bool    `json:"session"`
-		SameSite string  `json:"sameSite"`
+		Cookie
+		Session bool `json:"session"`
 	} `json:"cookies"`
 }
 
@@ -276,8 +269,7 @@ func (t *Tab) StorageState(ctx context.Context) (StorageState, error) {
 	}
 	st := StorageState{Cookies: make([]Cookie, 0, len(res.Cookies)), Origins: []OriginStorage{}}
 	for _, rc := range res.Cookies {
-		c := Cookie{Name: rc.Name, Value: rc.Value, Domain: rc.Domain, Path: rc.Path, Expires: rc.Expires,
-			HTTPOnly: rc.HTTPOnly, Secure: rc.Secure, SameSite: rc.SameSite}
+		c := rc.Cookie
 		if rc.Session {
 			c.Expires = -1
 		}
@@ -337,7 +329,7 @@ func (t *Tab) onOrigin(ctx context.Context, origin string, fn func(context.Conte
 	// Closing waits until the target is gone, which nothing here needs:
 	// close in the background.
 	defer func() { go pcancel() }()
-	if err := attach(c, pctx, pcancel); err != nil {
+	if err := firstRun(c, pcancel, func() error { return chromedp.Do(pctx) }); err != nil {
 		// Cancelling closes only a target it attached to.
 		cc, cancelClose := context.WithTimeout(s.root, closeTimeout)
 		_, _ = chromedp.CallBrowser(cc, target.CloseTarget, target.CloseTargetParams{TargetID: created.TargetID})

@@ -122,7 +122,8 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	if err := attach(ctx, p.ctx, p.cancel); err != nil {
+	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
+		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
 
@@ -151,26 +152,6 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		return nil, fmt.Errorf("setting the viewport: %w", err)
 	}
 	return p, nil
-}
-
-// attach makes the first run on the chromedp context target, which opens or
-// attaches to its target and binds the target's life to target, so it runs
-// on target, bounded by ctx from outside. On failure it cancels target.
-func attach(ctx, target context.Context, cancel context.CancelFunc) error {
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(target) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
-		cancel()
-	}
-	return err
 }
 
 // onEvent keeps the page's state. It runs in chromedp's event loop of the
