@@ -119,7 +119,7 @@ func TestLoginAndStorageStateRefusals(t *testing.T) {
 func TestLoginRoundTrip(t *testing.T) {
 	site := browsertest.Site(t)
 	save := filepath.Join(t.TempDir(), "login.json")
-	cmd := exec.Command(bin, "login", site+"/variants/signin?as=ada", "--save", save, "--headed=false")
+	cmd := exec.Command(bin, "login", site+"/variants/signin?as=ada", "--save", save, "--headed=false", "--log-level", "debug")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -146,13 +146,18 @@ func TestLoginRoundTrip(t *testing.T) {
 	if _, err := io.WriteString(stdin, "\n"); err != nil {
 		t.Fatal(err)
 	}
-	rest, _ := io.ReadAll(stderrPipe)
-	said.Write(rest)
+	for sc.Scan() {
+		said.WriteString(sc.Text() + "\n")
+	}
 	if err := cmd.Wait(); err != nil {
 		t.Fatalf("login: %v\n%s", err, said.String())
 	}
-	if !strings.Contains(said.String(), "Saved 1 cookies and the localStorage of 1 origins to "+save) {
+	if !strings.Contains(said.String(), "Saved 1 cookies and the localStorage of 1 origins to "+save) ||
+		!strings.Contains(said.String(), "cookie_names=[sid]") {
 		t.Errorf("login said:\n%s", said.String())
+	}
+	if strings.Contains(said.String(), "sess-ada") {
+		t.Errorf("login's debug log shows the cookie's value:\n%s", said.String())
 	}
 	fi, err := os.Stat(save)
 	if err != nil || fi.Mode().Perm() != 0o600 {
