@@ -8,6 +8,7 @@
 //	chaperone login URL --save FILE     sign in by hand and save the login
 //	chaperone run --goal TEXT [flags]   drive a task unattended with Claude
 //	chaperone demo [flags]              run the cancellation demo on the built-in site
+//	chaperone replay SCRIPT [flags]     perform a successful run's script.json again
 //	chaperone healthcheck [flags]       exit 0 if a server's /healthz answers
 //	chaperone version                   print the version
 //
@@ -79,6 +80,7 @@ func commands() []command {
 		{"login", "open a browser for you to sign in to a site, and save the login for --storage-state", loginCmd},
 		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
 		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
+		{"replay", "perform a successful run's script again, calling the model only for a step that does not replay", replayCmd},
 		{"healthcheck", "exit 0 if a server's /healthz answers (for container health checks)", healthcheckCmd},
 		{"version", "print the version", versionCmd},
 	}
