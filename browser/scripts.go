@@ -55,6 +55,14 @@ var (
 	// waitQuietJS waits until the watched page has been quiet.
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
+
+	// setLocalStorageJS writes localStorage items for LoadStorageState.
+	//go:embed js/setLocalStorage.js
+	setLocalStorageJS string
+
+	// readLocalStorageJS reads localStorage for StorageState.
+	//go:embed js/readLocalStorage.js
+	readLocalStorageJS string
 )
 
 // armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.

@@ -39,9 +39,15 @@ type Tab struct {
 	closed bool
 	gen    uint64               // the browser generation of bctx and pg
 	sess   *session             // the browser session of bctx and pg
-	bctx   cdp.BrowserContextID // the tab's browser context
+	bctx   cdp.BrowserContextID // the tab's browser context; "" is the default one
 	pg     *tabPage             // the current page, one of pages
 	pages  pageSet              // every page of the tab (pages.go)
+
+	// origins are the origins the tab's pages visited.
+	origins origins
+	// loaded is the storage state LoadStorageState last loaded, loaded again
+	// when Recover has to open a new browser context.
+	loaded *StorageState
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
@@ -60,6 +66,9 @@ type tabPage struct {
 	// ends when the browser dies. Every call runs under it.
 	live context.Context
 	kill context.CancelCauseFunc
+
+	// origins is the tab's set of visited origins.
+	origins *origins
 
 	mu        sync.Mutex
 	url       string
@@ -84,7 +93,7 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 		bctx = ""
 	}
 	t.mu.Unlock()
-	created := bctx == ""
+	created := bctx == "" && !t.b.opts.DefaultContext
 	if created {
 		if bctx, err = t.b.createContext(ctx, s); err != nil {
 			return err
@@ -110,7 +119,7 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 // openPage opens a target in the browser context bctx, or attaches to the
 // existing target id (a popup), and sets it up.
 func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID) (*tabPage, error) {
-	p := &tabPage{t: t, url: "about:blank", dialogOpened: make(chan struct{})}
+	p := &tabPage{t: t, url: "about:blank", dialogOpened: make(chan struct{}), origins: &t.origins}
 	which := chromedp.WithExistingBrowserContext(bctx)
 	if id != "" {
 		which = chromedp.WithTargetID(id)
@@ -123,19 +132,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first run on p.ctx binds the target's life to p.ctx, so it runs
-	// on p.ctx, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(p.ctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		p.cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
+	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
@@ -193,6 +190,7 @@ func (p *tabPage) onEvent(ev any) {
 				u = ev.Frame.UnreachableURL
 			}
 			p.setURL(u, ev.Frame.ID)
+			p.origins.add(u)
 		}
 	case *page.EventNavigatedWithinDocument:
 		p.mu.Lock()
@@ -270,6 +268,15 @@ func (t *Tab) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.url
+}
+
+// Done returns a channel that is closed when the tab's page goes away: its
+// renderer crashed, it was closed from outside (a person closed its
+// window), or the browser died. A page that Recover opens has a channel of
+// its own.
+func (t *Tab) Done() <-chan struct{} {
+	p, _ := t.page()
+	return p.live.Done()
 }
 
 // Dialog returns the JavaScript dialog open on the page, or nil.
