@@ -49,7 +49,11 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 	if err := t.callOn(ctx, backendNodeID, focusAndSelectJS, &hadContent, clear); err != nil {
 		return "", fmt.Errorf("focus: %w", err)
 	}
-	c, cancel := t.cdp(ctx)
+	// Keys go to the process of the node's frame, where the focus is.
+	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
+	if err != nil {
+		return "", fmt.Errorf("type: %w", err)
+	}
 	defer cancel()
 	if text == "" && hadContent {
 		for _, typ := range []string{"rawKeyDown", "keyUp"} {

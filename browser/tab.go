@@ -61,6 +61,8 @@ type tabPage struct {
 	// dialogOpened is closed when a dialog opens; a new one is made when
 	// the dialog closes.
 	dialogOpened chan struct{}
+	// frames are the page's out-of-process frames (frames.go).
+	frames *frameSet
 }
 
 // open makes the tab's page in the current browser, in the browser context
