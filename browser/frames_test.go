@@ -187,3 +187,44 @@ func TestCrossSiteFrameStaleAndCovered(t *testing.T) {
 		})
 	}
 }
+
+func TestNestedCrossSiteFrame(t *testing.T) {
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-pay?nested=1")
+	ctx := testCtx(t)
+	c := captureOf(t, tab, browser.CaptureOptions{})
+	if len(c.RemoteDOM) != 2 {
+		t.Fatalf("%d out-of-process frames captured, want 2 (the payment frame and the bank's inside it)", len(c.RemoteDOM))
+	}
+	s, table, _ := snapshot.Build(c, snapshot.Options{}, 1)
+	e, ok := s.Find("textbox", "Promo code")
+	if !ok {
+		t.Fatalf("no textbox of the nested frame:\n%s", s.Outline())
+	}
+	fb := frameBox(t, tab)
+	// The bank's frame starts 12 px (the form's padding) and its own
+	// border inside the payment frame.
+	if b := e.BBox; b.X < fb.X+12 || b.Y < fb.Y+12 || b.X+b.Width > fb.X+fb.Width || b.Y+b.Height > fb.Y+fb.Height {
+		t.Errorf("nested textbox box %+v is not inside the payment frame's content box %+v", b, fb)
+	}
+	node := table[e.Ref].BackendNodeID
+	in := inspect(t, tab, node, false)
+	if d := in.Box.X - e.BBox.X + in.Box.Y - e.BBox.Y; d > 1 || d < -1 || in.Covered != "" {
+		t.Errorf("inspected box %+v (covered %q), snapshot box %+v", in.Box, in.Covered, e.BBox)
+	}
+	if _, err := tab.Type(ctx, node, "SAVE10", true); err != nil {
+		t.Fatal(err)
+	}
+	apply := inspect(t, tab, nodeOf(t, tab, "button", "Apply"), true)
+	if err := tab.Click(ctx, apply.X, apply.Y); err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	if !waitUntil(t, 20*time.Millisecond, func() bool {
+		s, _, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 1)
+		text = s.Text
+		return strings.Contains(text, "Applied code: SAVE10")
+	}) {
+		t.Fatalf("the nested frame's result is not in the page text: %q", text)
+	}
+}
