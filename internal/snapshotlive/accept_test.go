@@ -81,7 +81,7 @@ func checkAcceptance(t *testing.T, captures map[string]*capture.Page) {
 			{"iframe", "button", "Apply"},
 			{"cross-site", "textbox", "Card number"}, // inside a cross-site iframe
 			{"cross-site", "combobox", "Country"},
-			{"cross-site", "textbox", "Promo code"}, // a cross-site iframe inside that one
+			{"cross-site", "textbox", "Promo code"},  // a cross-site iframe inside that one
 			{"shadow", "button", "Pause membership"}, // inside a shadow root
 			{"shadow", "checkbox", "Email me reminders"},
 			{"widgets", "button", "Subscribe"},  // a div with a click handler
