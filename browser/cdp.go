@@ -164,11 +164,19 @@ func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out an
 // server's own watching must not give the page a user activation it would
 // not otherwise have.
 func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	return callIn(c, fn, out, args...)
+}
+
+// callIn is callPage in the main frame of the session of c, a page's or an
+// out-of-process frame's.
+func callIn(c context.Context, fn string, out any, args ...any) error {
 	list, err := json.Marshal(append([]any{}, args...))
 	if err != nil {
 		return fmt.Errorf("encoding a page script's arguments: %w", err)
 	}
-	return t.Evaluate(ctx, "("+fn+").apply(globalThis, "+string(list)+")", out)
+	return evaluate(c, "("+fn+").apply(globalThis, "+string(list)+")", out)
 }
 
 // Evaluate runs a JavaScript expression in the main frame, awaiting a
@@ -176,6 +184,11 @@ func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) err
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
+	return evaluate(c, expr, out)
+}
+
+// evaluate is Evaluate in the session of c.
+func evaluate(c context.Context, expr string, out any) error {
 	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
 		"expression": expr, "returnByValue": true, "awaitPromise": true,
 	})

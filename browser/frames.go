@@ -395,3 +395,67 @@ func (t *Tab) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult,
 	}
 	return nil
 }
+
+// liveFrames returns the page's out-of-process frames that are still
+// attached.
+func (p *tabPage) liveFrames() []*remoteFrame {
+	fs := p.frameSet()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make([]*remoteFrame, 0, len(fs.byIndex))
+	for _, f := range fs.byIndex {
+		if f.ctx.Err() == nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inFrames runs the page script fn (as callPage does) in the document of
+// every out-of-process frame the page has, concurrently, and returns the
+// sum of their integer results, or -1 when one of them failed or answered
+// -1 (its document went away). With no such frames it returns 0 at once.
+func (t *Tab) inFrames(ctx context.Context, fn string, args ...any) int {
+	ch := t.inFramesAsync(ctx, fn, args...)
+	if ch == nil {
+		return 0
+	}
+	return <-ch
+}
+
+// inFramesAsync is inFrames in the background: the sum arrives on the
+// channel, which is nil when the page has no out-of-process frames.
+func (t *Tab) inFramesAsync(ctx context.Context, fn string, args ...any) <-chan int {
+	p, _ := t.page()
+	frames := p.liveFrames()
+	if len(frames) == 0 {
+		return nil
+	}
+	out := make(chan int, 1)
+	go func() {
+		res := make([]int, len(frames))
+		var wg sync.WaitGroup
+		for i, f := range frames {
+			wg.Go(func() {
+				c, cancel := f.cdp(ctx)
+				defer cancel()
+				var n int
+				if err := callIn(c, fn, &n, args...); err != nil {
+					n = -1
+				}
+				res[i] = n
+			})
+		}
+		wg.Wait()
+		sum := 0
+		for _, n := range res {
+			if n < 0 {
+				sum = -1
+				break
+			}
+			sum += n
+		}
+		out <- sum
+	}()
+	return out
+}
