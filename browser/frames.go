@@ -65,7 +65,8 @@ type remoteFrame struct {
 	// parent is the target that holds the frame's iframe element: the page
 	// or another out-of-process frame.
 	parent target.ID
-	url    string
+	// url is the frame's URL when it was attached to, for messages.
+	url string
 	// ctx is the chromedp context of the frame's target; it ends with the
 	// page, or when the frame's target is detached.
 	ctx    context.Context
@@ -134,7 +135,6 @@ func (fs *frameSet) get(ctx context.Context, p *tabPage, info *target.Info) (*re
 	fs.mu.Lock()
 	f := fs.byTarget[info.TargetID]
 	if f != nil && f.ctx.Err() == nil {
-		f.url = info.URL
 		fs.mu.Unlock()
 		return f, nil
 	}
