@@ -228,3 +228,27 @@ func TestNestedCrossSiteFrame(t *testing.T) {
 		t.Fatalf("the nested frame's result is not in the page text: %q", text)
 	}
 }
+
+func TestCrossSiteFrameBelowTheFold(t *testing.T) {
+	tab := payPage(t)
+	if err := tab.Evaluate(testCtx(t), `document.body.style.paddingTop = '1500px'`, nil); err != nil {
+		t.Fatal(err)
+	}
+	pay := frameNode(t, tab, "button", "Pay")
+	if in := inspect(t, tab, pay, false); in.Visible {
+		t.Fatalf("Pay should start below the fold: %+v", in)
+	}
+	// Scrolling brings the iframe, and so the button, into view.
+	in := inspect(t, tab, pay, true)
+	vp, err := tab.Viewport(testCtx(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !in.Visible || in.Covered != "" || in.Y < 0 || in.Y > vp.Height {
+		t.Fatalf("after scrolling, Pay inspects as visible %v at %v,%v (covered %q) in a viewport of height %v", in.Visible, in.X, in.Y, in.Covered, vp.Height)
+	}
+	if err := tab.Click(testCtx(t), in.X, in.Y); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, tab, func(s string) bool { return s == "Paid with card ending , country none, save no" })
+}
