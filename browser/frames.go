@@ -9,11 +9,10 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/accessibility"
-	"github.com/chromedp/cdproto/domsnapshot"
-	"github.com/chromedp/cdproto/page"
-
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -79,7 +78,8 @@ func (f *remoteFrame) cdp(ctx context.Context) (context.Context, context.CancelF
 	return within(ctx, f.ctx, defaultCallTimeout)
 }
 
-// frames returns the page's frame set, making it on first use.
+// frameSet returns the page's out-of-process frames, making the set on
+// first use.
 func (p *tabPage) frameSet() *frameSet {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -270,19 +270,31 @@ func (t *Tab) parentSession(ctx context.Context, f *remoteFrame) (context.Contex
 	return c, cancel, NodeBase(parent.index), parent, nil
 }
 
+// frameOwner finds the frame's iframe element: a context for calls in its
+// process (cancel it when done), its backend node id there, the NodeBase of
+// that process's nodes, and the parent frame (nil for the page).
+func (t *Tab) frameOwner(ctx context.Context, f *remoteFrame) (context.Context, context.CancelFunc, int64, int64, *remoteFrame, error) {
+	c, cancel, base, parent, err := t.parentSession(ctx, f)
+	if err != nil {
+		return nil, nil, 0, 0, nil, err
+	}
+	own, err := chromedp.Call(c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(f.id)})
+	if err != nil {
+		cancel()
+		return nil, nil, 0, 0, nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
+	}
+	return c, cancel, int64(own.BackendNodeID), base, parent, nil
+}
+
 // owner returns the frame's iframe element in its parent's process, as a
 // page object there, or ErrDetached when it is gone.
 func (t *Tab) owner(ctx context.Context, f *remoteFrame) (*pageObject, error) {
-	c, cancel, _, parent, err := t.parentSession(ctx, f)
+	c, cancel, id, _, parent, err := t.frameOwner(ctx, f)
 	if err != nil {
 		return nil, err
 	}
 	defer cancel()
-	own, err := chromedp.Call(c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(f.id)})
-	if err != nil {
-		return nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
-	}
-	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": int64(own.BackendNodeID)})
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": id})
 	if err != nil {
 		return nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
 	}
@@ -336,14 +348,13 @@ func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Contex
 			errs[i][2] = err
 		})
 		wg.Go(func() {
-			pc, pcancel, pbase, _, err := t.parentSession(ctx, f)
+			_, cancel, id, base, _, err := t.frameOwner(ctx, f)
 			if err != nil {
 				errs[i][3] = err
 				return
 			}
-			defer pcancel()
-			own, err := chromedp.Call(pc, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(f.id)})
-			out[i].dom.Owner, errs[i][3] = pbase+int64(own.BackendNodeID), err
+			cancel()
+			out[i].dom.Owner = base + id
 		})
 	}
 	wg.Wait()

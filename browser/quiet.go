@@ -26,6 +26,8 @@ func (t *Tab) armQuiet(ctx context.Context) error {
 	if err := t.callPage(ctx, armQuietWatchJS, nil); err != nil {
 		return err
 	}
+	// A frame that cannot be armed (it is going away) answers -1 when the
+	// wait reads it, which makes the settle capture anew.
 	t.inFrames(ctx, armQuietWatchJS)
 	return nil
 }
