@@ -153,21 +153,11 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first call on root binds the browser's life to root, so it runs
-	// on root, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() {
+	// The first call on root binds the browser's life to root.
+	err := firstRun(ctx, cancel, func() error {
 		_, err := chromedp.Targets(root)
-		errc <- err
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		err = ctx.Err()
-	}
+		return err
+	})
 	if err != nil {
 		cancel()
 		allocCancel()
@@ -175,6 +165,24 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	}
 	b.log.Debug("browser started", "how", what)
 	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
+}
+
+// firstRun runs first, the first call on a chromedp context, which binds
+// the life of what it starts (a browser, a target) to that context, so it
+// must run on that context and not on ctx. ctx bounds it from outside: when
+// ctx ends first, cancel (the chromedp context's) stops it, and ctx's error
+// is returned.
+func firstRun(ctx context.Context, cancel context.CancelFunc, first func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- first() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		cancel()
+		<-errc
+		return ctx.Err()
+	}
 }
 
 // stop ends a session: it closes a launched browser (gracefully if it is

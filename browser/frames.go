@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/accessibility"
@@ -133,8 +134,7 @@ func (t *Tab) remoteFrames(ctx context.Context, p *tabPage, cc *chromedp.Context
 // get returns the frame of the target info, attaching to it if new.
 func (fs *frameSet) get(ctx context.Context, p *tabPage, info *target.Info) (*remoteFrame, error) {
 	fs.mu.Lock()
-	f := fs.byTarget[info.TargetID]
-	if f != nil && f.ctx.Err() == nil {
+	if f := live(fs.byTarget[info.TargetID]); f != nil {
 		fs.mu.Unlock()
 		return f, nil
 	}
@@ -178,18 +178,18 @@ func (fs *frameSet) forget(keep map[target.ID]bool) {
 func (fs *frameSet) byTargetOf(id target.ID) *remoteFrame {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	f := fs.byTarget[id]
-	if f == nil || f.ctx.Err() != nil {
-		return nil
-	}
-	return f
+	return live(fs.byTarget[id])
 }
 
 // byIndexOf returns the live frame with index i, or nil.
 func (fs *frameSet) byIndexOf(i int64) *remoteFrame {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
-	f := fs.byIndex[i]
+	return live(fs.byIndex[i])
+}
+
+// live returns f unless it is nil or its session has ended.
+func live(f *remoteFrame) *remoteFrame {
 	if f == nil || f.ctx.Err() != nil {
 		return nil
 	}
@@ -202,19 +202,8 @@ func (fs *frameSet) byIndexOf(i int64) *remoteFrame {
 // Cancelling the session detaches from the frame and never closes it.
 func attachFrame(ctx context.Context, p *tabPage, info *target.Info) (*remoteFrame, error) {
 	fctx, cancel := chromedp.NewContext(p.live, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
-	// The first run binds the session's life to fctx, so it runs on fctx,
-	// bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(fctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
+	// The first run binds the session's life to fctx.
+	if err := firstRun(ctx, cancel, func() error { return chromedp.Do(fctx) }); err != nil {
 		cancel()
 		return nil, fmt.Errorf("attaching to frame %s: %w", info.URL, err)
 	}
@@ -370,6 +359,13 @@ func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Contex
 	return kept
 }
 
+// Rendering waits before input into a cross-site frame: how many frames,
+// and for at most how long.
+const (
+	routeFrames  = 2
+	routeMaxWait = 200 * time.Millisecond
+)
+
 // placeInPage turns what inspectJS found in an out-of-process frame (the
 // click point, the box and the hit test, in the frame's viewport) into
 // page terms. For each iframe element from the frame up to the page, the
@@ -404,6 +400,14 @@ func (t *Tab) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult,
 		}
 		f = o.frame
 	}
+	// The browser sends a click into a cross-site frame by where the
+	// rendered frames last showed that frame: until the page and the frame
+	// have rendered what was measured (a scroll, a layout change), a click
+	// at the point can land on the page's iframe element instead.
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = t.callPage(ctx, waitFramesJS, nil, routeFrames, routeMaxWait.Milliseconds()) })
+	wg.Go(func() { t.inFrames(ctx, waitFramesJS, routeFrames, routeMaxWait.Milliseconds()) })
+	wg.Wait()
 	return nil
 }
 
@@ -415,7 +419,7 @@ func (p *tabPage) liveFrames() []*remoteFrame {
 	defer fs.mu.Unlock()
 	out := make([]*remoteFrame, 0, len(fs.byIndex))
 	for _, f := range fs.byIndex {
-		if f.ctx.Err() == nil {
+		if live(f) != nil {
 			out = append(out, f)
 		}
 	}

@@ -50,6 +50,10 @@ var (
 	// waitQuietJS waits until the watched page has been quiet.
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
+
+	// waitFramesJS waits for the document to render frames.
+	//go:embed js/waitFrames.js
+	waitFramesJS string
 )
 
 // armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.

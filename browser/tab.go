@@ -115,19 +115,8 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first run on p.ctx binds the target's life to p.ctx, so it runs
-	// on p.ctx, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(p.ctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		p.cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
+	// The first run on p.ctx binds the target's life to p.ctx.
+	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
