@@ -15,7 +15,7 @@ import (
 func payPage(t *testing.T) *browser.Tab {
 	t.Helper()
 	tab := browsertest.Tab(t)
-	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-pay")
+	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-checkout")
 	return tab
 }
 
@@ -76,7 +76,7 @@ func TestCrossSiteFrameInSnapshot(t *testing.T) {
 			t.Errorf("%s %q box %+v is not inside the frame's box %+v", want.role, want.name, b, fb)
 		}
 		tg := table[e.Ref]
-		if !strings.Contains(tg.DocumentURL, "/variants/pay-frame") {
+		if !strings.Contains(tg.DocumentURL, "/variants/card-frame") {
 			t.Errorf("%s %q belongs to %q, want the frame's document", want.role, want.name, tg.DocumentURL)
 		}
 		// The check before an action sees the same box, in page terms.
@@ -190,7 +190,7 @@ func TestCrossSiteFrameStaleAndCovered(t *testing.T) {
 
 func TestNestedCrossSiteFrame(t *testing.T) {
 	tab := browsertest.Tab(t)
-	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-pay?nested=1")
+	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-checkout?nested=1")
 	ctx := testCtx(t)
 	c := captureOf(t, tab, browser.CaptureOptions{})
 	if len(c.RemoteDOM) != 2 {

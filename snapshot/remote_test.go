@@ -26,10 +26,10 @@ func TestRemoteFrames(t *testing.T) {
 		base       int64
 		doc        string
 	}{
-		{"textbox", "Card number", c.RemoteDOM[0].NodeBase, "http://other.test/variants/pay-frame?nested=1"},
-		{"button", "Pay", c.RemoteDOM[0].NodeBase, "http://other.test/variants/pay-frame?nested=1"},
+		{"textbox", "Card number", c.RemoteDOM[0].NodeBase, "http://other.test/variants/card-frame?nested=1"},
+		{"button", "Pay", c.RemoteDOM[0].NodeBase, "http://other.test/variants/card-frame?nested=1"},
 		{"textbox", "Promo code", c.RemoteDOM[1].NodeBase, "http://demo.test/variants/frame-inner"},
-		{"heading", "Card payment", 0, "http://demo.test/variants/cross-site-pay?nested=1"},
+		{"heading", "Card payment", 0, "http://demo.test/variants/cross-site-checkout?nested=1"},
 	} {
 		e, ok := s.Find(tc.role, tc.name)
 		if !ok {

@@ -14,7 +14,7 @@ import (
 // frame, and a stale or covered element is refused with the error the
 // agent can act on.
 func TestCrossSiteFrameTools(t *testing.T) {
-	h := open(t, "/variants/cross-site-pay")
+	h := open(t, "/variants/cross-site-checkout")
 	s := h.snap(true)
 	r := h.ok(Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4111 1111 1111 1234"})
 	r = h.ok(Select, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "combobox", "Country"), "value": "France"})
@@ -59,12 +59,12 @@ func TestCrossSiteFrameTools(t *testing.T) {
 }
 
 func TestCrossSiteFrameStaleRef(t *testing.T) {
-	h := open(t, "/variants/cross-site-pay")
+	h := open(t, "/variants/cross-site-checkout")
 	pay := browsertest.Ref(t, h.snap(true), "button", "Pay")
 	// The frame navigates by itself, after the snapshot: the ref's node
 	// is gone with its document.
 	h.eval(`new Promise(r => { const f = document.getElementById('pay-frame'); f.onload = () => r(true);
-		f.src = f.src.replace('/variants/pay-frame', '/variants/frame-inner'); })`, nil)
+		f.src = f.src.replace('/variants/card-frame', '/variants/frame-inner'); })`, nil)
 	r := h.act(Click, map[string]any{"ref": pay})
 	wantError(t, r, RefInvalid)
 	if _, ok := r.Snapshot.Find("textbox", "Promo code"); !ok {

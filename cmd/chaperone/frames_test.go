@@ -18,7 +18,7 @@ import (
 func TestCrossSiteFrameOverStdio(t *testing.T) {
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
-	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/cross-site-pay", "--profile", "none", "--log-level", "debug")
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/cross-site-checkout", "--profile", "none", "--log-level", "debug")
 	s := getSnapshot(t, c)
 	_, text := call(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
 	var r actionResult
