@@ -95,6 +95,15 @@ func (o *pageObject) cdp(ctx context.Context) (context.Context, context.CancelFu
 	return o.t.cdp(ctx)
 }
 
+// nodeBase is what turns a backend node id of the object's process into
+// one the tab's methods take (frames.go).
+func (o *pageObject) nodeBase() int64 {
+	if o.frame == nil {
+		return 0
+	}
+	return NodeBase(o.frame.index)
+}
+
 // node returns the DOM node as a page object, or ErrDetached when it is
 // gone. Calls on it count as user gestures.
 func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error) {

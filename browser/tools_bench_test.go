@@ -180,6 +180,30 @@ func BenchmarkActions(b *testing.B) {
 			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#tenure'); s.value = '1to3'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
 			}},
+		{"select several", "/variants/selects", "listbox", "Favourite genres",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": e.Ref, "value": []string{"drama", "horror"}})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#genres'); for (const o of s.options) o.selected = o.value === 'drama' || o.value === 'horror'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
+			}},
+		{"combobox", "/variants/selects", "combobox", "Streaming plan",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": e.Ref, "value": "Standard"})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				// Open it, find the option, click it: what a person does.
+				rawClick(b, tab, e.BBox.X+e.BBox.Width/2, e.BBox.Y+e.BBox.Height/2)
+				res, err := browser.CallForTest(b.Context(), tab, rawEvaluate, rawMap{"returnByValue": true,
+					"expression": `(() => { const r = [...document.querySelectorAll('#plan-list [role=option]')].find(o => o.textContent === 'Standard').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`})
+				var at struct {
+					Result struct{ Value [2]float64 } `json:"result"`
+				}
+				if err != nil || json.Unmarshal(res, &at) != nil {
+					b.Fatalf("find the option: %v %s", err, res)
+				}
+				rawClick(b, tab, at.Result.Value[0], at.Result.Value[1])
+			}},
 		{"scroll", "/variants/long", "", "",
 			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
 				return callTool(b, s, "browser_scroll", rawMap{"direction": "down", "amount": 200})
@@ -287,5 +311,70 @@ func rawFrame(b *testing.B, frame context.Context) {
 	snap := cdp.Command[domsnapshot.CaptureSnapshotParams, browser.RawForTest]{Method: domsnapshot.CommandCaptureSnapshot}
 	if _, err := chromedp.Call(frame, snap, domsnapshot.CaptureSnapshotParams{ComputedStyles: capture.Styles()}); err != nil {
 		b.Fatal(err)
+	}
+}
+
+// BenchmarkClickToNewPage measures a click on a link to a new page, from the
+// call to the result's snapshot, beside the floor: the raw click, a wait for
+// the new document's DOMContentLoaded, and the raw snapshot calls. One new
+// page holds an image that takes 6 s, the other none: the tool waits for
+// neither the image nor the load event, only for the document to be
+// interactive and quiet.
+func BenchmarkClickToNewPage(b *testing.B) {
+	site := browsertest.Site(b)
+	tab := browsertest.Tab(b)
+	s := tools.NewSession(tab, tools.Config{})
+	for _, bc := range []struct{ name, link string }{
+		{"slow-subresource", "Slow page"},
+		{"plain", "Plain page"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var r ratioReport
+			for b.Loop() {
+				b.StopTimer()
+				if err := tab.Navigate(b.Context(), site+"/variants/links"); err != nil {
+					b.Fatal(err)
+				}
+				link, ok := lastSnapshot(callTool(b, s, "get_snapshot", rawMap{})).Find("link", bc.link)
+				if !ok {
+					b.Fatalf("no link %q", bc.link)
+				}
+				b.StartTimer()
+				start := time.Now()
+				rawClickToNewPage(b, tab, link.BBox.X+link.BBox.Width/2, link.BBox.Y+link.BBox.Height/2)
+				rawSnapshot(b, tab)
+				r.floor += time.Since(start)
+
+				b.StopTimer()
+				if err := tab.Navigate(b.Context(), site+"/variants/links"); err != nil {
+					b.Fatal(err)
+				}
+				link, _ = lastSnapshot(callTool(b, s, "get_snapshot", rawMap{})).Find("link", bc.link)
+				b.StartTimer()
+				start = time.Now()
+				out := callTool(b, s, "browser_click", rawMap{"ref": link.Ref})
+				r.tool += time.Since(start)
+				if snap := lastSnapshot(out); snap.Page.URL == site+"/variants/links" {
+					b.Fatalf("the click stayed on %s", snap.Page.URL)
+				}
+			}
+			r.report(b)
+		})
+	}
+}
+
+// rawClickToNewPage is the floor of a click that loads a new page: the raw
+// click, then the new document's DOMContentLoaded.
+func rawClickToNewPage(b *testing.B, tab *browser.Tab, x, y float64) {
+	b.Helper()
+	c, cancel := browser.TabContextForTest(b.Context(), tab)
+	defer cancel()
+	ready := chromedp.Events(c, page.DomContentEventFired)
+	rawClick(b, tab, x, y)
+	for _, err := range ready {
+		if err != nil {
+			b.Fatal(err)
+		}
+		break
 	}
 }

@@ -112,13 +112,13 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  Select,
 		Title: "Select option",
-		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; fires input and change; returns a fresh snapshot. " +
+		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; a list of them sets a multi-select exactly; returns a fresh snapshot. " +
 			refsDie +
-			" When: <select> and listbox widgets; for text fields use browser_fill." +
+			" When: <select>, listbox and combobox widgets; for text fields use browser_fill." +
 			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e9","value":"Too expensive"} → success⏎Selected "Too expensive" …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string","description":"Option value or visible text"}},"required":["ref","value"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":["string","array"],"items":{"type":"string"},"description":"Option value or visible text, or a list of them"}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
 		OpenWorld:    true,
@@ -137,6 +137,20 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).scroll),
+	newAction(Definition{
+		Name:  Navigate,
+		Title: "Navigate",
+		Description: "Open a URL in this tab, or go back, forward or reload; waits until the new page is interactive (not slow images); returns a fresh snapshot. " +
+			refsDie +
+			" url: absolute, or relative to the page; or action; not both. The URL policy may refuse it; a checkpoint may ask a human." +
+			" When: to start, or to leave a dead end." +
+			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
+			" Errors: action_failed (policy, no history, network), timeout, human_rejected, invalid_params." +
+			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).navigate),
 	newTool(Definition{
 		Name:  RequestApproval,
 		Title: "Ask a human to approve",
@@ -146,7 +160,7 @@ var catalog = []tool{
 			" Patterns: 1) Ask with the button's ref; approved: click that ref next. 2) Rejected: follow the feedback, or complete_task failed." +
 			" Errors: none; with no approver, or a bad ref, the answer is approved:false and says why." +
 			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,"message":"Approved by a human via web. …"}`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":"string","description":"Text to fill or option to select"}},"required":["action","reason"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":["string","array"],"items":{"type":"string"},"description":"Text to fill, or option(s) to select"}},"required":["action","reason"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),
@@ -163,14 +177,30 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).complete, (*Session).completeArgsInvalid),
+	optIn(CapTabs, newAction(Definition{
+		Name:  Tabs,
+		Title: "Tabs",
+		Description: "List, switch, close or open the session's tabs; answers with the tab list (index, title, url, current) and a fresh snapshot of the current tab. " +
+			refsDie +
+			" Popups and links that open a new tab switch to it by themselves; closing the current tab returns to its opener." +
+			" When: to get back to a tab you left, or close one you are done with." +
+			" Patterns: 1) action list, then select an index. 2) close a finished popup." +
+			" Errors: invalid_params (no such tab), action_failed (the only tab; blocked URL), timeout, human_rejected." +
+			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. Tabs (2):⏎0 (current): "Account" …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0,"description":"For select and close (default: current)"},"url":{"type":"string","description":"For new"}},"required":["action"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).tabs)),
 }
 
-// Definitions returns the definitions of the tools, in the order an agent
-// meets them. Transports register the tools from these.
+// Definitions returns the definitions of the default tools, in the order an
+// agent meets them. Transports register the tools from these.
 func Definitions() []Definition {
-	defs := make([]Definition, len(catalog))
-	for i, t := range catalog {
-		defs[i] = t.def
+	var defs []Definition
+	for _, t := range catalog {
+		if t.capability == "" {
+			defs = append(defs, t.def)
+		}
 	}
 	return defs
 }

@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -24,12 +25,12 @@ func resolveSchema(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
 	return r
 }
 
-func TestDefinitionsAreTheSevenTools(t *testing.T) {
+func TestDefinitionsAreTheDefaultTools(t *testing.T) {
 	var names []string
 	for _, d := range Definitions() {
 		names = append(names, d.Name)
 	}
-	want := []string{GetSnapshot, Click, Fill, Select, Scroll, RequestApproval, CompleteTask}
+	want := []string{GetSnapshot, Click, Fill, Select, Scroll, Navigate, RequestApproval, CompleteTask}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
@@ -41,7 +42,8 @@ func TestDefinitionsAreTheSevenTools(t *testing.T) {
 func TestDescriptionsCarryTheirParts(t *testing.T) {
 	codes := []Code{RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, ActionFailed, Timeout, HumanRejected, InvalidParams}
 	example := regexp.MustCompile(`Example: (\{.*?\}) →`)
-	for _, d := range Definitions() {
+	for _, tl := range catalog {
+		d := tl.def
 		t.Run(d.Name, func(t *testing.T) {
 			purpose, _, _ := strings.Cut(d.Description, ". ")
 			if len(purpose) < 20 {
@@ -77,8 +79,9 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 				}
 			}
 			for _, c := range codes {
-				if d.Name != Scroll && c != InvalidParams && !strings.Contains(errs, string(c)) {
-					// scroll has no enabled/obscured checks and no gate.
+				if !slices.Contains([]string{Scroll, Navigate, Tabs}, d.Name) && c != InvalidParams && !strings.Contains(errs, string(c)) {
+					// scroll has no enabled/obscured checks and no gate;
+					// navigate and tabs act on no element.
 					t.Errorf("errors %q lack %s", errs, c)
 				}
 			}
@@ -88,8 +91,8 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 
 func TestInputSchemas(t *testing.T) {
 	defs := make(map[string]Definition)
-	for _, d := range Definitions() {
-		defs[d.Name] = d
+	for _, tl := range catalog {
+		defs[tl.def.Name] = tl.def
 	}
 	valid := []struct {
 		tool string
@@ -100,6 +103,9 @@ func TestInputSchemas(t *testing.T) {
 		{Click, `{"ref":"@e0"}`},
 		{Fill, `{"ref":"@e12","value":"10/11/2011","clear_first":false}`},
 		{Select, `{"ref":"@e3","value":"Too expensive"}`},
+		{Select, `{"ref":"@e3","value":["Drama","Jazz"]}`},
+		{Select, `{"ref":"@e3","value":[]}`},
+		{RequestApproval, `{"action":"Genres","reason":"form","ref":"@e5","verb":"select","value":["Drama","Jazz"]}`},
 		{Scroll, `{"direction":"bottom"}`},
 		{Scroll, `{"ref":"@e3"}`},
 		{Scroll, `{"ref":"@e3","direction":"down","amount":50}`},
@@ -107,6 +113,11 @@ func TestInputSchemas(t *testing.T) {
 		{RequestApproval, `{"action":"Pay","reason":"checkout","ref":"@e4"}`},
 		{RequestApproval, `{"action":"Amount","reason":"form","ref":"@e5","verb":"fill","value":"129"}`},
 		{CompleteTask, `{"status":"failed","reason":"blocked"}`},
+		{Navigate, `{"url":"/help"}`},
+		{Navigate, `{"action":"back"}`},
+		{Tabs, `{"action":"list"}`},
+		{Tabs, `{"action":"close","index":1}`},
+		{Tabs, `{"action":"new","url":"https://example.com/"}`},
 	}
 	invalid := []struct {
 		tool string
@@ -116,12 +127,17 @@ func TestInputSchemas(t *testing.T) {
 		{Click, `{"ref":"e3"}`},
 		{Click, `{"ref":"@e3x"}`},
 		{Fill, `{"ref":"@e3"}`},
+		{Select, `{"ref":"@e3","value":3}`},
+		{Select, `{"ref":"@e3","value":["Drama",3]}`},
 		{Scroll, `{"direction":"left"}`},
 		{Scroll, `{"direction":"down","amount":0}`},
 		{CompleteTask, `{"status":"done","reason":"x"}`},
 		{RequestApproval, `{"action":"x"}`},
 		{RequestApproval, `{"action":"x","reason":"y","ref":"@e1","verb":"press"}`},
 		{RequestApproval, `{"action":"x","reason":"y","ref":"e1"}`},
+		{Navigate, `{"action":"home"}`},
+		{Tabs, `{}`},
+		{Tabs, `{"action":"select","index":-1}`},
 	}
 	check := func(tool, args string, wantOK bool) {
 		t.Helper()
@@ -154,7 +170,7 @@ func TestInputSchemas(t *testing.T) {
 func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 	for _, tl := range catalog {
 		t.Run(tl.def.Name, func(t *testing.T) {
-			inferred, err := jsonschema.ForType(tl.input, nil)
+			inferred, err := jsonschema.ForType(tl.input, &jsonschema.ForOptions{TypeSchemas: customTypes})
 			if err != nil {
 				t.Fatalf("infer the schema of %s: %v", tl.input, err)
 			}
@@ -173,10 +189,10 @@ func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 				if !ok {
 					continue
 				}
-				goType := jsonType(field)
+				goType, schemaType := jsonType(field), jsonType(p)
 				// A schema may narrow a float field to integers.
-				if p.Type != goType && (p.Type != "integer" || goType != "number") {
-					t.Errorf("%s: schema type %q, field decodes %q", name, p.Type, goType)
+				if schemaType != goType && (schemaType != "integer" || goType != "number") {
+					t.Errorf("%s: schema type %q, field decodes %q", name, schemaType, goType)
 				}
 				if p.Default != nil && !slices.Contains(field.Types, "null") {
 					t.Errorf("%s: declares a default, but its field is not a pointer", name)
@@ -187,6 +203,12 @@ func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// customTypes are the schemas of the input types that decode JSON their own
+// way; TestChoiceDecodesWhatItsSchemaSays holds choice to its entry.
+var customTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[choice](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
 }
 
 // jsonType is the JSON type of a schema inferred from a Go field, without
@@ -234,14 +256,62 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 	}
 }
 
-// TestDefinitionsStayCompact bounds the size of the definitions: tools/list
-// adds little beyond them, and the whole must stay under 3,000 tokens.
+// TestDefinitionsStayCompact bounds the size of the default definitions:
+// tools/list adds little beyond them, and the whole must stay under 3,000
+// tokens. Opt-in tools are not counted: they are listed only when asked for.
 func TestDefinitionsStayCompact(t *testing.T) {
 	b, err := json.Marshal(Definitions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if tokens := len(b) / 4; tokens > 2700 {
-		t.Errorf("definitions are %d tokens (chars/4), want ≤ 2,700", tokens)
+	if tokens := len(b) / 4; tokens > 2850 {
+		t.Errorf("definitions are %d tokens (chars/4), want ≤ 2,850", tokens)
 	}
+}
+
+// TestChoiceDecodesWhatItsSchemaSays: browser_select's value decodes from
+// exactly what its schema lets through, a string or an array of strings.
+func TestChoiceDecodesWhatItsSchemaSays(t *testing.T) {
+	schema := resolveSchema(t, json.RawMessage(`{"type":"object","properties":{"v":`+mustJSON(t, customTypes[reflect.TypeFor[choice]()])+`}}`))
+	for _, c := range []struct {
+		raw    string
+		values []string
+		list   bool
+		ok     bool
+	}{
+		{`"Drama"`, []string{"Drama"}, false, true},
+		{`""`, []string{""}, false, true},
+		{`["Drama","Jazz"]`, []string{"Drama", "Jazz"}, true, true},
+		{`[]`, []string{}, true, true},
+		{`3`, nil, false, false},
+		{`["Drama",3]`, nil, false, false},
+		{`{"a":"b"}`, nil, false, false},
+	} {
+		t.Run(c.raw, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(`{"v":`+c.raw+`}`), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(v); (err == nil) != c.ok {
+				t.Errorf("schema: validate error %v, want ok=%v", err, c.ok)
+			}
+			var got choice
+			err := json.Unmarshal([]byte(c.raw), &got)
+			if (err == nil) != c.ok {
+				t.Fatalf("decode error %v, want ok=%v", err, c.ok)
+			}
+			if c.ok && (!slices.Equal(got.values, c.values) || got.values == nil || got.list != c.list) {
+				t.Errorf("decoded %+v, want values %q list %v", got, c.values, c.list)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -63,6 +64,12 @@ type Config struct {
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
 	Secrets map[string]string
+}
+
+// enables reports whether the configuration turns on the tools of
+// capability; the default tools ("") are always on.
+func (c Config) enables(capability string) bool {
+	return capability == "" || slices.Contains(c.Caps, capability) || slices.Contains(c.Caps, CapAll)
 }
 
 func (c Config) withDefaults() Config {
@@ -246,7 +253,7 @@ func (s *Session) Close() error {
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
 	t, ok := lookup(name)
-	if !ok {
+	if !ok || !s.config.enables(t.capability) {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
 	start := time.Now()
