@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -20,21 +18,11 @@ func TestCrossSiteFrameOverStdio(t *testing.T) {
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/cross-site-checkout", "--profile", "none", "--log-level", "debug")
 	s := getSnapshot(t, c)
-	_, text := call(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
-	var r actionResult
-	if err := json.Unmarshal([]byte(text), &r); err != nil {
-		t.Fatal(err)
-	}
+	r, after := act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
 	if !r.Success {
 		t.Fatalf("fill in the cross-site frame: error %v, message %q", r.Error, r.Message)
 	}
-	validateSnapshot(t, r.Snapshot)
-	var after snapshot.Snapshot
-	if err := json.Unmarshal(r.Snapshot, &after); err != nil {
-		t.Fatal(err)
-	}
-	pay := browsertest.Ref(t, &after, "button", "Pay")
-	r, next := click(t, c, pay)
+	r, next := click(t, c, browsertest.Ref(t, after, "button", "Pay"))
 	if !r.Success {
 		t.Fatalf("click Pay in the cross-site frame: error %v, message %q", r.Error, r.Message)
 	}
