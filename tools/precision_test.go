@@ -55,8 +55,10 @@ var defaultGated = map[string][]string{
 	"/variants/disabled": {`click button "Finish Cancellation"`},
 	"/variants/long":     {`click button "Cancel Membership"`},
 	"/variants/modal":    {`click button "Cancel Membership"`},
-	"/variants/dialogs":  {`click button "Delete item"`},
-	"/variants/widgets":  {`click button "Subscribe"`},
+	// The whole flow on one page: only its first step shows at load.
+	"/variants/renamed-flow": {`click button "Cancel Membership"`},
+	"/variants/dialogs":      {`click button "Delete item"`},
+	"/variants/widgets":      {`click button "Subscribe"`},
 	"/variants/checkout": {
 		`fill textbox "Name on card"`, `fill textbox "Card number"`, `fill textbox "Expiry date"`,
 		`fill textbox "Security code"`, `click button "Place order — $129"`,
