@@ -56,11 +56,11 @@ func TestURLPolicy(t *testing.T) {
 		"http://100.100.100.200/":                  "100.100.100.200 is a cloud metadata address",
 		"http://169.254.170.2/v2/credentials":      "169.254.170.2 is a cloud metadata address",
 		"http://metadata.google.internal/":         "metadata.google.internal is a cloud metadata address",
-		"http://METADATA.google.internal./":         "metadata.google.internal is a cloud metadata address",
+		"http://METADATA.google.internal./":        "metadata.google.internal is a cloud metadata address",
 		"http://metadata/computeMetadata/v1/":      "metadata is a cloud metadata address",
 		// IDN: full-width digits and ideographic full stops map to ASCII.
-		"http://１６９．２５４．１６９．２５４/":       "is 169.254.169.254, a cloud metadata address",
-		"http://169。254。169。254/":            "is 169.254.169.254, a cloud metadata address",
+		"http://１６９．２５４．１６９．２５４/":          "is 169.254.169.254, a cloud metadata address",
+		"http://169。254。169。254/":          "is 169.254.169.254, a cloud metadata address",
 		"http://ｍｅｔａｄａｔａ.google.internal/": "metadata.google.internal is a cloud metadata address",
 		// The link-local ranges the metadata services live in.
 		"http://169.254.1.2/":      "169.254.1.2 is a link-local address",
