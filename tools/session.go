@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/audit"
@@ -96,11 +97,15 @@ type Manager struct {
 }
 
 // StartManager starts launching or connecting to a browser as opts say and
-// returns at once; sessions wait for the browser. A server starts the
+// returns at once; the browser enforces cfg.URLPolicy on every document
+// (unless opts.DocumentPolicy says otherwise); sessions wait for the browser. A server starts the
 // browser this way while its client connects, rather than after. ctx bounds
 // the start only.
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
 	ctx, stop := context.WithCancel(ctx)
+	if opts.DocumentPolicy == nil {
+		opts.DocumentPolicy = cfg.URLPolicy.DocumentCheck(net.DefaultResolver)
+	}
 	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop}
 	go func() {
 		defer close(m.started)
