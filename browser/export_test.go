@@ -37,9 +37,3 @@ func BrowserContextsForTest(ctx context.Context, b *Browser) ([]cdp.BrowserConte
 	res, err := chromedp.CallBrowser(c, target.GetBrowserContexts, cdp.Empty{})
 	return res.BrowserContextIDs, err
 }
-
-// RootForTest returns the chromedp context of b's browser session.
-func RootForTest(b *Browser) context.Context {
-	s, _, _ := b.current()
-	return s.root
-}
