@@ -100,3 +100,35 @@ func TestNavigateRefused(t *testing.T) {
 		t.Errorf("the tab is not usable after a refusal: %v", err)
 	}
 }
+
+// BenchmarkNavigatePolicy is the cost of the document policy: navigations
+// to a small page on a browser that checks every document request,
+// alternating in one loop with the same navigations on a browser that does
+// not (the floor), so that both see the same load.
+func BenchmarkNavigatePolicy(b *testing.B) {
+	base := browsertest.Serve(b, pages())
+	check := func(ctx context.Context, u string) error {
+		if _, err := url.Parse(u); err != nil {
+			return err
+		}
+		return nil
+	}
+	with := browsertest.TabOf(b, browsertest.NewBrowser(b, browser.Options{DocumentPolicy: check}))
+	without := browsertest.TabOf(b, browsertest.NewBrowser(b, browser.Options{}))
+	var floor, policed time.Duration
+	for b.Loop() {
+		start := time.Now()
+		if err := without.Navigate(b.Context(), base+"/plain"); err != nil {
+			b.Fatal(err)
+		}
+		mid := time.Now()
+		if err := with.Navigate(b.Context(), base+"/plain"); err != nil {
+			b.Fatal(err)
+		}
+		floor += mid.Sub(start)
+		policed += time.Since(mid)
+	}
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N)/1000, "floor-ms")
+	b.ReportMetric(float64(policed.Microseconds())/float64(b.N)/1000, "policy-ms")
+	b.ReportMetric(float64(policed)/float64(floor), "ratio")
+}

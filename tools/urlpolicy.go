@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"golang.org/x/net/idna"
 )
@@ -153,9 +155,13 @@ func (p URLPolicy) WithAllowedOrigins(origins ...string) URLPolicy {
 }
 
 // DocumentCheck returns the check the browser applies to every document
-// request, resolving host names with r: nil or an error whose text is the
-// reason for the refusal.
+// request, resolving host names with r (its answers kept for a while, since
+// a page loads many documents from one host): nil or an error whose text is
+// the reason for the refusal.
 func (p URLPolicy) DocumentCheck(r Resolver) func(ctx context.Context, url string) error {
+	if r != nil {
+		r = &cachingResolver{r: r, ttl: resolveTTL, cache: make(map[string]resolved)}
+	}
 	return func(ctx context.Context, url string) error {
 		err := p.CheckResolved(ctx, url, r)
 		if ref, ok := errors.AsType[*Refusal](err); ok {
@@ -371,4 +377,44 @@ func (p originPattern) match(o origin) bool {
 		return strings.HasSuffix(o.host, "."+p.host)
 	}
 	return p.host == o.host
+}
+
+// resolveTTL is how long a host name's addresses are kept: a browser's own
+// cache keeps them about as long.
+const resolveTTL = time.Minute
+
+// cachingResolver keeps the answers of a Resolver for ttl.
+type cachingResolver struct {
+	r   Resolver
+	ttl time.Duration
+
+	mu    sync.Mutex
+	cache map[string]resolved
+}
+
+type resolved struct {
+	addrs []netip.Addr
+	err   error
+	until time.Time
+}
+
+func (c *cachingResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	key := network + " " + host
+	c.mu.Lock()
+	e, ok := c.cache[key]
+	c.mu.Unlock()
+	if ok && time.Now().Before(e.until) {
+		return e.addrs, e.err
+	}
+	addrs, err := c.r.LookupNetIP(ctx, network, host)
+	if ctx.Err() != nil {
+		return addrs, err // the caller gave up: nothing learnt about the name
+	}
+	c.mu.Lock()
+	if len(c.cache) > 1000 {
+		clear(c.cache)
+	}
+	c.cache[key] = resolved{addrs: addrs, err: err, until: time.Now().Add(c.ttl)}
+	c.mu.Unlock()
+	return addrs, err
 }

@@ -205,3 +205,32 @@ func TestURLPolicyOrigins(t *testing.T) {
 		}
 	}
 }
+
+// countingResolver counts the lookups it answers.
+type countingResolver struct {
+	fakeResolver
+	n int
+}
+
+func (c *countingResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	c.n++
+	return c.fakeResolver.LookupNetIP(ctx, network, host)
+}
+
+// The browser's check keeps a name's addresses: a page loads many documents
+// from one host.
+func TestDocumentCheckKeepsAnswers(t *testing.T) {
+	r := &countingResolver{fakeResolver: fakeResolver{"shop.example": {"93.184.216.34"}, "meta.example": {"169.254.169.254"}}}
+	check := URLPolicy{}.DocumentCheck(r)
+	for range 3 {
+		if err := check(context.Background(), "https://shop.example/x"); err != nil {
+			t.Fatal(err)
+		}
+		if err := check(context.Background(), "https://meta.example/x"); err == nil {
+			t.Fatal("meta.example allowed")
+		}
+	}
+	if r.n != 2 {
+		t.Errorf("%d lookups for two names, want 2", r.n)
+	}
+}
