@@ -26,6 +26,7 @@ var (
 	cmdFailRequest     = cdp.Command[map[string]any, json.RawMessage]{Method: "Fetch.failRequest"}
 	cmdGetTargetInfo   = cdp.Command[map[string]any, targetInfoResult]{Method: "Target.getTargetInfo"}
 	cmdCloseTarget     = cdp.Command[map[string]any, json.RawMessage]{Method: "Target.closeTarget"}
+	cmdActivateTarget  = cdp.Command[map[string]any, json.RawMessage]{Method: "Target.activateTarget"}
 )
 
 type requestPaused struct {
@@ -77,10 +78,48 @@ type refusal struct {
 	bctx cdp.BrowserContextID
 }
 
-// refusals are the refusals of a browser not taken yet.
+// refusals are the refusals of a browser not taken yet, and the decisions
+// under way.
 type refusals struct {
 	mu   sync.Mutex
 	list []refusal
+	// pending counts the decisions under way; idle is closed when it
+	// drops to zero.
+	pending int
+	idle    chan struct{}
+}
+
+// begin notes a decision under way; end, that it is done.
+func (r *refusals) begin() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.pending == 0 {
+		r.idle = make(chan struct{})
+	}
+	r.pending++
+}
+
+func (r *refusals) end() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.pending--
+	if r.pending == 0 {
+		close(r.idle)
+	}
+}
+
+// settled waits until no decision is under way, or ctx ends.
+func (r *refusals) settled(ctx context.Context) {
+	r.mu.Lock()
+	idle, pending := r.idle, r.pending
+	r.mu.Unlock()
+	if pending == 0 {
+		return
+	}
+	select {
+	case <-idle:
+	case <-ctx.Done():
+	}
 }
 
 func (r *refusals) add(x refusal) {
@@ -122,7 +161,11 @@ func (b *Browser) intercept(ctx context.Context, root context.Context) error {
 			if err != nil {
 				return
 			}
-			go b.decide(root, ev)
+			b.refused.begin()
+			go func() {
+				defer b.refused.end()
+				b.decide(root, ev)
+			}()
 		}
 	}()
 	c, cancel := within(ctx, root, defaultCallTimeout)
@@ -161,8 +204,6 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 	// its opener, whose input then waits for frames a background page
 	// does not draw: it goes.
 	popup := r.Page && info.TargetInfo.OpenerID != "" && (info.TargetInfo.URL == "" || info.TargetInfo.URL == "about:blank")
-	// Kept before the request fails, so that the refusal is there by the
-	// time the action that caused it has settled.
 	b.refused.add(r)
 	b.log.Info("document blocked by policy", "url", r.URL, "reason", r.Reason)
 	reason := "BlockedByClient"
@@ -173,7 +214,12 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 		b.log.Debug("failing a document request", "url", r.URL, "err", err)
 	}
 	if popup {
-		if _, err := chromedp.CallBrowser(c, cmdCloseTarget, map[string]any{"targetId": ev.FrameID}); err != nil && root.Err() == nil {
+		_, err := chromedp.CallBrowser(c, cmdCloseTarget, map[string]any{"targetId": ev.FrameID})
+		if err == nil {
+			// Its opener was sent to the background; it comes back.
+			_, err = chromedp.CallBrowser(c, cmdActivateTarget, map[string]any{"targetId": info.TargetInfo.OpenerID})
+		}
+		if err != nil && root.Err() == nil {
 			b.log.Debug("closing a refused popup", "url", r.URL, "err", err)
 		}
 	}
@@ -181,8 +227,12 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 
 // TakeBlocked returns the document requests of the tab (its page, its
 // frames and the popups of its browser context) that the policy refused
-// since the last call, oldest first, and forgets them.
-func (t *Tab) TakeBlocked() []Blocked {
+// since the last call, oldest first, and forgets them. It first waits, until
+// ctx ends, for the decisions under way to be done (a refused popup closed).
+func (t *Tab) TakeBlocked(ctx context.Context) []Blocked {
+	c, cancel := context.WithTimeout(ctx, policyTimeout)
+	defer cancel()
+	t.b.refused.settled(c)
 	t.mu.Lock()
 	bctx, p := t.bctx, t.pg
 	t.mu.Unlock()

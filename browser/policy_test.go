@@ -64,11 +64,11 @@ func TestDocumentPolicy(t *testing.T) {
 				t.Errorf("the page went to %s, want it to stay at %s", got, start)
 			}
 			want := []browser.Blocked{{URL: other + "/help", Reason: "that is elsewhere", Page: c.page}}
-			got := tab.TakeBlocked()
+			got := tab.TakeBlocked(ctx)
 			if !slices.Equal(got, want) {
 				t.Errorf("TakeBlocked = %+v, want %+v", got, want)
 			}
-			if again := tab.TakeBlocked(); len(again) != 0 {
+			if again := tab.TakeBlocked(ctx); len(again) != 0 {
 				t.Errorf("a second TakeBlocked = %+v, want nothing", again)
 			}
 		})

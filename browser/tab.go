@@ -285,7 +285,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 	c, cancel := within(ctx, p.live, defaultNavigateTimeout)
 	defer cancel()
 	if err := chromedp.Do(c, chromedp.Navigate(url)); err != nil {
-		if b := t.TakeBlocked(); len(b) > 0 {
+		if b := t.TakeBlocked(ctx); len(b) > 0 {
 			return fmt.Errorf("navigating to %s: blocked by policy: %s", b[0].URL, b[0].Reason)
 		}
 		return t.fail("navigating to "+url, err)

@@ -39,9 +39,9 @@ func (s *Session) act(ctx context.Context, do step) Output {
 	}
 	// Refusals from before the action (a page's own timers) were logged;
 	// only the action's own are its result.
-	s.tab.TakeBlocked()
+	s.tab.TakeBlocked(ctx)
 	msg, err := do(ctx)
-	if b := s.tab.TakeBlocked(); len(b) > 0 {
+	if b := s.tab.TakeBlocked(ctx); len(b) > 0 {
 		err = blockedProblem(b)
 	}
 	if err != nil {
