@@ -99,6 +99,14 @@ func TestNavigateRefused(t *testing.T) {
 	if err := tab.Navigate(t.Context(), site+"/account"); err != nil {
 		t.Errorf("the tab is not usable after a refusal: %v", err)
 	}
+	// A relaunched browser enforces the policy too.
+	if err := b.Relaunch(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	tab = browsertest.TabOf(t, b)
+	if err := tab.Navigate(t.Context(), site+"/help?q=1"); err == nil || err.Error() != want {
+		t.Errorf("after a relaunch, Navigate = %v, want %q", err, want)
+	}
 }
 
 // BenchmarkNavigatePolicy is the cost of the document policy: navigations

@@ -201,7 +201,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.DurationVar(&t.scrollTimeout, "scroll-timeout", time.Second, "the time a scroll may take")
 	fs.DurationVar(&t.snapshotTimeout, "snapshot-timeout", 3*time.Second, "the time a snapshot may take")
 	fs.Var(&t.allowSchemes, "allow-schemes", "URL `schemes` to allow beyond http and https, comma-separated (e.g. file)")
-	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata address (169.254.169.254)")
+	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata addresses (169.254.169.254 and others) and the link-local ranges they live in")
 	fs.DurationVar(&t.navigationTimeout, "navigation-timeout", 10*time.Second, "the time an action that starts a navigation may take for the new page to commit and become interactive (slow images and ads do not count)")
 	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated, e.g. https://example.com,https://*.example.com (added to a profile's allowed_origins); default: any")
 	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
