@@ -48,8 +48,8 @@ type targetInfoResult struct {
 }
 
 const (
-	// policyTimeout bounds one decision: the policy (which may resolve a
-	// host name) and the answer to the browser.
+	// policyTimeout bounds the policy's decision on one request (it may
+	// resolve a host name), and the wait for decisions under way.
 	policyTimeout = 5 * time.Second
 	// maxRefusals bounds the refusals kept for tabs to take; older ones
 	// have been logged and are dropped.
@@ -184,10 +184,14 @@ func (b *Browser) intercept(ctx context.Context, root context.Context) error {
 // page where it was (BlockedByClient would replace it by an error page); a
 // refused frame fails as BlockedByClient, so the frame says it was blocked.
 func (b *Browser) decide(root context.Context, ev requestPaused) {
-	c, cancel := context.WithTimeout(root, policyTimeout)
-	defer cancel()
 	u := ev.Request.URL + ev.Request.URLFragment
-	perr := b.opts.DocumentPolicy(c, u)
+	pc, cancel := context.WithTimeout(root, policyTimeout)
+	perr := b.opts.DocumentPolicy(pc, u)
+	cancel()
+	// The answer has time of its own: a request left unanswered would
+	// hang its page.
+	c, cancel := context.WithTimeout(root, defaultCallTimeout)
+	defer cancel()
 	if perr == nil {
 		if _, err := chromedp.CallBrowser(c, cmdContinueRequest, map[string]any{"requestId": ev.RequestID}); err != nil && root.Err() == nil {
 			b.log.Debug("continuing a document request", "url", shortURL(u), "err", err)
