@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -33,8 +34,10 @@ type start struct {
 // it (a demo: start URL), and rewrites the profile to point at it. A start
 // URL someone gave, by flag or in a profile, must pass policy; it is checked
 // before anything is served, and again once the profile's allowed origins
-// have joined the policy. The caller stops the start when done.
+// have joined the policy. A url of the form demo:/path is that page of the
+// demo site. The caller stops the start when done.
 func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *checkpoint.Profile) (*start, error) {
+	demoPath, onDemo := strings.CutPrefix(url, checkpoint.DemoScheme)
 	// Before the demo site is served, its origin is unknown: the check
 	// takes the profile's other origins.
 	pre := policy
@@ -46,6 +49,8 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 		}
 	}
 	switch {
+	case onDemo:
+		// Served below, at an address only known then.
 	case url != "":
 		if err := pre.Check(url); err != nil {
 			return nil, fmt.Errorf("--url: %w", err)
@@ -57,7 +62,7 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 		url = p.StartURL
 	}
 	s := &start{url: url, profile: p, policy: policy}
-	if url != "" && (p == nil || !p.UsesDemoSite()) {
+	if url != "" && !onDemo && (p == nil || !p.UsesDemoSite()) {
 		return s, s.withProfileOrigins()
 	}
 	site, err := startDemoSite(log)
@@ -70,6 +75,9 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 			site.stop()
 			return nil, err
 		}
+	}
+	if onDemo {
+		s.url = site.URL + "/" + strings.TrimPrefix(demoPath, "/")
 	}
 	if s.url == "" {
 		s.url = site.URL + demoStartPath
@@ -86,12 +94,11 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 }
 
 // withProfileOrigins adds the profile's allowed origins to the policy and
-// checks the start URL against the result.
+// checks the start URL (the demo site's, too) against the result.
 func (s *start) withProfileOrigins() error {
-	if s.profile == nil || len(s.profile.AllowedOrigins) == 0 {
-		return nil
+	if s.profile != nil {
+		s.policy = s.policy.WithAllowedOrigins(s.profile.AllowedOrigins...)
 	}
-	s.policy = s.policy.WithAllowedOrigins(s.profile.AllowedOrigins...)
 	if err := s.policy.Check(s.url); err != nil {
 		return fmt.Errorf("the start URL with the profile's allowed_origins: %w", err)
 	}
