@@ -240,8 +240,11 @@ func (t *Tab) TakeBlocked(ctx context.Context) []Blocked {
 	t.mu.Lock()
 	bctx, p := t.bctx, t.pg
 	t.mu.Unlock()
+	// In the default context (Options.DefaultContext) the tab is the
+	// browser's only one: every refusal is its.
+	all := t.b.opts.DefaultContext
 	return t.b.refused.take(func(r refusal) bool {
-		return (r.bctx != "" && r.bctx == bctx) || (p != nil && p.hasFrame(r.frame))
+		return all || (r.bctx != "" && r.bctx == bctx) || (p != nil && p.hasFrame(r.frame))
 	})
 }
 

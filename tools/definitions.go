@@ -137,6 +137,20 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).scroll),
+	newAction(Definition{
+		Name:  Navigate,
+		Title: "Navigate",
+		Description: "Open a URL in this tab, or go back, forward or reload; waits until the new page is interactive (not slow images); returns a fresh snapshot. " +
+			refsDie +
+			" url: absolute, or relative to the page; or action; not both. The URL policy may refuse it; a checkpoint may ask a human." +
+			" When: to start, or to leave a dead end." +
+			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
+			" Errors: action_failed (policy, no history, network), timeout, human_rejected, invalid_params." +
+			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).navigate),
 	newTool(Definition{
 		Name:  RequestApproval,
 		Title: "Ask a human to approve",
@@ -163,14 +177,30 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).complete, (*Session).completeArgsInvalid),
+	optIn(CapTabs, newAction(Definition{
+		Name:  Tabs,
+		Title: "Tabs",
+		Description: "List, switch, close or open the session's tabs; answers with the tab list (index, title, url, current) and a fresh snapshot of the current tab. " +
+			refsDie +
+			" Popups and links that open a new tab switch to it by themselves; closing the current tab returns to its opener." +
+			" When: to get back to a tab you left, or close one you are done with." +
+			" Patterns: 1) action list, then select an index. 2) close a finished popup." +
+			" Errors: invalid_params (no such tab), action_failed (the only tab; blocked URL), timeout, human_rejected." +
+			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. Tabs (2):⏎0 (current): "Account" …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0,"description":"For select and close (default: current)"},"url":{"type":"string","description":"For new"}},"required":["action"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).tabs)),
 }
 
-// Definitions returns the definitions of the tools, in the order an agent
-// meets them. Transports register the tools from these.
+// Definitions returns the definitions of the default tools, in the order an
+// agent meets them. Transports register the tools from these.
 func Definitions() []Definition {
-	defs := make([]Definition, len(catalog))
-	for i, t := range catalog {
-		defs[i] = t.def
+	var defs []Definition
+	for _, t := range catalog {
+		if t.capability == "" {
+			defs = append(defs, t.def)
+		}
 	}
 	return defs
 }

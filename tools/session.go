@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -65,6 +66,12 @@ type Config struct {
 	Secrets map[string]string
 }
 
+// enables reports whether the configuration turns on the tools of
+// capability; the default tools ("") are always on.
+func (c Config) enables(capability string) bool {
+	return capability == "" || slices.Contains(c.Caps, capability) || slices.Contains(c.Caps, CapAll)
+}
+
 func (c Config) withDefaults() Config {
 	if c.ActionTimeout <= 0 {
 		c.ActionTimeout = 2 * time.Second
@@ -98,6 +105,11 @@ type Manager struct {
 	err     error
 	// stop abandons a start under way.
 	stop context.CancelFunc
+	// storage is the parsed Config.StorageState, nil when there is none.
+	storage *browser.StorageState
+	// oneSession names the flag that limits the browser to one session at a
+	// time (its default context holds one tab), or is "".
+	oneSession string
 
 	// life ends when the Manager closes; pool endpoints are retried
 	// under it, by goroutines that retries waits for.
@@ -111,10 +123,12 @@ type Manager struct {
 }
 
 // StartManager starts launching or connecting to a browser as opts say and
-// returns at once; sessions wait for the browser. The browser enforces
+// returns at once; sessions wait for the browser. A server starts the
+// browser this way while its client connects, rather than after. ctx bounds
+// the start only. A storage-state file that cannot be read fails the start
+// (Started reports it) before any browser starts. The browser enforces
 // cfg.URLPolicy on every document (unless opts.DocumentPolicy says
-// otherwise). A server starts the browser this way while its client
-// connects, rather than after. ctx bounds the start only.
+// otherwise).
 // With cfg.BrowserPool set it starts a pool instead (StartPool).
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
 	if len(cfg.BrowserPool) > 0 {
@@ -175,11 +189,21 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	tab, mb, err := m.openTab(ctx, nil)
+	if errors.Is(err, browser.ErrContextBusy) {
+		return nil, fmt.Errorf("%s allows one session at a time; another session is open, and this one was not "+
+			"opened: end the other (close its MCP client) or wait until it idles out, then try again (%w)", m.oneSession, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s := NewSession(tab, m.config, opts...)
 	s.home = &home{m, mb}
+	if m.storage != nil {
+		if err := tab.LoadStorageState(ctx, *m.storage); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("new session: load the storage state %s: %w", m.config.StorageState, err)
+		}
+	}
 	if m.config.StartURL != "" {
 		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
 			s.Close()
@@ -247,7 +271,7 @@ func (s *Session) Close() error {
 // act on is inside the Output; the error is only for an unknown tool.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
 	t, ok := lookup(name)
-	if !ok {
+	if !ok || !s.config.enables(t.capability) {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
 	start := time.Now()

@@ -16,6 +16,15 @@ type tool struct {
 	input reflect.Type
 	// run answers a call given its raw JSON arguments.
 	run func(s *Session, ctx context.Context, args json.RawMessage) Output
+	// capability is the opt-in capability (Config.Caps) that turns the
+	// tool on; "" for a default tool.
+	capability string
+}
+
+// optIn marks t as an opt-in tool, on only under capability.
+func optIn(capability string, t tool) tool {
+	t.capability = capability
+	return t
 }
 
 // newTool pairs a definition with run, which gets the arguments decoded into
