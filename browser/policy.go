@@ -87,6 +87,26 @@ type refusals struct {
 	// drops to zero.
 	pending int
 	idle    chan struct{}
+	// popups are the popups closed because their first document was
+	// refused, so that Settle, which follows a popup, knows why it went.
+	popups map[cdp.FrameID]bool
+}
+
+// closing notes a popup the policy is about to close.
+func (r *refusals) closing(id cdp.FrameID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.popups == nil || len(r.popups) >= maxRefusals {
+		r.popups = make(map[cdp.FrameID]bool)
+	}
+	r.popups[id] = true
+}
+
+// closedPopup reports whether the policy closed the popup with target id.
+func (r *refusals) closedPopup(id cdp.FrameID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.popups[id]
 }
 
 // begin notes a decision under way; end, that it is done.
@@ -209,6 +229,9 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 	// does not draw: it goes.
 	popup := r.Page && info.TargetInfo.OpenerID != "" && (info.TargetInfo.URL == "" || info.TargetInfo.URL == "about:blank")
 	b.refused.add(r)
+	if popup {
+		b.refused.closing(ev.FrameID)
+	}
 	b.log.Info("document blocked by policy", "url", r.URL, "reason", r.Reason)
 	reason := "BlockedByClient"
 	if r.Page {
