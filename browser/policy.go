@@ -275,17 +275,17 @@ func (t *Tab) TakeBlocked(ctx context.Context) []Blocked {
 // tab's.
 func (p *tabPage) noteFrame(id cdp.FrameID) {
 	p.mu.Lock()
-	if p.frames == nil {
-		p.frames = make(map[cdp.FrameID]bool)
+	if p.docFrames == nil {
+		p.docFrames = make(map[cdp.FrameID]bool)
 	}
-	p.frames[id] = true
+	p.docFrames[id] = true
 	p.mu.Unlock()
 }
 
 func (p *tabPage) hasFrame(id cdp.FrameID) bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return p.frames[id]
+	return p.docFrames[id]
 }
 
 // shortURL is u without its query and fragment (or u's scheme alone, when

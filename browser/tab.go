@@ -78,9 +78,11 @@ type tabPage struct {
 	// dialogOpened is closed when a dialog opens; a new one is made when
 	// the dialog closes.
 	dialogOpened chan struct{}
-	// frames are the ids of the page's frames, main frame included, so
-	// that the policy's refusals of their documents are the tab's.
-	frames map[cdp.FrameID]bool
+	// frames are the page's out-of-process frames (frames.go).
+	frames *frameSet
+	// docFrames are the ids of the page's frames, main frame included,
+	// so that the policy's refusals of their documents are the tab's.
+	docFrames map[cdp.FrameID]bool
 }
 
 // open makes the tab's page in the current browser, in the browser context
@@ -135,6 +137,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
+	// The first run on p.ctx binds the target's life to p.ctx.
 	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)
