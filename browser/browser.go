@@ -50,6 +50,14 @@ type Options struct {
 	NoSandbox bool
 	// Logger receives the browser's diagnostics; nil uses slog.Default().
 	Logger *slog.Logger
+	// DocumentPolicy, when set, is asked about every document the browser
+	// is about to request (pages, popups, frames, each hop of a redirect)
+	// before the request is sent; an error refuses it, and its text is the
+	// reason a person reads. A refused page stays where it was; the refusal
+	// is logged and reported by Tab.TakeBlocked. On a browser connected to
+	// with CDPEndpoint it applies to every tab of that browser while
+	// connected.
+	DocumentPolicy func(ctx context.Context, url string) error
 }
 
 // Errors that calls on a [Browser] or a [Tab] report, possibly wrapped.
@@ -99,6 +107,10 @@ type Browser struct {
 	// defaultTaken says that a tab holds the default context
 	// (Options.DefaultContext), or is being opened there.
 	defaultTaken bool
+
+	// refused holds the document requests the policy refused, until the
+	// tabs they belong to take them.
+	refused refusals
 }
 
 // session is one run of a browser process or one connection to a browser.
@@ -170,6 +182,9 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 		_, err := chromedp.Targets(root)
 		return err
 	})
+	if err == nil {
+		err = b.intercept(ctx, root)
+	}
 	if err != nil {
 		cancel()
 		allocCancel()

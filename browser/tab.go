@@ -80,6 +80,9 @@ type tabPage struct {
 	dialogOpened chan struct{}
 	// frames are the page's out-of-process frames (frames.go).
 	frames *frameSet
+	// docFrames are the ids of the page's frames, main frame included,
+	// so that the policy's refusals of their documents are the tab's.
+	docFrames map[cdp.FrameID]bool
 }
 
 // open makes the tab's page in the current browser, in the browser context
@@ -186,7 +189,12 @@ func (p *tabPage) onEvent(ev any) {
 		p.openDialog(capture.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt})
 	case *page.EventJavascriptDialogClosed:
 		p.clearDialog()
+	case *page.EventFrameAttached:
+		p.noteFrame(ev.FrameID)
 	case *page.EventFrameNavigated:
+		if ev.Frame != nil {
+			p.noteFrame(ev.Frame.ID)
+		}
 		if ev.Frame != nil && ev.Frame.ParentID == "" {
 			u := ev.Frame.URL + ev.Frame.URLFragment
 			if ev.Frame.UnreachableURL != "" {
@@ -317,6 +325,9 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 	c, cancel := within(ctx, p.live, defaultNavigateTimeout)
 	defer cancel()
 	if err := chromedp.Do(c, chromedp.Navigate(url)); err != nil {
+		if b := t.TakeBlocked(ctx); len(b) > 0 {
+			return fmt.Errorf("navigating to %s: blocked by policy: %s", b[0].URL, b[0].Reason)
+		}
 		return t.fail("navigating to "+url, err)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,7 +37,13 @@ func (s *Session) act(ctx context.Context, do step) Output {
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, ActionFailed, msg)
 	}
+	// Refusals from before the action (a page's own timers) were logged;
+	// only the action's own are its result.
+	s.tab.TakeBlocked(ctx)
 	msg, err := do(ctx)
+	if b := s.tab.TakeBlocked(ctx); len(b) > 0 {
+		err = blockedProblem(b)
+	}
 	if err != nil {
 		p := asProblem(err)
 		if m := s.recover(ctx); m != "" {
@@ -50,6 +57,19 @@ func (s *Session) act(ctx context.Context, do step) Output {
 		r.Message = strings.TrimSpace(msg + " " + serr.Error())
 	}
 	return s.output(r)
+}
+
+// blockedProblem is the failure of an action that made the page load a
+// document the URL policy refused.
+func blockedProblem(b []browser.Blocked) *problem {
+	var reasons []string
+	for _, x := range b {
+		r := fmt.Sprintf("%s (%s)", x.Reason, x.URL)
+		if !slices.Contains(reasons, r) {
+			reasons = append(reasons, r)
+		}
+	}
+	return fail(ActionFailed, "blocked by policy: %s. The page stayed where it was; that address may not be opened from this session.", strings.Join(reasons, "; "))
 }
 
 // asProblem says what an error means to the agent: its code and message.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"slices"
 	"sync"
@@ -78,6 +79,12 @@ func StartPool(ctx context.Context, endpoints []string, opts browser.Options, cf
 // started when every attempt ended, and fails only if none succeeded.
 func start(ctx context.Context, members []*member, cfg Config) *Manager {
 	ctx, stop := context.WithCancel(ctx)
+	check := cfg.URLPolicy.DocumentCheck(net.DefaultResolver)
+	for _, m := range members {
+		if m.opts.DocumentPolicy == nil {
+			m.opts.DocumentPolicy = check
+		}
+	}
 	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop, members: members}
 	m.life, m.endLife = context.WithCancel(context.WithoutCancel(ctx))
 	if members[0].opts.DefaultContext {

@@ -126,7 +126,9 @@ type Manager struct {
 // returns at once; sessions wait for the browser. A server starts the
 // browser this way while its client connects, rather than after. ctx bounds
 // the start only. A storage-state file that cannot be read fails the start
-// (Started reports it) before any browser starts.
+// (Started reports it) before any browser starts. The browser enforces
+// cfg.URLPolicy on every document (unless opts.DocumentPolicy says
+// otherwise).
 // With cfg.BrowserPool set it starts a pool instead (StartPool).
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
 	if len(cfg.BrowserPool) > 0 {

@@ -1,77 +1,281 @@
 package tools
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/net/idna"
 )
 
-// URLPolicy says which URLs a session may open: the start URL and any
-// navigation. By default only http and https are allowed (plus about:blank),
-// and never a cloud metadata address, which would hand the instance's
+// URLPolicy says which URLs a session may open: the start URL and every
+// document its pages load (navigations, redirects, frames, popups). By
+// default only http and https are allowed (plus about:blank), and never a
+// cloud metadata or link-local address, which would hand the instance's
 // credentials to whoever drives the browser.
 type URLPolicy struct {
 	// AllowSchemes lists schemes allowed beyond http and https, such as
 	// "file" or "chrome", lower case.
 	AllowSchemes []string
-	// AllowMetadata allows the cloud metadata addresses (169.254.169.254 and
-	// the rest of 169.254.0.0/16, fd00:ec2::254, 100.100.100.200,
-	// metadata.google.internal).
+	// AllowMetadata allows the cloud metadata addresses (169.254.169.254,
+	// fd00:ec2::254, fd20:ce::254, 100.100.100.200, metadata.google.internal)
+	// and the link-local ranges they live in (169.254.0.0/16, fe80::/10).
 	AllowMetadata bool
+	// AllowedOrigins, when not empty, are the only origins documents may
+	// come from: "https://example.com", "http://127.0.0.1:8080", or
+	// "https://*.example.com" for every subdomain of example.com.
+	AllowedOrigins []string
+	// BlockedOrigins are origins documents may never come from, in the
+	// same forms; they win over AllowedOrigins.
+	BlockedOrigins []string
 }
 
-// Check returns nil if raw may be opened, or an error that says why not and
-// how to allow it.
+// Resolver looks up the addresses of a host name; *net.Resolver is one.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Refusal is a URL the policy refuses: the error Check and CheckResolved
+// return.
+type Refusal struct {
+	// URL is the URL refused, as given.
+	URL string
+	// Reason says why, in words a person understands: "169.254.169.254 is
+	// a cloud metadata address".
+	Reason string
+	// Fix says how to allow it, when a flag can; empty otherwise.
+	Fix string
+}
+
+func (r *Refusal) Error() string {
+	msg := fmt.Sprintf("URL %q refused: %s", r.URL, r.Reason)
+	if r.Fix != "" {
+		msg += "; " + r.Fix
+	}
+	return msg
+}
+
+// Check returns nil if raw may be opened, or a *Refusal that says why not
+// and how to allow it. It looks at the URL alone; CheckResolved also looks
+// up the host's addresses.
 func (p URLPolicy) Check(raw string) error {
+	return p.CheckResolved(context.Background(), raw, nil)
+}
+
+// CheckResolved is Check that also resolves the host name with r (unless
+// r is nil) and refuses a name that resolves to a metadata or link-local
+// address. A name that does not resolve passes: the browser cannot reach it
+// either.
+func (p URLPolicy) CheckResolved(ctx context.Context, raw string, r Resolver) error {
+	refuse := func(fix, format string, a ...any) error {
+		return &Refusal{URL: raw, Reason: fmt.Sprintf(format, a...), Fix: fix}
+	}
 	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil {
-		return fmt.Errorf("URL %q refused: %w", raw, err)
+		return refuse("", "it is not a valid URL: %v", errors.Unwrap(err))
 	}
 	scheme := strings.ToLower(u.Scheme)
 	switch {
 	case scheme == "":
-		return fmt.Errorf("URL %q refused: it has no scheme; use an absolute http or https URL", raw)
-	case scheme == "about" && strings.EqualFold(u.Opaque, "blank"):
+		return refuse("", "it has no scheme; use an absolute http or https URL")
+	case scheme == "about" && (strings.EqualFold(u.Opaque, "blank") || strings.EqualFold(u.Opaque, "srcdoc")):
 		return nil
 	case scheme != "http" && scheme != "https" && !slices.Contains(p.AllowSchemes, scheme):
-		return fmt.Errorf("URL %q refused: scheme %q is not allowed (only http and https); allow it with --allow-schemes %s if you mean it", raw, scheme, scheme)
+		return refuse("allow it with --allow-schemes "+scheme+" if you mean it",
+			"scheme %q is not allowed (only http and https)", scheme)
 	}
-	if !p.AllowMetadata && isMetadataHost(u.Hostname()) {
-		return fmt.Errorf("URL %q refused: %s is a cloud metadata address; allow it with --allow-metadata if you mean it", raw, u.Hostname())
+	if u.Host == "" {
+		return nil // file: and the like, allowed by scheme above
+	}
+	h, err := parseHost(u.Hostname())
+	if err != nil {
+		return refuse("", "%v", err)
+	}
+	const fixMetadata = "allow it with --allow-metadata if you mean it"
+	if !p.AllowMetadata {
+		if why := h.metadata(); why != "" {
+			return refuse(fixMetadata, "%s", why)
+		}
+	}
+	o := origin{scheme: scheme, host: h.String(), port: u.Port()}
+	o.port = o.effectivePort()
+	for _, b := range p.BlockedOrigins {
+		if pat, err := parseOriginPattern(b); err == nil && pat.match(o) {
+			return refuse("", "%s is a blocked origin", o)
+		}
+	}
+	if len(p.AllowedOrigins) > 0 && !slices.ContainsFunc(p.AllowedOrigins, func(a string) bool {
+		pat, err := parseOriginPattern(a)
+		return err == nil && pat.match(o)
+	}) {
+		return refuse("", "%s is not an allowed origin (allowed: %s)", o, strings.Join(p.AllowedOrigins, ", "))
+	}
+	if p.AllowMetadata || r == nil || h.addr.IsValid() {
+		return nil
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", h.name)
+	if err != nil {
+		return nil
+	}
+	for _, a := range addrs {
+		if why := classify(a.Unmap().WithZone("")); why != "" {
+			return refuse(fixMetadata, "%s resolves to %s, %s", h.name, a.Unmap().WithZone(""), why)
+		}
 	}
 	return nil
 }
 
-// isMetadataHost reports whether host names a cloud metadata service, in any
-// of the spellings a browser accepts for an IPv4 address (decimal, octal,
-// hex, fewer than four parts).
-func isMetadataHost(host string) bool {
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	switch host {
-	case "metadata.google.internal", "metadata.goog", "metadata":
-		return true
+// Validate reports an allowed or blocked origin that is not an origin or
+// an origin pattern.
+func (p URLPolicy) Validate() error {
+	for _, list := range []struct {
+		flag    string
+		origins []string
+	}{{"--allowed-origins-browse", p.AllowedOrigins}, {"--blocked-origins", p.BlockedOrigins}} {
+		for _, o := range list.origins {
+			if _, err := parseOriginPattern(o); err != nil {
+				return fmt.Errorf("%s: %w", list.flag, err)
+			}
+		}
 	}
-	addr, ok := parseHostIP(host)
-	if !ok {
-		return false
-	}
-	addr = addr.Unmap()
-	linkLocal := netip.MustParsePrefix("169.254.0.0/16")
-	return linkLocal.Contains(addr) ||
-		addr == netip.MustParseAddr("100.100.100.200") ||
-		addr == netip.MustParseAddr("fd00:ec2::254")
+	return nil
 }
 
-// parseHostIP parses host as an IP address the way the WHATWG URL standard
-// does, so that 2852039166, 0xa9fea9fe and 0251.0376.0251.0376 are all
-// 169.254.169.254.
-func parseHostIP(host string) (netip.Addr, bool) {
-	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
-		return a, true
+// WithAllowedOrigins returns p with origins added to its allowed origins.
+func (p URLPolicy) WithAllowedOrigins(origins ...string) URLPolicy {
+	p.AllowedOrigins = append(slices.Clip(p.AllowedOrigins), origins...)
+	return p
+}
+
+// DocumentCheck returns the check the browser applies to every document
+// request, resolving host names with r (its answers kept for a while, since
+// a page loads many documents from one host): nil or an error whose text is
+// the reason for the refusal.
+func (p URLPolicy) DocumentCheck(r Resolver) func(ctx context.Context, url string) error {
+	if r != nil {
+		r = &cachingResolver{r: r, ttl: resolveTTL, cache: make(map[string]resolved)}
 	}
+	return func(ctx context.Context, url string) error {
+		err := p.CheckResolved(ctx, url, r)
+		if ref, ok := errors.AsType[*Refusal](err); ok {
+			return errors.New(ref.Reason)
+		}
+		return err
+	}
+}
+
+// host is a URL's host, normalised the way a browser does before it
+// connects: an address when the host is one in any spelling, else the
+// ASCII (punycode) name.
+type host struct {
+	given string     // as written in the URL
+	addr  netip.Addr // valid when the host is an address
+	name  string     // the ASCII name, lower case, when it is not
+}
+
+// lookupProfile maps a host name as the WHATWG URL standard does (UTS #46,
+// non-transitional, no STD3 rules), so that full-width digits and
+// ideographic full stops become the ASCII a browser connects to.
+var lookupProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
+	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.BidiRule())
+
+// parseHost normalises a URL's host name (without brackets or port).
+func parseHost(given string) (host, error) {
+	h := host{given: given}
+	if strings.Contains(given, ":") {
+		a, err := netip.ParseAddr(given)
+		if err != nil {
+			return h, fmt.Errorf("%q is not a valid IPv6 address", given)
+		}
+		h.addr = a.WithZone("")
+		return h, nil
+	}
+	ascii, err := lookupProfile.ToASCII(given)
+	if err != nil {
+		return h, fmt.Errorf("%q is not a valid host name: %v", given, err)
+	}
+	ascii = strings.TrimSuffix(ascii, ".")
+	if a, ok := parseIPv4(ascii); ok {
+		h.addr = a
+		return h, nil
+	}
+	h.name = ascii
+	return h, nil
+}
+
+func (h host) String() string {
+	switch {
+	case h.addr.Is6():
+		return "[" + h.addr.String() + "]"
+	case h.addr.IsValid():
+		return h.addr.String()
+	}
+	return h.name
+}
+
+// metadata says why the host is a metadata or link-local address, or "".
+func (h host) metadata() string {
+	if !h.addr.IsValid() {
+		switch h.name {
+		case "metadata.google.internal", "metadata.goog", "metadata":
+			return h.name + " is a cloud metadata address"
+		}
+		return ""
+	}
+	a := h.addr.Unmap()
+	why := classify(a)
+	if why != "" && !strings.EqualFold(strings.Trim(h.given, "[]"), a.String()) {
+		return fmt.Sprintf("%s is %s, %s", h.given, a, why)
+	}
+	if why != "" {
+		return fmt.Sprintf("%s is %s", a, why)
+	}
+	return ""
+}
+
+var (
+	metadataAddrs = []netip.Addr{
+		netip.MustParseAddr("169.254.169.254"), // AWS, Azure, GCP, Oracle, DigitalOcean…
+		netip.MustParseAddr("169.254.170.2"),   // AWS ECS task credentials
+		netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+		netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+		netip.MustParseAddr("fd20:ce::254"),    // GCP over IPv6
+	}
+	linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
+	linkLocal6 = netip.MustParsePrefix("fe80::/10")
+	// nat64 embeds an IPv4 address in its last 32 bits; a host with
+	// NAT64 reaches that IPv4 address through it.
+	nat64 = netip.MustParsePrefix("64:ff9b::/96")
+)
+
+// classify says what kind of forbidden address a is ("a cloud metadata
+// address", "a link-local address…"), or "" when it is not one. a is
+// unmapped and has no zone.
+func classify(a netip.Addr) string {
+	if nat64.Contains(a) {
+		b := a.As16()
+		a = netip.AddrFrom4([4]byte(b[12:]))
+	}
+	switch {
+	case slices.Contains(metadataAddrs, a):
+		return "a cloud metadata address"
+	case linkLocal4.Contains(a), linkLocal6.Contains(a):
+		return "a link-local address, where cloud metadata services live"
+	}
+	return ""
+}
+
+// parseIPv4 parses host as an IPv4 address the way the WHATWG URL standard
+// does, so that 2852039166, 0xa9fea9fe, 0251.0376.0251.0376 and
+// 169.254.43518 are all 169.254.169.254.
+func parseIPv4(host string) (netip.Addr, bool) {
 	parts := strings.Split(host, ".")
 	if len(parts) > 4 || len(parts) == 0 {
 		return netip.Addr{}, false
@@ -80,7 +284,7 @@ func parseHostIP(host string) (netip.Addr, bool) {
 	for i, part := range parts {
 		base := 10
 		switch {
-		case strings.HasPrefix(part, "0x"):
+		case strings.HasPrefix(part, "0x") || strings.HasPrefix(part, "0X"):
 			part, base = part[2:], 16
 			if part == "" {
 				part = "0"
@@ -107,4 +311,110 @@ func parseHostIP(host string) (netip.Addr, bool) {
 	}
 	v |= last
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
+}
+
+// origin is a URL's scheme, normalised host and port ("" for the scheme's
+// default).
+type origin struct{ scheme, host, port string }
+
+func (o origin) effectivePort() string {
+	if (o.scheme == "http" && o.port == "80") || (o.scheme == "https" && o.port == "443") {
+		return ""
+	}
+	return o.port
+}
+
+func (o origin) String() string {
+	s := o.scheme + "://" + o.host
+	if o.port != "" {
+		s += ":" + o.port
+	}
+	return s
+}
+
+// originPattern is an allowed or blocked origin; with subdomains it
+// matches every subdomain of host (not host itself).
+type originPattern struct {
+	origin
+	subdomains bool
+}
+
+// parseOriginPattern parses "https://example.com", "http://127.0.0.1:8080"
+// or "https://*.example.com".
+func parseOriginPattern(s string) (originPattern, error) {
+	bad := func(why string) (originPattern, error) {
+		return originPattern{}, fmt.Errorf("%q is not an origin like https://example.com or https://*.example.com: %s", s, why)
+	}
+	scheme, rest, ok := strings.Cut(strings.TrimSuffix(strings.TrimSpace(s), "/"), "://")
+	if !ok || scheme == "" {
+		return bad("no scheme")
+	}
+	var pat originPattern
+	if r, ok := strings.CutPrefix(rest, "*."); ok {
+		pat.subdomains, rest = true, r
+	}
+	u, err := url.Parse("x://" + rest)
+	if err != nil || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+		return bad("want scheme://host[:port] and nothing else")
+	}
+	h, err := parseHost(u.Hostname())
+	if err != nil {
+		return bad(err.Error())
+	}
+	if pat.subdomains && h.addr.IsValid() {
+		return bad("*. goes before a domain name, not an address")
+	}
+	pat.origin = origin{scheme: strings.ToLower(scheme), host: h.String(), port: u.Port()}
+	pat.port = pat.effectivePort()
+	return pat, nil
+}
+
+func (p originPattern) match(o origin) bool {
+	if p.scheme != o.scheme || p.port != o.port {
+		return false
+	}
+	if p.subdomains {
+		return strings.HasSuffix(o.host, "."+p.host)
+	}
+	return p.host == o.host
+}
+
+// resolveTTL is how long a host name's addresses are kept: a browser's own
+// cache keeps them about as long.
+const resolveTTL = time.Minute
+
+// cachingResolver keeps the answers of a Resolver for ttl.
+type cachingResolver struct {
+	r   Resolver
+	ttl time.Duration
+
+	mu    sync.Mutex
+	cache map[string]resolved
+}
+
+type resolved struct {
+	addrs []netip.Addr
+	err   error
+	until time.Time
+}
+
+func (c *cachingResolver) LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error) {
+	key := network + " " + host
+	c.mu.Lock()
+	e, ok := c.cache[key]
+	c.mu.Unlock()
+	if ok && time.Now().Before(e.until) {
+		return e.addrs, e.err
+	}
+	addrs, err := c.r.LookupNetIP(ctx, network, host)
+	if ctx.Err() != nil {
+		return addrs, err // the caller gave up: nothing learnt about the name
+	}
+	c.mu.Lock()
+	if len(c.cache) > 1000 {
+		clear(c.cache)
+	}
+	c.cache[key] = resolved{addrs: addrs, err: err, until: time.Now().Add(c.ttl)}
+	c.mu.Unlock()
+	return addrs, err
 }

@@ -257,9 +257,9 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.DurationVar(&t.scrollTimeout, "scroll-timeout", time.Second, "the time a scroll may take")
 	fs.DurationVar(&t.snapshotTimeout, "snapshot-timeout", 3*time.Second, "the time a snapshot may take")
 	fs.Var(&t.allowSchemes, "allow-schemes", "URL `schemes` to allow beyond http and https, comma-separated (e.g. file)")
-	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata address (169.254.169.254)")
+	fs.BoolVar(&t.allowMetadata, "allow-metadata", false, "allow the cloud metadata addresses (169.254.169.254 and others) and the link-local ranges they live in")
 	fs.DurationVar(&t.navigationTimeout, "navigation-timeout", 10*time.Second, "the time an action that starts a navigation may take for the new page to commit and become interactive (slow images and ads do not count)")
-	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated (added to a profile's allowed_origins); default: any")
+	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated, e.g. https://example.com,https://*.example.com (added to a profile's allowed_origins); default: any")
 	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
 	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), or all")
 	fs.StringVar(&t.uploadDir, "upload-dir", "", "the only `dir` browser_upload may take files from (default: uploads refused)")
@@ -273,7 +273,12 @@ func (t *toolFlags) policy() tools.URLPolicy {
 	for i, s := range t.allowSchemes {
 		schemes[i] = strings.ToLower(strings.TrimSuffix(s, ":"))
 	}
-	return tools.URLPolicy{AllowSchemes: schemes, AllowMetadata: t.allowMetadata}
+	return tools.URLPolicy{
+		AllowSchemes:   schemes,
+		AllowMetadata:  t.allowMetadata,
+		AllowedOrigins: t.allowedOrigins,
+		BlockedOrigins: t.blockedOrigins,
+	}
 }
 
 // config is the tools configuration the flags say; the start URL is left to
@@ -291,6 +296,9 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		if d <= 0 {
 			return tools.Config{}, errors.New("timeouts must be positive")
 		}
+	}
+	if err := t.policy().Validate(); err != nil {
+		return tools.Config{}, err
 	}
 	if t.storageState != "" {
 		// A file that cannot be used is refused now, before anything starts,

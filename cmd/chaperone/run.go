@@ -166,6 +166,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	defer start.stop()
 	p := t.profiles.gate(start.profile)
 	t.tools.StartURL = start.url
+	t.tools.URLPolicy = start.policy
 	t.tools.Secrets = t.secrets
 	maxTurns := t.maxTurns
 	if maxTurns <= 0 && p != nil {

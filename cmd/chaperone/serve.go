@@ -111,6 +111,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	profile := profs.gate(start.profile)
 	cfg := st.tools
 	cfg.StartURL = start.url
+	cfg.URLPolicy = start.policy
 	cfg.Secrets = secrets
 
 	// Listen before the browser starts, so that a taken port fails fast.

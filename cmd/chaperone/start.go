@@ -19,10 +19,12 @@ import (
 const demoStartPath = "/account"
 
 // start is where sessions start: the URL, the profile (its demo: URLs
-// pointing at the demo site), and the demo site when one is served.
+// pointing at the demo site), the URL policy (the flags' and the profile's
+// allowed origins), and the demo site when one is served.
 type start struct {
 	url     string
 	profile *checkpoint.Profile
+	policy  tools.URLPolicy
 	site    *demoSite
 }
 
@@ -31,26 +33,37 @@ type start struct {
 // serves the demo site when sessions start there or when the profile names
 // it (a demo: start URL), and rewrites the profile to point at it. A start
 // URL someone gave, by flag or in a profile, must pass policy; it is checked
-// before anything is served. A url of the form demo:/path is that page of
-// the demo site. The caller stops the start when done.
+// before anything is served, and again once the profile's allowed origins
+// have joined the policy. A url of the form demo:/path is that page of the
+// demo site. The caller stops the start when done.
 func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *checkpoint.Profile) (*start, error) {
 	demoPath, onDemo := strings.CutPrefix(url, checkpoint.DemoScheme)
+	// Before the demo site is served, its origin is unknown: the check
+	// takes the profile's other origins.
+	pre := policy
+	if p != nil {
+		for _, o := range p.AllowedOrigins {
+			if o != checkpoint.DemoScheme {
+				pre = pre.WithAllowedOrigins(o)
+			}
+		}
+	}
 	switch {
 	case onDemo:
 		// Served below, at an address only known then.
 	case url != "":
-		if err := policy.Check(url); err != nil {
+		if err := pre.Check(url); err != nil {
 			return nil, fmt.Errorf("--url: %w", err)
 		}
 	case p != nil && !p.UsesDemoSite():
-		if err := policy.Check(p.StartURL); err != nil {
+		if err := pre.Check(p.StartURL); err != nil {
 			return nil, fmt.Errorf("--profile: start_url: %w", err)
 		}
 		url = p.StartURL
 	}
-	s := &start{url: url, profile: p}
+	s := &start{url: url, profile: p, policy: policy}
 	if url != "" && !onDemo && (p == nil || !p.UsesDemoSite()) {
-		return s, nil
+		return s, s.withProfileOrigins()
 	}
 	site, err := startDemoSite(log)
 	if err != nil {
@@ -72,8 +85,24 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 			s.url = s.profile.StartURL
 		}
 	}
+	if err := s.withProfileOrigins(); err != nil {
+		site.stop()
+		return nil, err
+	}
 	log.Info("serving the demo site", "url", site.URL)
 	return s, nil
+}
+
+// withProfileOrigins adds the profile's allowed origins to the policy and
+// checks the start URL (the demo site's, too) against the result.
+func (s *start) withProfileOrigins() error {
+	if s.profile != nil {
+		s.policy = s.policy.WithAllowedOrigins(s.profile.AllowedOrigins...)
+	}
+	if err := s.policy.Check(s.url); err != nil {
+		return fmt.Errorf("the start URL with the profile's allowed_origins: %w", err)
+	}
+	return nil
 }
 
 // stop stops serving the demo site, if one is served.

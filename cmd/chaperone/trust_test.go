@@ -205,7 +205,10 @@ func TestVerdictOnThePage(t *testing.T) {
 	t.Run("another origin", func(t *testing.T) {
 		other := httptest.NewServer(fixtures.Site())
 		defer other.Close()
-		c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo", "--url", other.URL+"/cancelled")
+		// The profile's allowed_origins are also the browse policy:
+		// browsing there takes the flag, while the verdict keeps to
+		// the profile's origins.
+		c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo", "--url", other.URL+"/cancelled", "--allowed-origins-browse", other.URL)
 		s := getSnapshot(t, c)
 		if !strings.Contains(strings.ToLower(s.Page.Title), "cancelled") {
 			t.Fatalf("the other origin's page is %q", s.Page.Title)
