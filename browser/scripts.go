@@ -50,6 +50,14 @@ var (
 	// waitQuietJS waits until the watched page has been quiet.
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
+
+	// activeElementJS finds the element that has focus.
+	//go:embed js/activeElement.js
+	activeElementJS string
+
+	// waitForJS waits for text to appear or go, or for a node to go.
+	//go:embed js/waitFor.js
+	waitForJS string
 )
 
 // armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.

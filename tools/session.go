@@ -194,12 +194,22 @@ type Session struct {
 	// approvalID names the approval that covered the gated action of the
 	// call under way, for its audit record; "" when none did.
 	approvalID string
+	// caps are the opt-in capabilities of Config.Caps: a tool they do not
+	// turn on is unknown to the session.
+	caps capSet
 }
 
 // NewSession wraps an open tab as a session.
 func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
 	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets)}
+	caps, err := newCapSet(cfg.Caps)
+	if err != nil {
+		// Transports refuse such a configuration before any session
+		// opens (DefinitionsFor); a session alone keeps the default tools.
+		s.log.Warn("opt-in tools turned off", "err", err)
+	}
+	s.caps = caps
 	for _, o := range opts {
 		o(s)
 	}
@@ -213,9 +223,10 @@ func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 func (s *Session) Close() error { return s.tab.Close() }
 
 // Call runs the tool name with its JSON arguments. Every failure the agent can
-// act on is inside the Output; the error is only for an unknown tool.
+// act on is inside the Output; the error is only for an unknown tool, which
+// an opt-in tool that Config.Caps does not turn on is too.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
-	t, ok := lookup(name)
+	t, ok := lookup(name, s.caps)
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}

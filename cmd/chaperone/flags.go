@@ -236,6 +236,9 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 			return tools.Config{}, errors.New("timeouts must be positive")
 		}
 	}
+	if _, err := tools.DefinitionsFor(t.caps); err != nil {
+		return tools.Config{}, fmt.Errorf("--caps: %w", err)
+	}
 	cfg := tools.Config{
 		ActionTimeout:     t.actionTimeout,
 		ScrollTimeout:     t.scrollTimeout,
