@@ -65,10 +65,15 @@ var namedKeys = func() map[string]kb.Key {
 // Shift+Tab, Meta+Enter). Names are case-insensitive; an unknown one is
 // ErrUnknownKey.
 func ParseKey(name string) (Chord, error) {
-	parts := strings.Split(name, "+")
-	if strings.HasSuffix(name, "+") && len(parts) > 1 {
-		// "+" itself, alone or as the last key of a chord.
-		parts = append(parts[:len(parts)-2], "+")
+	var parts []string
+	switch {
+	case name == "+":
+		parts = []string{"+"}
+	case strings.HasSuffix(name, "++"):
+		// "+" as the last key of a chord.
+		parts = append(strings.Split(strings.TrimSuffix(name, "++"), "+"), "+")
+	default:
+		parts = strings.Split(name, "+")
 	}
 	var c Chord
 	var names []string
