@@ -55,7 +55,11 @@ func TestMCPToolsAdapter(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	want := []string{tools.Click, tools.Fill, tools.Scroll, tools.Select, tools.CompleteTask, tools.GetSnapshot, tools.RequestApproval}
+	var want []string
+	for _, d := range tools.Definitions() {
+		want = append(want, d.Name)
+	}
+	slices.Sort(want)
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}

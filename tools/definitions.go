@@ -57,6 +57,9 @@ const (
 	snapshotOutput = `{"type":"object","properties":{"snapshot_id":{"type":"string"},"timestamp":{"type":"string"},"elements":{"type":"array"},"focused":{"type":["string","null"]},"page":{"type":"object"},"viewport":{"type":"object"}},"required":["snapshot_id","timestamp","elements","page","viewport"]}`
 	actionOutput   = `{"type":"object","properties":{"success":{"type":"boolean"},"snapshot":{"type":"object"},"error":{"type":["string","null"]},"message":{"type":"string"}},"required":["success","snapshot","error"]}`
 	refProperty    = `"ref":{"type":"string","pattern":"^@e\\d+$","description":"Element ref from the newest snapshot, e.g. @e5"}`
+	// refShort is refProperty for the tools added later, whose
+	// descriptions say what a ref is: fewer tokens in tools/list.
+	refShort = `"ref":{"type":"string","pattern":"^@e\\d+$"}`
 )
 
 // catalog is every tool, in the order an agent meets them and tools/list
@@ -140,14 +143,14 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  PressKey,
 		Title: "Press key",
-		Description: "Press a key or chord with real key events, to ref (focused first) or to what has focus; returns a fresh snapshot. " +
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) with real key events, on ref (focused first) or on what has focus; returns a fresh snapshot. " +
 			refsDie +
-			" Keys: Enter, Escape, Tab, ArrowDown, Backspace, PageDown, a character, chords like Control+A, Shift+Tab. A checkpoint may pause it (Enter on \"Place order\")." +
-			" When: a search box with no button, closing a popup, moving through a menu or list, keyboard shortcuts." +
-			" Patterns: 1) Fill a search box, then Enter with its ref. 2) Escape closes a modal. 3) Control+A, then browser_fill with clear_first=false replaces text." +
-			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (unknown key), action_failed, timeout, human_rejected." +
-			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on searchbox "Search".⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string","description":"Key name or chord, e.g. Enter, Control+A"},` + refProperty + `},"required":["key"]}`),
+			" A checkpoint may pause it (Enter on \"Place order\")." +
+			" When: a search box with no button, closing a popup, shortcuts." +
+			" Patterns: 1) Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on …⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},` + refShort + `},"required":["key"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -181,14 +184,13 @@ var catalog = []tool{
 	optIn(CapWait, newAction(Definition{
 		Name:  WaitFor,
 		Title: "Wait for the page",
-		Description: "Wait until text appears on the page, text_gone goes, ref_gone's element goes, or for seconds; returns a fresh snapshot. " +
+		Description: "Wait until text appears, text_gone goes, ref_gone's element goes, or seconds pass (timeout default 10, max 30); returns a fresh snapshot. " +
 			refsDie +
-			" One condition per call; timeout (default 10, at most 30 seconds) bounds it." +
-			" When: results, a spinner or a message that comes after a delay; never a fixed wait when a condition says it." +
-			" Patterns: 1) Click Search, then text=\"results\". 2) ref_gone with the spinner's ref. 3) timeout: wait again or go on." +
+			" When: content that comes late." +
+			" Patterns: 1) Click Search, then text=\"results\". 2) ref_gone with a spinner's ref." +
 			" Errors: ref_invalid, timeout, invalid_params, action_failed." +
-			` Example: {"text":"Order confirmed","timeout":15} → success⏎"Order confirmed" appeared.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string","pattern":"^@e\\d+$"},"seconds":{"type":"number","maximum":30},"timeout":{"type":"number","maximum":30,"default":10,"description":"Seconds"}}}`),
+			` Example: {"text":"Order confirmed"} → success⏎"Order confirmed" appeared.⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number","maximum":30},"timeout":{"type":"number","maximum":30,"default":10}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -196,27 +198,27 @@ var catalog = []tool{
 	optIn(CapHover, newAction(Definition{
 		Name:  Hover,
 		Title: "Hover",
-		Description: "Move the mouse over an element by ref, checked like a click target; returns a fresh snapshot with what opened on hover. " +
+		Description: "Move the mouse over an element by ref; returns a fresh snapshot with what opened on hover. " +
 			refsDie +
-			" When: menus, tooltips or buttons that show only on hover." +
-			" Patterns: 1) Hover a menu, then click its item from the result. 2) element_obscured: close what covers it." +
+			" When: menus or controls that show only on hover." +
+			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout." +
-			` Example: {"ref":"@e6"} → success⏎Hovered over @e6 button "Account".⏎page …⏎@e12 menuitem "Sign out"`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
+			` Example: {"ref":"@e6"} → success⏎Hovered …⏎@e12 menuitem "Sign out"`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `},"required":["ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).hover)),
 	optIn(CapUpload, newAction(Definition{
 		Name:  Upload,
 		Title: "Upload files",
-		Description: "Give files to a file input by ref, or to the button that opens a file chooser; fires input and change; returns a fresh snapshot. " +
+		Description: "Give files to a file input, or a button that opens a file chooser, by ref; returns a fresh snapshot. " +
 			refsDie +
-			" paths must be files inside the server's upload directory (relative paths start there). A checkpoint may pause it." +
-			" When: attach, upload or \"Choose file\" controls." +
-			" Patterns: 1) Upload to the Choose file button, then click Submit. 2) invalid_params says why a path was refused." +
+			" paths: files in the server's upload directory." +
+			" When: attach or \"Choose file\" controls." +
+			" Patterns: 1) Upload, then Submit. 2) invalid_params says why a path was refused." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave @e8 button "Choose file" the files cv.pdf.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"paths":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["ref","paths"]}`),
+			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave @e8 … cv.pdf.⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["ref","paths"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -224,14 +226,13 @@ var catalog = []tool{
 	optIn(CapDrag, newAction(Definition{
 		Name:  Drag,
 		Title: "Drag and drop",
-		Description: "Drag one element onto another by refs with a real mouse press, moves and release (HTML5 drag and drop, sortable lists); returns a fresh snapshot. " +
+		Description: "Drag one element onto another by refs (HTML5 drag and drop, sortable lists); returns a fresh snapshot. " +
 			refsDie +
-			" Both must show in the viewport. A checkpoint may pause it." +
-			" When: reordering lists, moving cards between columns, drop zones." +
-			" Patterns: 1) Drag a list item onto the one whose place it takes. 2) Not both visible: browser_scroll first." +
+			" When: reordering lists, drop zones." +
+			" Patterns: 1) Drag an item onto the one whose place it takes. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged @e4 listitem "Tests" onto listitem "Ship".⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string","pattern":"^@e\\d+$"},"to_ref":{"type":"string","pattern":"^@e\\d+$"}},"required":["from_ref","to_ref"]}`),
+			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged @e4 …⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,

@@ -183,7 +183,6 @@ func TestInputSchemas(t *testing.T) {
 		{RequestApproval, `{"action":"x","reason":"y","ref":"e1"}`},
 		{PressKey, `{"ref":"@e1"}`},
 		{WaitFor, `{"seconds":31}`},
-		{WaitFor, `{"ref_gone":"e4"}`},
 		{Hover, `{}`},
 		{Upload, `{"ref":"@e1","paths":[]}`},
 		{Upload, `{"ref":"@e1"}`},
