@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 func TestParseFlagsEnvAndArgs(t *testing.T) {
@@ -103,5 +105,39 @@ func TestRunCommands(t *testing.T) {
 	errOut.Reset()
 	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 || !strings.Contains(errOut.String(), "[$CHAPERONE_SESSION_IDLE]") {
 		t.Errorf("serve -h: exit %d, %q", code, errOut.String())
+	}
+}
+
+// TestCapsFlag: serve -h names every capability, and an unknown one, by
+// flag or environment, stops the command before anything starts.
+func TestCapsFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 {
+		t.Fatalf("serve -h: exit %d", code)
+	}
+	for _, c := range tools.Capabilities() {
+		if !strings.Contains(errOut.String(), c+" (browser_") && c != tools.CapAll {
+			t.Errorf("serve -h does not list the capability %s:\n%s", c, errOut.String())
+		}
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"flag", []string{"serve", "--caps", "wait,teleport"}, nil},
+		{"environment", []string{"serve"}, map[string]string{"CHAPERONE_CAPS": "teleport"}},
+		{"run", []string{"run", "--caps", "teleport", "--goal", "cancel my membership"}, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			e := &env{stdout: &out, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			code := run(context.Background(), tc.args, e)
+			if code == 0 || !strings.Contains(errOut.String(), `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`) {
+				t.Errorf("exit %d, stderr %q", code, errOut.String())
+			}
+		})
 	}
 }
