@@ -126,6 +126,27 @@ func lookupKey(name string) (kb.Key, string, error) {
 	return kb.Key{}, "", fmt.Errorf("%q: %w", name, ErrUnknownKey)
 }
 
+// Typed returns the character the chord types into a text field, or "" for
+// a chord that types none (Enter, Tab, arrows, shortcuts with Control, Alt
+// or Meta).
+func (c Chord) Typed() string {
+	if c.key.Text == "" || c.key.Text == "\r" || c.shortcut() {
+		return ""
+	}
+	return c.key.Text
+}
+
+// shortcut reports whether a modifier other than Shift is held, which makes
+// the key a shortcut rather than text.
+func (c Chord) shortcut() bool {
+	for _, m := range c.mods {
+		if m.Key != "Shift" {
+			return true
+		}
+	}
+	return false
+}
+
 // Press presses the chord as a keyboard does: modifiers down, the key down
 // and up, modifiers up, with the key codes, code and text Chromium needs to
 // act on them (Enter submits a form, Tab moves focus, Control+A selects),
@@ -149,7 +170,7 @@ func (t *Tab) Press(ctx context.Context, c Chord) error {
 	down := keyEvent("rawKeyDown", c.key, mods)
 	// Text goes with the key unless a modifier other than Shift turns the
 	// key into a shortcut.
-	if c.key.Text != "" && mods&^modifierBits["Shift"] == 0 {
+	if c.key.Text != "" && !c.shortcut() {
 		down["type"], down["text"], down["unmodifiedText"] = "keyDown", c.key.Text, c.key.Unmodified
 	}
 	if err := send(down); err != nil {

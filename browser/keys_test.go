@@ -50,6 +50,15 @@ func TestParseKey(t *testing.T) {
 			}
 		})
 	}
+	for in, want := range map[string]string{"a": "a", "Shift+A": "A", "Space": " ", "Enter": "", "Tab": "", "Control+A": "", "Alt+x": "", "é": "é"} {
+		c, err := ParseKey(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Typed(); got != want {
+			t.Errorf("ParseKey(%q).Typed() = %q, want %q", in, got, want)
+		}
+	}
 	for _, bad := range []string{"", "Entr", "Control+Foo", "A+B", "Enter+Control", "\x01", "Control+"} {
 		if _, err := ParseKey(bad); !errors.Is(err, ErrUnknownKey) {
 			t.Errorf("ParseKey(%q): error %v, want ErrUnknownKey", bad, err)

@@ -31,9 +31,9 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 	if err != nil {
 		return "", err
 	}
-	done := fmt.Sprintf("Pressed %s.", chord.Name)
+	done := fmt.Sprintf("Pressed %s.", p.action.Value)
 	if p.action.Role != "" {
-		done = fmt.Sprintf("Pressed %s on %s %q.", chord.Name, p.action.Role, p.action.Name)
+		done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
 	}
 	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		if in.Ref != "" {
@@ -88,10 +88,17 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 }
 
 // pressAction is the press a person approves: the key and the element it
-// acts on, which for Enter may submit a payment form.
+// acts on, which for Enter may submit a payment form. A character typed into
+// a password field is masked, here and in the audit log.
 func (s *Session) pressAction(t snapshot.Target, insp *browser.Inspection, chord browser.Chord) planned {
 	a := s.actionOn(checkpoint.VerbPress, t, insp)
 	a.Value = chord.Name
 	a.SubmitsPayment = chord.Name == "Enter" && insp.EnterSubmitsPayment
+	if insp.InputType == "password" && chord.Typed() != "" {
+		// A character of a password: like a fill's value, never shown
+		// or logged.
+		a.Value, a.Masked = maskedValue, true
+		s.maskKey = true
+	}
 	return planned{t: t, insp: insp, action: a}
 }

@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 
+	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
@@ -117,5 +119,24 @@ func TestPressKeyIsGated(t *testing.T) {
 				t.Fatal("a rejected Enter placed the order")
 			}
 		})
+	}
+}
+
+// TestPressKeyIntoPasswordIsMasked: a character pressed into a password
+// field is typed, but neither the result nor the audit log shows it.
+func TestPressKeyIntoPasswordIsMasked(t *testing.T) {
+	h := openWith(t, "/variants/form", Config{})
+	var log bytes.Buffer
+	WithAudit(audit.New(&log, "test"))(h.s)
+	s := h.snap(true)
+	r := h.ok(PressKey, map[string]any{"key": "§", "ref": browsertest.Labelled(t, s, "Password")})
+	if got := h.evalString(`document.getElementById('password').value`); !strings.Contains(got, "§") {
+		t.Fatalf("the key did not reach the password field: %q", got)
+	}
+	if strings.Contains(r.Message, "§") || strings.Contains(log.String(), "§") || strings.Contains(log.String(), `\u00a7`) {
+		t.Errorf("the key shows in the result %q or the audit log:\n%s", r.Message, log.String())
+	}
+	if !strings.Contains(log.String(), `"key":"********"`) {
+		t.Errorf("the audit log does not show the masked key:\n%s", log.String())
 	}
 }

@@ -194,6 +194,9 @@ type Session struct {
 	// approvalID names the approval that covered the gated action of the
 	// call under way, for its audit record; "" when none did.
 	approvalID string
+	// maskKey is set by a call that presses a character into a password
+	// field: its key is masked in the audit log.
+	maskKey bool
 	// caps are the opt-in capabilities of Config.Caps: a tool they do not
 	// turn on is unknown to the session.
 	caps capSet
@@ -232,8 +235,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
-	s.approvalID = ""
+	s.approvalID, s.maskKey = "", false
 	out := s.redactOutput(t.run(s, ctx, args))
+	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
