@@ -50,6 +50,10 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 			return "", ctx.Err()
 		}
 	}
+	if d := s.tab.Dialog(); d != nil && in.RefGone == "" {
+		// The page is stopped while a dialog waits: nothing would change.
+		return "", fail(InvalidParams, "A %s dialog is open and the page waits for it: answer it with browser_click on OK or Cancel first.", d.Type)
+	}
 	var held bool
 	var done, notYet string
 	switch {
