@@ -115,8 +115,8 @@ func lookupKey(name string) (kb.Key, string, error) {
 			break
 		}
 	}
-	if r, _ := utf8.DecodeRuneInString(name); len(name) == 1 {
-		return *kb.Keys[r], name, nil
+	if name == " " {
+		return *kb.Keys[' '], "Space", nil
 	}
 	for n, k := range namedKeys {
 		if strings.EqualFold(n, name) {
