@@ -7,11 +7,9 @@ import (
 	"fmt"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -213,60 +211,10 @@ func TestNavigate(t *testing.T) {
 	}
 }
 
-// startChromium starts a browser with a debugging port, as another program
-// would, and returns its websocket address.
-func startChromium(t *testing.T) (*exec.Cmd, string) {
-	t.Helper()
-	path, err := browser.FindBinary("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Not t.TempDir: Chromium's helper processes may still write into the
-	// profile for a moment after the browser is killed, and TempDir's
-	// cleanup fails the test on that.
-	dir, err := os.MkdirTemp("", "chaperone-connect-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		"--remote-debugging-port=0", "--user-data-dir="+dir, "about:blank")
-	// Its own process group, so that the cleanup ends its helpers too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-		for i := 0; i < 50; i++ {
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Logf("could not remove the profile %s", dir)
-	})
-	var ws string
-	if !waitUntil(t, 10*time.Millisecond, func() bool {
-		data, err := os.ReadFile(filepath.Join(dir, "DevToolsActivePort"))
-		lines := strings.Split(string(data), "\n")
-		if err != nil || len(lines) < 2 || lines[1] == "" {
-			return false
-		}
-		ws = "ws://127.0.0.1:" + lines[0] + lines[1]
-		return true
-	}) {
-		t.Fatal("chromium wrote no DevToolsActivePort")
-	}
-	return cmd, ws
-}
-
 func TestConnect(t *testing.T) {
 	base := browsertest.Serve(t, pages())
-	cmd, ws := startChromium(t)
-	httpURL := "http://" + strings.Split(strings.TrimPrefix(ws, "ws://"), "/")[0]
-	for _, endpoint := range []string{ws, httpURL} {
+	chromium := browsertest.StartChromium(t, 0)
+	for _, endpoint := range []string{chromium.WebSocket, chromium.HTTP} {
 		t.Run(strings.SplitN(endpoint, ":", 2)[0], func(t *testing.T) {
 			b, err := browser.Launch(testCtx(t), browser.Options{CDPEndpoint: endpoint})
 			if err != nil {
@@ -286,7 +234,7 @@ func TestConnect(t *testing.T) {
 			if err := b.Close(); err != nil {
 				t.Fatal(err)
 			}
-			if !browsertest.Running(cmd.Process.Pid) {
+			if !browsertest.Running(chromium.Cmd.Process.Pid) {
 				t.Fatal("Close killed a browser it did not launch")
 			}
 			// A second connection sees no browser context left behind.

@@ -1,7 +1,6 @@
 package browser_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -10,10 +9,7 @@ import (
 	_ "image/png" // the screenshots' sizes
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -277,27 +273,7 @@ func (m *pssPeak) report(b *testing.B) {
 func pss(pids []int) int64 {
 	var sum int64
 	for _, p := range pids {
-		sum += pssOf(p)
+		sum += browsertest.PSS(p)
 	}
 	return sum
-}
-
-// pssOf is the PSS of one process in bytes, 0 when it is gone.
-func pssOf(pid int) int64 {
-	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if kb, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
-			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
-			if err != nil {
-				return 0
-			}
-			return n << 10
-		}
-	}
-	return 0
 }

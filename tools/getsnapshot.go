@@ -14,6 +14,13 @@ type snapshotInput struct {
 func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
 	restarted := s.recover(ctx)
 	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+	if err != nil && restarted == "" {
+		// The browser may have died during the capture, before anything
+		// noticed: bring it back and look again.
+		if restarted = s.recover(ctx); restarted != "" {
+			snap, err = s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+		}
+	}
 	if restarted != "" {
 		return s.output(ActionResult{Snapshot: snap, Error: code(ActionFailed), Message: restarted})
 	}

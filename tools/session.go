@@ -7,8 +7,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/audit"
@@ -51,6 +53,10 @@ type Config struct {
 	// (cookies and localStorage per origin), loaded into every new session;
 	// empty loads nothing.
 	StorageState string
+	// BrowserPool lists remote DevTools endpoints to open sessions on,
+	// least-loaded first, instead of the one browser of the browser
+	// options (see StartPool).
+	BrowserPool []string
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
 	// Secrets are values the agent may have typed into the page by
@@ -83,35 +89,37 @@ func (c Config) withDefaults() Config {
 }
 
 // Manager opens sessions, each in its own isolated browser context, on one
-// browser.
+// browser, or on the browsers of a pool (StartPool).
 type Manager struct {
 	config Config
-	// started is closed when the browser's start ends; then browser is
-	// set, or err says why not.
+	// started is closed when the first start of every member has ended;
+	// then err says why none started, if none did.
 	started chan struct{}
-	browser *browser.Browser
 	err     error
 	// stop abandons a start under way.
 	stop context.CancelFunc
+
+	// life ends when the Manager closes; pool endpoints are retried
+	// under it, by goroutines that retries waits for.
+	life    context.Context
+	endLife context.CancelFunc
+	retries sync.WaitGroup
+
+	mu      sync.Mutex
+	members []*member
+	closed  bool
 }
 
 // StartManager starts launching or connecting to a browser as opts say and
 // returns at once; sessions wait for the browser. A server starts the
 // browser this way while its client connects, rather than after. ctx bounds
 // the start only.
+// With cfg.BrowserPool set it starts a pool instead (StartPool).
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
-	ctx, stop := context.WithCancel(ctx)
-	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop}
-	go func() {
-		defer close(m.started)
-		b, err := browser.Launch(ctx, opts)
-		if err != nil {
-			m.err = fmt.Errorf("start browser: %w", err)
-			return
-		}
-		m.browser = b
-	}()
-	return m
+	if len(cfg.BrowserPool) > 0 {
+		return StartPool(ctx, cfg.BrowserPool, opts, cfg)
+	}
+	return start(ctx, []*member{{opts: opts}}, cfg)
 }
 
 // NewManager launches or connects to a browser as opts say, and returns
@@ -141,10 +149,22 @@ func (m *Manager) Started(ctx context.Context) error {
 func (m *Manager) Close() error {
 	m.stop()
 	<-m.started
-	if m.browser == nil {
-		return nil
+	m.mu.Lock()
+	m.closed = true
+	m.endLife()
+	var browsers []*browser.Browser
+	for _, mb := range m.members {
+		if mb.b != nil {
+			browsers = append(browsers, mb.b)
+		}
 	}
-	return m.browser.Close()
+	m.mu.Unlock()
+	m.retries.Wait()
+	var errs []error
+	for _, b := range browsers {
+		errs = append(errs, b.Close())
+	}
+	return errors.Join(errs...)
 }
 
 // NewSession opens an isolated browser context and goes to the start URL,
@@ -153,14 +173,15 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 	if err := m.Started(ctx); err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	tab, err := m.browser.NewTab(ctx)
+	tab, mb, err := m.openTab(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s := NewSession(tab, m.config, opts...)
+	s.home = &home{m, mb}
 	if m.config.StartURL != "" {
 		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
-			tab.Close()
+			s.Close()
 			return nil, fmt.Errorf("new session: open %s: %w", m.config.StartURL, err)
 		}
 	}
@@ -200,6 +221,9 @@ type Session struct {
 	// caps are the opt-in capabilities of Config.Caps: a tool they do not
 	// turn on is unknown to the session.
 	caps capSet
+	// home is the Manager and browser the tab lives on; nil for a session
+	// made from a tab by NewSession.
+	home *home
 }
 
 // NewSession wraps an open tab as a session.
@@ -223,7 +247,13 @@ func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 }
 
 // Close closes the session's browser context.
-func (s *Session) Close() error { return s.tab.Close() }
+func (s *Session) Close() error {
+	if s.home != nil {
+		s.home.m.release(s.home.mb)
+		s.home = nil
+	}
+	return s.tab.Close()
+}
 
 // Call runs the tool name with its JSON arguments. Every failure the agent can
 // act on is inside the Output; the error is only for an unknown tool, which
@@ -358,6 +388,10 @@ func (s *Session) redactOutput(out Output) Output {
 func (s *Session) recover(ctx context.Context) string {
 	if s.tab.Alive() {
 		return ""
+	}
+	if s.home != nil && s.home.m.pooled(s.home.mb) && errors.Is(s.tab.Err(), browser.ErrBrowserGone) {
+		s.live = nil
+		return s.move(ctx)
 	}
 	_, url, err := s.tab.Recover(ctx)
 	s.live = nil

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -125,6 +127,7 @@ func (l *listFlag) Set(s string) error {
 // browserFlags are the flags that say which browser to use and how.
 type browserFlags struct {
 	path, cdp, userDataDir string
+	pool                   listFlag
 	headed, noSandbox      bool
 	viewport               string
 }
@@ -138,6 +141,7 @@ func addBrowserFlags(fs *flag.FlagSet) *browserFlags {
 	fs.StringVar(&b.userDataDir, "user-data-dir", "", "the browser profile `dir` to use (default: a fresh one, removed at exit)")
 	fs.BoolVar(&b.noSandbox, "no-sandbox", false, "turn off Chromium's sandbox (always off when running as root)")
 	fs.StringVar(&b.viewport, "viewport", "1280x720", "the viewport size, `WxH`")
+	fs.Var(&b.pool, "browser-pool", "open each session on the least-loaded of these remote DevTools `endpoints` (ws://… or http://host:port), comma-separated, or a file naming one per line; a dead endpoint's sessions move to another")
 	return b
 }
 
@@ -157,6 +161,34 @@ func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
 		NoSandbox:      b.noSandbox,
 		Logger:         log,
 	}, nil
+}
+
+// endpoints returns the endpoints of --browser-pool: the list given, or the
+// lines of the file it names (blank lines and # comments skipped).
+func (b *browserFlags) endpoints() ([]string, error) {
+	if len(b.pool) == 1 && !strings.Contains(b.pool[0], "://") {
+		data, err := os.ReadFile(b.pool[0])
+		if err != nil {
+			return nil, fmt.Errorf("--browser-pool: %w", err)
+		}
+		var list []string
+		for line := range strings.Lines(string(data)) {
+			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
+				list = append(list, line)
+			}
+		}
+		b.pool = list
+	}
+	for _, e := range b.pool {
+		u, err := url.Parse(e)
+		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, fmt.Errorf("--browser-pool: %q is not a DevTools endpoint (ws://host:port/… or http://host:port)", tools.EndpointName(e))
+		}
+	}
+	if len(b.pool) > 0 && (b.cdp != "" || b.userDataDir != "") {
+		return nil, errors.New("--browser-pool cannot be combined with --cdp-endpoint or --user-data-dir")
+	}
+	return b.pool, nil
 }
 
 // parseViewport parses "1280x720".
@@ -318,6 +350,9 @@ func (c *commonFlags) setup(stderr io.Writer) (setup, error) {
 	}
 	tcfg, err := c.tools.config(log)
 	if err != nil {
+		return setup{}, err
+	}
+	if tcfg.BrowserPool, err = c.browser.endpoints(); err != nil {
 		return setup{}, err
 	}
 	return setup{log: log, browser: bopts, tools: tcfg, policy: c.tools.policy()}, nil

@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -137,6 +139,39 @@ func TestCapsFlag(t *testing.T) {
 			code := run(context.Background(), tc.args, e)
 			if code == 0 || !strings.Contains(errOut.String(), `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`) {
 				t.Errorf("exit %d, stderr %q", code, errOut.String())
+			}
+		})
+	}
+}
+
+func TestBrowserPoolFlag(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "pool")
+	os.WriteFile(file, []byte("# two machines\nhttp://10.0.0.11:9222\n\nws://10.0.0.12:3000/?token=s3cr3t\n"), 0o600)
+	for _, tc := range []struct {
+		name    string
+		pool    []string
+		cdp     string
+		want    []string
+		wantErr string
+	}{
+		{name: "list", pool: []string{"http://a:9222", "ws://b:3000/?token=x"}, want: []string{"http://a:9222", "ws://b:3000/?token=x"}},
+		{name: "file", pool: []string{file}, want: []string{"http://10.0.0.11:9222", "ws://10.0.0.12:3000/?token=s3cr3t"}},
+		{name: "missing file", pool: []string{"/no/such/pool"}, wantErr: "no such file"},
+		{name: "not an endpoint", pool: []string{"ftp://a/?token=s3cr3t"}, wantErr: `"ftp://a" is not a DevTools endpoint`},
+		{name: "with --cdp-endpoint", pool: []string{"http://a:9222"}, cdp: "http://b:9222", wantErr: "cannot be combined"},
+		{name: "none", want: nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := &browserFlags{pool: tc.pool, cdp: tc.cdp}
+			got, err := b.endpoints()
+			if tc.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.wantErr) || strings.Contains(err.Error(), "s3cr3t") {
+					t.Fatalf("error %v, want one containing %q and no token", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tc.want) {
+				t.Errorf("endpoints() = %q, %v; want %q", got, err, tc.want)
 			}
 		})
 	}

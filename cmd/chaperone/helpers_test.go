@@ -79,7 +79,7 @@ type serveProc struct {
 
 // startServe runs the binary with args (which must include --http) and env,
 // and waits until it listens.
-func startServe(t *testing.T, env []string, args ...string) *serveProc {
+func startServe(t testing.TB, env []string, args ...string) *serveProc {
 	t.Helper()
 	p := &serveProc{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), env...)
@@ -132,7 +132,7 @@ func startServe(t *testing.T, env []string, args ...string) *serveProc {
 }
 
 // stop sends SIGTERM and waits for the exit, killing after 20 s.
-func (p *serveProc) stop(t *testing.T) {
+func (p *serveProc) stop(t testing.TB) {
 	select {
 	case <-p.exited:
 		return

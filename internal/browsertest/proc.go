@@ -1,6 +1,7 @@
 package browsertest
 
 import (
+	"bufio"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,4 +79,55 @@ func readProcess(name string) (Process, bool) {
 	ppid, _ := strconv.Atoi(fields[1])
 	cmdline, _ := os.ReadFile(filepath.Join("/proc", name, "cmdline"))
 	return Process{PID: pid, PPID: ppid, State: fields[0], Cmdline: strings.ReplaceAll(string(cmdline), "\x00", " ")}, true
+}
+
+// TreePSS is the proportional set size, in bytes, of pid and every process
+// below it: what a server and its browser cost the machine. It needs no
+// testing.TB, so that a sampling goroutine may call it; a process gone
+// meanwhile counts 0.
+func TreePSS(pid int) int64 {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	ps := make(map[int]Process)
+	for _, e := range entries {
+		if p, ok := readProcess(e.Name()); ok {
+			ps[p.PID] = p
+		}
+	}
+	var sum int64
+	for _, p := range ps {
+		for q, ok := p, true; ok; q, ok = ps[q.PPID] {
+			if q.PID == pid {
+				sum += PSS(p.PID)
+				break
+			}
+			if q.PPID <= 1 {
+				break
+			}
+		}
+	}
+	return sum
+}
+
+// PSS is the proportional set size of one process in bytes (its share of
+// the memory it shares with others), 0 when it is gone.
+func PSS(pid int) int64 {
+	f, err := os.Open(filepath.Join("/proc", strconv.Itoa(pid), "smaps_rollup"))
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if kb, ok := strings.CutPrefix(sc.Text(), "Pss:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(kb, "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return n << 10
+		}
+	}
+	return 0
 }
