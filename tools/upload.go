@@ -102,7 +102,7 @@ func (s *Session) uploadFiles(paths []string) ([]string, error) {
 		}
 		rel, err := filepath.Rel(dir, real)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-			return nil, fail(InvalidParams, "%q is outside the upload directory (it resolves to %s, after links): only files inside it may be uploaded.", p, real)
+			return nil, fail(InvalidParams, "%q is outside the upload directory once links are followed: only files inside it may be uploaded.", p)
 		}
 		info, err := os.Stat(real)
 		if err != nil || !info.Mode().IsRegular() {

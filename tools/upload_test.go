@@ -40,7 +40,7 @@ func TestUpload(t *testing.T) {
 		{"a button over a hidden input", dir, "Choose file", "button", []string{"photo.txt"}, "", "chosen", "photo.txt (7 bytes)", ""},
 		{"outside the directory", dir, "Attachments", "button", []string{filepath.Join(outside, "secret.txt")}, InvalidParams, "attached", "", "outside the upload directory"},
 		{"out through ..", dir, "Attachments", "button", []string{"../" + filepath.Base(outside) + "/secret.txt"}, InvalidParams, "attached", "", "outside the upload directory"},
-		{"out through a symlink", dir, "Attachments", "button", []string{"link.txt"}, InvalidParams, "attached", "", "after links"},
+		{"out through a symlink", dir, "Attachments", "button", []string{"link.txt"}, InvalidParams, "attached", "", "outside the upload directory once links are followed"},
 		{"a directory", dir, "Attachments", "button", []string{"sub"}, InvalidParams, "attached", "", "not a regular file"},
 		{"a missing file", dir, "Attachments", "button", []string{"nope.txt"}, InvalidParams, "attached", "", "no such file"},
 		{"no upload directory", "", "Attachments", "button", []string{filepath.Join(dir, "cv.txt")}, InvalidParams, "attached", "", "--upload-dir"},
@@ -56,6 +56,9 @@ func TestUpload(t *testing.T) {
 				wantError(t, r, tc.wantCode)
 				if !strings.Contains(r.Message, tc.wantMsg) {
 					t.Errorf("message %q does not say %q", r.Message, tc.wantMsg)
+				}
+				if !strings.Contains(strings.Join(tc.paths, " "), outside) && strings.Contains(r.Message, outside) {
+					t.Errorf("message %q tells where a link leads outside", r.Message)
 				}
 				if got != "" {
 					t.Errorf("a refused upload reached the page: %q", got)
