@@ -146,29 +146,11 @@ func (t *Tab) Drag(ctx context.Context, fromX, fromY, toX, toY float64) error {
 	// An HTML5 drag does not run in a page without a window system: Chromium
 	// hands it over instead (Input.dragIntercepted), and the drag's events
 	// are dispatched to the page from here.
-	drags, stop := context.WithCancel(c)
-	defer stop()
-	intercepted := make(chan json.RawMessage, 1)
-	seq := chromedp.Events(drags, evDragIntercepted)
-	go func() {
-		for ev, err := range seq {
-			if err != nil {
-				return
-			}
-			select {
-			case intercepted <- ev.Data:
-			default:
-			}
-		}
-	}()
-	if _, err := chromedp.Call(c, cmdSetInterceptDrags, map[string]any{"enabled": true}); err != nil {
-		return fmt.Errorf("drag: %w", err)
+	intercepted, stop, err := intercept(ctx, t, cmdSetInterceptDrags, evDragIntercepted)
+	if err != nil {
+		return fmt.Errorf("drag: intercept: %w", err)
 	}
-	defer func() {
-		off, cancel := t.cdp(context.WithoutCancel(ctx))
-		defer cancel()
-		_, _ = chromedp.Call(off, cmdSetInterceptDrags, map[string]any{"enabled": false})
-	}()
+	defer stop()
 	if err := mouse("mouseMoved", fromX, fromY, 0); err != nil {
 		return err
 	}
@@ -190,7 +172,8 @@ func (t *Tab) Drag(ctx context.Context, fromX, fromY, toX, toY float64) error {
 	}
 	var data json.RawMessage
 	select {
-	case data = <-intercepted:
+	case ev := <-intercepted:
+		data = ev.Data
 	case <-time.After(dragNotice):
 	}
 	if data == nil {

@@ -43,31 +43,11 @@ func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string)
 // when none opens within wait, and an error when the chooser takes one file
 // and paths has more.
 func (t *Tab) ChooseFiles(ctx context.Context, x, y float64, paths []string, wait time.Duration) error {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	events, stop := context.WithCancel(c)
-	defer stop()
-	opened := make(chan fileChooserOpened, 1)
-	seq := chromedp.Events(events, evFileChooserOpened)
-	go func() {
-		for ev, err := range seq {
-			if err != nil {
-				return
-			}
-			select {
-			case opened <- ev:
-			default:
-			}
-		}
-	}()
-	if _, err := chromedp.Call(c, cmdInterceptFileChooser, map[string]any{"enabled": true}); err != nil {
+	opened, stop, err := intercept(ctx, t, cmdInterceptFileChooser, evFileChooserOpened)
+	if err != nil {
 		return fmt.Errorf("intercept the file chooser: %w", err)
 	}
-	defer func() {
-		off, cancel := t.cdp(context.WithoutCancel(ctx))
-		defer cancel()
-		_, _ = chromedp.Call(off, cmdInterceptFileChooser, map[string]any{"enabled": false})
-	}()
+	defer stop()
 	if err := t.Click(ctx, x, y); err != nil {
 		return err
 	}
