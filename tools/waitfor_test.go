@@ -107,3 +107,15 @@ func TestDisabledToolsAreUnknown(t *testing.T) {
 		})
 	}
 }
+
+// TestWaitForAcrossANavigation: text that shows on the next page, after the
+// page navigates during the wait, ends the wait.
+func TestWaitForAcrossANavigation(t *testing.T) {
+	h := openWith(t, "/variants/waits", Config{Caps: []string{CapWait}})
+	h.snap(true)
+	h.eval(`setTimeout(() => { location.href = '/variants/search-results?q=next+page'; }, 300)`, nil)
+	r := h.ok(WaitFor, map[string]any{"text": "Results for next page"})
+	if !strings.Contains(r.Snapshot.Page.URL, "/variants/search-results") {
+		t.Fatalf("after the wait the page is %s", r.Snapshot.Page.URL)
+	}
+}
