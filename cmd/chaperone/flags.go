@@ -271,6 +271,12 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	if _, err := tools.DefinitionsFor(t.caps); err != nil {
 		return tools.Config{}, fmt.Errorf("--caps: %w", err)
 	}
+	if t.uploadDir != "" {
+		// Fail at start, not at the agent's first upload.
+		if info, err := os.Stat(t.uploadDir); err != nil || !info.IsDir() {
+			return tools.Config{}, fmt.Errorf("--upload-dir %q: not a directory this process can read", t.uploadDir)
+		}
+	}
 	cfg := tools.Config{
 		ActionTimeout:     t.actionTimeout,
 		ScrollTimeout:     t.scrollTimeout,

@@ -111,7 +111,8 @@ func TestRunCommands(t *testing.T) {
 }
 
 // TestCapsFlag: serve -h names every capability, and an unknown one, by
-// flag or environment, stops the command before anything starts.
+// flag or environment, stops the command before anything starts, as does an
+// upload directory that is not there.
 func TestCapsFlag(t *testing.T) {
 	var out, errOut bytes.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
@@ -123,22 +124,25 @@ func TestCapsFlag(t *testing.T) {
 			t.Errorf("serve -h does not list the capability %s:\n%s", c, errOut.String())
 		}
 	}
+	const unknown = `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`
 	tests := []struct {
 		name string
 		args []string
 		env  map[string]string
+		want string
 	}{
-		{"flag", []string{"serve", "--caps", "wait,teleport"}, nil},
-		{"environment", []string{"serve"}, map[string]string{"CHAPERONE_CAPS": "teleport"}},
-		{"run", []string{"run", "--caps", "teleport", "--goal", "cancel my membership"}, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}},
+		{"flag", []string{"serve", "--caps", "wait,teleport"}, nil, unknown},
+		{"environment", []string{"serve"}, map[string]string{"CHAPERONE_CAPS": "teleport"}, unknown},
+		{"run", []string{"run", "--caps", "teleport", "--goal", "cancel my membership"}, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}, unknown},
+		{"missing upload dir", []string{"serve", "--caps", "upload", "--upload-dir", "/no/such/dir"}, nil, `--upload-dir "/no/such/dir": not a directory`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			e := &env{stdout: &out, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
 			code := run(context.Background(), tc.args, e)
-			if code == 0 || !strings.Contains(errOut.String(), `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`) {
-				t.Errorf("exit %d, stderr %q", code, errOut.String())
+			if code == 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errOut.String(), tc.want)
 			}
 		})
 	}
