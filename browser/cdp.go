@@ -30,15 +30,8 @@ var (
 	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
 	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
 	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
-	cmdDescribeNode     = cdp.Command[map[string]any, describeNodeResult]{Method: "DOM.describeNode"}
 	cmdFocus            = cdp.Command[map[string]any, json.RawMessage]{Method: "DOM.focus"}
 )
-
-type describeNodeResult struct {
-	Node struct {
-		BackendNodeID int64 `json:"backendNodeId"`
-	} `json:"node"`
-}
 
 type resolveNodeResult struct {
 	Object struct {

@@ -93,13 +93,13 @@ func TestInspectFieldNameAndBox(t *testing.T) {
 	}
 }
 
-func TestPickOptionDoesNotChoose(t *testing.T) {
+func TestPickOptionsDoesNotChoose(t *testing.T) {
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/survey")
 	node := nodeOf(t, tab, "combobox", "How long")
 	for _, v := range []string{"1 to 3 years", "1to3", " 1 TO 3 YEARS "} {
-		got, err := tab.PickOption(testCtx(t), node, v)
-		if err != nil || got != (browser.Selection{Value: "1to3", Text: "1 to 3 years"}) {
+		got, err := tab.PickOptions(testCtx(t), node, []string{v}, false)
+		if err != nil || len(got) != 1 || got[0] != (browser.Selection{Value: "1to3", Text: "1 to 3 years"}) {
 			t.Errorf("PickOption(%q) = %+v, %v", v, got, err)
 		}
 	}
@@ -107,11 +107,14 @@ func TestPickOptionDoesNotChoose(t *testing.T) {
 	if err := tab.Evaluate(testCtx(t), `document.querySelector('#tenure').value`, &value); err != nil || value != "" {
 		t.Fatalf("PickOption chose: the select holds %q (%v)", value, err)
 	}
-	if _, err := tab.PickOption(testCtx(t), node, "forever"); !errors.Is(err, browser.ErrNoOption) {
+	if _, err := tab.PickOptions(testCtx(t), node, []string{"forever"}, false); !errors.Is(err, browser.ErrNoOption) {
 		t.Errorf("PickOption of no option: %v, want ErrNoOption", err)
 	}
-	picked, err := tab.Select(testCtx(t), node, "1 to 3 years")
-	if err != nil || picked.Value != "1to3" {
+	if _, err := tab.PickOptions(testCtx(t), node, []string{"1to3"}, true); !errors.Is(err, browser.ErrOneOption) {
+		t.Errorf("PickOptions of a list on a single select: %v, want ErrOneOption", err)
+	}
+	picked, err := tab.Select(testCtx(t), node, []string{"1 to 3 years"}, false)
+	if err != nil || len(picked) != 1 || picked[0].Value != "1to3" {
 		t.Fatalf("Select = %+v, %v", picked, err)
 	}
 }

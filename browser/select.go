@@ -4,48 +4,274 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
 )
 
 // ErrNoOption reports a select value that matches no option.
 var ErrNoOption = errors.New("no such option")
 
-// Selection is the option a Select picked, or PickOption would pick.
+// ErrOneOption reports a list of values for a select or listbox that takes
+// one option only.
+var ErrOneOption = errors.New("takes one option, not a list")
+
+// popupWait bounds the wait for a combobox's popup to show its options, and
+// lateWait the wait for a page to show the effect of a click on an option
+// when it did not at once.
+const (
+	popupWait = 5 * time.Second
+	lateWait  = time.Second
+)
+
+// Selection is an option a Select chose, or PickOptions would choose.
 type Selection struct {
-	Value string
-	Text  string
+	Value string `json:"value"`
+	Text  string `json:"text"`
 }
 
-// Select picks the option of a select (or listbox) whose value or visible
-// text is value. When none matches, the error wraps ErrNoOption and names the
-// options there are.
-func (t *Tab) Select(ctx context.Context, backendNodeID int64, value string) (Selection, error) {
-	return t.option(ctx, backendNodeID, value, true)
+// optionResult is what selectOptionJS reports.
+type optionResult struct {
+	OK       bool        `json:"ok"`
+	Kind     string      `json:"kind"`
+	Single   bool        `json:"single"`
+	Disabled bool        `json:"disabled"`
+	Missing  string      `json:"missing"`
+	Options  []string    `json:"options"`
+	Picked   []Selection `json:"picked"`
+	// Combo is set for a combobox, which must show its choice afterwards.
+	Combo bool `json:"combo"`
 }
 
-// PickOption says which option Select would pick for value, without picking
-// it: what a person approves before the select runs. Its errors are Select's.
-func (t *Tab) PickOption(ctx context.Context, backendNodeID int64, value string) (Selection, error) {
-	return t.option(ctx, backendNodeID, value, false)
+// cmdDescribeNode tells the backend node id of a page object.
+var cmdDescribeNode = cdp.Command[map[string]any, describeNodeResult]{Method: "DOM.describeNode"}
+
+type describeNodeResult struct {
+	Node struct {
+		BackendNodeID int64 `json:"backendNodeId"`
+	} `json:"node"`
 }
 
-// option finds the option for value, and picks it when choose is set, in one
-// script so that Select and PickOption cannot disagree.
-func (t *Tab) option(ctx context.Context, backendNodeID int64, value string, choose bool) (Selection, error) {
-	var r struct {
-		OK       bool     `json:"ok"`
-		Disabled bool     `json:"disabled"`
-		Value    string   `json:"value"`
-		Text     string   `json:"text"`
-		Options  []string `json:"options"`
+// The kinds of widget selectOptionJS tells apart, besides "list": options a
+// person clicks.
+const (
+	kindNative = "native" // a <select>, chosen by script
+	kindClosed = "closed" // a combobox whose popup is not open
+)
+
+// PickOptions says which options Select would choose for values, in the
+// page's order, without choosing: what a person approves before the select
+// runs. With list, values is a list, which only a select or listbox that
+// takes several accepts (else ErrOneOption); they become exactly its
+// selected options. A value matching no option is ErrNoOption, naming the
+// options there are. For a combobox whose popup is closed, its options do not
+// exist yet: each value stands for the option that shows that text.
+func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
+	r, err := t.options(ctx, backendNodeID, values, list, "pick")
+	if err != nil {
+		return nil, err
 	}
-	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &r, value, choose); err != nil {
-		return Selection{}, fmt.Errorf("select %q: %w", value, err)
+	if r.Kind == kindClosed {
+		picked := make([]Selection, len(values))
+		for i, v := range values {
+			picked[i] = Selection{Text: v}
+		}
+		return picked, nil
 	}
-	if r.Disabled {
-		return Selection{}, fmt.Errorf("select %q: option %q is disabled: %w", value, r.Options[0], ErrNoOption)
+	return r.Picked, nil
+}
+
+// Select chooses the options for values (see PickOptions) and returns them.
+// A native <select> is chosen by script, firing input and change as a
+// person's choice does, with no pointer: pages often hide it under a styled
+// proxy. A listbox's options are clicked with the mouse, each one whose
+// selected state must change; a combobox is clicked open first, and the
+// option of its popup showing the text is clicked, after which the combobox
+// must show that text.
+func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
+	r, err := t.options(ctx, backendNodeID, values, list, "choose")
+	if err != nil || r.Kind == kindNative {
+		return r.Picked, err
 	}
-	if !r.OK {
-		return Selection{}, fmt.Errorf("select %q: %w; the options are %q", value, ErrNoOption, r.Options)
+	if r.Kind == kindClosed {
+		if err := t.clickNode(ctx, backendNodeID, "the combobox"); err != nil {
+			return nil, err
+		}
+		if err := t.waitPopup(ctx, backendNodeID); err != nil {
+			return nil, err
+		}
+		if r, err = t.options(ctx, backendNodeID, values, list, "pick"); err != nil {
+			// Leave the page as it was: a popup opened for nothing closes.
+			return nil, errors.Join(err, t.escape(ctx))
+		}
 	}
-	return Selection{Value: r.Value, Text: r.Text}, nil
+	if err := t.clickOptions(ctx, backendNodeID, values, list); err != nil {
+		return nil, err
+	}
+	if r.Combo && len(r.Picked) == 1 {
+		var shows struct {
+			OK    bool   `json:"ok"`
+			Shown string `json:"shown"`
+		}
+		if err := t.callOn(ctx, backendNodeID, selectOptionJS, &shows, []string{r.Picked[0].Text}, false, "shows", waitLimit(ctx, lateWait)); err != nil {
+			return nil, fmt.Errorf("select %q: read the combobox: %w", values, err)
+		}
+		if !shows.OK {
+			return nil, fmt.Errorf("select %q: clicked the option, but the combobox shows %q", r.Picked[0].Text, shows.Shown)
+		}
+	}
+	return r.Picked, nil
+}
+
+// options runs selectOptionJS in mode on the node and turns what it found
+// into errors.
+func (t *Tab) options(ctx context.Context, backendNodeID int64, values []string, list bool, mode string) (optionResult, error) {
+	var r optionResult
+	if values == nil {
+		values = []string{}
+	}
+	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &r, values, list, mode, 0); err != nil {
+		return r, fmt.Errorf("select %q: %w", values, err)
+	}
+	switch {
+	case r.Single:
+		return r, fmt.Errorf("select %q: it %w", values, ErrOneOption)
+	case r.Disabled:
+		return r, fmt.Errorf("select %q: option %q is disabled: %w", values, r.Options[0], ErrNoOption)
+	case !r.OK:
+		return r, fmt.Errorf("select %q: %q: %w; the options are %q", values, r.Missing, ErrNoOption, r.Options)
+	}
+	return r, nil
+}
+
+// clickOptions clicks, one at a time, the option a person would click next
+// to reach the choice, until none is left: one click for a single choice;
+// for several, each option whose selected state is wrong. An option that
+// needs a second click did not toggle (or its click undid another's), which
+// is an error rather than a loop.
+func (t *Tab) clickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) error {
+	clicked, waited := make(map[int64]bool), make(map[int64]bool)
+	for {
+		node, err := t.optionNode(ctx, backendNodeID, values, list)
+		if err != nil || node == 0 {
+			return err
+		}
+		if clicked[node] && !waited[node] {
+			// The page may answer the click late: look again after
+			// its next change.
+			waited[node] = true
+			if err := t.callOn(ctx, backendNodeID, selectOptionJS, nil, values, list, "change", waitLimit(ctx, lateWait)); err != nil {
+				return fmt.Errorf("select %q: wait for the listbox: %w", values, err)
+			}
+			continue
+		}
+		if clicked[node] {
+			return fmt.Errorf("select %q: a click on an option does not toggle it alone; the listbox is not as the values say", values)
+		}
+		if err := t.clickNode(ctx, node, "the option"); err != nil {
+			return err
+		}
+		if !list {
+			return nil
+		}
+		clicked[node] = true
+	}
+}
+
+// optionNode returns the backend node id of the option to click next, or 0.
+func (t *Tab) optionNode(ctx context.Context, backendNodeID int64, values []string, list bool) (int64, error) {
+	n, err := t.node(ctx, backendNodeID)
+	if err != nil {
+		return 0, err
+	}
+	defer n.release(ctx)
+	id, err := n.element(ctx, selectOptionJS, values, list, "next", 0)
+	if err != nil {
+		return 0, fmt.Errorf("select %q: find the option to click: %w", values, err)
+	}
+	return id, nil
+}
+
+// clickNode clicks the middle of a node with the mouse, once it is scrolled
+// into view, visible and not covered.
+func (t *Tab) clickNode(ctx context.Context, backendNodeID int64, what string) error {
+	in, err := t.Inspect(ctx, backendNodeID, true)
+	if err != nil {
+		return fmt.Errorf("click %s: %w", what, err)
+	}
+	switch {
+	case !in.Visible:
+		return fmt.Errorf("click %s %q: it has no visible box", what, in.AXName)
+	case in.Covered != "":
+		return fmt.Errorf("click %s %q: it is covered by %s", what, in.AXName, in.Covered)
+	}
+	return t.Click(ctx, in.X, in.Y)
+}
+
+// waitPopup waits for the combobox's popup to show its options.
+func (t *Tab) waitPopup(ctx context.Context, backendNodeID int64) error {
+	var open bool
+	limit := waitLimit(ctx, popupWait)
+	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &open, []string{}, false, "wait", limit); err != nil {
+		return fmt.Errorf("wait for the combobox's options: %w", err)
+	}
+	if !open {
+		return fmt.Errorf("clicked the combobox, but no options showed within %d ms", limit)
+	}
+	return nil
+}
+
+// waitLimit is how many milliseconds a page script may wait: at most limit,
+// and less when ctx ends sooner.
+func waitLimit(ctx context.Context, limit time.Duration) int64 {
+	if d, ok := ctx.Deadline(); ok {
+		limit = min(limit, time.Until(d))
+	}
+	return max(limit.Milliseconds(), 0)
+}
+
+// escape presses Escape, which closes an open popup.
+func (t *Tab) escape(ctx context.Context) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+		if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
+			"type": typ, "key": "Escape", "code": "Escape", "windowsVirtualKeyCode": 27,
+		}); err != nil {
+			return fmt.Errorf("press Escape to close the popup: %w", err)
+		}
+	}
+	return nil
+}
+
+// element runs the JavaScript function fn with the object as this, as call
+// does, for a function that returns an element or null, and returns that
+// element's backend node id, or 0 for null.
+func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64, error) {
+	c, cancel := o.t.cdp(ctx)
+	defer cancel()
+	callArgs := make([]map[string]any, len(args))
+	for i, a := range args {
+		callArgs[i] = map[string]any{"value": a}
+	}
+	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
+		"objectId": o.id, "functionDeclaration": fn, "arguments": callArgs, "userGesture": true,
+	})
+	if err != nil {
+		return 0, err
+	}
+	if err := res.err(); err != nil {
+		return 0, err
+	}
+	if res.Result.ObjectID == "" {
+		return 0, nil
+	}
+	el := &pageObject{t: o.t, id: res.Result.ObjectID}
+	defer el.release(ctx)
+	d, err := chromedp.Call(c, cmdDescribeNode, map[string]any{"objectId": el.id})
+	if err != nil {
+		return 0, fmt.Errorf("describe the element: %w", err)
+	}
+	return d.Node.BackendNodeID, nil
 }

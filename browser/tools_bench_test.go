@@ -178,6 +178,30 @@ func BenchmarkActions(b *testing.B) {
 			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#tenure'); s.value = '1to3'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
 			}},
+		{"select several", "/variants/selects", "listbox", "Favourite genres",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": e.Ref, "value": []string{"drama", "horror"}})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				raw(b, tab, rawEvaluate, rawMap{"expression": `(() => { const s = document.querySelector('#genres'); for (const o of s.options) o.selected = o.value === 'drama' || o.value === 'horror'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`})
+			}},
+		{"combobox", "/variants/selects", "combobox", "Streaming plan",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_select", rawMap{"ref": e.Ref, "value": "Standard"})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				// Open it, find the option, click it: what a person does.
+				rawClick(b, tab, e.BBox.X+e.BBox.Width/2, e.BBox.Y+e.BBox.Height/2)
+				res, err := browser.CallForTest(b.Context(), tab, rawEvaluate, rawMap{"returnByValue": true,
+					"expression": `(() => { const r = [...document.querySelectorAll('#plan-list [role=option]')].find(o => o.textContent === 'Standard').getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()`})
+				var at struct {
+					Result struct{ Value [2]float64 } `json:"result"`
+				}
+				if err != nil || json.Unmarshal(res, &at) != nil {
+					b.Fatalf("find the option: %v %s", err, res)
+				}
+				rawClick(b, tab, at.Result.Value[0], at.Result.Value[1])
+			}},
 		{"scroll", "/variants/long", "", "",
 			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
 				return callTool(b, s, "browser_scroll", rawMap{"direction": "down", "amount": 200})

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -25,11 +26,33 @@ const (
 	VerbUpload Verb = "upload"
 )
 
-// Option is the option a select will really choose: what the page shows and
+// Option is an option a select will really choose: what the page shows and
 // what the form sends, which can differ.
 type Option struct {
 	Text  string `json:"text"`
 	Value string `json:"value"`
+}
+
+// String says the option as a person reads it: its text, and its value when
+// that differs and is known.
+func (o Option) String() string {
+	if o.Value == o.Text || o.Value == "" {
+		return fmt.Sprintf("%q", o.Text)
+	}
+	return fmt.Sprintf("%q (value %q)", o.Text, o.Value)
+}
+
+// OptionList says options in one phrase: "A", "B" (value "b"); "no option"
+// for none, which a select that takes several may choose.
+func OptionList(options []Option) string {
+	if len(options) == 0 {
+		return "no option"
+	}
+	s := make([]string, len(options))
+	for i, o := range options {
+		s[i] = o.String()
+	}
+	return strings.Join(s, ", ")
 }
 
 // Action is one concrete state-changing action, as a person approves it: the
@@ -52,8 +75,10 @@ type Action struct {
 	// password's dots, a secret's placeholder).
 	Value  string `json:"value,omitempty"`
 	Masked bool   `json:"masked,omitempty"`
-	// Option is the option a select will choose.
-	Option *Option `json:"option,omitempty"`
+	// Options are the options a select will choose, in the page's order:
+	// one for a select that takes one; for one that takes several, exactly
+	// the options that will be selected afterwards (none deselects all).
+	Options []Option `json:"options,omitempty"`
 	// Dialog is the JavaScript dialog the action answers.
 	Dialog *snapshot.Dialog `json:"dialog,omitempty"`
 	// Box is the element's box in viewport CSS pixels, drawn on the
@@ -73,6 +98,7 @@ type Action struct {
 //	click button "Place order — $129"
 //	fill textbox "Amount" with "129"
 //	select "Too expensive" (value "price") in combobox "Reason"
+//	select "Drama", "Jazz" (value "jazz") in listbox "Genres"
 //	click button "OK" of confirm dialog "Leave checkout?"
 //	drag listitem "Write tests" to listitem "Ship"
 //
@@ -80,12 +106,8 @@ type Action struct {
 func (a Action) String() string {
 	var b strings.Builder
 	b.WriteString(string(a.Verb))
-	if a.Verb == VerbSelect && a.Option != nil {
-		fmt.Fprintf(&b, " %q", a.Option.Text)
-		if a.Option.Value != a.Option.Text {
-			fmt.Fprintf(&b, " (value %q)", a.Option.Value)
-		}
-		b.WriteString(" in")
+	if a.Verb == VerbSelect {
+		fmt.Fprintf(&b, " %s in", OptionList(a.Options))
 	}
 	if a.Verb == VerbNavigate || (a.Verb == VerbPress && a.Role == "") {
 		if a.Value != "" {
@@ -114,13 +136,10 @@ func (a Action) String() string {
 
 // Same reports whether b is the very action a is: the same verb on the same
 // element, which still has the same role and name, with the same value,
-// option and dialog.
+// options (the very set, in the same order) and dialog.
 func (a Action) Same(b Action) bool {
 	if a.Verb != b.Verb || a.Node != b.Node || a.Role != b.Role || a.Name != b.Name ||
-		a.Value != b.Value || a.Masked != b.Masked {
-		return false
-	}
-	if (a.Option == nil) != (b.Option == nil) || (a.Option != nil && *a.Option != *b.Option) {
+		a.Value != b.Value || a.Masked != b.Masked || !slices.Equal(a.Options, b.Options) {
 		return false
 	}
 	if (a.Dialog == nil) != (b.Dialog == nil) || (a.Dialog != nil && *a.Dialog != *b.Dialog) {

@@ -103,7 +103,7 @@ func (r Request) Prompt() string {
 
 // Lines says what the person is approving, one fact a line, each escaped
 // with OneLine: the verb; the element's role and name; the value to be typed
-// (masked for a password or a secret); the option a select will choose; the
+// (masked for a password or a secret); the options a select will choose; the
 // dialog answered; the page's title and URL; why a person is asked; and for
 // an agent's request its own words, marked as such. Every way to reach a
 // person shows these lines.
@@ -134,8 +134,11 @@ func (r Request) Lines() []string {
 		case a.Verb == VerbUpload:
 			add("Files: %s", a.Value)
 		}
-		if a.Option != nil {
-			add("Option: %q (value %q)", a.Option.Text, a.Option.Value)
+		switch {
+		case len(a.Options) == 1:
+			add("Option: %s", a.Options[0])
+		case a.Verb == VerbSelect:
+			add("Options: %s", OptionList(a.Options))
 		}
 		if a.Dialog != nil {
 			add("Dialog: %s %q", a.Dialog.Type, a.Dialog.Message)

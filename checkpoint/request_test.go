@@ -28,8 +28,13 @@ func TestRequestLines(t *testing.T) {
 			[]string{"Action: fill", `Element: textbox "API key"`, "Value: {{API_KEY}} (masked: a password or secret is never shown)"}},
 		{"nameless field", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbFill, Role: "textbox", FieldName: "password", Value: "••••", Masked: true}},
 			[]string{"Action: fill", `Element: textbox ""`, `Field: "password" (its name or id in the page)`, "Value: •••• (masked: a password or secret is never shown)"}},
-		{"select", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbSelect, Role: "combobox", Name: "Reason", Option: &Option{Text: "Too expensive", Value: "price"}}},
+		{"select", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbSelect, Role: "combobox", Name: "Reason", Options: []Option{{Text: "Too expensive", Value: "price"}}}},
 			[]string{"Action: select", `Element: combobox "Reason"`, `Option: "Too expensive" (value "price")`}},
+		{"select several", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbSelect, Role: "listbox", Name: "Genres",
+			Options: []Option{{Text: "Drama", Value: "Drama"}, {Text: "Jazz", Value: "jazz"}}}},
+			[]string{"Action: select", `Element: listbox "Genres"`, `Options: "Drama", "Jazz" (value "jazz")`}},
+		{"select none of several", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbSelect, Role: "listbox", Name: "Genres"}},
+			[]string{"Action: select", `Element: listbox "Genres"`, "Options: no option"}},
 		{"dialog", Request{Kind: KindCheckpoint, Concrete: &Action{Verb: VerbClick, Role: "button", Name: "OK",
 			Dialog: &snapshot.Dialog{Type: "confirm", Message: "Leave checkout?\nYour order will not be placed."}}},
 			[]string{"Action: click", `Element: button "OK"`, `Dialog: confirm "Leave checkout?\nYour order will not be placed."`}},
@@ -64,7 +69,7 @@ func TestRequestEscapes(t *testing.T) {
 	evil := "Pay\x1b[2J\x1b[1;1HApproved\u202etxt.exe\r\nOK"
 	r := Request{
 		Kind:     KindAgent,
-		Concrete: &Action{Verb: VerbFill, Role: "textbox", Name: evil, Value: evil, Option: &Option{Text: evil, Value: evil}, Dialog: &snapshot.Dialog{Type: "confirm", Message: evil}},
+		Concrete: &Action{Verb: VerbFill, Role: "textbox", Name: evil, Value: evil, Options: []Option{{Text: evil, Value: "v"}}, Dialog: &snapshot.Dialog{Type: "confirm", Message: evil}},
 		Action:   "fill " + evil,
 		Words:    evil,
 		Reason:   evil,
@@ -90,7 +95,7 @@ func ExampleRequest_Lines() {
 		{Verb: VerbClick, Role: "button", Name: "Place order — $129"},
 		{Verb: VerbFill, Role: "textbox", Name: "Amount", Value: "129"},
 		{Verb: VerbFill, Role: "textbox", Name: "Password", Value: "••••••", Masked: true},
-		{Verb: VerbSelect, Role: "combobox", Name: "Reason", Option: &Option{Text: "Too expensive", Value: "price"}},
+		{Verb: VerbSelect, Role: "combobox", Name: "Reason", Options: []Option{{Text: "Too expensive", Value: "price"}}},
 		{Verb: VerbPress, Role: "textbox", Name: "Card number", Value: "Enter", SubmitsPayment: true},
 		{Verb: VerbClick, Role: "button", Name: "OK", Dialog: &snapshot.Dialog{Type: "confirm", Message: "Leave checkout?"}},
 	} {

@@ -90,8 +90,10 @@ func (c *Claude) Next(ctx context.Context, req Request) (Response, error) {
 	out := Response{
 		StopReason: string(msg.StopReason),
 		Usage: Usage{
-			InputTokens:  msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
-			OutputTokens: msg.Usage.OutputTokens,
+			InputTokens:      msg.Usage.InputTokens + msg.Usage.CacheCreationInputTokens + msg.Usage.CacheReadInputTokens,
+			OutputTokens:     msg.Usage.OutputTokens,
+			CacheReadTokens:  msg.Usage.CacheReadInputTokens,
+			CacheWriteTokens: msg.Usage.CacheCreationInputTokens,
 		},
 	}
 	for _, b := range msg.Content {
@@ -143,6 +145,9 @@ func (c *Claude) params(req Request) (anthropic.MessageNewParams, error) {
 	}
 	if req.System != "" {
 		p.System = []anthropic.TextBlockParam{{Text: req.System}}
+		if req.Cache {
+			p.System[0].CacheControl = anthropic.NewCacheControlEphemeralParam()
+		}
 	}
 	for _, t := range req.Tools {
 		schema, err := inputSchema(t.InputSchema)
@@ -155,12 +160,18 @@ func (c *Claude) params(req Request) (anthropic.MessageNewParams, error) {
 		}
 		p.Tools = append(p.Tools, anthropic.ToolUnionParam{OfTool: &tool})
 	}
+	if req.Cache && len(p.Tools) > 0 {
+		p.Tools[len(p.Tools)-1].OfTool.CacheControl = anthropic.NewCacheControlEphemeralParam()
+	}
 	for i, m := range req.Messages {
 		blocks := make([]anthropic.ContentBlockParamUnion, 0, len(m.Content))
 		for _, b := range m.Content {
 			pb, err := blockParam(b)
 			if err != nil {
 				return p, fmt.Errorf("message %d: %w", i, err)
+			}
+			if cc := pb.GetCacheControl(); req.Cache && b.Cache && cc != nil {
+				*cc = anthropic.NewCacheControlEphemeralParam()
 			}
 			blocks = append(blocks, pb)
 		}

@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -23,8 +24,12 @@ import (
 // request the way the real API does (roles alternate starting with the
 // user, every tool_use answered first thing in the next user message by a
 // tool_result with its id, well-formed base64 PNG/JPEG images, is_error
-// results text only) and answers 400 when a check fails; otherwise it
-// plays its replies in order, repeating the last one.
+// results text only, at most four cache breakpoints) and answers 400 when a
+// check fails; otherwise it plays its replies in order, repeating the last
+// one. It caches prompts as the API does: the prefix up to each
+// cache_control breakpoint, if it counts at least minCachePrefix tokens, is
+// written to the cache, and a later request whose prefix up to one of its
+// breakpoints is exactly the same reads it back.
 type fakeAPI struct {
 	t   *testing.T
 	srv *httptest.Server
@@ -32,19 +37,26 @@ type fakeAPI struct {
 	mu       sync.Mutex
 	replies  []fakeReply
 	requests []wireRequest
+	usages   []driver.Usage
 	invalid  []string
+	cache    map[[32]byte]bool
 }
 
-// fakeReply is one scripted answer: an HTTP error status, or content.
+// minCachePrefix is the shortest prefix the API caches, in tokens.
+const minCachePrefix = 1024
+
+// fakeReply is one scripted answer: an HTTP error status, or content, or
+// content computed from the request (fn).
 type fakeReply struct {
 	status  int
 	delay   time.Duration
 	content []map[string]any
+	fn      func(wireRequest) []map[string]any
 }
 
 func newFakeAPI(t *testing.T, replies ...fakeReply) *fakeAPI {
 	t.Helper()
-	f := &fakeAPI{t: t, replies: replies}
+	f := &fakeAPI{t: t, replies: replies, cache: map[[32]byte]bool{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(f.srv.Close)
 	return f
@@ -64,6 +76,13 @@ func (f *fakeAPI) Requests() []wireRequest {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]wireRequest(nil), f.requests...)
+}
+
+// Usages returns what the fake counted for each request it answered.
+func (f *fakeAPI) Usages() []driver.Usage {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]driver.Usage(nil), f.usages...)
 }
 
 func (f *fakeAPI) Invalid() []string {
@@ -138,6 +157,17 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	if len(f.replies) > 0 {
 		rep = f.replies[min(n, len(f.replies))-1]
 	}
+	var read, write int
+	total := countTokens(req)
+	if err == nil {
+		read, write, err = f.cached(body)
+		if err != nil {
+			f.invalid = append(f.invalid, err.Error())
+		}
+	}
+	if err == nil {
+		f.usages = append(f.usages, driver.Usage{InputTokens: int64(total), CacheReadTokens: int64(read), CacheWriteTokens: int64(write), OutputTokens: 20})
+	}
 	f.mu.Unlock()
 
 	w.Header().Set("Content-Type", "application/json")
@@ -164,8 +194,12 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// Fresh ids on every answer: a reply may be played more than once.
 	stop := "end_turn"
-	content := make([]map[string]any, len(rep.content))
-	for j, b := range rep.content {
+	blocks := rep.content
+	if rep.fn != nil {
+		blocks = rep.fn(req)
+	}
+	content := make([]map[string]any, len(blocks))
+	for j, b := range blocks {
 		content[j] = maps.Clone(b)
 		if b["type"] == "tool_use" {
 			stop = "tool_use"
@@ -175,14 +209,100 @@ func (f *fakeAPI) serve(w http.ResponseWriter, r *http.Request) {
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": fmt.Sprintf("msg_%03d", n), "type": "message", "role": "assistant", "model": req.Model,
 		"content": content, "stop_reason": stop, "stop_sequence": nil,
-		"usage": map[string]any{"input_tokens": countTokens(req), "output_tokens": 20},
+		"usage": map[string]any{"input_tokens": total - read - write, "cache_read_input_tokens": read,
+			"cache_creation_input_tokens": write, "output_tokens": 20},
 	})
+}
+
+// cached simulates the prompt cache on a request's body: it walks the
+// tools, the system blocks and the messages' blocks in order, hashing the
+// prefix after each, and at each block with cache_control looks the prefix
+// up. It returns the tokens read (the longest prefix found) and written
+// (from there to the last breakpoint), and remembers every breakpoint's
+// prefix of at least minCachePrefix tokens.
+func (f *fakeAPI) cached(body []byte) (read, write int, err error) {
+	var req struct {
+		Tools    []json.RawMessage `json:"tools"`
+		System   []json.RawMessage `json:"system"`
+		Messages []struct {
+			Role    string            `json:"role"`
+			Content []json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return 0, 0, err
+	}
+	type unit struct {
+		role string
+		raw  json.RawMessage
+	}
+	var units []unit
+	for _, t := range req.Tools {
+		units = append(units, unit{"tool", t})
+	}
+	for _, s := range req.System {
+		units = append(units, unit{"system", s})
+	}
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			units = append(units, unit{m.Role, b})
+		}
+	}
+	type breakpoint struct {
+		hash   [32]byte
+		tokens int
+	}
+	var bps []breakpoint
+	var hash [32]byte
+	tokens := 0
+	for _, u := range units {
+		var m map[string]any
+		if err := json.Unmarshal(u.raw, &m); err != nil {
+			return 0, 0, err
+		}
+		_, marked := m["cache_control"]
+		delete(m, "cache_control")
+		canon, _ := json.Marshal(m) // decoded JSON always encodes
+		hash = sha256.Sum256(append(append(hash[:], u.role...), canon...))
+		var b wireBlock
+		_ = json.Unmarshal(canon, &b) // tools and system blocks have no images
+		tokens += blockTokens(len(canon), []wireBlock{b})
+		if marked {
+			bps = append(bps, breakpoint{hash, tokens})
+		}
+	}
+	if len(bps) > 4 {
+		return 0, 0, fmt.Errorf("a maximum of 4 blocks with cache_control may be provided. Found %d", len(bps))
+	}
+	for _, bp := range bps {
+		if f.cache[bp.hash] {
+			read = bp.tokens
+		}
+	}
+	if n := len(bps); n > 0 && bps[n-1].tokens >= minCachePrefix && bps[n-1].tokens > read {
+		write = bps[n-1].tokens - read
+	}
+	for _, bp := range bps {
+		if bp.tokens >= minCachePrefix {
+			f.cache[bp.hash] = true
+		}
+	}
+	return read, write, nil
 }
 
 // countTokens is the fake's token count: a little above the driver's own
 // estimate, as a real tokenizer would be, so that calibration has work.
 func countTokens(req wireRequest) int {
-	n := len(req.raw)
+	var blocks []wireBlock
+	for _, m := range req.Messages {
+		blocks = append(blocks, m.Content...)
+	}
+	return blockTokens(len(req.raw), blocks)
+}
+
+// blockTokens counts n bytes of JSON that hold blocks: a token per four
+// bytes, but an image counts by its size, not its base64.
+func blockTokens(n int, blocks []wireBlock) int {
 	images := 0
 	var walk func([]wireBlock)
 	walk = func(bs []wireBlock) {
@@ -198,9 +318,7 @@ func countTokens(req wireRequest) int {
 			walk(b.Content)
 		}
 	}
-	for _, m := range req.Messages {
-		walk(m.Content)
-	}
+	walk(blocks)
 	return n/4 + images
 }
 

@@ -6,14 +6,14 @@ import (
 	"strings"
 )
 
-// screenshotPlaceholder replaces every screenshot but the newest.
-const screenshotPlaceholder = "[older screenshot removed: only the newest screenshot is kept]"
-
 // turn is one round of the conversation: the model's message and the user
 // message that answers it (tool results, a nudge, or both).
 type turn struct {
 	assistant Message
 	user      Message
+	// image is the screenshot the result brought, if the model is to see
+	// it: it is shown only while this turn is the newest.
+	image *Image
 	// action is the turn's line in the "Previous actions" summary, without
 	// the leading "- ".
 	action string
@@ -30,23 +30,47 @@ type history struct {
 	dropped int
 }
 
-// messages renders the window the model sees now, keeping only the newest
-// screenshot.
+// messages renders the window the model sees now. Only the newest
+// screenshot is shown, as the last block of the newest user message: after
+// the cache breakpoint, so that dropping it from the next request leaves
+// the cached prefix as it was. The last block before it in each of the two
+// newest user messages is a breakpoint: the request reads the previous
+// request's prefix from the cache and writes its own.
 func (h *history) messages() []Message {
 	first := Message{Role: RoleUser}
 	if h.dropped == 0 {
 		first.Content = append(first.Content, Text(h.intro+"\n\nThe page as it is now (initial snapshot):"), resultText(h.initial))
-		if h.initial.Image != nil {
-			first.Content = append(first.Content, ImageOf(h.initial.Image))
-		}
 	} else {
 		first.Content = append(first.Content, Text(h.intro), Text(h.summary()))
 	}
 	msgs := []Message{first}
 	for _, t := range h.turns[h.dropped:] {
-		msgs = append(msgs, t.assistant, t.user)
+		msgs = append(msgs, t.assistant, Message{Role: RoleUser, Content: append([]Block(nil), t.user.Content...)})
 	}
-	return keepNewestImage(msgs)
+	markCache(msgs)
+	img := h.initial.Image
+	if len(h.turns) > 0 {
+		img = h.turns[len(h.turns)-1].image
+	}
+	if img != nil {
+		last := &msgs[len(msgs)-1]
+		last.Content = append(last.Content, ImageOf(img))
+	}
+	return msgs
+}
+
+// markCache marks the last block of the two newest user messages as cache
+// breakpoints (with the tools and the system prompt, the API's four). The
+// messages' content must be copies: the blocks are changed in place.
+func markCache(msgs []Message) {
+	marked := 0
+	for i := len(msgs) - 1; i >= 0 && marked < 2; i-- {
+		if msgs[i].Role != RoleUser || len(msgs[i].Content) == 0 {
+			continue
+		}
+		msgs[i].Content[len(msgs[i].Content)-1].Cache = true
+		marked++
+	}
 }
 
 // summary is the system-written account of the dropped turns: a "Previous
@@ -63,37 +87,6 @@ func (h *history) summary() string {
 
 // kept is how many turns the window shows in full.
 func (h *history) kept() int { return len(h.turns) - h.dropped }
-
-// keepNewestImage replaces every image but the last one in msgs by a short
-// text placeholder. It copies what it changes and leaves msgs untouched.
-func keepNewestImage(msgs []Message) []Message {
-	seen := false
-	out := make([]Message, len(msgs))
-	for i := len(msgs) - 1; i >= 0; i-- {
-		out[i] = Message{Role: msgs[i].Role, Content: pruneImages(msgs[i].Content, &seen)}
-	}
-	return out
-}
-
-// pruneImages walks blocks from the end, keeping the first image it meets if
-// none was seen yet.
-func pruneImages(blocks []Block, seen *bool) []Block {
-	out := make([]Block, len(blocks))
-	for i := len(blocks) - 1; i >= 0; i-- {
-		b := blocks[i]
-		switch b.Type {
-		case ImageBlock:
-			if *seen {
-				b = Text(screenshotPlaceholder)
-			}
-			*seen = true
-		case ToolResultBlock:
-			b.Content = pruneImages(b.Content, seen)
-		}
-		out[i] = b
-	}
-	return out
-}
 
 // resultText is the text block of a tool's result: the text the model
 // reads, with the result's JSON beside it for scripts.

@@ -3,6 +3,7 @@ package driver
 import (
 	"encoding/json"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -50,42 +51,51 @@ func TestTarget(t *testing.T) {
 	}
 }
 
-func TestKeepNewestImage(t *testing.T) {
+// The window shows only the newest screenshot, after the cache breakpoint
+// that ends the newest user message, so that the next request's prefix is
+// the same; the two newest user messages end in breakpoints; the turns kept
+// are not changed.
+func TestHistoryWindow(t *testing.T) {
 	img := func() *Image { return &Image{MIMEType: "image/png", Data: []byte("x")} }
-	msgs := []Message{
-		{Role: RoleUser, Content: []Block{Text("goal"), ImageOf(img())}},
-		{Role: RoleAssistant, Content: []Block{ToolUse("a", tools.Click, json.RawMessage(`{}`))}},
-		{Role: RoleUser, Content: []Block{ToolResultOf("a", false, Text("{}"), ImageOf(img()))}},
-		{Role: RoleAssistant, Content: []Block{ToolUse("b", tools.Click, json.RawMessage(`{}`))}},
-		{Role: RoleUser, Content: []Block{ToolResultOf("b", false, Text("{}"), ImageOf(img())), Text("note")}},
+	h := history{intro: "goal", initial: ToolResult{Text: "page", Image: img()}}
+	if m := h.messages(); len(m) != 1 || m[0].Content[2].Type != ImageBlock || !m[0].Content[1].Cache {
+		t.Fatalf("initial window = %+v", m)
 	}
-	out := keepNewestImage(msgs)
-	count := func(ms []Message) (n int) {
-		var walk func([]Block)
-		walk = func(bs []Block) {
-			for _, b := range bs {
+	for i, id := range []string{"a", "b"} {
+		h.turns = append(h.turns, turn{
+			assistant: Message{Role: RoleAssistant, Content: []Block{ToolUse(id, tools.Click, json.RawMessage(`{}`))}},
+			user:      Message{Role: RoleUser, Content: []Block{ToolResultOf(id, false, Text("{}"))}},
+			image:     img(),
+		})
+		msgs := h.messages()
+		images := 0
+		for _, m := range msgs {
+			for _, b := range m.Content {
 				if b.Type == ImageBlock {
-					n++
+					images++
 				}
-				walk(b.Content)
 			}
 		}
-		for _, m := range ms {
-			walk(m.Content)
+		last := msgs[len(msgs)-1].Content
+		if images != 1 || last[len(last)-1].Type != ImageBlock {
+			t.Fatalf("turn %d: %d images, last block %s; want one, last", i+1, images, last[len(last)-1].Type)
 		}
-		return n
+		var marked []int
+		for j, m := range msgs {
+			for _, b := range m.Content {
+				if b.Cache {
+					marked = append(marked, j)
+				}
+			}
+		}
+		if want := []int{len(msgs) - 3, len(msgs) - 1}; !slices.Equal(marked, want) {
+			t.Fatalf("turn %d: breakpoints in messages %v, want %v", i+1, marked, want)
+		}
 	}
-	if n := count(out); n != 1 {
-		t.Fatalf("%d images kept, want 1", n)
-	}
-	if out[4].Content[0].Content[1].Type != ImageBlock {
-		t.Fatal("the newest image was not the one kept")
-	}
-	if out[0].Content[1].Text != screenshotPlaceholder || out[2].Content[0].Content[1].Text != screenshotPlaceholder {
-		t.Fatal("older images were not replaced by the placeholder")
-	}
-	if count(msgs) != 3 {
-		t.Fatal("keepNewestImage changed its input")
+	for _, tr := range h.turns {
+		if tr.user.Content[0].Cache || len(tr.user.Content) != 1 {
+			t.Fatal("messages changed the turns it shows")
+		}
 	}
 }
 
@@ -115,11 +125,13 @@ func TestPrices(t *testing.T) {
 		want  float64
 		known bool
 	}{
-		{"claude-sonnet-5-5", Usage{1_000_000, 100_000}, 3, true},
-		{"claude-haiku-4-5-20251001", Usage{1_000_000, 1_000_000}, 6, true},
-		{"claude-opus-5-5", Usage{10_000, 1_000}, 0.06, true},
-		{"claude-fable-5-1", Usage{10_000, 1_000}, 0.15, true},
-		{"some-other-model", Usage{10_000, 1_000}, 0, false},
+		{"claude-sonnet-5-5", Usage{InputTokens: 1_000_000, OutputTokens: 100_000}, 3, true},
+		{"claude-haiku-4-5-20251001", Usage{InputTokens: 1_000_000, OutputTokens: 1_000_000}, 6, true},
+		{"claude-opus-5-5", Usage{InputTokens: 10_000, OutputTokens: 1_000}, 0.06, true},
+		{"claude-fable-5-1", Usage{InputTokens: 10_000, OutputTokens: 1_000}, 0.15, true},
+		{"some-other-model", Usage{InputTokens: 10_000, OutputTokens: 1_000}, 0, false},
+		// 400k plain, 500k read at 0.1, 100k written at 1.25: 575k at $2/M.
+		{"claude-sonnet-5-5", Usage{InputTokens: 1_000_000, CacheReadTokens: 500_000, CacheWriteTokens: 100_000}, 1.15, true},
 	}
 	for _, tt := range tests {
 		p, ok := PriceOf(tt.model)

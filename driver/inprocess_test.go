@@ -40,9 +40,16 @@ func TestRunThroughInProcessServer(t *testing.T) {
 // tools.
 func throughServer(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
 	t.Helper()
-	srv, err := server.New(server.Config{NewSession: func(context.Context) (server.Session, error) {
+	return serveInProcess(t, func(context.Context) (server.Session, error) {
 		return &drivertest.Session{Browser: mb}, nil
-	}})
+	})
+}
+
+// serveInProcess runs the real server on the sessions newSession opens and
+// returns an in-process client of it as the driver's tools.
+func serveInProcess(t *testing.T, newSession func(context.Context) (server.Session, error)) driver.Tools {
+	t.Helper()
+	srv, err := server.New(server.Config{NewSession: newSession, MaxSessions: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,9 @@ const (
 	ReasonBrowserError = "browser_error"
 	// ReasonCanceled: the run's context was canceled.
 	ReasonCanceled = "canceled"
+	// ReasonStuck: the agent kept failing and a person stopped the run, or
+	// there was nobody to ask.
+	ReasonStuck = "stuck"
 )
 
 // Defaults of [Config].
@@ -42,6 +45,9 @@ const (
 	DefaultHistoryBudget = 10_000
 	DefaultKeepTurns     = 10
 	DefaultRequestCap    = 15_000
+	// ReflectAfter is how many failed calls in a row on one page make the
+	// next request carry a reflection prompt; twice as many ask a person.
+	ReflectAfter = 3
 )
 
 // Result is how a run ended.
@@ -114,6 +120,16 @@ type Config struct {
 	// told it in the goal), the record shows its placeholder instead.
 	// Passwords the model types are masked whatever this holds.
 	Secrets map[string]string
+	// AllScreenshots sends the model the screenshot of every result. By
+	// default only the initial page's, a failed call's and get_snapshot's
+	// go: the compact text says what the next action needs, and a
+	// screenshot costs more input than the rest of a turn.
+	AllScreenshots bool
+	// NoCache turns prompt caching off.
+	NoCache bool
+	// Ask reaches a person when the agent is stuck: after 2×ReflectAfter
+	// failed calls in a row on one page. Nil ends the run instead.
+	Ask AskPerson
 	// Logger receives the run's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -190,15 +206,25 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	r := &run{cfg: cfg, log: cfg.Logger, specs: specs, system: SystemPrompt(cfg.Goal, cfg.Guidance), redact: newRedactor(cfg.Secrets)}
 	r.price, r.priced = PriceOf(cfg.ModelName)
-	res := r.loop(ctx)
-	res.Detail = r.redact.String(res.Detail)
-	res.Model = cfg.ModelName
-	res.Tokens = r.tokens
-	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	res := r.settle(r.loop(ctx))
+	if res.Success {
+		cfg.Record.writeScript(ScriptName, r.script)
+	}
 	cfg.Record.finish(res, cfg.Now())
 	r.log.Info("run ended", "success", res.Success, "reason", res.Reason, "detail", res.Detail,
-		"turns", res.Turns, "input_tokens", res.Tokens.InputTokens, "output_tokens", res.Tokens.OutputTokens, "cost_usd", res.Cost)
+		"turns", res.Turns, "input_tokens", res.Tokens.InputTokens, "cache_read_tokens", res.Tokens.CacheReadTokens,
+		"cache_write_tokens", res.Tokens.CacheWriteTokens, "output_tokens", res.Tokens.OutputTokens, "cost_usd", res.Cost)
 	return res, nil
+}
+
+// settle completes how a run ended with what only the run knows: the
+// model, the tokens and the cost; and keeps secrets out of its detail.
+func (r *run) settle(res Result) Result {
+	res.Detail = r.redact.String(res.Detail)
+	res.Model = r.cfg.ModelName
+	res.Tokens = r.tokens
+	res.Cost, res.Priced = r.price.Cost(r.tokens), r.priced
+	return res
 }
 
 type run struct {
@@ -216,6 +242,13 @@ type run struct {
 	// which fields are passwords.
 	redact *redactor
 	seen   *snapshot.Snapshot
+	// script is what a successful run leaves for replay: the calls that
+	// worked.
+	script *Script
+	// failures are the failed calls in a row on failPage, as the
+	// reflection prompt and the person read them.
+	failures []string
+	failPage string
 }
 
 func (r *run) loop(ctx context.Context) Result {
@@ -230,6 +263,7 @@ func (r *run) loop(ctx context.Context) Result {
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
 	r.seen, _ = parseSnapshot(initial.JSON())
+	r.script = &Script{Format: ScriptFormat, Version: 1, Goal: r.redact.String(r.cfg.Goal), StartURL: r.redact.String(pageURL(initial.JSON())), Steps: []ScriptStep{}}
 	r.cfg.Record.begin(StartRecord{
 		Time: r.cfg.Now(), Goal: r.redact.String(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
 		SystemTokens: textTokens(r.system), URL: r.redact.String(pageURL(initial.JSON())),
@@ -249,11 +283,12 @@ func (r *run) loop(ctx context.Context) Result {
 			r.cfg.Record.turn(rec, nil)
 			return r.modelFailure(n, err)
 		}
-		r.tokens.InputTokens += resp.Usage.InputTokens
-		r.tokens.OutputTokens += resp.Usage.OutputTokens
+		r.tokens.Add(resp.Usage)
 		r.cal.observe(EstimateTokens(req), resp.Usage.InputTokens)
 		rec.InputTokens, rec.OutputTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens
+		rec.CacheReadTokens, rec.CacheWriteTokens = resp.Usage.CacheReadTokens, resp.Usage.CacheWriteTokens
 		r.log.Info("model answered", "turn", n, "estimated_tokens", estimate, "input_tokens", resp.Usage.InputTokens,
+			"cache_read_tokens", resp.Usage.CacheReadTokens, "cache_write_tokens", resp.Usage.CacheWriteTokens,
 			"output_tokens", resp.Usage.OutputTokens, "latency", time.Since(start), "attempts", attempts)
 
 		if done, res := r.act(ctx, n, resp, &rec); done {
@@ -301,6 +336,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	}
 
 	call := calls[0]
+	before := r.seen
 	r.redact.notePassword(call.Name, call.Input, r.seen)
 	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
 	res, err := r.cfg.Tools.Call(ctx, call.Name, call.Input)
@@ -335,13 +371,31 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		rec.Skipped = append(rec.Skipped, extra.Name)
 		results = append(results, ToolResultOf(extra.ID, true, Text(skippedText)))
 	}
+	failed := failure(outcome)
+	if !failed && recordable(outcome) {
+		if step, ok := stepOf(call.Name, call.Input, before, r.redact); ok {
+			r.script.Steps = append(r.script.Steps, step)
+		}
+	}
+	note, stop := r.watch(ctx, failed, before, call.Name+"("+describeTarget(before, call.Input)+"): "+outcome)
+	if note != "" {
+		results = append(results, Text(note))
+		rec.Note = r.redact.String(note)
+	}
 	action := call.Name + "(" + rec.Target + "): " + outcome
-	r.hist.turns = append(r.hist.turns, turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action})
 	img := res.Image
 	if res.IsError {
 		img = nil
 	}
+	t := turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action}
+	if r.cfg.AllScreenshots || failed || call.Name == tools.GetSnapshot {
+		t.image = img
+	}
+	r.hist.turns = append(r.hist.turns, t)
 	r.cfg.Record.turn(*rec, img)
+	if stop != nil {
+		return true, *stop
+	}
 
 	if call.Name != tools.CompleteTask || res.IsError {
 		return false, Result{}
@@ -363,14 +417,12 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 }
 
 // toolResultBlock turns a tool's result into the tool_result the API
-// accepts: its text plus the screenshot, or text only when it is an error.
+// accepts: its text. The screenshot, when the model is to see it, follows
+// the results (see history.messages).
 func toolResultBlock(id string, res ToolResult) Block {
 	content := []Block{resultText(res)}
 	if res.Text == "" {
 		content[0].Text = "(empty result)"
-	}
-	if res.Image != nil && !res.IsError {
-		content = append(content, ImageOf(res.Image))
 	}
 	return ToolResultOf(id, res.IsError, content...)
 }
@@ -379,7 +431,7 @@ func toolResultBlock(id string, res ToolResult) Block {
 // requires, and returns it with its calibrated token estimate.
 func (r *run) request() (Request, int) {
 	build := func() Request {
-		return Request{System: r.system, Messages: r.hist.messages(), Tools: r.specs, MaxTokens: r.cfg.MaxTokens}
+		return Request{System: r.system, Messages: r.hist.messages(), Tools: r.specs, MaxTokens: r.cfg.MaxTokens, Cache: !r.cfg.NoCache}
 	}
 	req := build()
 	if conv := r.cal.scale(estimateMessages(req.Messages)); conv > r.cfg.HistoryBudget && r.hist.kept() > r.cfg.KeepTurns {

@@ -119,13 +119,13 @@ func TestOnlyFirstToolCallExecutes(t *testing.T) {
 	if len(last.Content) != 3 {
 		t.Fatalf("answer to three tool calls has %d blocks, want 3", len(last.Content))
 	}
-	for i, b := range last.Content[1:] {
+	for i, b := range last.Content[1:3] {
 		if !b.IsError || !strings.Contains(b.Content[0].Text, "Not executed") {
 			t.Errorf("tool_result %d = %+v, want an is_error 'Not executed' result", i+1, b)
 		}
 	}
-	if last.Content[0].IsError || len(last.Content[0].Content) != 2 {
-		t.Errorf("executed call's result = %+v, want JSON text plus screenshot", last.Content[0])
+	if last.Content[0].IsError || len(last.Content[0].Content) != 1 || !strings.Contains(last.Content[0].Content[0].Text, `"success":true`) {
+		t.Errorf("executed call's result = %+v, want its JSON text", last.Content[0])
 	}
 }
 
@@ -244,21 +244,42 @@ func TestHistoryCarriesAcrossTurns(t *testing.T) {
 	}
 }
 
-// Only the newest screenshot stays; older ones become a placeholder.
-func TestOnlyNewestScreenshotKept(t *testing.T) {
-	h := newHarness(t, nil, reply(click("@e1")), reply(click("@e2")), reply(complete("success")))
-	h.run(t)
-	for i, r := range h.api.Requests() {
-		if n := r.images(); n != 1 {
-			t.Fatalf("request %d has %d images, want 1", i+1, n)
-		}
-		last := r.Messages[len(r.Messages)-1]
-		if i > 0 && (len(last.Content[0].Content) < 2 || last.Content[0].Content[1].Type != "image") {
-			t.Fatalf("request %d: the image is not in the newest tool result", i+1)
-		}
-		if placeholders := strings.Count(string(r.raw), "older screenshot removed"); placeholders != i {
-			t.Fatalf("request %d has %d placeholders, want %d", i+1, placeholders, i)
-		}
+// The model sees the initial screenshot, then by default only those of
+// failed calls (the compact text tells it what an action did); with
+// AllScreenshots, the newest one. Either way an older screenshot is gone,
+// and the one shown is the last block of the request, after the cache
+// breakpoint.
+func TestScreenshotsSent(t *testing.T) {
+	tests := []struct {
+		name string
+		all  bool
+		want []int
+	}{
+		// @e2 is disabled: its failure comes with the screenshot.
+		{"when needed", false, []int{1, 0, 1, 0}},
+		{"all", true, []int{1, 1, 1, 1}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mb := &drivertest.MockBrowser{
+				Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
+				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Error: tools.ElementDisabled}},
+			}
+			h := newHarness(t, mb, reply(click("@e1")), reply(click("@e2")), reply(click("@e1")), reply(complete("success")))
+			h.cfg.AllScreenshots = tt.all
+			h.run(t)
+			var got []int
+			for i, r := range h.api.Requests() {
+				got = append(got, r.images())
+				last := r.Messages[len(r.Messages)-1].Content
+				if r.images() == 1 && last[len(last)-1].Type != "image" {
+					t.Fatalf("request %d: the image is not the last block", i+1)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("images per request = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
 
@@ -474,8 +495,9 @@ func TestAPIDownEndsCleanly(t *testing.T) {
 	}
 }
 
-// A failed action goes back as a normal result saying success:false, with
-// its screenshot; a protocol error goes back text-only with is_error.
+// A failed action goes back as a normal result saying success:false,
+// followed by its screenshot; a protocol error goes back text-only with
+// is_error.
 func TestFailuresReachTheModel(t *testing.T) {
 	mb := &drivertest.MockBrowser{
 		Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
@@ -484,10 +506,11 @@ func TestFailuresReachTheModel(t *testing.T) {
 	h := newHarness(t, mb, reply(click("@e1")), reply(wireCall("no_such_tool", nil)), reply(complete("success")))
 	h.run(t)
 	reqs := h.api.Requests()
-	failed := reqs[1].Messages[len(reqs[1].Messages)-1].Content[0]
-	if failed.IsError || len(failed.Content) != 2 || failed.Content[1].Type != "image" ||
+	answer := reqs[1].Messages[len(reqs[1].Messages)-1].Content
+	failed := answer[0]
+	if failed.IsError || len(answer) != 2 || answer[1].Type != "image" ||
 		!strings.Contains(failed.Content[0].Text, `"success":false`) || !strings.Contains(failed.Content[0].Text, `"element_obscured"`) {
-		t.Fatalf("failed action result = %+v", failed)
+		t.Fatalf("failed action answer = %+v", answer)
 	}
 	proto := reqs[2].Messages[len(reqs[2].Messages)-1].Content[0]
 	if !proto.IsError || len(proto.Content) != 1 || proto.Content[0].Type != "text" {

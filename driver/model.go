@@ -35,6 +35,10 @@ type Request struct {
 	Messages  []Message
 	Tools     []ToolSpec
 	MaxTokens int
+	// Cache asks for prompt-cache breakpoints on the last tool and on the
+	// system prompt; the blocks of Messages mark their own (Block.Cache).
+	// The API allows four in all.
+	Cache bool
 }
 
 // Response is the model's answer: the content of the assistant message and
@@ -45,10 +49,38 @@ type Response struct {
 	Usage      Usage
 }
 
-// Usage counts the tokens of one model call.
+// Usage counts the tokens of one model call, or of a run.
 type Usage struct {
+	// InputTokens counts every input token, those read from or written to
+	// the prompt cache included.
 	InputTokens  int64 `json:"input"`
 	OutputTokens int64 `json:"output"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens read
+	// from the prompt cache (billed at a tenth) and written to it (billed at
+	// 1.25 times).
+	CacheReadTokens  int64 `json:"cache_read,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write,omitempty"`
+}
+
+// Prices of cached input, as multiples of the input price.
+const (
+	cacheReadFactor  = 0.1
+	cacheWriteFactor = 1.25
+)
+
+// BilledInput is the input in token-equivalents at the input price: plain
+// input at 1, cache reads at 0.1, cache writes at 1.25.
+func (u Usage) BilledInput() float64 {
+	plain := u.InputTokens - u.CacheReadTokens - u.CacheWriteTokens
+	return float64(plain) + cacheReadFactor*float64(u.CacheReadTokens) + cacheWriteFactor*float64(u.CacheWriteTokens)
+}
+
+// Add adds v to u.
+func (u *Usage) Add(v Usage) {
+	u.InputTokens += v.InputTokens
+	u.OutputTokens += v.OutputTokens
+	u.CacheReadTokens += v.CacheReadTokens
+	u.CacheWriteTokens += v.CacheWriteTokens
 }
 
 // Role is who speaks a message.
@@ -105,6 +137,10 @@ type Block struct {
 	// JSON. It never reaches the model, which reads Text; scripts read it
 	// (see LatestSnapshot).
 	Structured json.RawMessage
+	// Cache marks a prompt-cache breakpoint after this block: the request
+	// up to here is cached, and read back by the next request that starts
+	// the same way.
+	Cache bool
 }
 
 // Text returns a text block.

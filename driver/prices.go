@@ -11,9 +11,9 @@ type Price struct {
 	OutputPerMTok float64
 }
 
-// Cost returns the dollars that u costs at p.
+// Cost returns the dollars that u costs at p, cached input at cache prices.
 func (p Price) Cost(u Usage) float64 {
-	return (float64(u.InputTokens)*p.InputPerMTok + float64(u.OutputTokens)*p.OutputPerMTok) / 1e6
+	return (u.BilledInput()*p.InputPerMTok + float64(u.OutputTokens)*p.OutputPerMTok) / 1e6
 }
 
 var dateSuffix = regexp.MustCompile(`-\d{8}$`)

@@ -35,7 +35,9 @@ type StartRecord struct {
 	// SystemTokens estimates the system prompt.
 	SystemTokens int `json:"system_tokens"`
 	// URL is the page of the initial snapshot.
-	URL        string `json:"url,omitempty"`
+	URL string `json:"url,omitempty"`
+	// Replay names the script a replay performs; empty for a run.
+	Replay     string `json:"replay,omitempty"`
 	Screenshot string `json:"screenshot,omitempty"`
 }
 
@@ -50,6 +52,10 @@ type TurnRecord struct {
 	RequestTokens int   `json:"request_tokens"`
 	InputTokens   int64 `json:"input_tokens"`
 	OutputTokens  int64 `json:"output_tokens"`
+	// CacheReadTokens and CacheWriteTokens are the parts of InputTokens
+	// read from and written to the prompt cache.
+	CacheReadTokens  int64 `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	// LatencyMS is the model call's time, retries and waits included.
 	LatencyMS int64 `json:"latency_ms"`
 	Attempts  int   `json:"attempts"`
@@ -74,6 +80,12 @@ type TurnRecord struct {
 	Screenshot string `json:"screenshot,omitempty"`
 	// Error says why the model call or the tool call failed.
 	Error string `json:"error,omitempty"`
+	// Replay says how a step of a replay went: replayed, or recovered by
+	// the model in so many calls. A replay's turn is a step of its script.
+	Replay string `json:"replay,omitempty"`
+	// Note is what the driver told the model beside the result: a
+	// reflection prompt after repeated failures, or a person's hint.
+	Note string `json:"note,omitempty"`
 }
 
 // EndRecord is the last line of session.jsonl.
@@ -211,6 +223,22 @@ func (r *Recorder) line(v any) {
 	}
 	_, err = r.log.Write(append(b, '\n'))
 	r.keep(err)
+}
+
+// writeScript writes a script into the record as name, readable by its
+// owner only.
+func (r *Recorder) writeScript(name string, s *Script) {
+	if r == nil || s == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		r.keep(fmt.Errorf("encode script: %w", err))
+		return
+	}
+	r.keep(r.writeFile(name, append(data, '\n')))
 }
 
 // saveImage writes a turn's screenshot and returns its file name, or "".

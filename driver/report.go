@@ -42,9 +42,10 @@ code{background:#f3f3f3;padding:0 .2em}
 {{if .Result.Success}}Succeeded{{else}}Failed{{end}}: {{.Result.Reason}}{{with .Result.Detail}} — {{.}}{{end}}</p>{{end}}
 <table class="summary">
 <tr><td>Model</td><td>{{.Start.Model}}</td></tr>
+{{with .Start.Replay}}<tr><td>Replay of</td><td id="replay">{{.}}</td></tr>{{end}}
 <tr><td>Started</td><td>{{.Start.Time.Format "2006-01-02 15:04:05 MST"}}</td></tr>
 {{with .End}}<tr><td>Turns</td><td>{{.Result.Turns}}</td></tr>
-<tr><td>Tokens</td><td id="tokens">{{.Result.Tokens.InputTokens}} in, {{.Result.Tokens.OutputTokens}} out</td></tr>
+<tr><td>Tokens</td><td id="tokens">{{.Result.Tokens.InputTokens}} in, {{.Result.Tokens.OutputTokens}} out{{with .Result.Tokens}}{{if or .CacheReadTokens .CacheWriteTokens}} · of the input, {{.CacheReadTokens}} read from the prompt cache, {{.CacheWriteTokens}} written to it{{end}}{{end}}</td></tr>
 <tr><td>Cost</td><td id="cost">{{dollars .Result.Cost}}{{if not .Result.Priced}} (no price on file for this model){{end}}</td></tr>{{end}}
 </table>
 <section id="timeline">
@@ -56,12 +57,14 @@ code{background:#f3f3f3;padding:0 .2em}
 <div>
 <h2>Turn {{$t.Turn}}: {{if $t.Tool}}<code>{{$t.Tool}}{{with $t.Target}}({{.}}){{end}}</code>{{else}}no tool call{{end}}</h2>
 {{with $t.Said}}<p class="said">“{{.}}”</p>{{end}}
+{{with $t.Replay}}<p class="replay">Step {{.}}</p>{{end}}
 {{with $t.Result}}<p>Result: <strong class="result">{{.}}</strong></p>{{end}}
 {{with $t.Approval}}<p class="approval">Human: {{.}}</p>{{end}}
 {{with $t.Message}}<p>{{.}}</p>{{end}}
 {{with $t.Skipped}}<p class="meta">Not executed (one tool call per turn): {{range .}}<code>{{.}}</code> {{end}}</p>{{end}}
 {{with $t.Error}}<p class="fail">Error: {{.}}</p>{{end}}
-<p class="meta">{{$t.Time.Format "15:04:05"}} · request ≈{{$t.RequestTokens}} tokens · {{$t.InputTokens}} in / {{$t.OutputTokens}} out · {{$t.LatencyMS}} ms · {{$t.Attempts}} attempt(s){{if $t.DroppedTurns}} · {{$t.DroppedTurns}} early turns summarised{{end}}</p>
+{{with $t.Note}}<p class="note">Told the model: {{.}}</p>{{end}}
+<p class="meta">{{$t.Time.Format "15:04:05"}} · request ≈{{$t.RequestTokens}} tokens · {{$t.InputTokens}} in{{if or $t.CacheReadTokens $t.CacheWriteTokens}} ({{$t.CacheReadTokens}} cache read, {{$t.CacheWriteTokens}} cache write){{end}} / {{$t.OutputTokens}} out · {{$t.LatencyMS}} ms · {{$t.Attempts}} attempt(s){{if $t.DroppedTurns}} · {{$t.DroppedTurns}} early turns summarised{{end}}</p>
 {{with $t.URL}}<p class="meta">{{.}}</p>{{end}}
 </div>
 <div>{{with index $.Shots (inc $i)}}<img class="shot" alt="screenshot after turn {{$t.Turn}}" src="{{.}}">{{end}}</div>

@@ -381,14 +381,14 @@ func (b *builder) options(f int, i int32, k int32) {
 			}
 			n := &fr.nodes[ci]
 			switch role := n.Role.Value.s; {
-			case n.Ignored:
-			case role == "option" || role == "MenuListOption":
+			case !n.Ignored && (role == "option" || role == "MenuListOption"):
 				b.visited[f][ci] = true
 				if total++; total <= maxOptions {
 					b.option(f, ci, n, k)
 				}
 			case depth < 2:
-				// The popup of a closed select, an optgroup.
+				// The popup of a closed select, an optgroup, or the
+				// wrapper the tree ignores around a list box's options.
 				walk(ci, depth+1)
 			}
 		}

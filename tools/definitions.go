@@ -115,13 +115,13 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  Select,
 		Title: "Select option",
-		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; fires input and change; returns a fresh snapshot. " +
+		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; a list of them sets a multi-select exactly; returns a fresh snapshot. " +
 			refsDie +
-			" When: <select> and listbox widgets; for text fields use browser_fill." +
+			" When: <select>, listbox and combobox widgets; for text fields use browser_fill." +
 			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e9","value":"Too expensive"} → success⏎Selected "Too expensive" …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string","description":"Option value or visible text"}},"required":["ref","value"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":["string","array"],"items":{"type":"string"},"description":"Option value or visible text, or a list of them"}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
 		OpenWorld:    true,
@@ -164,7 +164,7 @@ var catalog = []tool{
 			" Patterns: 1) Ask with the button's ref; approved: click that ref next. 2) Rejected: follow the feedback, or complete_task failed." +
 			" Errors: none; with no approver, or a bad ref, the answer is approved:false and says why." +
 			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,"message":"Approved by a human via web. …"}`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":"string","description":"Text to fill or option to select"}},"required":["action","reason"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":["string","array"],"items":{"type":"string"},"description":"Text to fill, or option(s) to select"}},"required":["action","reason"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),

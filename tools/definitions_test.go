@@ -3,6 +3,7 @@ package tools
 import (
 	"encoding/json"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -151,6 +152,9 @@ func TestInputSchemas(t *testing.T) {
 		{Click, `{"ref":"@e0"}`},
 		{Fill, `{"ref":"@e12","value":"10/11/2011","clear_first":false}`},
 		{Select, `{"ref":"@e3","value":"Too expensive"}`},
+		{Select, `{"ref":"@e3","value":["Drama","Jazz"]}`},
+		{Select, `{"ref":"@e3","value":[]}`},
+		{RequestApproval, `{"action":"Genres","reason":"form","ref":"@e5","verb":"select","value":["Drama","Jazz"]}`},
 		{Scroll, `{"direction":"bottom"}`},
 		{Scroll, `{"ref":"@e3"}`},
 		{Scroll, `{"ref":"@e3","direction":"down","amount":50}`},
@@ -175,6 +179,8 @@ func TestInputSchemas(t *testing.T) {
 		{Click, `{"ref":"e3"}`},
 		{Click, `{"ref":"@e3x"}`},
 		{Fill, `{"ref":"@e3"}`},
+		{Select, `{"ref":"@e3","value":3}`},
+		{Select, `{"ref":"@e3","value":["Drama",3]}`},
 		{Scroll, `{"direction":"left"}`},
 		{Scroll, `{"direction":"down","amount":0}`},
 		{CompleteTask, `{"status":"done","reason":"x"}`},
@@ -219,7 +225,7 @@ func TestInputSchemas(t *testing.T) {
 func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 	for _, tl := range catalog {
 		t.Run(tl.def.Name, func(t *testing.T) {
-			inferred, err := jsonschema.ForType(tl.input, nil)
+			inferred, err := jsonschema.ForType(tl.input, &jsonschema.ForOptions{TypeSchemas: customTypes})
 			if err != nil {
 				t.Fatalf("infer the schema of %s: %v", tl.input, err)
 			}
@@ -238,10 +244,10 @@ func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 				if !ok {
 					continue
 				}
-				goType := jsonType(field)
+				goType, schemaType := jsonType(field), jsonType(p)
 				// A schema may narrow a float field to integers.
-				if p.Type != goType && (p.Type != "integer" || goType != "number") {
-					t.Errorf("%s: schema type %q, field decodes %q", name, p.Type, goType)
+				if schemaType != goType && (schemaType != "integer" || goType != "number") {
+					t.Errorf("%s: schema type %q, field decodes %q", name, schemaType, goType)
 				}
 				if p.Default != nil && !slices.Contains(field.Types, "null") {
 					t.Errorf("%s: declares a default, but its field is not a pointer", name)
@@ -252,6 +258,12 @@ func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// customTypes are the schemas of the input types that decode JSON their own
+// way; TestChoiceDecodesWhatItsSchemaSays holds choice to its entry.
+var customTypes = map[reflect.Type]*jsonschema.Schema{
+	reflect.TypeFor[choice](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
 }
 
 // jsonType is the JSON type of a schema inferred from a Go field, without
@@ -298,4 +310,51 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestChoiceDecodesWhatItsSchemaSays: browser_select's value decodes from
+// exactly what its schema lets through, a string or an array of strings.
+func TestChoiceDecodesWhatItsSchemaSays(t *testing.T) {
+	schema := resolveSchema(t, json.RawMessage(`{"type":"object","properties":{"v":`+mustJSON(t, customTypes[reflect.TypeFor[choice]()])+`}}`))
+	for _, c := range []struct {
+		raw    string
+		values []string
+		list   bool
+		ok     bool
+	}{
+		{`"Drama"`, []string{"Drama"}, false, true},
+		{`""`, []string{""}, false, true},
+		{`["Drama","Jazz"]`, []string{"Drama", "Jazz"}, true, true},
+		{`[]`, []string{}, true, true},
+		{`3`, nil, false, false},
+		{`["Drama",3]`, nil, false, false},
+		{`{"a":"b"}`, nil, false, false},
+	} {
+		t.Run(c.raw, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(`{"v":`+c.raw+`}`), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.Validate(v); (err == nil) != c.ok {
+				t.Errorf("schema: validate error %v, want ok=%v", err, c.ok)
+			}
+			var got choice
+			err := json.Unmarshal([]byte(c.raw), &got)
+			if (err == nil) != c.ok {
+				t.Fatalf("decode error %v, want ok=%v", err, c.ok)
+			}
+			if c.ok && (!slices.Equal(got.values, c.values) || got.values == nil || got.list != c.list) {
+				t.Errorf("decoded %+v, want values %q list %v", got, c.values, c.list)
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -60,7 +59,11 @@ func (s *Session) planDialog(t snapshot.Target) (planned, error) {
 
 // planFill plans browser_fill of value into ref, a text field of the page.
 func (s *Session) planFill(ctx context.Context, ref string, value *string) (planned, error) {
-	t, insp, err := s.field(ctx, ref, value, `browser_fill needs a value (use "" to clear the field).`)
+	t, err := s.field(ref, value != nil, `browser_fill needs a value (use "" to clear the field).`)
+	if err != nil {
+		return planned{}, err
+	}
+	insp, err := s.check(ctx, t, true)
 	if err != nil {
 		return planned{}, err
 	}
@@ -92,48 +95,50 @@ func (s *Session) planFill(ctx context.Context, ref string, value *string) (plan
 	return planned{t: t, insp: insp, action: a, value: v}, nil
 }
 
-// planSelect plans browser_select of value in ref: the person sees the
+// planSelect plans browser_select of value in ref: the person sees every
 // option the select will really choose, which the page may show otherwise
-// than the agent wrote it.
-func (s *Session) planSelect(ctx context.Context, ref string, value *string) (planned, error) {
-	t, insp, err := s.field(ctx, ref, value, "browser_select needs a value: an option's value or its visible text.")
+// than the agent wrote them. A native select is chosen by script, so only
+// the widgets chosen by clicks must be visible and uncovered: pages hide a
+// native select under a styled stand-in of their own.
+func (s *Session) planSelect(ctx context.Context, ref string, value *choice) (planned, error) {
+	t, err := s.field(ref, value != nil, "browser_select needs a value: an option's value or its visible text, or a list of them for a select that takes several.")
+	if err != nil {
+		return planned{}, err
+	}
+	insp, err := s.check(ctx, t, t.Tag != "select")
 	if err != nil {
 		return planned{}, err
 	}
 	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
 		return planned{}, fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
 	}
-	opt, err := s.tab.PickOption(ctx, t.BackendNodeID, *value)
-	if errors.Is(err, browser.ErrNoOption) {
-		return planned{}, fail(InvalidParams, "%s %q: %v", t.Ref, t.Name, err)
-	}
+	picked, err := s.tab.PickOptions(ctx, t.BackendNodeID, value.values, value.list)
 	if err != nil {
-		return planned{}, err
+		return planned{}, selectProblem(err, t.Ref, t.Name)
 	}
 	a := s.actionOn(checkpoint.VerbSelect, t, insp)
-	a.Option = &checkpoint.Option{Text: s.secrets.redact(opt.Text), Value: s.secrets.redact(opt.Value)}
+	a.Options = s.options(picked)
 	return planned{t: t, insp: insp, action: a}, nil
 }
 
 // field is the opening fill and select share: a value is required (missing
-// says so), and the ref must name a field of the page that passes the check
-// before an action.
-func (s *Session) field(ctx context.Context, ref string, value *string, missing string) (snapshot.Target, *browser.Inspection, error) {
-	if value == nil {
-		return snapshot.Target{}, nil, fail(InvalidParams, "%s", missing)
+// says so when there is none), and the ref must name an element of the
+// page, not a control of a JavaScript dialog.
+func (s *Session) field(ref string, hasValue bool, missing string) (snapshot.Target, error) {
+	if !hasValue {
+		return snapshot.Target{}, fail(InvalidParams, "%s", missing)
 	}
 	t, err := s.target(ref)
 	if err != nil {
-		return t, nil, err
+		return t, err
 	}
 	switch {
 	case t.Dialog == "prompt":
-		return t, nil, fail(InvalidParams, "%s is the text box of a prompt: what is typed there reaches the page only with OK, so OK is the action a human approves.", t.Ref)
+		return t, fail(InvalidParams, "%s is the text box of a prompt: what is typed there reaches the page only with OK, so OK is the action a human approves.", t.Ref)
 	case t.Dialog != "":
-		return t, nil, fail(InvalidParams, "%s is a dialog button, not a field: use browser_click.", t.Ref)
+		return t, fail(InvalidParams, "%s is a dialog button, not a field: use browser_click.", t.Ref)
 	}
-	insp, err := s.check(ctx, t, true)
-	return t, insp, err
+	return t, nil
 }
 
 // actionOn describes a verb on a checked target as a person approves it and

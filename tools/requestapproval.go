@@ -16,7 +16,7 @@ type approvalInput struct {
 	Reason string  `json:"reason"`
 	Ref    string  `json:"ref,omitempty"`
 	Verb   string  `json:"verb,omitempty"`
-	Value  *string `json:"value,omitempty"`
+	Value  *choice `json:"value,omitempty"`
 }
 
 // requestApproval runs request_human_approval. With a ref, the person is
@@ -63,7 +63,13 @@ func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, err
 		}
 		return s.planClick(ctx, in.Ref)
 	case string(checkpoint.VerbFill):
-		return s.planFill(ctx, in.Ref, in.Value)
+		if in.Value == nil {
+			return s.planFill(ctx, in.Ref, nil)
+		}
+		if in.Value.list {
+			return planned{}, fail(InvalidParams, "a fill takes one string as its value; a list goes with verb select.")
+		}
+		return s.planFill(ctx, in.Ref, &in.Value.values[0])
 	case string(checkpoint.VerbSelect):
 		return s.planSelect(ctx, in.Ref, in.Value)
 	}

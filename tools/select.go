@@ -2,16 +2,41 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
 // selectInput is the arguments of browser_select.
 type selectInput struct {
 	Ref   string  `json:"ref"`
-	Value *string `json:"value"`
+	Value *choice `json:"value"`
+}
+
+// choice is the value of browser_select: one option's value or visible
+// text, or a list of them, which only a select that takes several accepts
+// and which becomes exactly its selected options.
+type choice struct {
+	values []string
+	list   bool
+}
+
+// UnmarshalJSON reads a string or an array of strings.
+func (c *choice) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*c = choice{values: []string{one}}
+		return nil
+	}
+	many := []string{}
+	if err := json.Unmarshal(b, &many); err != nil {
+		return errors.New("value must be a string or an array of strings")
+	}
+	*c = choice{values: many, list: true}
+	return nil
 }
 
 // choose runs browser_select. It is not named select, which is a keyword.
@@ -20,17 +45,33 @@ func (s *Session) choose(ctx context.Context, in selectInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var picked browser.Selection
+	var picked []browser.Selection
 	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		var err error
-		picked, err = s.tab.Select(ctx, p.t.BackendNodeID, *in.Value)
+		picked, err = s.tab.Select(ctx, p.t.BackendNodeID, in.Value.values, in.Value.list)
 		return err
 	}, "")
-	if errors.Is(err, browser.ErrNoOption) {
-		return "", fail(InvalidParams, "%s %q: %v", p.t.Ref, p.t.Name, err)
-	}
 	if err != nil {
-		return "", err
+		return "", selectProblem(err, p.t.Ref, p.t.Name)
 	}
-	return fmt.Sprintf("Selected %q (value %q) in %s %q.", picked.Text, picked.Value, p.t.Ref, p.t.Name), nil
+	return fmt.Sprintf("Selected %s in %s %q.", checkpoint.OptionList(s.options(picked)), p.t.Ref, p.t.Name), nil
+}
+
+// options are the options a select chooses as a person reads them, with the
+// session's secrets redacted.
+func (s *Session) options(picked []browser.Selection) []checkpoint.Option {
+	out := make([]checkpoint.Option, len(picked))
+	for i, o := range picked {
+		out[i] = checkpoint.Option{Text: s.secrets.redact(o.Text), Value: s.secrets.redact(o.Value)}
+	}
+	return out
+}
+
+// selectProblem says what an error of choosing means to the agent: values
+// that fit no option, or a list for a select of one, are invalid_params.
+func selectProblem(err error, ref, name string) error {
+	if errors.Is(err, browser.ErrNoOption) || errors.Is(err, browser.ErrOneOption) {
+		return fail(InvalidParams, "%s %q: %v", ref, name, err)
+	}
+	return err
 }

@@ -1,24 +1,101 @@
-// selectOption finds the option of the select or listbox (this) whose value
-// or visible text is v, exactly first, then ignoring case and surrounding
-// space. With choose it picks it, firing input and change as a person's
-// choice does; without, it only says which option that would be. Without a
-// match it lists the options.
-function selectOption(v, choose) {
+// selectOption matches values to the options of this: a native select, a
+// listbox, or a combobox with a popup of options. Each value is an option's
+// value or visible text, exactly first, then ignoring case and surrounding
+// space; a combobox's popup options match by visible text only, since what
+// a person approves before its popup exists is the text they will see. list
+// says the values are a list, which only a select or listbox that takes
+// several accepts: exactly the options listed end up selected.
+//
+// mode says what to do:
+//   - 'pick': only say which options the values are, in the page's order
+//     ({kind, ok, picked}); a miss names the options there are. kind is
+//     'native', 'list' (options a person clicks), or 'closed' (a combobox
+//     whose popup is not open, so its options are unknown yet);
+//   - 'choose': choose them in a native select by script, with input and
+//     change events as a person's choice fires;
+//   - 'next': the option element a person would click next to reach the
+//     choice in a listbox or an open popup, or null when there is none left;
+//   - 'wait': a promise of whether the popup's options showed within ms;
+//   - 'shows': a promise of whether the combobox shows the text of values[0]
+//     within ms, and what it shows;
+//   - 'change': a promise of whether the page changed within ms, for a page
+//     that answers a click late.
+function selectOption(values, list, mode, ms) {
 	const el = this;
-	const opts = Array.from(el.options || el.querySelectorAll('[role=option]'));
-	const text = (o) => (o.label || o.textContent || '').trim();
-	const norm = (s) => s.trim().toLowerCase();
-	let pick = opts.find(o => o.value === v) || opts.find(o => text(o) === v) ||
-		opts.find(o => norm(o.value || '') === norm(v)) || opts.find(o => norm(text(o)) === norm(v));
-	if (!pick) return {ok: false, options: opts.map(o => text(o) + (o.value !== undefined && o.value !== text(o) ? ' (' + o.value + ')' : ''))};
-	if (pick.disabled) return {ok: false, disabled: true, options: [text(pick)]};
-	if (choose && el.tagName === 'SELECT') {
+	const doc = el.ownerDocument;
+	const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
+	const native = el.tagName === 'SELECT';
+	const combo = !native && el.getAttribute('role') === 'combobox';
+	const shown = (o) => o.getClientRects().length > 0 && doc.defaultView.getComputedStyle(o).visibility !== 'hidden';
+	const text = (o) => native ? (o.label || o.textContent || '').trim() : squash(o.getAttribute('aria-label') || o.textContent);
+	const value = (o) => native ? o.value : (o.getAttribute('data-value') ?? o.getAttribute('value') ?? text(o));
+	const options = () => {
+		if (native) return {opts: Array.from(el.options), multiple: el.multiple};
+		const ids = squash((el.getAttribute('aria-controls') || '') + ' ' + (el.getAttribute('aria-owns') || '')).split(' ').filter(Boolean);
+		let roots = [el, ...ids.map(id => doc.getElementById(id)).filter(Boolean)];
+		if (combo && roots.length === 1 && el.getAttribute('aria-expanded') === 'true') {
+			// An open popup the combobox does not name: a listbox showing.
+			roots = roots.concat(Array.from(doc.querySelectorAll('[role=listbox]')).filter(shown));
+		}
+		let opts = [...new Set(roots.flatMap(r => Array.from(r.querySelectorAll('[role=option]'))))];
+		if (combo) opts = opts.filter(shown);
+		const lists = roots.filter(r => r.getAttribute('role') === 'listbox');
+		return {opts, multiple: lists.some(r => r.getAttribute('aria-multiselectable') === 'true')};
+	};
+	const {opts, multiple} = options();
+	const closed = combo && (opts.length === 0 || el.getAttribute('aria-expanded') === 'false');
+	// until resolves with test() as soon as it holds, checked on every
+	// change of the page, or with its last answer after ms.
+	const until = (test) => new Promise(resolve => {
+		let last = test();
+		if (last.ok) return resolve(last);
+		const obs = new MutationObserver(() => { last = test(); if (last.ok) done(); });
+		const timer = setTimeout(() => done(), ms);
+		const done = () => { obs.disconnect(); clearTimeout(timer); resolve(last); };
+		obs.observe(doc, {subtree: true, childList: true, attributes: true, characterData: true});
+	});
+	if (mode === 'wait') {
+		return until(() => ({ok: options().opts.length > 0 && el.getAttribute('aria-expanded') !== 'false'})).then(r => r.ok);
+	}
+	if (mode === 'shows') {
+		const want = squash(values[0]).toLowerCase();
+		return until(() => {
+			const now = squash(el.value !== undefined && el.tagName !== 'BUTTON' ? el.value : el.textContent);
+			return {ok: now.toLowerCase().includes(want), shown: now.slice(0, 200)};
+		});
+	}
+	if (mode === 'change') {
+		// The first look comes before any change; every later one after one.
+		let looks = 0;
+		return until(() => ({ok: looks++ > 0})).then(r => r.ok);
+	}
+	if (list && !multiple) return {ok: false, single: true, kind: native ? 'native' : 'list'};
+	if (closed) return {ok: true, kind: 'closed', combo};
+	const norm = (s) => squash(s).toLowerCase();
+	const find = (v) => combo ? (opts.find(o => text(o) === v) || opts.find(o => norm(text(o)) === norm(v))) :
+		(opts.find(o => value(o) === v) || opts.find(o => text(o) === v) ||
+			opts.find(o => norm(value(o)) === norm(v)) || opts.find(o => norm(text(o)) === norm(v)));
+	const picks = new Set();
+	for (const v of values) {
+		const o = find(v);
+		if (!o) return {ok: false, missing: v, options: opts.map(o => text(o) + (value(o) !== text(o) ? ' (' + value(o) + ')' : ''))};
+		if (o.disabled || o.getAttribute('aria-disabled') === 'true') return {ok: false, disabled: true, options: [text(o)]};
+		picks.add(o);
+	}
+	const ordered = opts.filter(o => picks.has(o));
+	const selected = (o) => native ? o.selected : o.getAttribute('aria-selected') === 'true';
+	if (mode === 'next') {
+		if (!multiple) return ordered[0];
+		return opts.find(o => selected(o) !== picks.has(o)) || null;
+	}
+	if (mode === 'choose' && native) {
 		el.focus();
-		pick.selected = true;
+		for (const o of opts) {
+			if (multiple) o.selected = picks.has(o);
+			else if (picks.has(o)) o.selected = true;
+		}
 		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
 		el.dispatchEvent(new Event('change', {bubbles: true}));
-	} else if (choose) {
-		pick.click();
 	}
-	return {ok: true, value: pick.value !== undefined ? pick.value : text(pick), text: text(pick)};
+	return {ok: true, kind: native ? 'native' : 'list', combo, picked: ordered.map(o => ({value: value(o), text: text(o)}))};
 }

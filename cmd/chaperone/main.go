@@ -7,6 +7,7 @@
 //	chaperone snapshot [URL] [flags]    print what the agent sees of a page
 //	chaperone run --goal TEXT [flags]   drive a task unattended with Claude
 //	chaperone demo [flags]              run the cancellation demo on the built-in site
+//	chaperone replay SCRIPT [flags]     perform a successful run's script.json again
 //	chaperone healthcheck [flags]       exit 0 if a server's /healthz answers
 //	chaperone version                   print the version
 //
@@ -72,6 +73,7 @@ func commands() []command {
 		{"snapshot", "print what the agent sees of a page (the demo site without a URL)", snapshotCmd},
 		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
 		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
+		{"replay", "perform a successful run's script again, calling the model only for a step that does not replay", replayCmd},
 		{"healthcheck", "exit 0 if a server's /healthz answers (for container health checks)", healthcheckCmd},
 		{"version", "print the version", versionCmd},
 	}

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/google/uuid"
 )
 
 // runCmd drives one task unattended with Claude, through the same server code
@@ -21,9 +23,7 @@ import (
 func runCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "run", "run --goal TEXT [flags]")
 	goal := fs.String("goal", "", "the `task`, in plain words (required)")
-	profile := addProfileFlag(fs)
-	secretNames := addSecretFlag(fs)
-	startURL := fs.String("url", "", "the `URL` to start at (default: the profile's start URL)")
+	sf := addSiteFlags(fs, "the `URL` to start at (default: the profile's start URL)")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`")
 	maxTurns := fs.Int("max-turns", 0, "the most model calls (default: the profile's, else 20)")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
@@ -50,22 +50,14 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	secrets, err := secretValues(*secretNames, e.getenv)
+	t, err := sf.task(e, tf, st)
 	if err != nil {
 		return err
 	}
-	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
-		return err
-	}
-	profs, err := loadProfiles(*profile, e.stderr)
-	if err != nil {
-		return err
-	}
-	if *startURL == "" && profs.named == nil {
+	if t.startURL == "" && t.profiles.named == nil {
 		return errors.New("say where to start: --url, or a --profile with a start URL")
 	}
-	t := tf.task(st)
-	t.goal, t.profiles, t.secrets, t.startURL = *goal, profs, secrets, *startURL
+	t.goal = *goal
 	t.model, t.modelName, t.modelTimeout = claude, claude.Name(), *modelTimeout
 	t.maxTurns, t.dryRun = *maxTurns, *dryRun
 	res, err := drive(ctx, e, t)
@@ -76,6 +68,38 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("the task did not succeed: %s", res.Reason)
 	}
 	return nil
+}
+
+// siteFlags are the flags of run and replay that say where a task starts
+// and under which rules: --profile, --secret and --url.
+type siteFlags struct {
+	profile *string
+	secrets *listFlag
+	url     *string
+}
+
+func addSiteFlags(fs *flag.FlagSet, urlUsage string) *siteFlags {
+	return &siteFlags{profile: addProfileFlag(fs), secrets: addSecretFlag(fs), url: fs.String("url", "", urlUsage)}
+}
+
+// task returns the task the flags say, on st, once what can be refused
+// before a browser starts was not: a secret that is not set, an approver
+// that cannot be reached, a profile that does not load.
+func (f *siteFlags) task(e *env, tf *taskFlags, st setup) (task, error) {
+	secrets, err := secretValues(*f.secrets, e.getenv)
+	if err != nil {
+		return task{}, err
+	}
+	if _, err := approverChain(tf.approvers.kind, inProcess, e.terminal); err != nil {
+		return task{}, err
+	}
+	profs, err := loadProfiles(*f.profile, e.stderr)
+	if err != nil {
+		return task{}, err
+	}
+	t := tf.task(st)
+	t.profiles, t.secrets, t.startURL = profs, secrets, *f.url
+	return t, nil
 }
 
 // taskFlags are the flags of the commands that drive a task in process,
@@ -123,6 +147,10 @@ type task struct {
 	// record, when set, receives the path of the run record as soon as it
 	// exists.
 	record func(dir string)
+	// script, when set, is replayed instead of driving the goal with the
+	// model, which then only recovers the steps that do not replay (model
+	// may be nil).
+	script *driver.Script
 }
 
 // drive runs t: it resolves the start (serving the demo site if the profile
@@ -215,17 +243,69 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	}
 	defer closeClient()
 
-	fmt.Fprintf(e.stdout, "Goal: %s\nModel: %s · start: %s · record: %s\n", t.goal, t.modelName, t.tools.StartURL, rec.Dir())
-	res, err := driver.Run(ctx, driver.Config{
+	modelName := t.modelName
+	if modelName == "" {
+		modelName = "none"
+	}
+	fmt.Fprintf(e.stdout, "Goal: %s\nModel: %s · start: %s · record: %s\n", t.goal, modelName, t.tools.StartURL, rec.Dir())
+	cfg := driver.Config{
 		Model: t.model, ModelName: t.modelName, Tools: browserTools,
 		Goal: t.goal, Guidance: guidance, MaxTurns: maxTurns, ModelTimeout: t.modelTimeout,
-		Record: rec, Secrets: t.secrets, Logger: log,
-	})
+		Record: rec, Secrets: t.secrets, Logger: log, Ask: askWhenStuck(approver),
+	}
+	if t.script != nil {
+		out, err := driver.Replay(ctx, driver.ReplayConfig{Script: t.script, Config: cfg})
+		if err != nil {
+			return driver.Result{}, err
+		}
+		printSteps(e.stdout, out)
+		printResult(e.stdout, out.Result, rec.ReportPath())
+		if out.Script != nil {
+			fmt.Fprintf(e.stdout, "Recovered steps: the script's version %d is %s\n", out.Script.Version, filepath.Join(rec.Dir(), driver.ScriptVersionName(out.Script.Version)))
+		}
+		return out.Result, nil
+	}
+	res, err := driver.Run(ctx, cfg)
 	if err != nil {
 		return driver.Result{}, err
 	}
 	printResult(e.stdout, res, rec.ReportPath())
+	if res.Success {
+		fmt.Fprintf(e.stdout, "Script: %s (chaperone replay performs it again)\n", filepath.Join(rec.Dir(), driver.ScriptName))
+	}
 	return res, nil
+}
+
+// askWhenStuck asks the person, through the approver, what to do with an
+// agent that keeps failing: an approval continues (its feedback is a hint
+// for the model), a rejection stops the run.
+func askWhenStuck(a checkpoint.Approver) driver.AskPerson {
+	return func(ctx context.Context, q driver.StuckQuestion) (driver.StuckAnswer, error) {
+		d, err := a.Approve(ctx, checkpoint.Request{
+			ID: uuid.NewString(), Kind: checkpoint.KindAgent, Action: driver.StuckPrompt,
+			Words:  "The calls that failed:\n- " + strings.Join(q.Failures, "\n- "),
+			Reason: "Approve to let the agent continue (write a hint for it if you have one); reject to stop the run.",
+			URL:    q.URL, Title: q.Title, Time: time.Now(),
+		})
+		if err != nil {
+			return driver.StuckAnswer{}, fmt.Errorf("ask a person: %w", err)
+		}
+		return driver.StuckAnswer{Stop: !d.Approved, Hint: d.Feedback}, nil
+	}
+}
+
+// printSteps prints how each step of a replay went.
+func printSteps(w io.Writer, out driver.ReplayResult) {
+	for _, s := range out.Steps {
+		fmt.Fprintf(w, "step %d %s %s: %s", s.Step, s.Tool, checkpoint.OneLine(s.Target), s.How)
+		if s.Why != "" {
+			fmt.Fprintf(w, " (%s)", checkpoint.OneLine(s.Why))
+		}
+		if s.ModelCalls > 0 {
+			fmt.Fprintf(w, " · %d model call(s), %d tokens in, %d out", s.ModelCalls, s.Tokens.InputTokens, s.Tokens.OutputTokens)
+		}
+		fmt.Fprintln(w)
+	}
 }
 
 // printResult prints how the run ended, what it cost and where the report is.
@@ -238,10 +318,17 @@ func printResult(w io.Writer, res driver.Result, report string) {
 	if res.Detail != "" {
 		fmt.Fprintf(w, " (%s)", res.Detail)
 	}
-	fmt.Fprintf(w, "\nTurns: %d · tokens: %d in, %d out · ", res.Turns, res.Tokens.InputTokens, res.Tokens.OutputTokens)
-	if res.Priced {
+	fmt.Fprintf(w, "\nTurns: %d · tokens: %d in", res.Turns, res.Tokens.InputTokens)
+	if t := res.Tokens; t.CacheReadTokens+t.CacheWriteTokens > 0 {
+		fmt.Fprintf(w, " (%d read from the prompt cache, %d written to it)", t.CacheReadTokens, t.CacheWriteTokens)
+	}
+	fmt.Fprintf(w, ", %d out · ", res.Tokens.OutputTokens)
+	switch {
+	case res.Model == "":
+		fmt.Fprintln(w, "cost: none (no model was called)")
+	case res.Priced:
 		fmt.Fprintf(w, "cost: $%.4f at %s list price\n", res.Cost, res.Model)
-	} else {
+	default:
 		fmt.Fprintf(w, "cost: unknown (no price on file for %s)\n", res.Model)
 	}
 	fmt.Fprintf(w, "Report: %s\n", report)

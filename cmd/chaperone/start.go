@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -30,9 +31,13 @@ type start struct {
 // serves the demo site when sessions start there or when the profile names
 // it (a demo: start URL), and rewrites the profile to point at it. A start
 // URL someone gave, by flag or in a profile, must pass policy; it is checked
-// before anything is served. The caller stops the start when done.
+// before anything is served. A url of the form demo:/path is that page of
+// the demo site. The caller stops the start when done.
 func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *checkpoint.Profile) (*start, error) {
+	demoPath, onDemo := strings.CutPrefix(url, checkpoint.DemoScheme)
 	switch {
+	case onDemo:
+		// Served below, at an address only known then.
 	case url != "":
 		if err := policy.Check(url); err != nil {
 			return nil, fmt.Errorf("--url: %w", err)
@@ -44,7 +49,7 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 		url = p.StartURL
 	}
 	s := &start{url: url, profile: p}
-	if url != "" && (p == nil || !p.UsesDemoSite()) {
+	if url != "" && !onDemo && (p == nil || !p.UsesDemoSite()) {
 		return s, nil
 	}
 	site, err := startDemoSite(log)
@@ -57,6 +62,9 @@ func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *check
 			site.stop()
 			return nil, err
 		}
+	}
+	if onDemo {
+		s.url = site.URL + "/" + strings.TrimPrefix(demoPath, "/")
 	}
 	if s.url == "" {
 		s.url = site.URL + demoStartPath
