@@ -143,7 +143,7 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  PressKey,
 		Title: "Press key",
-		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) with real key events, on ref (focused first) or on what has focus; returns a fresh snapshot. " +
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) on ref (focused first) or on what has focus; returns a fresh snapshot. " +
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
 			" When: a search box with no button, closing a popup, shortcuts." +
@@ -183,14 +183,14 @@ var catalog = []tool{
 	}, (*Session).complete, (*Session).completeArgsInvalid),
 	optIn(CapWait, newAction(Definition{
 		Name:  WaitFor,
-		Title: "Wait for the page",
+		Title: "Wait",
 		Description: "Wait until text appears, text_gone goes, ref_gone's element goes, or seconds pass (timeout default 10, max 30); returns a fresh snapshot. " +
 			refsDie +
 			" When: content that comes late." +
-			" Patterns: 1) Click Search, then text=\"results\". 2) ref_gone with a spinner's ref." +
+			" Patterns: 1) After Search, text=\"results\". 2) ref_gone with a spinner's ref." +
 			" Errors: ref_invalid, timeout, invalid_params, action_failed." +
 			` Example: {"text":"Order confirmed"} → success⏎"Order confirmed" appeared.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number","maximum":30},"timeout":{"type":"number","maximum":30,"default":10}}}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number"},"timeout":{"type":"number","maximum":30,"default":10}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -200,7 +200,7 @@ var catalog = []tool{
 		Title: "Hover",
 		Description: "Move the mouse over an element by ref; returns a fresh snapshot with what opened on hover. " +
 			refsDie +
-			" When: menus or controls that show only on hover." +
+			" When: hover menus, tooltips." +
 			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout." +
 			` Example: {"ref":"@e6"} → success⏎Hovered …⏎@e12 menuitem "Sign out"`,
@@ -211,10 +211,10 @@ var catalog = []tool{
 	optIn(CapUpload, newAction(Definition{
 		Name:  Upload,
 		Title: "Upload files",
-		Description: "Give files to a file input, or a button that opens a file chooser, by ref; returns a fresh snapshot. " +
+		Description: "Give files to a file input or file-chooser button by ref; returns a fresh snapshot. " +
 			refsDie +
 			" paths: files in the server's upload directory." +
-			" When: attach or \"Choose file\" controls." +
+			" When: file uploads." +
 			" Patterns: 1) Upload, then Submit. 2) invalid_params says why a path was refused." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave @e8 … cv.pdf.⏎page …`,
@@ -225,11 +225,11 @@ var catalog = []tool{
 	}, (*Session).upload)),
 	optIn(CapDrag, newAction(Definition{
 		Name:  Drag,
-		Title: "Drag and drop",
-		Description: "Drag one element onto another by refs (HTML5 drag and drop, sortable lists); returns a fresh snapshot. " +
+		Title: "Drag",
+		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
 			refsDie +
 			" When: reordering lists, drop zones." +
-			" Patterns: 1) Drag an item onto the one whose place it takes. 2) Scroll first until both show." +
+			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged @e4 …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),

@@ -188,7 +188,7 @@ func TestInputSchemas(t *testing.T) {
 		{RequestApproval, `{"action":"x","reason":"y","ref":"@e1","verb":"press"}`},
 		{RequestApproval, `{"action":"x","reason":"y","ref":"e1"}`},
 		{PressKey, `{"ref":"@e1"}`},
-		{WaitFor, `{"seconds":31}`},
+		{WaitFor, `{"text":"a","timeout":31}`},
 		{Hover, `{}`},
 		{Upload, `{"ref":"@e1","paths":[]}`},
 		{Upload, `{"ref":"@e1"}`},
