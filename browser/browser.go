@@ -37,6 +37,12 @@ type Options struct {
 	// UserDataDir is the profile to use; empty makes a fresh one that Close
 	// removes.
 	UserDataDir string
+	// DefaultContext opens tabs in the browser's default context, the one
+	// of the profile (UserDataDir) or of the browser connected to, so that
+	// its cookies and logins apply, instead of each in an isolated context
+	// of its own. Tabs there would share one login, so only one may be open
+	// at a time: NewTab reports ErrContextBusy while another is.
+	DefaultContext bool
 	// ViewportWidth and ViewportHeight size every tab (default 1280×720).
 	ViewportWidth, ViewportHeight int
 	// NoSandbox turns off Chromium's sandbox. It is always off when the
@@ -59,6 +65,9 @@ var (
 	// ErrBrowserGone means that the browser process died or the connection
 	// to it was lost; Tab.Recover relaunches or reconnects.
 	ErrBrowserGone = errors.New("the browser is gone")
+	// ErrContextBusy means that Options.DefaultContext is set and a tab is
+	// open already.
+	ErrContextBusy = errors.New("the browser's default context already has a tab open")
 )
 
 const (
@@ -87,6 +96,9 @@ type Browser struct {
 	gen    uint64 // counts (re)launches; a tab of an older one is gone
 	sess   *session
 	tabs   map[*Tab]struct{}
+	// defaultTaken says that a tab holds the default context
+	// (Options.DefaultContext), or is being opened there.
+	defaultTaken bool
 }
 
 // session is one run of a browser process or one connection to a browser.
@@ -153,21 +165,10 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first call on root binds the browser's life to root, so it runs
-	// on root, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() {
+	err := firstRun(ctx, cancel, func() error {
 		_, err := chromedp.Targets(root)
-		errc <- err
-	}()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		err = ctx.Err()
-	}
+		return err
+	})
 	if err != nil {
 		cancel()
 		allocCancel()
@@ -175,6 +176,23 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	}
 	b.log.Debug("browser started", "how", what)
 	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
+}
+
+// firstRun runs run, the first call on a chromedp context, which binds the
+// life of the browser or target to that context, so it cannot run under
+// ctx: ctx bounds it from outside, and cancel ends the chromedp context when
+// ctx ends first.
+func firstRun(ctx context.Context, cancel context.CancelFunc, run func() error) error {
+	errc := make(chan error, 1)
+	go func() { errc <- run() }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		cancel()
+		<-errc
+		return ctx.Err()
+	}
 }
 
 // stop ends a session: it closes a launched browser (gracefully if it is
@@ -293,11 +311,22 @@ func (b *Browser) Close() error {
 	return errors.Join(errs...)
 }
 
-// NewTab opens a tab in a new isolated browser context, with the viewport
-// of the Options. ctx bounds the opening only.
+// NewTab opens a tab in a new isolated browser context (in the default
+// context with Options.DefaultContext), with the viewport of the Options.
+// ctx bounds the opening only.
 func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 	t := &Tab{b: b, log: b.log}
+	if b.opts.DefaultContext {
+		b.mu.Lock()
+		taken := b.defaultTaken
+		b.defaultTaken = true
+		b.mu.Unlock()
+		if taken {
+			return nil, fmt.Errorf("new tab: %w", ErrContextBusy)
+		}
+	}
 	if err := t.open(ctx, ""); err != nil {
+		b.forget(t)
 		return nil, fmt.Errorf("new tab: %w", err)
 	}
 	b.mu.Lock()
@@ -315,6 +344,10 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 func (b *Browser) forget(t *Tab) {
 	b.mu.Lock()
 	delete(b.tabs, t)
+	if b.opts.DefaultContext {
+		// At most one tab lives there, and it is t.
+		b.defaultTaken = false
+	}
 	b.mu.Unlock()
 }
 

@@ -151,11 +151,22 @@ func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out an
 // server's own watching must not give the page a user activation it would
 // not otherwise have.
 func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+	expr, err := applyJS(fn, args...)
+	if err != nil {
+		return err
+	}
+	return t.Evaluate(ctx, expr, out)
+}
+
+// applyJS is the expression that applies the page script fn to args, with
+// the window as this; the arguments travel JSON-encoded beside the
+// function, never inside its body.
+func applyJS(fn string, args ...any) (string, error) {
 	list, err := json.Marshal(append([]any{}, args...))
 	if err != nil {
-		return fmt.Errorf("encoding a page script's arguments: %w", err)
+		return "", fmt.Errorf("encoding a page script's arguments: %w", err)
 	}
-	return t.Evaluate(ctx, "("+fn+").apply(globalThis, "+string(list)+")", out)
+	return "(" + fn + ").apply(globalThis, " + string(list) + ")", nil
 }
 
 // Evaluate runs a JavaScript expression in the main frame, awaiting a
@@ -163,6 +174,13 @@ func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) err
 func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
+	return evaluate(c, expr, out)
+}
+
+// evaluate runs a JavaScript expression in the main frame of the target of
+// the chromedp context c, awaiting a promise, and decodes its JSON result
+// into out (which may be nil).
+func evaluate(c context.Context, expr string, out any) error {
 	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{
 		"expression": expr, "returnByValue": true, "awaitPromise": true,
 	})

@@ -37,3 +37,14 @@ func BrowserContextsForTest(ctx context.Context, b *Browser) ([]cdp.BrowserConte
 	res, err := chromedp.CallBrowser(c, target.GetBrowserContexts, cdp.Empty{})
 	return res.BrowserContextIDs, err
 }
+
+// ClosePageForTest closes the tab's page from outside, as a person closing
+// its window does.
+func ClosePageForTest(ctx context.Context, t *Tab) error {
+	p, s, _ := t.context()
+	c, cancel := within(ctx, s.root, defaultCallTimeout)
+	defer cancel()
+	id := chromedp.FromContext(p.ctx).Target.TargetID
+	_, err := chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+	return err
+}

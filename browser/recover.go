@@ -53,7 +53,8 @@ func (t *Tab) fail(op string, err error) error {
 // last URL. When the browser died, it relaunches it (or reconnects) first,
 // in a new browser context, and restarted is true; when only the renderer
 // crashed, the new page opens in the tab's browser context, which keeps
-// cookies and storage. It works on a live tab too, replacing a hung page.
+// cookies and storage; a storage state the tab loaded is loaded again into
+// a new context. It works on a live tab too, replacing a hung page.
 // lastURL is where the page was; err reports a failure to reopen, or to
 // load lastURL (the tab is usable then, and URL still says lastURL).
 func (t *Tab) Recover(ctx context.Context) (restarted bool, lastURL string, err error) {
@@ -84,6 +85,14 @@ func (t *Tab) Recover(ctx context.Context) (restarted bool, lastURL string, err 
 
 	if err := t.open(ctx, lastURL); err != nil {
 		return restarted, lastURL, fmt.Errorf("recover: %w", err)
+	}
+	t.mu.Lock()
+	loaded := t.loaded
+	t.mu.Unlock()
+	if restarted && loaded != nil {
+		if err := t.LoadStorageState(ctx, *loaded); err != nil {
+			return restarted, lastURL, fmt.Errorf("recover: %w", err)
+		}
 	}
 	t.log.Info("tab recovered", "restarted", restarted, "url", lastURL)
 	if lastURL == "" || lastURL == "about:blank" {

@@ -47,6 +47,11 @@ var (
 	//go:embed js/waitFirstChange.js
 	waitFirstChangeJS string
 
+	// waitReadyQuietSrc waits for the document to be interactive, then
+	// quiet; waitReadyQuietJS is it with the quiet watch it needs.
+	//go:embed js/waitReadyQuiet.js
+	waitReadyQuietSrc string
+
 	// waitQuietJS waits until the watched page has been quiet.
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
@@ -58,8 +63,21 @@ var (
 	// waitForJS waits for text to appear or go, or for a node to go.
 	//go:embed js/waitFor.js
 	waitForJS string
+
+	// setLocalStorageJS writes localStorage items for LoadStorageState.
+	//go:embed js/setLocalStorage.js
+	setLocalStorageJS string
+
+	// readLocalStorageJS reads localStorage for StorageState.
+	//go:embed js/readLocalStorage.js
+	readLocalStorageJS string
 )
 
 // armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.
 var armAndWaitQuietJS = "function armAndWaitQuiet(quiet, cap) {\n(" + armQuietWatchJS + ").call(this);\n" +
 	"return (" + waitQuietJS + ").call(this, quiet, cap);\n}"
+
+// waitReadyQuietJS is waitReadyQuiet given the quiet watch as its third
+// argument.
+var waitReadyQuietJS = "function waitReadyQuietArmed(quiet, cap) {\nreturn (" + waitReadyQuietSrc + ").call(this, quiet, cap, " +
+	armAndWaitQuietJS + ");\n}"

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
 
@@ -38,12 +39,25 @@ type Tab struct {
 	closed bool
 	gen    uint64               // the browser generation of bctx and pg
 	sess   *session             // the browser session of bctx and pg
-	bctx   cdp.BrowserContextID // the tab's browser context
-	pg     *tabPage
+	bctx   cdp.BrowserContextID // the tab's browser context; "" is the default one
+	pg     *tabPage             // the current page, one of pages
+	pages  pageSet              // every page of the tab (pages.go)
+
+	// origins are the origins the tab's pages visited.
+	origins origins
+	// loaded is the storage state LoadStorageState last loaded, loaded again
+	// when Recover has to open a new browser context.
+	loaded *StorageState
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
 type tabPage struct {
+	t *Tab
+	// id is the target; opener the page that opened it, if one did.
+	id, opener target.ID
+	// info is what the browser says of the target (under t.mu).
+	info pageInfo
+
 	// ctx is the chromedp context of the target; cancel closes the target.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -52,6 +66,9 @@ type tabPage struct {
 	// ends when the browser dies. Every call runs under it.
 	live context.Context
 	kill context.CancelCauseFunc
+
+	// origins is the tab's set of visited origins.
+	origins *origins
 
 	mu        sync.Mutex
 	url       string
@@ -76,13 +93,13 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 		bctx = ""
 	}
 	t.mu.Unlock()
-	created := bctx == ""
+	created := bctx == "" && !t.b.opts.DefaultContext
 	if created {
 		if bctx, err = t.b.createContext(ctx, s); err != nil {
 			return err
 		}
 	}
-	p, err := t.openPage(ctx, s, bctx)
+	p, err := t.openPage(ctx, s, bctx, "")
 	if err != nil {
 		if created {
 			_ = t.b.disposeContext(s, bctx)
@@ -93,19 +110,21 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 		p.setURL(lastURL, "")
 	}
 	t.mu.Lock()
-	t.gen, t.sess, t.bctx, t.pg = gen, s, bctx, p
+	t.gen, t.sess, t.bctx = gen, s, bctx
+	t.replaceCurrent(p, created)
 	t.mu.Unlock()
 	return nil
 }
 
-// openPage opens a target in the browser context bctx and sets its
-// viewport.
-func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID) (*tabPage, error) {
-	p := &tabPage{url: "about:blank", dialogOpened: make(chan struct{})}
-	p.ctx, p.cancel = chromedp.NewContext(s.root,
-		chromedp.WithExistingBrowserContext(bctx),
-		chromedp.WithListener(p.onEvent),
-	)
+// openPage opens a target in the browser context bctx, or attaches to the
+// existing target id (a popup), and sets it up.
+func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID) (*tabPage, error) {
+	p := &tabPage{t: t, url: "about:blank", dialogOpened: make(chan struct{}), origins: &t.origins}
+	which := chromedp.WithExistingBrowserContext(bctx)
+	if id != "" {
+		which = chromedp.WithTargetID(id)
+	}
+	p.ctx, p.cancel = chromedp.NewContext(s.root, which, chromedp.WithListener(p.onEvent))
 	p.live, p.kill = context.WithCancelCause(p.ctx)
 
 	if _, ok := ctx.Deadline(); !ok {
@@ -113,22 +132,11 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
-	// The first run on p.ctx binds the target's life to p.ctx, so it runs
-	// on p.ctx, bounded by ctx from outside.
-	errc := make(chan error, 1)
-	go func() { errc <- chromedp.Do(p.ctx) }()
-	var err error
-	select {
-	case err = <-errc:
-	case <-ctx.Done():
-		p.cancel()
-		<-errc
-		err = ctx.Err()
-	}
-	if err != nil {
+	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)
 	}
+	p.id = chromedp.FromContext(p.ctx).Target.TargetID
 
 	detached, err := chromedp.Detached(p.ctx)
 	if err != nil {
@@ -138,23 +146,32 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 	go func() {
 		select {
 		case <-detached:
-			p.kill(fmt.Errorf("%w: the target was detached", ErrTabCrashed))
+			p.kill(errPageClosed)
 		case <-p.ctx.Done():
 		}
 	}()
 
+	if err := t.setupPage(ctx, p); err != nil {
+		p.cancel()
+		return nil, err
+	}
+	return p, nil
+}
+
+// setupPage readies a page the tab opened or adopted, before anything runs
+// on it: every page of a tab, popups included, goes through here.
+func (t *Tab) setupPage(ctx context.Context, p *tabPage) error {
 	c, cancel := within(ctx, p.live, defaultCallTimeout)
 	defer cancel()
-	_, err = chromedp.Call(c, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+	_, err := chromedp.Call(c, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
 		Width:             int64(t.b.opts.ViewportWidth),
 		Height:            int64(t.b.opts.ViewportHeight),
 		DeviceScaleFactor: 1,
 	})
 	if err != nil {
-		p.cancel()
-		return nil, fmt.Errorf("setting the viewport: %w", err)
+		return fmt.Errorf("setting the viewport: %w", err)
 	}
-	return p, nil
+	return nil
 }
 
 // onEvent keeps the page's state. It runs in chromedp's event loop of the
@@ -163,14 +180,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 func (p *tabPage) onEvent(ev any) {
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
-		p.mu.Lock()
-		p.dialog = &capture.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt}
-		select {
-		case <-p.dialogOpened:
-		default:
-			close(p.dialogOpened)
-		}
-		p.mu.Unlock()
+		p.openDialog(capture.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt})
 	case *page.EventJavascriptDialogClosed:
 		p.clearDialog()
 	case *page.EventFrameNavigated:
@@ -180,6 +190,7 @@ func (p *tabPage) onEvent(ev any) {
 				u = ev.Frame.UnreachableURL
 			}
 			p.setURL(u, ev.Frame.ID)
+			p.origins.add(u)
 		}
 	case *page.EventNavigatedWithinDocument:
 		p.mu.Lock()
@@ -191,7 +202,22 @@ func (p *tabPage) onEvent(ev any) {
 		p.clearDialog()
 		p.kill(fmt.Errorf("%w: the renderer crashed", ErrTabCrashed))
 	case *inspector.EventDetached:
-		p.kill(fmt.Errorf("%w: detached: %s", ErrTabCrashed, ev.Reason))
+		p.kill(fmt.Errorf("%w (%s)", errPageClosed, ev.Reason))
+	case *target.EventTargetCreated, *target.EventTargetInfoChanged, *target.EventTargetDestroyed:
+		p.t.onTarget(ev)
+	}
+}
+
+// openDialog notes the dialog that opened. Settle notes it too, as soon as
+// it hears of it, before it returns.
+func (p *tabPage) openDialog(d capture.Dialog) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.dialog = &d
+	select {
+	case <-p.dialogOpened:
+	default:
+		close(p.dialogOpened)
 	}
 }
 
@@ -225,10 +251,12 @@ func (p *tabPage) state() (*capture.Dialog, <-chan struct{}) {
 	return &d, p.dialogOpened
 }
 
-// page returns the current page and the session it belongs to.
+// page returns the current page and the session it belongs to. A current
+// page that closed gives way to its opener or the page used last.
 func (t *Tab) page() (*tabPage, *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.leaveClosed()
 	return t.pg, t.sess
 }
 
@@ -240,6 +268,15 @@ func (t *Tab) URL() string {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.url
+}
+
+// Done returns a channel that is closed when the tab's page goes away: its
+// renderer crashed, it was closed from outside (a person closed its
+// window), or the browser died. A page that Recover opens has a channel of
+// its own.
+func (t *Tab) Done() <-chan struct{} {
+	p, _ := t.page()
+	return p.live.Done()
 }
 
 // Dialog returns the JavaScript dialog open on the page, or nil.
@@ -291,10 +328,14 @@ func (t *Tab) Close() error {
 	}
 	t.closed = true
 	p, s, bctx := t.pg, t.sess, t.bctx
+	others := t.pages.attached(p)
 	t.mu.Unlock()
 	t.b.forget(t)
 	if p == nil {
 		return nil
+	}
+	for _, o := range others {
+		go o.cancel()
 	}
 	p.cancel()
 	if err := t.b.disposeContext(s, bctx); err != nil {

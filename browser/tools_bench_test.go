@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
 )
 
 // The tool benchmarks live here, beside the raw protocol they are measured
@@ -289,4 +290,69 @@ func measuredWait(b *testing.B, tab *browser.Tab) time.Duration {
 		b.Fatal(err)
 	}
 	return settled - time.Since(start)
+}
+
+// BenchmarkClickToNewPage measures a click on a link to a new page, from the
+// call to the result's snapshot, beside the floor: the raw click, a wait for
+// the new document's DOMContentLoaded, and the raw snapshot calls. One new
+// page holds an image that takes 6 s, the other none: the tool waits for
+// neither the image nor the load event, only for the document to be
+// interactive and quiet.
+func BenchmarkClickToNewPage(b *testing.B) {
+	site := browsertest.Site(b)
+	tab := browsertest.Tab(b)
+	s := tools.NewSession(tab, tools.Config{})
+	for _, bc := range []struct{ name, link string }{
+		{"slow-subresource", "Slow page"},
+		{"plain", "Plain page"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			var r ratioReport
+			for b.Loop() {
+				b.StopTimer()
+				if err := tab.Navigate(b.Context(), site+"/variants/links"); err != nil {
+					b.Fatal(err)
+				}
+				link, ok := lastSnapshot(callTool(b, s, "get_snapshot", rawMap{})).Find("link", bc.link)
+				if !ok {
+					b.Fatalf("no link %q", bc.link)
+				}
+				b.StartTimer()
+				start := time.Now()
+				rawClickToNewPage(b, tab, link.BBox.X+link.BBox.Width/2, link.BBox.Y+link.BBox.Height/2)
+				rawSnapshot(b, tab)
+				r.floor += time.Since(start)
+
+				b.StopTimer()
+				if err := tab.Navigate(b.Context(), site+"/variants/links"); err != nil {
+					b.Fatal(err)
+				}
+				link, _ = lastSnapshot(callTool(b, s, "get_snapshot", rawMap{})).Find("link", bc.link)
+				b.StartTimer()
+				start = time.Now()
+				out := callTool(b, s, "browser_click", rawMap{"ref": link.Ref})
+				r.tool += time.Since(start)
+				if snap := lastSnapshot(out); snap.Page.URL == site+"/variants/links" {
+					b.Fatalf("the click stayed on %s", snap.Page.URL)
+				}
+			}
+			r.report(b)
+		})
+	}
+}
+
+// rawClickToNewPage is the floor of a click that loads a new page: the raw
+// click, then the new document's DOMContentLoaded.
+func rawClickToNewPage(b *testing.B, tab *browser.Tab, x, y float64) {
+	b.Helper()
+	c, cancel := browser.TabContextForTest(b.Context(), tab)
+	defer cancel()
+	ready := chromedp.Events(c, page.DomContentEventFired)
+	rawClick(b, tab, x, y)
+	for _, err := range ready {
+		if err != nil {
+			b.Fatal(err)
+		}
+		break
+	}
 }

@@ -131,18 +131,20 @@ func (s *Session) settleScroll(ctx context.Context, limit time.Duration, input f
 	return s.wait(ctx, limit, input, done, true)
 }
 
-// wait runs the input within limit and waits for what it started; the
-// result's capture is taken while the page settles and kept if nothing
-// changed meanwhile (after the first change, for a scroll).
+// wait runs the input within limit and waits for what it started: a
+// navigation within the navigation timeout, a page in place within limit.
+// The result's capture is taken while the page settles in place and kept if
+// nothing changed meanwhile (after the first change, for a scroll).
 func (s *Session) wait(ctx context.Context, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
+	ctx, cancel := context.WithTimeout(ctx, limit+s.config.NavigationTimeout)
 	defer cancel()
 	out, err := s.tab.Settle(ctx, input, browser.Wait{
-		Quiet: s.config.Quiet, Limit: limit, Capture: &s.config.Capture, FirstChange: scroll})
+		Quiet: s.config.Quiet, Limit: limit, Navigation: s.config.NavigationTimeout,
+		Capture: &s.config.Capture, FirstChange: scroll})
 	// A capture taken while the page settled, and still true at the end of
 	// the quiet window, serves as the result's snapshot.
 	s.settled = out.Capture
-	msg := done
+	msg := done + s.pagesNote(out)
 	for _, a := range out.Alerts {
 		msg += fmt.Sprintf(" The page showed an alert, which was accepted: %q.", a)
 	}
@@ -151,11 +153,39 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return "", fail(Timeout, "%s But the page did not settle within %s (it may be busy or still loading): %v", done, limit, err)
+			return "", fail(Timeout, "%s But %v. The page may be busy or unreachable; the snapshot shows where it is.", strings.TrimSpace(msg), err)
 		}
 		return "", err
 	}
-	return msg, nil
+	if out.Loading {
+		msg += " " + stillLoading
+	}
+	return strings.TrimSpace(msg), nil
+}
+
+// stillLoading is what the agent hears when a new page is there but its
+// images or scripts still load.
+const stillLoading = "The page is still loading (images or scripts); what is shown may change."
+
+// pagesNote says that the action opened a page or closed the current one,
+// and which page the session is on now.
+func (s *Session) pagesNote(out browser.Outcome) string {
+	switch {
+	case out.Opened != nil:
+		return fmt.Sprintf(" Opened a new tab: %q %s; %s.", out.Opened.Title, out.Opened.URL, tabCount(len(s.tab.Pages())))
+	case out.Closed != nil:
+		cur := s.tab.Current()
+		return fmt.Sprintf(" The page %s closed; back on %q %s; %s.", out.Closed.URL, cur.Title, cur.URL, tabCount(len(s.tab.Pages())))
+	}
+	return ""
+}
+
+// tabCount says how many tabs the session has.
+func tabCount(n int) string {
+	if n == 1 {
+		return "1 tab"
+	}
+	return fmt.Sprintf("%d tabs", n)
 }
 
 // answerDialog answers the open JavaScript dialog with the synthetic button

@@ -59,7 +59,7 @@ const (
 	refProperty    = `"ref":{"type":"string","pattern":"^@e\\d+$","description":"Element ref from the newest snapshot, e.g. @e5"}`
 	// refShort is refProperty for the tools added later, whose
 	// descriptions say what a ref is: fewer tokens in tools/list.
-	refShort = `"ref":{"type":"string","pattern":"^@e\\d+$"}`
+	refShort = `"ref":{"type":"string"}`
 )
 
 // catalog is every tool, in the order an agent meets them and tools/list
@@ -141,12 +141,26 @@ var catalog = []tool{
 		OpenWorld:    true,
 	}, (*Session).scroll),
 	newAction(Definition{
+		Name:  Navigate,
+		Title: "Navigate",
+		Description: "Open a URL in this tab, or go back, forward or reload; waits until the page is interactive; returns a fresh snapshot. " +
+			refsDie +
+			" url (absolute or relative) or action, not both; the URL policy may refuse it; a checkpoint may ask a human." +
+			" When: to start, or leave a dead end." +
+			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
+			" Errors: action_failed, timeout, human_rejected, invalid_params." +
+			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).navigate),
+	newAction(Definition{
 		Name:  PressKey,
 		Title: "Press key",
 		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) on ref (focused first) or on what has focus; returns a fresh snapshot. " +
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
-			" When: a search box with no button, closing a popup, shortcuts." +
+			" When: search boxes without a button, popups, shortcuts." +
 			" Patterns: 1) Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on …⏎page …`,
@@ -181,15 +195,29 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).complete, (*Session).completeArgsInvalid),
+	optIn(CapTabs, newAction(Definition{
+		Name:  Tabs,
+		Title: "Tabs",
+		Description: "List, switch, close or open the session's tabs; answers with the tab list and a fresh snapshot. " +
+			refsDie +
+			" New tabs and popups become current; closing one returns to its opener." +
+			" When: back to a tab you left, or closing one." +
+			" Patterns: 1) list, then select an index. 2) close a finished popup." +
+			" Errors: invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["action"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).tabs)),
 	optIn(CapWait, newAction(Definition{
 		Name:  WaitFor,
 		Title: "Wait",
-		Description: "Wait until text appears, text_gone goes, ref_gone's element goes, or seconds pass (timeout default 10, max 30); returns a fresh snapshot. " +
+		Description: "Wait until text appears, text_gone goes, ref_gone's element goes, or seconds pass (at most 30); returns a fresh snapshot. " +
 			refsDie +
 			" When: content that comes late." +
 			" Patterns: 1) After Search, text=\"results\". 2) ref_gone with a spinner's ref." +
 			" Errors: ref_invalid, timeout, invalid_params, action_failed." +
-			` Example: {"text":"Order confirmed"} → success⏎"Order confirmed" appeared.⏎page …`,
+			` Example: {"text":"Done"} → success⏎"Done" appeared.⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number"},"timeout":{"type":"number","maximum":30,"default":10}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
@@ -198,7 +226,7 @@ var catalog = []tool{
 	optIn(CapHover, newAction(Definition{
 		Name:  Hover,
 		Title: "Hover",
-		Description: "Move the mouse over an element by ref; returns a fresh snapshot with what opened on hover. " +
+		Description: "Hover over an element by ref; returns a fresh snapshot. " +
 			refsDie +
 			" When: hover menus, tooltips." +
 			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
@@ -213,12 +241,12 @@ var catalog = []tool{
 		Title: "Upload files",
 		Description: "Give files to a file input or file-chooser button by ref; returns a fresh snapshot. " +
 			refsDie +
-			" paths: files in the server's upload directory." +
+			" paths: files in the upload directory." +
 			" When: file uploads." +
-			" Patterns: 1) Upload, then Submit. 2) invalid_params says why a path was refused." +
+			" Patterns: 1) Upload, then Submit. 2) invalid_params: read why." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave @e8 … cv.pdf.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"},"minItems":1}},"required":["ref","paths"]}`),
+			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave … cv.pdf.⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"}}},"required":["ref","paths"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -228,10 +256,10 @@ var catalog = []tool{
 		Title: "Drag",
 		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
 			refsDie +
-			" When: reordering lists, drop zones." +
+			" When: reordering, drop zones." +
 			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
-			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged @e4 …⏎page …`,
+			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,

@@ -26,7 +26,7 @@ func resolveSchema(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
 }
 
 func TestDefinitionsFor(t *testing.T) {
-	defaults := []string{GetSnapshot, Click, Fill, Select, Scroll, PressKey, RequestApproval, CompleteTask}
+	defaults := []string{GetSnapshot, Click, Fill, Select, Scroll, Navigate, PressKey, RequestApproval, CompleteTask}
 	tests := []struct {
 		caps    []string
 		want    []string
@@ -35,7 +35,8 @@ func TestDefinitionsFor(t *testing.T) {
 		{nil, defaults, ""},
 		{[]string{CapWait}, append(slices.Clone(defaults), WaitFor), ""},
 		{[]string{"drag", " Hover "}, append(slices.Clone(defaults), Hover, Drag), ""},
-		{[]string{CapAll}, append(slices.Clone(defaults), WaitFor, Hover, Upload, Drag), ""},
+		{[]string{CapAll}, append(slices.Clone(defaults), Tabs, WaitFor, Hover, Upload, Drag), ""},
+		{[]string{CapTabs}, append(slices.Clone(defaults), Tabs), ""},
 		{[]string{CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`},
 	}
 	for _, tc := range tests {
@@ -54,9 +55,6 @@ func TestDefinitionsFor(t *testing.T) {
 			for _, d := range defs {
 				names = append(names, d.Name)
 			}
-			// h2's tools are in the catalog too when merged: compare
-			// only the tools this test knows.
-			names = slices.DeleteFunc(names, func(n string) bool { return n == Navigate || n == Tabs })
 			if !slices.Equal(names, tc.want) {
 				t.Errorf("tools = %v, want %v", names, tc.want)
 			}
@@ -93,6 +91,9 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 		Scroll:  {ElementDisabled, ElementObscured, HumanRejected},
 		WaitFor: {ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
 		Hover:   {HumanRejected},
+		// navigate and tabs act on no element.
+		Navigate: {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
+		Tabs:     {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
 	}
 	for _, d := range allDefinitions(t) {
 		t.Run(d.Name, func(t *testing.T) {
@@ -170,6 +171,11 @@ func TestInputSchemas(t *testing.T) {
 		{Hover, `{"ref":"@e1"}`},
 		{Upload, `{"ref":"@e1","paths":["a.txt","b/c.pdf"]}`},
 		{Drag, `{"from_ref":"@e1","to_ref":"@e2"}`},
+		{Navigate, `{"url":"/help"}`},
+		{Navigate, `{"action":"back"}`},
+		{Tabs, `{"action":"list"}`},
+		{Tabs, `{"action":"close","index":1}`},
+		{Tabs, `{"action":"new","url":"https://example.com/"}`},
 	}
 	invalid := []struct {
 		tool string
@@ -190,9 +196,11 @@ func TestInputSchemas(t *testing.T) {
 		{PressKey, `{"ref":"@e1"}`},
 		{WaitFor, `{"text":"a","timeout":31}`},
 		{Hover, `{}`},
-		{Upload, `{"ref":"@e1","paths":[]}`},
 		{Upload, `{"ref":"@e1"}`},
 		{Drag, `{"from_ref":"@e1"}`},
+		{Navigate, `{"action":"home"}`},
+		{Tabs, `{}`},
+		{Tabs, `{"action":"select","index":-1}`},
 	}
 	check := func(tool, args string, wantOK bool) {
 		t.Helper()

@@ -80,6 +80,23 @@ func start(ctx context.Context, members []*member, cfg Config) *Manager {
 	ctx, stop := context.WithCancel(ctx)
 	m := &Manager{config: cfg.withDefaults(), started: make(chan struct{}), stop: stop, members: members}
 	m.life, m.endLife = context.WithCancel(context.WithoutCancel(ctx))
+	if members[0].opts.DefaultContext {
+		m.oneSession = "--cdp-default-context"
+		if members[0].opts.UserDataDir != "" {
+			m.oneSession = "--user-data-dir"
+		}
+	}
+	if path := m.config.StorageState; path != "" {
+		st, err := browser.ReadStorageStateFile(path)
+		if err != nil {
+			m.err = err
+			close(m.started)
+			return m
+		}
+		m.storage = &st
+		m.config.Logger.Info("storage state to load into every session", "file", path,
+			"cookies", len(st.Cookies), "origins", len(st.Origins))
+	}
 	go func() {
 		defer close(m.started)
 		errs := make([]error, len(members))
@@ -261,7 +278,14 @@ func (s *Session) move(ctx context.Context) string {
 	}
 	s.tab, s.home = tab, &home{h.m, mb}
 	s.log.Warn("browser pool: session moved", "from", from, "to", mb.name())
-	msg := fmt.Sprintf("The browser at %s went away; this session moved to the browser at %s, in a fresh context (cookies and storage of the old one are lost). Every ref from earlier snapshots is invalid.", from, mb.name())
+	lost := "cookies and storage of the old one are lost"
+	if h.m.storage != nil {
+		lost = "the --storage-state login loaded again; what the old one added is lost"
+		if err := tab.LoadStorageState(ctx, *h.m.storage); err != nil {
+			lost = fmt.Sprintf("loading the --storage-state login into it failed: %v", err)
+		}
+	}
+	msg := fmt.Sprintf("The browser at %s went away; this session moved to the browser at %s, in a fresh context (%s). Every ref from earlier snapshots is invalid.", from, mb.name(), lost)
 	if url == "" || url == "about:blank" {
 		return msg + " Read the new snapshot before acting."
 	}

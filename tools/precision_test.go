@@ -86,7 +86,7 @@ func TestDefaultPolicyPrecision(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		whole, err := h.s.page(ctx, false)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s: %v", page, err)
 		}
 		var gated, free, got []string
 		for _, e := range h.snap(false).Elements {

@@ -98,6 +98,11 @@ type Manager struct {
 	err     error
 	// stop abandons a start under way.
 	stop context.CancelFunc
+	// storage is the parsed Config.StorageState, nil when there is none.
+	storage *browser.StorageState
+	// oneSession names the flag that limits the browser to one session at a
+	// time (its default context holds one tab), or is "".
+	oneSession string
 
 	// life ends when the Manager closes; pool endpoints are retried
 	// under it, by goroutines that retries waits for.
@@ -113,7 +118,8 @@ type Manager struct {
 // StartManager starts launching or connecting to a browser as opts say and
 // returns at once; sessions wait for the browser. A server starts the
 // browser this way while its client connects, rather than after. ctx bounds
-// the start only.
+// the start only. A storage-state file that cannot be read fails the start
+// (Started reports it) before any browser starts.
 // With cfg.BrowserPool set it starts a pool instead (StartPool).
 func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
 	if len(cfg.BrowserPool) > 0 {
@@ -174,11 +180,21 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	tab, mb, err := m.openTab(ctx, nil)
+	if errors.Is(err, browser.ErrContextBusy) {
+		return nil, fmt.Errorf("%s allows one session at a time; another session is open, and this one was not "+
+			"opened: end the other (close its MCP client) or wait until it idles out, then try again (%w)", m.oneSession, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
 	s := NewSession(tab, m.config, opts...)
 	s.home = &home{m, mb}
+	if m.storage != nil {
+		if err := tab.LoadStorageState(ctx, *m.storage); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("new session: load the storage state %s: %w", m.config.StorageState, err)
+		}
+	}
 	if m.config.StartURL != "" {
 		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
 			s.Close()

@@ -129,6 +129,7 @@ type browserFlags struct {
 	path, cdp, userDataDir string
 	pool                   listFlag
 	headed, noSandbox      bool
+	cdpDefaultContext      bool
 	viewport               string
 }
 
@@ -138,7 +139,8 @@ func addBrowserFlags(fs *flag.FlagSet) *browserFlags {
 	fs.StringVar(&b.path, "browser-path", "", "the Chromium or Chrome `binary` (default: $CHROME_PATH, then the usual places)")
 	fs.StringVar(&b.cdp, "cdp-endpoint", "", "connect to a running browser at this DevTools `endpoint` (ws://… or http://host:port) instead of launching one")
 	fs.BoolVar(&b.headed, "headed", false, "show the browser window")
-	fs.StringVar(&b.userDataDir, "user-data-dir", "", "the browser profile `dir` to use (default: a fresh one, removed at exit)")
+	fs.BoolVar(&b.cdpDefaultContext, "cdp-default-context", false, "with --cdp-endpoint: open the session in the browser's own context, with its cookies and logins, instead of an isolated one (one session at a time)")
+	fs.StringVar(&b.userDataDir, "user-data-dir", "", "the browser profile `dir` to use, with its cookies and logins (one session at a time; default: a fresh profile, removed at exit, with isolated sessions)")
 	fs.BoolVar(&b.noSandbox, "no-sandbox", false, "turn off Chromium's sandbox (always off when running as root)")
 	fs.StringVar(&b.viewport, "viewport", "1280x720", "the viewport size, `WxH`")
 	fs.Var(&b.pool, "browser-pool", "open each session on the least-loaded of these remote DevTools `endpoints` (ws://… or http://host:port), comma-separated, or a file naming one per line; a dead endpoint's sessions move to another")
@@ -151,11 +153,15 @@ func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
 	if err != nil {
 		return browser.Options{}, err
 	}
+	if b.cdpDefaultContext && b.cdp == "" {
+		return browser.Options{}, errors.New("--cdp-default-context needs --cdp-endpoint")
+	}
 	return browser.Options{
 		Path:           b.path,
 		CDPEndpoint:    b.cdp,
 		Headed:         b.headed,
 		UserDataDir:    b.userDataDir,
+		DefaultContext: b.userDataDir != "" || b.cdpDefaultContext,
 		ViewportWidth:  w,
 		ViewportHeight: h,
 		NoSandbox:      b.noSandbox,
@@ -275,6 +281,13 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		// Fail at start, not at the agent's first upload.
 		if info, err := os.Stat(t.uploadDir); err != nil || !info.IsDir() {
 			return tools.Config{}, fmt.Errorf("--upload-dir %q: not a directory this process can read", t.uploadDir)
+		}
+	}
+	if t.storageState != "" {
+		// A file that cannot be used is refused now, before anything starts,
+		// not when the first session opens.
+		if _, err := browser.ReadStorageStateFile(t.storageState); err != nil {
+			return tools.Config{}, fmt.Errorf("--storage-state: %w", err)
 		}
 	}
 	cfg := tools.Config{

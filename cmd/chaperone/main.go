@@ -5,6 +5,7 @@
 //
 //	chaperone serve [flags]             serve the tools over stdio, or HTTP with --http
 //	chaperone snapshot [URL] [flags]    print what the agent sees of a page
+//	chaperone login URL --save FILE     sign in by hand and save the login
 //	chaperone run --goal TEXT [flags]   drive a task unattended with Claude
 //	chaperone demo [flags]              run the cancellation demo on the built-in site
 //	chaperone replay SCRIPT [flags]     perform a successful run's script.json again
@@ -30,6 +31,11 @@ import (
 )
 
 func main() {
+	// An MCP client that leaves closes our stderr too: the log lines of the
+	// shutdown that follows must not kill the process (Go's default for a
+	// broken stderr) before it closes the browser, which flushes a
+	// persistent profile's cookies and leaves no Chromium behind.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], &env{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv,
 		terminal: isTerminal(os.Stdin)})
@@ -71,6 +77,7 @@ func commands() []command {
 	return []command{
 		{"serve", "serve the browser tools over MCP (stdio, or HTTP with --http)", serveCmd},
 		{"snapshot", "print what the agent sees of a page (the demo site without a URL)", snapshotCmd},
+		{"login", "open a browser for you to sign in to a site, and save the login for --storage-state", loginCmd},
 		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
 		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
 		{"replay", "perform a successful run's script again, calling the model only for a step that does not replay", replayCmd},

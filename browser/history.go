@@ -1,0 +1,77 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// The navigations an agent asks for. Each only starts the navigation: run it
+// under Settle, which follows it until the new document is ready.
+
+// ErrNoHistory is returned by HistoryEntry when the page has no entry that
+// way.
+var ErrNoHistory = errors.New("no page in that direction of the history")
+
+// HistoryEntry is one entry of a page's session history.
+type HistoryEntry struct {
+	ID         int64
+	URL, Title string
+}
+
+// Go starts loading url in the current page. It fails when the browser
+// refuses the navigation or the network fails it (the error says how, e.g.
+// net::ERR_CONNECTION_REFUSED).
+func (t *Tab) Go(ctx context.Context, url string) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, page.Navigate, page.NavigateParams{URL: url})
+	switch {
+	case err != nil:
+		return t.fail("navigating to "+url, err)
+	case res.ErrorText != "":
+		return fmt.Errorf("navigating to %s: %s", url, res.ErrorText)
+	}
+	return nil
+}
+
+// HistoryEntry returns the entry delta steps from the current one in the
+// page's history (-1 is back, 1 forward), or ErrNoHistory.
+func (t *Tab) HistoryEntry(ctx context.Context, delta int) (HistoryEntry, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	h, err := chromedp.Call(c, page.GetNavigationHistory, cdp.Empty{})
+	if err != nil {
+		return HistoryEntry{}, t.fail("reading the history", err)
+	}
+	i := h.CurrentIndex + int64(delta)
+	if i < 0 || i >= int64(len(h.Entries)) || h.Entries[i] == nil {
+		return HistoryEntry{}, ErrNoHistory
+	}
+	e := h.Entries[i]
+	return HistoryEntry{ID: e.ID, URL: e.URL, Title: e.Title}, nil
+}
+
+// GoToHistory starts going to the history entry id (from HistoryEntry).
+func (t *Tab) GoToHistory(ctx context.Context, id int64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: id}); err != nil {
+		return t.fail("going through the history", err)
+	}
+	return nil
+}
+
+// Reload starts reloading the current page.
+func (t *Tab) Reload(ctx context.Context) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, page.Reload, page.ReloadParams{}); err != nil {
+		return t.fail("reloading", err)
+	}
+	return nil
+}

@@ -1,0 +1,495 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// A tab's browser context may hold several pages: the one it opened, the
+// popups and new tabs its pages opened (target=_blank links, window.open,
+// forms with a target), and pages opened with OpenPage. One of them is
+// current: every call of the tab works on it. A popup an action opens
+// becomes current (Settle follows it); when the current page closes, its
+// opener, or else the page used last, becomes current.
+//
+// Each page of the session reports the targets of the browser
+// (Target.setDiscoverTargets, which chromedp turns on): a page target whose
+// opener is one of the tab's pages joins the tab at once, as a page not yet
+// attached, and is attached when it becomes current.
+
+// PageInfo describes one page of a tab.
+type PageInfo struct {
+	// Index is the page's place in Pages, in the order the pages opened.
+	Index int
+	// Title and URL are the page's, as the browser last reported them.
+	Title, URL string
+	// Current marks the page the tab works on.
+	Current bool
+}
+
+// Errors of the calls on a tab's pages.
+var (
+	// ErrNoSuchPage is returned for an index that names no page.
+	ErrNoSuchPage = errors.New("no page at that index")
+	// ErrLastPage is returned by ClosePage for the tab's only page.
+	ErrLastPage = errors.New("the tab's only page cannot be closed")
+)
+
+// errPageClosed is the cause of a page's end when its target went away
+// while its renderer had not crashed: the page closed (window.close, or
+// closed from outside). It is an ErrTabCrashed, so that a tab left without
+// any page recovers as before.
+var errPageClosed = fmt.Errorf("%w: the page was closed", ErrTabCrashed)
+
+// pageInfo is what the browser says of a page's target.
+type pageInfo struct {
+	title, url string
+	// gone is set when the target was destroyed.
+	gone bool
+	// seq orders the pages by when they joined; used by when they were
+	// last current.
+	seq, used uint64
+}
+
+// pageSet is the tab's pages, in the order they joined, and the change
+// signal that Settle waits on. It is guarded by the tab's mu.
+type pageSet struct {
+	list  []*tabPage
+	clock uint64
+	// changed is closed when a page joins, changes or goes; a new one
+	// replaces it.
+	changed chan struct{}
+}
+
+// signal wakes whoever waits for a change of the pages.
+func (s *pageSet) signal() {
+	if s.changed != nil {
+		close(s.changed)
+	}
+	s.changed = make(chan struct{})
+}
+
+// watch returns the channel closed at the next change.
+func (s *pageSet) watch() <-chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+func (s *pageSet) tick() uint64 {
+	s.clock++
+	return s.clock
+}
+
+func (s *pageSet) find(id target.ID) int {
+	if id == "" {
+		return -1
+	}
+	return slices.IndexFunc(s.list, func(p *tabPage) bool { return p.id == id })
+}
+
+// attached returns the attached pages other than but.
+func (s *pageSet) attached(but *tabPage) []*tabPage {
+	var ps []*tabPage
+	for _, p := range s.list {
+		if p != but && p.ctx != nil {
+			ps = append(ps, p)
+		}
+	}
+	return ps
+}
+
+// replaceCurrent makes p the current page in place of the one it replaces
+// (Recover's fresh page, or the tab's first page); fresh says the browser
+// context is new, which leaves no other page. t.mu is held.
+func (t *Tab) replaceCurrent(p *tabPage, fresh bool) {
+	p.info.seq = t.pages.tick()
+	p.info.used = p.info.seq
+	if fresh {
+		for _, o := range t.pages.attached(t.pg) {
+			go o.cancel()
+		}
+		t.pages.list = nil
+	}
+	if i := slices.Index(t.pages.list, t.pg); i >= 0 && t.pg != nil {
+		p.opener = t.pg.opener
+		t.pages.list[i] = p
+	} else {
+		t.pages.list = append(t.pages.list, p)
+	}
+	t.pg = p
+	t.pages.signal()
+}
+
+// onTarget follows the browser's targets: a page that one of the tab's
+// pages opened joins the tab; the title, URL and end of its pages are
+// noted. It runs in a page's event loop (every page of the tab reports
+// every target), so it must not block.
+func (t *Tab) onTarget(ev any) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	switch ev := ev.(type) {
+	case *target.EventTargetCreated:
+		in := ev.TargetInfo
+		if in == nil || in.Type != "page" || t.pages.find(in.TargetID) >= 0 || t.pages.find(in.OpenerID) < 0 {
+			return
+		}
+		seq := t.pages.tick()
+		t.pages.list = append(t.pages.list, &tabPage{t: t, id: in.TargetID, opener: in.OpenerID,
+			info: pageInfo{title: in.Title, url: in.URL, seq: seq}})
+	case *target.EventTargetInfoChanged:
+		i := t.pages.find(ev.TargetInfo.TargetID)
+		if i < 0 {
+			return
+		}
+		info := &t.pages.list[i].info
+		info.title, info.url = ev.TargetInfo.Title, ev.TargetInfo.URL
+	case *target.EventTargetDestroyed:
+		i := t.pages.find(ev.TargetID)
+		if i < 0 {
+			return
+		}
+		t.pages.list[i].info.gone = true
+	default:
+		return
+	}
+	t.pages.signal()
+}
+
+// closedPage reports whether p has closed: its target is gone, or its
+// session ended with no crash while the browser lives. t.mu is held.
+func (t *Tab) closedPage(p *tabPage) bool {
+	if p.info.gone {
+		return true
+	}
+	if p.live == nil || p.live.Err() == nil || t.sess == nil || t.sess.root.Err() != nil {
+		return false
+	}
+	cause := context.Cause(p.live)
+	return errors.Is(cause, errPageClosed)
+}
+
+// leaveClosed drops the pages that closed and, when the current page is one
+// of them, makes its opener current, or else the page used last, among the
+// attached pages. A tab with no other attached page keeps its current page,
+// dead, for Recover. t.mu is held.
+func (t *Tab) leaveClosed() {
+	if t.closed || len(t.pages.list) < 2 {
+		return
+	}
+	var keep []*tabPage
+	for _, p := range t.pages.list {
+		if !t.closedPage(p) {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == len(t.pages.list) {
+		return
+	}
+	next := t.pg
+	if !slices.Contains(keep, t.pg) {
+		next = t.successor(t.pg, keep)
+		if next == nil {
+			return
+		}
+	}
+	for _, p := range t.pages.list {
+		if !slices.Contains(keep, p) && p.ctx != nil {
+			go p.cancel()
+		}
+	}
+	t.pages.list = keep
+	if next != t.pg {
+		t.use(next)
+	}
+	t.pages.signal()
+}
+
+// successor is the attached page among pages that takes over from p: its
+// opener, or else the page used last; nil if none is attached. t.mu is held.
+func (t *Tab) successor(p *tabPage, pages []*tabPage) *tabPage {
+	var next *tabPage
+	for _, q := range pages {
+		if q == p || q.ctx == nil || t.closedPage(q) {
+			continue
+		}
+		if q.id == p.opener {
+			return q
+		}
+		if next == nil || q.info.used > next.info.used {
+			next = q
+		}
+	}
+	return next
+}
+
+// use makes an attached page current. t.mu is held.
+func (t *Tab) use(p *tabPage) {
+	t.pg = p
+	p.info.used = t.pages.tick()
+}
+
+// refreshTimeout bounds the look at the browser's targets that Pages and
+// Current take: a title changes without an event.
+const refreshTimeout = 2 * time.Second
+
+// refresh reads the titles and URLs of the tab's pages from the browser; on
+// failure the last ones reported stay.
+func (t *Tab) refresh() {
+	t.mu.Lock()
+	s := t.sess
+	t.mu.Unlock()
+	if s == nil || s.root.Err() != nil {
+		return
+	}
+	c, cancel := context.WithTimeout(s.root, refreshTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, in := range res.TargetInfos {
+		if i := t.pages.find(in.TargetID); i >= 0 {
+			info := &t.pages.list[i].info
+			info.title, info.url = in.Title, in.URL
+		}
+	}
+}
+
+// Pages lists the tab's pages, in the order they opened.
+func (t *Tab) Pages() []PageInfo {
+	t.refresh()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leaveClosed()
+	infos := make([]PageInfo, len(t.pages.list))
+	for i, p := range t.pages.list {
+		infos[i] = t.infoOf(i, p)
+	}
+	return infos
+}
+
+// infoOf describes the page p at index i. t.mu is held.
+func (t *Tab) infoOf(i int, p *tabPage) PageInfo {
+	in := PageInfo{Index: i, Title: p.info.title, URL: p.info.url, Current: p == t.pg}
+	if p.ctx != nil {
+		if u := p.currentURL(); u != "" && u != "about:blank" {
+			in.URL = u
+		}
+	}
+	return in
+}
+
+// currentURL is the page's URL as its own events say.
+func (p *tabPage) currentURL() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.url
+}
+
+// Current describes the current page.
+func (t *Tab) Current() PageInfo {
+	t.refresh()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leaveClosed()
+	return t.infoOf(slices.Index(t.pages.list, t.pg), t.pg)
+}
+
+// SwitchTo makes the page at index i (of Pages) current, attaching to it
+// first if the tab has not yet.
+func (t *Tab) SwitchTo(ctx context.Context, i int) error {
+	t.mu.Lock()
+	t.leaveClosed()
+	if i < 0 || i >= len(t.pages.list) {
+		n := len(t.pages.list)
+		t.mu.Unlock()
+		return fmt.Errorf("switching to page %d: %w (the tab has %d)", i, ErrNoSuchPage, n)
+	}
+	p := t.pages.list[i]
+	t.mu.Unlock()
+	p, err := t.attach(ctx, p)
+	if err != nil {
+		return fmt.Errorf("switching to page %d: %w", i, err)
+	}
+	t.mu.Lock()
+	t.use(p)
+	t.pages.signal()
+	t.mu.Unlock()
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, page.BringToFront, struct{}{}); err != nil {
+		return t.fail("bringing the page to the front", err)
+	}
+	return nil
+}
+
+// attach attaches to a page the tab knows of but has no session with yet
+// (a popup), sets it up, and puts it in the place of the one it stands for.
+// An attached page is returned as it is.
+func (t *Tab) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
+	t.mu.Lock()
+	s, bctx := t.sess, t.bctx
+	t.mu.Unlock()
+	if p.ctx != nil {
+		return p, nil
+	}
+	q, err := t.openPage(ctx, s, bctx, p.id)
+	if err != nil {
+		return nil, fmt.Errorf("attaching to page %s: %w", p.id, err)
+	}
+	// What committed before the attach sent no event the page heard.
+	c, cancel := within(ctx, q.live, defaultCallTimeout)
+	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	cancel()
+	if err != nil {
+		go q.cancel()
+		return nil, fmt.Errorf("attaching to page %s: %w", p.id, err)
+	}
+	if f := tree.FrameTree.Frame; f != nil {
+		q.setURL(f.URL+f.URLFragment, f.ID)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	i := t.pages.find(p.id)
+	if i < 0 {
+		// It closed meanwhile.
+		go q.cancel()
+		return nil, fmt.Errorf("attaching to page %s: %w", p.id, errPageClosed)
+	}
+	cur := t.pages.list[i]
+	q.opener, q.info = cur.opener, cur.info
+	t.pages.list[i] = q
+	if t.pg == cur {
+		t.use(q)
+	}
+	return q, nil
+}
+
+// ClosePage closes the page at index i (of Pages); closing the current
+// page makes its opener, or else the page used last, current. The tab's
+// only page cannot be closed (ErrLastPage): close the tab instead.
+func (t *Tab) ClosePage(ctx context.Context, i int) error {
+	t.mu.Lock()
+	t.leaveClosed()
+	n := len(t.pages.list)
+	if i < 0 || i >= n {
+		t.mu.Unlock()
+		return fmt.Errorf("closing page %d: %w (the tab has %d)", i, ErrNoSuchPage, n)
+	}
+	if n == 1 {
+		t.mu.Unlock()
+		return fmt.Errorf("closing page %d: %w", i, ErrLastPage)
+	}
+	p, s := t.pages.list[i], t.sess
+	var next *tabPage
+	if p == t.pg && t.successor(p, t.pages.list) == nil {
+		// Nothing attached takes over: attach the page that will.
+		next = t.pages.list[0]
+		if next == p {
+			next = t.pages.list[1]
+		}
+	}
+	t.mu.Unlock()
+	if next != nil {
+		if _, err := t.attach(ctx, next); err != nil {
+			return fmt.Errorf("closing page %d: %w", i, err)
+		}
+	}
+	t.mu.Lock()
+	attached := p.ctx != nil
+	p.info.gone = true
+	t.leaveClosed()
+	t.mu.Unlock()
+	if attached {
+		return nil // leaveClosed closed it
+	}
+	c, cancel := within(ctx, s.root, closeTimeout)
+	defer cancel()
+	if _, err := chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: p.id}); err != nil {
+		return fmt.Errorf("closing page %d: %w", i, err)
+	}
+	return nil
+}
+
+// OpenPage opens a new, blank page in the tab's browser context and makes
+// it current; Navigate or Settle with Go loads something into it.
+func (t *Tab) OpenPage(ctx context.Context) error {
+	t.mu.Lock()
+	s, bctx := t.sess, t.bctx
+	t.mu.Unlock()
+	p, err := t.openPage(ctx, s, bctx, "")
+	if err != nil {
+		return fmt.Errorf("opening a page: %w", err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p.info.seq = t.pages.tick()
+	p.info.url = "about:blank"
+	t.pages.list = append(t.pages.list, p)
+	t.use(p)
+	t.pages.signal()
+	return nil
+}
+
+// gone reports whether p has left the tab (it closed), and describes it.
+func (t *Tab) gone(p *tabPage) (PageInfo, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leaveClosed()
+	if slices.Contains(t.pages.list, p) {
+		return PageInfo{}, false
+	}
+	info := PageInfo{Index: -1, Title: p.info.title, URL: p.info.url}
+	if p.ctx != nil {
+		info.URL = p.currentURL()
+	}
+	return info, true
+}
+
+// pagesState returns the current page, the clock (pages that join later
+// have a higher seq) and the channel closed at the next change.
+func (t *Tab) pagesState() (*tabPage, uint64, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.leaveClosed()
+	return t.pg, t.pages.clock, t.pages.watch()
+}
+
+// openedSince returns the first page that joined after the clock read
+// since, opened by one of the tab's pages, or nil.
+func (t *Tab) openedSince(since uint64) *tabPage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, p := range t.pages.list {
+		if p.info.seq > since && p.opener != "" && !p.info.gone {
+			return p
+		}
+	}
+	return nil
+}
+
+// committedURL returns the URL the browser reports for the page with id
+// ("" while no document has committed), whether the page is still there,
+// and the channel closed at the pages' next change.
+func (t *Tab) committedURL(id target.ID) (string, bool, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ch := t.pages.watch()
+	i := t.pages.find(id)
+	if i < 0 || t.pages.list[i].info.gone {
+		return "", false, ch
+	}
+	return t.pages.list[i].info.url, true, ch
+}

@@ -1,0 +1,115 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+)
+
+// navigateInput is the arguments of browser_navigate: a URL, or a history
+// action (back, forward, reload), never both.
+type navigateInput struct {
+	URL    string `json:"url,omitempty"`
+	Action string `json:"action,omitempty"`
+}
+
+// destination is where a navigation goes: the absolute URL, and for a
+// history step the entry.
+type destination struct {
+	url   string
+	entry *browser.HistoryEntry
+}
+
+// navigate runs browser_navigate: it checks the destination against the URL
+// policy, asks the gate, and follows the navigation until the new page is
+// ready.
+func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error) {
+	in.URL, in.Action = strings.TrimSpace(in.URL), strings.TrimSpace(in.Action)
+	switch {
+	case in.URL != "" && in.Action != "":
+		return "", fail(InvalidParams, "browser_navigate takes url or action, not both.")
+	case in.URL == "" && in.Action == "":
+		return "", fail(InvalidParams, "browser_navigate needs a url to open, or an action: back, forward or reload.")
+	}
+	var dest destination
+	_, err := s.gated(ctx, func(ctx context.Context) (planned, error) {
+		var err error
+		if dest, err = s.destination(ctx, in); err != nil {
+			return planned{}, err
+		}
+		return planned{action: checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest.url}}, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	var act func(context.Context) error
+	var done string
+	switch {
+	case in.Action == "reload":
+		act, done = s.tab.Reload, "Reloaded "+dest.url+"."
+	case dest.entry != nil:
+		id := dest.entry.ID
+		act = func(ctx context.Context) error { return s.tab.GoToHistory(ctx, id) }
+		done = fmt.Sprintf("Went %s to %s.", in.Action, dest.url)
+	default:
+		act = func(ctx context.Context) error { return s.tab.Go(ctx, dest.url) }
+		done = "Opened " + dest.url + "."
+	}
+	return s.settle(ctx, s.config.ActionTimeout, act, done)
+}
+
+// destination works out where a navigation goes, and refuses what the URL
+// policy does not allow.
+func (s *Session) destination(ctx context.Context, in navigateInput) (destination, error) {
+	var d destination
+	switch in.Action {
+	case "":
+		abs, err := s.absolute(in.URL)
+		if err != nil {
+			return d, err
+		}
+		d.url = abs
+	case "reload":
+		d.url = s.tab.URL()
+	case "back", "forward":
+		delta := -1
+		if in.Action == "forward" {
+			delta = 1
+		}
+		e, err := s.tab.HistoryEntry(ctx, delta)
+		if errors.Is(err, browser.ErrNoHistory) {
+			return d, fail(ActionFailed, "There is no page to go %s to in this tab's history.", in.Action)
+		}
+		if err != nil {
+			return d, err
+		}
+		d.url, d.entry = e.URL, &e
+	default:
+		return d, fail(InvalidParams, "action must be back, forward or reload, not %q.", in.Action)
+	}
+	if err := s.config.URLPolicy.Check(d.url); err != nil {
+		return d, fail(ActionFailed, "Not opened: blocked by policy: %v.", err)
+	}
+	return d, nil
+}
+
+// absolute resolves raw against the current page's URL when it is relative.
+func (s *Session) absolute(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", fail(InvalidParams, "%q is not a URL: %v.", raw, err)
+	}
+	if u.IsAbs() {
+		return u.String(), nil
+	}
+	base, err := url.Parse(s.tab.URL())
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
+		return "", fail(InvalidParams, "%q is relative, and the current page (%s) is no web page to resolve it against: give an absolute http or https URL.", raw, s.tab.URL())
+	}
+	return base.ResolveReference(u).String(), nil
+}
