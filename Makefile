@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo test bench bench-mcp build
+.PHONY: demo test conformance bench bench-mcp build
 
 ## demo: snapshot the embedded demo site's account page, as the agent sees it.
 demo:
@@ -13,6 +13,12 @@ test:
 	./scripts/ensure-chromium
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
+
+## conformance: the official MCP conformance suite's server scenarios that
+## apply to a browser server, against the built binary on loopback (installs
+## Node 22 and the suite with npm into a cache directory).
+conformance:
+	./scripts/conformance
 
 ## bench: the benchmarks, each beside its raw-CDP floor.
 bench:

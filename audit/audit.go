@@ -29,6 +29,7 @@ type Log struct {
 	w       io.Writer
 	closer  io.Closer
 	session string
+	client  string
 	now     func() time.Time
 }
 
@@ -54,6 +55,17 @@ func Open(dir, session string) (*Log, error) {
 	l := New(f, session)
 	l.closer = f
 	return l, nil
+}
+
+// SetClient names the HTTP client (its credential's name, never its token)
+// that owns the session; every later event carries it.
+func (l *Log) SetClient(name string) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.client = name
 }
 
 // Close closes the file Open opened.
@@ -202,6 +214,9 @@ func (l *Log) write(ev map[string]any) error {
 	ev["time"] = l.now().UTC().Format(time.RFC3339Nano)
 	if l.session != "" {
 		ev["session"] = l.session
+	}
+	if l.client != "" {
+		ev["client"] = l.client
 	}
 	line, err := json.Marshal(ev)
 	if err != nil {

@@ -125,3 +125,29 @@ func TestOpen(t *testing.T) {
 		t.Errorf("log file: %s", b)
 	}
 }
+
+// Every event after SetClient names the client; before it, none does.
+func TestSetClient(t *testing.T) {
+	var buf bytes.Buffer
+	a := New(&buf, "sess")
+	if err := a.ToolCall(ToolCall{Tool: "get_snapshot"}); err != nil {
+		t.Fatal(err)
+	}
+	a.SetClient("alice")
+	if err := a.ToolCall(ToolCall{Tool: "browser_click"}); err != nil {
+		t.Fatal(err)
+	}
+	var clients []any
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		var ev map[string]any
+		if err := json.Unmarshal([]byte(line), &ev); err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, ev["client"])
+	}
+	if len(clients) != 2 || clients[0] != nil || clients[1] != "alice" {
+		t.Errorf("clients per event = %v, want [<nil> alice]", clients)
+	}
+	var none *Log
+	none.SetClient("alice") // a nil log discards, SetClient included
+}

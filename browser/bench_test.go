@@ -110,3 +110,36 @@ func BenchmarkCaptureRatio(b *testing.B) {
 		b.ReportMetric(float64(capt)/float64(floor), "ratio")
 	})
 }
+
+// BenchmarkCrossSiteFrame alternates a full Capture of a page with one
+// cross-site iframe and its raw floor, in one loop so that both see the
+// same load: the page's accessibility tree and screenshot (BenchmarkFloor)
+// and then the frame's accessibility tree and DOM snapshot through a
+// session of its own, one call after the other.
+func BenchmarkCrossSiteFrame(b *testing.B) {
+	base := browsertest.Serve(b, pages())
+	tab := browsertest.Tab(b)
+	if err := tab.Navigate(b.Context(), base+"/xframe"); err != nil {
+		b.Fatal(err)
+	}
+	frame := frameSession(b, tab)
+	var floor, capt time.Duration
+	for b.Loop() {
+		start := time.Now()
+		rawSnapshot(b, tab)
+		rawFrame(b, frame)
+		mid := time.Now()
+		c, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if len(c.RemoteDOM) != 1 {
+			b.Fatalf("%d out-of-process frames captured, want 1", len(c.RemoteDOM))
+		}
+		floor += mid.Sub(start)
+		capt += time.Since(mid)
+	}
+	b.ReportMetric(float64(floor.Microseconds())/float64(b.N)/1000, "floor-ms")
+	b.ReportMetric(float64(capt.Microseconds())/float64(b.N)/1000, "capture-ms")
+	b.ReportMetric(float64(capt)/float64(floor), "ratio")
+}

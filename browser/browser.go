@@ -165,6 +165,7 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
+	// The first call on root binds the browser's life to root.
 	err := firstRun(ctx, cancel, func() error {
 		_, err := chromedp.Targets(root)
 		return err
@@ -178,13 +179,14 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
 }
 
-// firstRun runs run, the first call on a chromedp context, which binds the
-// life of the browser or target to that context, so it cannot run under
-// ctx: ctx bounds it from outside, and cancel ends the chromedp context when
-// ctx ends first.
-func firstRun(ctx context.Context, cancel context.CancelFunc, run func() error) error {
+// firstRun runs first, the first call on a chromedp context, which binds
+// the life of what it starts (a browser, a target) to that context, so it
+// must run on that context and not on ctx. ctx bounds it from outside: when
+// ctx ends first, cancel (the chromedp context's) stops it, and ctx's error
+// is returned.
+func firstRun(ctx context.Context, cancel context.CancelFunc, first func() error) error {
 	errc := make(chan error, 1)
-	go func() { errc <- run() }()
+	go func() { errc <- first() }()
 	select {
 	case err := <-errc:
 		return err

@@ -55,6 +55,9 @@ func pages() http.Handler {
 		<button id="b">Press me</button> <a href="/other">A link</a> <input aria-label="Name">`))
 	mux.Handle("/frame", html(`<title>Framed</title><h1>Outer</h1><iframe src="/inner" width="400" height="200"></iframe>`))
 	mux.Handle("/inner", html(`<title>Inner</title><button>Inner button</button>`))
+	// /xframe's iframe is /inner on the other loopback name: another site.
+	mux.Handle("/xframe", html(`<title>Cross-site framed</title><h1>Outer</h1><iframe id="x" width="400" height="200"></iframe>
+		<script>document.getElementById('x').src = 'http://' + (location.hostname === 'localhost' ? '127.0.0.1' : 'localhost') + ':' + location.port + '/inner';</script>`))
 	mux.Handle("/long", html(`<title>Long</title><style>body{margin:0}</style>
 		<div style="height:1000px;background:#ff0000"></div><div style="height:3000px;background:#0000ff"></div>`))
 	mux.Handle("/dialog", func() http.HandlerFunc {

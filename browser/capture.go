@@ -63,8 +63,10 @@ var (
 // Capture takes one raw look at the page: the accessibility tree of the main
 // frame and of every iframe that runs in the page's process, one DOM
 // snapshot (bounds, paint order, CaptureStyles and optionally DOM rects) of
-// all documents, the viewport, the title and, if asked, the screenshot. The
-// protocol calls run concurrently, pipelined over one connection.
+// all documents, the same two of every out-of-process (cross-site) frame
+// through its own session (frames.go), the viewport, the title and, if
+// asked, the screenshot. The protocol calls run concurrently, pipelined over
+// one connection.
 //
 // While a JavaScript dialog is open Chromium answers no call on the page
 // (not even the accessibility tree) until the dialog is answered. Capture
@@ -151,6 +153,8 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 	wg.Go(func() {
 		info, infoErr = cdp.Call(dc, cc.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: tgt.TargetID})
 	})
+	var remote []remoteCapture
+	wg.Go(func() { remote = t.captureRemote(dc, p, cc, opts) })
 	wg.Wait()
 
 	if errors.Is(context.Cause(dc), errDialogOpened) {
@@ -192,13 +196,17 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 	p.mu.Unlock()
 	for i, f := range frames {
 		if subErr[i] != nil {
-			// An out-of-process (cross-site) frame has a target of its own.
+			// A frame that went away meanwhile.
 			t.log.Debug("capture: no accessibility tree for frame", "frame", f.Frame.ID, "url", f.Frame.URL, "err", subErr[i])
 			continue
 		}
 		capt.Frames = append(capt.Frames, capture.Frame{
 			FrameID: string(f.Frame.ID), URL: f.Frame.URL + f.Frame.URLFragment, AX: json.RawMessage(subAX[i]),
 		})
+	}
+	for _, r := range remote {
+		capt.Frames = append(capt.Frames, r.frame)
+		capt.RemoteDOM = append(capt.RemoteDOM, r.dom)
 	}
 	switch {
 	case !opts.Screenshot:

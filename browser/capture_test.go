@@ -247,7 +247,9 @@ func TestCaptureIframes(t *testing.T) {
 		wantFrames int
 	}{
 		{"same-origin", base + "/frame", 2},
-		{"cross-site", both, 2}, // main and the same-site frame
+		// main, the same-site frame, then the cross-site one through its
+		// own session
+		{"cross-site", both, 3},
 	}
 	tab := browsertest.Tab(t)
 	for _, tt := range tests {
@@ -266,6 +268,23 @@ func TestCaptureIframes(t *testing.T) {
 			}
 			if n := findAX(axNodes(t, inner.AX), "button", "Inner button"); n == nil || n.BackendDOMNodeID == 0 {
 				t.Errorf("the iframe's tree has no button with a backend node: %v", n)
+			}
+			if tt.wantFrames < 3 {
+				if len(c.RemoteDOM) != 0 {
+					t.Errorf("%d out-of-process frames, want none", len(c.RemoteDOM))
+				}
+				return
+			}
+			remote := c.Frames[2]
+			if remote.URL != crossSite+"/inner" || remote.NodeBase != browser.NodeBase(1) || inner.NodeBase != 0 {
+				t.Errorf("frame %s (node base %d) after %s (node base %d): want the cross-site one with base %d",
+					remote.URL, remote.NodeBase, inner.URL, inner.NodeBase, browser.NodeBase(1))
+			}
+			if n := findAX(axNodes(t, remote.AX), "button", "Inner button"); n == nil || n.BackendDOMNodeID == 0 {
+				t.Errorf("the cross-site iframe's tree has no button with a backend node: %v", n)
+			}
+			if len(c.RemoteDOM) != 1 || c.RemoteDOM[0].FrameID != remote.FrameID || c.RemoteDOM[0].Owner == 0 || len(c.RemoteDOM[0].DOM) == 0 {
+				t.Errorf("the cross-site iframe's layout capture is missing or unowned: %d captured", len(c.RemoteDOM))
 			}
 		})
 	}

@@ -83,25 +83,48 @@ func (r scriptResult) decode(out any) error {
 type pageObject struct {
 	t  *Tab
 	id string
+	// frame is the out-of-process frame whose process holds the object,
+	// nil for the page's.
+	frame *remoteFrame
+}
+
+// cdp returns a context for protocol calls in the object's process.
+func (o *pageObject) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
+	if o.frame != nil {
+		return o.frame.cdp(ctx)
+	}
+	return o.t.cdp(ctx)
+}
+
+// nodeBase is what turns a backend node id of the object's process into
+// one the tab's methods take (frames.go).
+func (o *pageObject) nodeBase() int64 {
+	if o.frame == nil {
+		return 0
+	}
+	return NodeBase(o.frame.index)
 }
 
 // node returns the DOM node as a page object, or ErrDetached when it is
 // gone. Calls on it count as user gestures.
 func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error) {
-	c, cancel := t.cdp(ctx)
+	c, cancel, local, f, err := t.nodeSession(ctx, backendNodeID)
+	if err != nil {
+		return nil, err
+	}
 	defer cancel()
-	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": backendNodeID})
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": local})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
 	}
-	return &pageObject{t: t, id: obj.Object.ObjectID}, nil
+	return &pageObject{t: t, id: obj.Object.ObjectID, frame: f}, nil
 }
 
 // call runs the JavaScript function fn with the object as this and args as
 // its arguments, awaiting a promise, and decodes its JSON result into out
 // (which may be nil).
 func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) error {
-	c, cancel := o.t.cdp(ctx)
+	c, cancel := o.cdp(ctx)
 	defer cancel()
 	callArgs := make([]map[string]any, len(args))
 	for i, a := range args {
@@ -125,7 +148,7 @@ func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) 
 // release lets the page forget the object. It has its own short deadline,
 // since ctx's may be spent.
 func (o *pageObject) release(ctx context.Context) {
-	c, cancel := o.t.cdp(context.WithoutCancel(ctx))
+	c, cancel := o.cdp(context.WithoutCancel(ctx))
 	defer cancel()
 	c, cancelRelease := context.WithTimeout(c, releaseTimeout)
 	defer cancelRelease()
@@ -151,11 +174,19 @@ func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out an
 // server's own watching must not give the page a user activation it would
 // not otherwise have.
 func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	return callIn(c, fn, out, args...)
+}
+
+// callIn is callPage in the main frame of the session of c, a page's or an
+// out-of-process frame's.
+func callIn(c context.Context, fn string, out any, args ...any) error {
 	expr, err := applyJS(fn, args...)
 	if err != nil {
 		return err
 	}
-	return t.Evaluate(ctx, expr, out)
+	return evaluate(c, expr, out)
 }
 
 // applyJS is the expression that applies the page script fn to args, with

@@ -33,10 +33,17 @@ func (t *Tab) Click(ctx context.Context, x, y float64) error {
 func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
-	// Raw params: the typed ones omit a zero deltaX, which Chromium rejects.
-	_, err := chromedp.Call(c, cmdDispatchMouse, map[string]any{
-		"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy,
-	})
+	// The pointer moves there first, as a person's does: without it, a
+	// wheel over a cross-site frame just after a click elsewhere at times
+	// scrolled the page instead of the box under the pointer.
+	_, err := chromedp.Call(c, cmdDispatchMouse, map[string]any{"type": "mouseMoved", "x": x, "y": y, "button": "none"})
+	if err == nil {
+		// Raw params: the typed ones omit a zero deltaX, which Chromium
+		// rejects.
+		_, err = chromedp.Call(c, cmdDispatchMouse, map[string]any{
+			"type": "mouseWheel", "x": x, "y": y, "deltaX": dx, "deltaY": dy,
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("wheel at %.0f,%.0f by %.0f,%.0f: %w", x, y, dx, dy, err)
 	}
@@ -52,7 +59,11 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 	if err := t.callOn(ctx, backendNodeID, focusAndSelectJS, &hadContent, clear); err != nil {
 		return "", fmt.Errorf("focus: %w", err)
 	}
-	c, cancel := t.cdp(ctx)
+	// Keys go to the process of the node's frame, where the focus is.
+	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
+	if err != nil {
+		return "", fmt.Errorf("type: %w", err)
+	}
 	defer cancel()
 	if text == "" && hadContent {
 		for _, typ := range []string{"rawKeyDown", "keyUp"} {

@@ -81,6 +81,9 @@ type inspectResult struct {
 	FieldName      string  `json:"fieldName"`
 	SubmitsPayment bool    `json:"submitsPayment"`
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
+	// Origin is where an out-of-process frame's viewport starts, when the
+	// node is its iframe element (inspectJS's at).
+	Origin struct{ X, Y float64 } `json:"origin"`
 }
 
 type axValue struct {
@@ -119,15 +122,19 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 	}
 	axc := make(chan axAnswer, 1)
 	go func() {
-		c, cancel := t.cdp(ctx)
+		c, cancel, local, _, err := t.nodeSession(ctx, backendNodeID)
+		if err != nil {
+			axc <- axAnswer{err: err}
+			return
+		}
 		defer cancel()
-		tree, err := chromedp.Call(c, cmdPartialAXTree, map[string]any{"backendNodeId": backendNodeID, "fetchRelatives": false})
+		tree, err := chromedp.Call(c, cmdPartialAXTree, map[string]any{"backendNodeId": local, "fetchRelatives": false})
 		if err != nil {
 			axc <- axAnswer{err: err}
 			return
 		}
 		for _, n := range tree.Nodes {
-			if n.BackendDOMNodeID == backendNodeID {
+			if n.BackendDOMNodeID == local {
 				axc <- axAnswer{role: n.Role.String(), name: n.Name.String()}
 				return
 			}
@@ -135,13 +142,22 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 		axc <- axAnswer{}
 	}()
 	var r inspectResult
-	err := t.callOn(ctx, backendNodeID, inspectJS, &r, scroll, PaymentFieldPattern)
+	n, err := t.node(ctx, backendNodeID)
+	if err == nil {
+		err = n.call(ctx, inspectJS, &r, scroll, PaymentFieldPattern, nil)
+		n.release(ctx)
+	}
 	ax := <-axc
 	if err != nil {
 		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
 	}
 	if !r.Connected {
 		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, ErrDetached)
+	}
+	if n.frame != nil && r.Visible {
+		if err := t.placeInPage(ctx, n.frame, &r, scroll); err != nil {
+			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+		}
 	}
 	if ax.err != nil {
 		return nil, fmt.Errorf("inspect node %d: accessibility: %w", backendNodeID, ax.err)

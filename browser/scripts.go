@@ -71,6 +71,10 @@ var (
 	// readLocalStorageJS reads localStorage for StorageState.
 	//go:embed js/readLocalStorage.js
 	readLocalStorageJS string
+
+	// waitFramesJS waits for the document to render frames.
+	//go:embed js/waitFrames.js
+	waitFramesJS string
 )
 
 // armAndWaitQuietJS arms the quiet watch and waits for quiet in one call.

@@ -249,7 +249,7 @@ func (t *Tab) escape(ctx context.Context) error {
 // does, for a function that returns an element or null, and returns that
 // element's backend node id, or 0 for null.
 func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64, error) {
-	c, cancel := o.t.cdp(ctx)
+	c, cancel := o.cdp(ctx)
 	defer cancel()
 	callArgs := make([]map[string]any, len(args))
 	for i, a := range args {
@@ -267,11 +267,11 @@ func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64
 	if res.Result.ObjectID == "" {
 		return 0, nil
 	}
-	el := &pageObject{t: o.t, id: res.Result.ObjectID}
+	el := &pageObject{t: o.t, id: res.Result.ObjectID, frame: o.frame}
 	defer el.release(ctx)
 	d, err := chromedp.Call(c, cmdDescribeNode, map[string]any{"objectId": el.id})
 	if err != nil {
 		return 0, fmt.Errorf("describe the element: %w", err)
 	}
-	return d.Node.BackendNodeID, nil
+	return o.nodeBase() + d.Node.BackendNodeID, nil
 }

@@ -78,6 +78,8 @@ type tabPage struct {
 	// dialogOpened is closed when a dialog opens; a new one is made when
 	// the dialog closes.
 	dialogOpened chan struct{}
+	// frames are the page's out-of-process frames (frames.go).
+	frames *frameSet
 }
 
 // open makes the tab's page in the current browser, in the browser context
@@ -132,6 +134,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 		ctx, c = context.WithTimeout(ctx, startTimeout)
 		defer c()
 	}
+	// The first run on p.ctx binds the target's life to p.ctx.
 	if err := firstRun(ctx, p.cancel, func() error { return chromedp.Do(p.ctx) }); err != nil {
 		p.cancel()
 		return nil, fmt.Errorf("opening a tab: %w", err)

@@ -7,11 +7,13 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -290,6 +292,44 @@ func measuredWait(b *testing.B, tab *browser.Tab) time.Duration {
 		b.Fatal(err)
 	}
 	return settled - time.Since(start)
+}
+
+// frameSession attaches a chromedp context of its own to the tab's one
+// cross-site iframe, detached when the benchmark ends.
+func frameSession(b *testing.B, tab *browser.Tab) context.Context {
+	b.Helper()
+	c, cancel := browser.TabContextForTest(b.Context(), tab)
+	b.Cleanup(cancel)
+	infos, err := chromedp.Targets(c)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, info := range infos {
+		if info.Type == "iframe" {
+			fc, fcancel := chromedp.NewContext(c, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+			b.Cleanup(fcancel)
+			if err := chromedp.Do(fc); err != nil {
+				b.Fatal(err)
+			}
+			return fc
+		}
+	}
+	b.Fatal("no cross-site iframe")
+	return nil
+}
+
+// rawFrame is the floor of an out-of-process frame's part of a capture:
+// its raw accessibility tree and DOM snapshot, one after the other.
+func rawFrame(b *testing.B, frame context.Context) {
+	b.Helper()
+	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
+	if _, err := chromedp.Call(frame, ax, accessibility.GetFullAXTreeParams{}); err != nil {
+		b.Fatal(err)
+	}
+	snap := cdp.Command[domsnapshot.CaptureSnapshotParams, browser.RawForTest]{Method: domsnapshot.CommandCaptureSnapshot}
+	if _, err := chromedp.Call(frame, snap, domsnapshot.CaptureSnapshotParams{ComputedStyles: capture.Styles()}); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkClickToNewPage measures a click on a link to a new page, from the

@@ -21,8 +21,9 @@ type Page struct {
 	Viewport Viewport `json:"viewport"`
 	// Frames holds one accessibility tree per captured frame, main frame
 	// first, then the iframes that run in the page's process (same-site
-	// ones) in document order; cross-site iframes are not captured. Empty
-	// while a dialog is open.
+	// ones) in document order, then the out-of-process (cross-site) ones,
+	// parents before children, each with its NodeBase. Empty while a
+	// dialog is open.
 	Frames []Frame `json:"frames"`
 	// DOM is the verbatim result of DOMSnapshot.captureSnapshot
 	// ({"documents": [...], "strings": [...]}, one document per frame) with
@@ -35,6 +36,10 @@ type Page struct {
 	DOM json.RawMessage `json:"dom"`
 	// Styles names the computed styles requested in DOM, in order.
 	Styles []string `json:"styles"`
+	// RemoteDOM holds the layout capture of each out-of-process frame, in
+	// the order of their Frames, as DOM holds the page's: those documents
+	// live in other renderer processes, so DOM does not reach them.
+	RemoteDOM []RemoteDOM `json:"remote_dom,omitempty"`
 	// Dialog is the JavaScript dialog open on the page, if any.
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Screenshot is the viewport image; nil when it could not be taken, and
@@ -58,6 +63,28 @@ type Frame struct {
 	FrameID string          `json:"frame_id"`
 	URL     string          `json:"url"`
 	AX      json.RawMessage `json:"ax"`
+	// NodeBase, for an out-of-process frame, is added to every backend
+	// node id of its tree: backend node ids are numbered per renderer
+	// process, and the base keeps them apart from the page's and from
+	// each other's (see package browser's NodeBase). Zero for frames of
+	// the page's process.
+	NodeBase int64 `json:"node_base,omitempty"`
+}
+
+// RemoteDOM is the layout capture of one out-of-process frame.
+type RemoteDOM struct {
+	// FrameID is the frame's id, as in its Frame.
+	FrameID string `json:"frame_id"`
+	// Owner is the backend node id of the iframe element that shows the
+	// frame, in its parent's document, with the parent's NodeBase added.
+	Owner int64 `json:"owner"`
+	// NodeBase is added to every backend node id of DOM, as to the
+	// frame's accessibility tree (Frame.NodeBase).
+	NodeBase int64 `json:"node_base"`
+	// DOM is the verbatim result of DOMSnapshot.captureSnapshot in the
+	// frame's process, with the same options as Page.DOM; its first
+	// document is the frame's.
+	DOM json.RawMessage `json:"dom"`
 }
 
 // Dialog is an open JavaScript dialog.

@@ -168,7 +168,7 @@ func (a *ElicitationApprover) withdraw(match func(*parkedCall) bool, why string)
 		if match(pc) {
 			delete(a.parked, state)
 			pc.cancel(errors.New(why))
-			a.log.Info("approval withdrawn", "mcp_session", pc.session, "why", why)
+			a.log.Info("approval withdrawn", "mcp_session", ShortID(pc.session), "why", why)
 		}
 	}
 }
@@ -208,7 +208,7 @@ func (a *ElicitationApprover) Approve(ctx context.Context, r checkpoint.Request)
 	case <-ctx.Done():
 		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w", context.Cause(ctx))
 	}
-	a.log.Info("approval asked through elicitation", "id", r.ID, "mcp_session", pc.session, "action", checkpoint.OneLine(r.Action))
+	a.log.Info("approval asked through elicitation", "id", r.ID, "mcp_session", ShortID(pc.session), "action", checkpoint.OneLine(r.Action))
 	var res *mcp.ElicitationResult
 	select {
 	case res = <-q.answer:

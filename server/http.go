@@ -1,11 +1,11 @@
 package server
 
 import (
+	"cmp"
 	"context"
-	"crypto/sha256"
-	"crypto/subtle"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -23,20 +23,49 @@ const MinTokenLength = 16
 // maxBody bounds the size of a request body.
 const maxBody = 4 << 20
 
+// The default timeouts of the HTTP transports; see HTTPConfig.
+const (
+	defaultHeaderTimeout = 10 * time.Second
+	defaultBodyTimeout   = 30 * time.Second
+	defaultWriteTimeout  = 30 * time.Second
+	defaultIdleTimeout   = 2 * time.Minute
+)
+
 // HTTPConfig says where the HTTP transports listen and whom they serve.
 type HTTPConfig struct {
 	// Addr is the listen address, host:port. A missing host ("8931" or
 	// ":8931") means 127.0.0.1: listening beyond loopback must be asked for
 	// by name, e.g. 0.0.0.0:8931.
 	Addr string
-	// Token, when set, is the bearer token every request must carry
-	// (Authorization: Bearer …), except /healthz. It is required when Addr
-	// is beyond loopback.
+	// Credentials, when set, are the bearer tokens requests must carry
+	// (Authorization: Bearer …), except /healthz, each naming its client.
+	// An MCP session belongs to the client that opened it: a request for it
+	// with another client's token is answered 404, as if it did not exist.
+	// Credentials or Token is required when Addr is beyond loopback.
+	Credentials *Credentials
+	// Token, when set and Credentials is not, is the one client's token,
+	// named "client1".
 	Token string
+	// MaxSessionsPerClient bounds the browser sessions open at once for one
+	// client (one credential); zero means no bound beyond the server's.
+	MaxSessionsPerClient int
 	// AllowedHosts widens the Host headers accepted beyond localhost,
 	// 127.0.0.1, [::1] and the listen address's own host. An entry without a
 	// port matches any port.
 	AllowedHosts []string
+	// BodyTimeout bounds the reading of one request's body (its headers
+	// get 10 s); zero means 30 s. It is a deadline per request, not
+	// http.Server's ReadTimeout: that one stays armed while the handler
+	// runs and, once it passes, cancels a long call or stream.
+	BodyTimeout time.Duration
+	// WriteTimeout bounds each write of a response, not the response: an
+	// SSE stream or a call that waits minutes for a person writes rarely,
+	// and must not be cut, while a client that stops reading must not hold
+	// the connection. Zero means 30 s.
+	WriteTimeout time.Duration
+	// IdleTimeout closes a kept-alive connection with no request for this
+	// long; zero means 2 minutes.
+	IdleTimeout time.Duration
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
 	// requests are served, with CORS for exactly those. A request with any
 	// other Origin header is refused; requests without one (non-browser
@@ -85,12 +114,15 @@ func (c HTTPConfig) Check() error {
 	if err != nil {
 		return err
 	}
-	if c.Token == "" && !IsLoopback(addr) {
+	if c.Token == "" && c.Credentials == nil && !IsLoopback(addr) {
 		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach this address could drive the browser. "+
 			"Set --token or CHAPERONE_TOKEN (e.g. CHAPERONE_TOKEN=$(openssl rand -hex 32)), or listen on 127.0.0.1", addr)
 	}
-	if c.Token != "" && len(c.Token) < MinTokenLength {
+	if c.Token != "" && c.Credentials == nil && len(c.Token) < MinTokenLength {
 		return fmt.Errorf("the token is %d characters long; use at least %d (e.g. openssl rand -hex 32)", len(c.Token), MinTokenLength)
+	}
+	if c.MaxSessionsPerClient < 0 {
+		return fmt.Errorf("at most %d sessions per client: want 0 (no bound) or more", c.MaxSessionsPerClient)
 	}
 	for _, o := range c.AllowedOrigins {
 		if o == "*" || o == "null" {
@@ -144,13 +176,20 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 	g := &guard{
 		next:    mux,
 		hosts:   allowedHosts(addr, c.AllowedHosts),
-		origins: c.AllowedOrigins,
+		origins: append(ownOrigins(addr), c.AllowedOrigins...),
+		creds:   c.Credentials,
+		owners:  s.owners,
 		log:     s.log,
+		body:    cmp.Or(c.BodyTimeout, defaultBodyTimeout),
+		write:   cmp.Or(c.WriteTimeout, defaultWriteTimeout),
 	}
-	if c.Token != "" {
-		sum := sha256.Sum256([]byte(c.Token))
-		g.token = sum[:]
+	if g.creds == nil && c.Token != "" {
+		g.creds, err = NewCredentials([]Credential{{Name: "client1", Token: c.Token}})
+		if err != nil {
+			return nil, nil, err
+		}
 	}
+	s.sessions.setPerClient(c.MaxSessionsPerClient)
 	shutdown = func(ctx context.Context) {
 		if err := streamable.Shutdown(ctx); err != nil {
 			s.log.Warn("shut down streamable HTTP", "err", err)
@@ -163,16 +202,19 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 // Serve serves the HTTP transports on ln until ctx ends, then shuts them
 // down: every client's session ends and open streams close.
 func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error {
-	if c.Addr == "" {
-		c.Addr = ln.Addr().String()
-	}
+	c.Addr = servedAddr(c.Addr, ln.Addr())
 	h, shutdown, err := s.HTTPHandler(c)
 	if err != nil {
 		return err
 	}
+	// No ReadTimeout nor WriteTimeout: they bound a whole request and
+	// response, which for a stream or a call awaiting a person is unbounded
+	// by design. The guard sets per-request body and per-write deadlines
+	// instead (see HTTPConfig).
 	srv := &http.Server{
 		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: defaultHeaderTimeout,
+		IdleTimeout:       cmp.Or(c.IdleTimeout, defaultIdleTimeout),
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelDebug),
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
@@ -195,6 +237,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, c HTTPConfig) error
 	return nil
 }
 
+// servedAddr is the address the listener serves, named as the configured
+// addr names it: the configured host (which may be a name, like
+// localhost) with the listener's port, which differs when addr asked for
+// port 0.
+func servedAddr(addr string, ln net.Addr) string {
+	_, port, err := net.SplitHostPort(ln.String())
+	if err != nil {
+		return addr
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil || addr == "" {
+		return ln.String()
+	}
+	return net.JoinHostPort(host, port)
+}
+
 // allowedHosts is the list of Host names a request may carry.
 func allowedHosts(addr string, extra []string) []string {
 	hosts := []string{"localhost", "127.0.0.1", "::1"}
@@ -206,14 +264,44 @@ func allowedHosts(addr string, extra []string) []string {
 	return append(hosts, extra...)
 }
 
+// ownOrigins lists the origins of the server itself at addr, which a
+// browser sends on requests it makes to this server from a page of this
+// server: the listen host, and on a loopback listener every loopback name,
+// each with the listen port over http. A loopback origin on another port is
+// another program (a dev server, another local app) and is refused like any
+// foreign origin: DNS rebinding and drive-by pages are refused by the port
+// as much as by the name.
+func ownOrigins(addr string) []string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil
+	}
+	var hosts []string
+	if ip, err := netip.ParseAddr(host); err != nil || !ip.IsUnspecified() {
+		hosts = append(hosts, host)
+	}
+	if IsLoopback(addr) {
+		hosts = append(hosts, "localhost", "127.0.0.1", "::1")
+	}
+	origins := make([]string, 0, len(hosts))
+	for _, h := range hosts {
+		origins = append(origins, "http://"+net.JoinHostPort(h, port))
+	}
+	return origins
+}
+
 // guard checks every request's Host, Origin and token before the
-// transports see it, and keeps wildcard CORS off the responses.
+// transports see it, keeps each MCP session to the client that opened it,
+// and keeps wildcard CORS off the responses.
 type guard struct {
 	next    http.Handler
 	hosts   []string
 	origins []string
-	token   []byte // SHA-256 of the token; nil when none is required
+	creds   *Credentials // nil when no token is required
+	owners  *owners
 	log     *slog.Logger
+	body    time.Duration // to read a request's body
+	write   time.Duration // for each write of a response
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -228,16 +316,69 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
-	if g.token != nil && r.URL.Path != "/healthz" && !preflight && !g.tokenOK(r) {
-		g.log.Debug("refused: token", "path", r.URL.Path)
-		w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
-		http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+	var client string
+	if g.creds != nil && r.URL.Path != "/healthz" && !preflight {
+		name, ok := g.client(r)
+		if !ok {
+			g.log.Debug("refused: token", "path", r.URL.Path)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
+			http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			return
+		}
+		client = name
+	}
+	if id := requestSession(r); id != "" && !g.owners.allows(id, client) {
+		// As for an id that does not exist: another client's session is
+		// not even confirmed to exist.
+		g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
+		http.Error(w, "404 not found: no such session", http.StatusNotFound)
 		return
 	}
-	if r.Body != nil {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	rc := http.NewResponseController(w)
+	if r.Body != nil && r.Body != http.NoBody {
+		// Only with a body: without one, net/http is already watching the
+		// connection for the client leaving, and a deadline there would
+		// end the request.
+		rc.SetReadDeadline(time.Now().Add(g.body))
+		r.Body = &deadlineBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBody), rc: rc}
 	}
-	g.next.ServeHTTP(&noWildcardCORS{ResponseWriter: w}, r)
+	r = r.WithContext(withClient(r.Context(), client))
+	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: client}
+	rw.extend()
+	g.next.ServeHTTP(rw, r)
+	// What the handler left buffered is written after it returns, maybe
+	// long after its last write.
+	rw.extend()
+}
+
+// deadlineBody lifts the body's read deadline once the whole body is read,
+// so that the deadline cannot end the call the body asked for. A body that
+// fails (its deadline passed) keeps it: net/http then gives up on the
+// connection instead of waiting for the rest.
+type deadlineBody struct {
+	io.ReadCloser
+	rc *http.ResponseController
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF {
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// requestSession returns the MCP session id a request names: the
+// Mcp-Session-Id header of streamable HTTP, or the sessionId parameter of
+// SSE's /message.
+func requestSession(r *http.Request) string {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		return id
+	}
+	if r.URL.Path == "/message" {
+		return r.URL.Query().Get("sessionId")
+	}
+	return ""
 }
 
 func (g *guard) hostAllowed(hostport string) bool {
@@ -271,51 +412,72 @@ func (g *guard) originAllowed(origin string) bool {
 	return false
 }
 
-func (g *guard) tokenOK(r *http.Request) bool {
+// client returns the name of the client whose bearer token r carries.
+func (g *guard) client(r *http.Request) (string, bool) {
 	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return false
+		return "", false
 	}
-	sum := sha256.Sum256([]byte(strings.TrimSpace(token)))
-	return subtle.ConstantTimeCompare(sum[:], g.token) == 1
+	return g.creds.lookup(strings.TrimSpace(token))
 }
 
-// noWildcardCORS drops "Access-Control-Allow-Origin: *", which mcp-go's SSE
-// transport sets when no CORS is configured: any web page could read the
-// stream otherwise.
-type noWildcardCORS struct {
+// responseWriter binds a new MCP session to its client before the client
+// can learn the session's id, and drops "Access-Control-Allow-Origin: *",
+// which mcp-go's SSE transport sets when no CORS is configured: any web
+// page could read the stream otherwise.
+type responseWriter struct {
 	http.ResponseWriter
+	rc      *http.ResponseController
+	write   time.Duration
+	owners  *owners
+	client  string
 	checked bool
 }
 
-func (w *noWildcardCORS) check() {
-	if !w.checked {
-		w.checked = true
-		if w.Header().Get("Access-Control-Allow-Origin") == "*" {
-			w.Header().Del("Access-Control-Allow-Origin")
-		}
+// extend gives the next write its time.
+func (w *responseWriter) extend() {
+	w.rc.SetWriteDeadline(time.Now().Add(w.write))
+}
+
+func (w *responseWriter) check() {
+	if w.checked {
+		return
+	}
+	w.checked = true
+	if w.Header().Get("Access-Control-Allow-Origin") == "*" {
+		w.Header().Del("Access-Control-Allow-Origin")
+	}
+	// mcp-go registers a streamable HTTP session only after writing the
+	// initialize response that names it; binding here, before the header
+	// leaves, leaves no moment when the id is known and unbound. (SSE
+	// sessions are bound as they register, before the id is sent.)
+	if id := w.Header().Get("Mcp-Session-Id"); id != "" {
+		w.owners.bind(id, w.client)
 	}
 }
 
 // WriteHeader implements http.ResponseWriter.
-func (w *noWildcardCORS) WriteHeader(code int) {
+func (w *responseWriter) WriteHeader(code int) {
 	w.check()
+	w.extend()
 	w.ResponseWriter.WriteHeader(code)
 }
 
 // Write implements http.ResponseWriter.
-func (w *noWildcardCORS) Write(b []byte) (int, error) {
+func (w *responseWriter) Write(b []byte) (int, error) {
 	w.check()
+	w.extend()
 	return w.ResponseWriter.Write(b)
 }
 
 // Flush implements http.Flusher, which the SSE transports require.
-func (w *noWildcardCORS) Flush() {
+func (w *responseWriter) Flush() {
 	w.check()
+	w.extend()
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
 	}
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.
-func (w *noWildcardCORS) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+func (w *responseWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

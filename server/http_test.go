@@ -129,6 +129,29 @@ func TestHostAndOriginChecks(t *testing.T) {
 			t.Errorf("GET %s %v: %d %q, want %d", c.path, c.header, res.StatusCode, body, c.want)
 		}
 	}
+	// The server's own origin, under each loopback name, is accepted on its
+	// port only: a loopback page on another port is another program.
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	for _, c := range []struct {
+		origin string
+		want   int
+	}{
+		{"http://127.0.0.1:" + port, 200},
+		{"http://localhost:" + port, 200},
+		{"http://[::1]:" + port, 200},
+		{"http://127.0.0.1:" + port + "/", 200},
+		{"https://127.0.0.1:" + port, 403},
+		{"http://127.0.0.1:1" + port, 403},
+		{"http://localhost", 403},
+		{"http://evil.example:" + port, 403},
+	} {
+		for _, path := range []string{"/healthz", "/mcp"} {
+			res, body := get(t, http.MethodGet, base+path, map[string]string{"Origin": c.origin})
+			if got := res.StatusCode == http.StatusForbidden; got != (c.want == 403) {
+				t.Errorf("GET %s Origin %s: %d %q, want %d", path, c.origin, res.StatusCode, body, c.want)
+			}
+		}
+	}
 	// Preflight from the allowed origin gets CORS for exactly that origin.
 	res, _ := get(t, http.MethodOptions, base+"/mcp", map[string]string{"Origin": "https://app.example", "Access-Control-Request-Method": "POST"})
 	if got := res.Header.Get("Access-Control-Allow-Origin"); got != "https://app.example" {

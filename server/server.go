@@ -81,6 +81,8 @@ type Server struct {
 	outputs map[string]*jsonschema.Resolved
 	// elicit asks a client's human through MCP elicitation.
 	elicit *ElicitationApprover
+	// owners records the client that opened each MCP session.
+	owners *owners
 }
 
 // New builds a Server that registers the tools of
@@ -114,15 +116,22 @@ func New(cfg Config) (*Server, error) {
 		idle:     cfg.SessionIdle,
 		outputs:  make(map[string]*jsonschema.Resolved),
 		elicit:   NewElicitationApprover(log),
+		owners:   newOwners(),
 	}
 	hooks := &mcpserver.Hooks{}
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
-		log.Debug("client connected", "mcp_session", cs.SessionID())
+		// An SSE session registers before its id is sent: bound here, to
+		// the client of the request that opens it.
+		client := ClientFromContext(ctx)
+		s.owners.bind(cs.SessionID(), client)
+		s.sessions.connect(cs.SessionID())
+		log.Debug("client connected", "client", client, "mcp_session", ShortID(cs.SessionID()))
 	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
-		log.Debug("client disconnected", "mcp_session", cs.SessionID())
+		log.Debug("client disconnected", "client", s.owners.owner(cs.SessionID()), "mcp_session", ShortID(cs.SessionID()))
 		s.sessions.close(cs.SessionID(), "the client disconnected")
 		s.elicit.Forget(cs.SessionID())
+		s.owners.forget(cs.SessionID())
 	})
 	version := cfg.Version
 	if version == "" {
@@ -184,6 +193,7 @@ const stdioSession = "stdio"
 // cancelled. Its browser session, named "stdio", opens at once, while the
 // client initializes, rather than on its first call.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
+	s.sessions.connect(stdioSession)
 	s.sessions.prepare(stdioSession)
 	stdio := mcpserver.NewStdioServer(s.mcp)
 	stdio.SetErrorLogger(slog.NewLogLogger(s.log.Handler(), slog.LevelError))
@@ -226,9 +236,10 @@ func (s *Server) handler(d tools.Definition) mcpserver.ToolHandlerFunc {
 			// Let the tool say what is wrong, with a snapshot.
 			args, _ = json.Marshal(req.GetRawArguments())
 		}
-		out, err := s.sessions.call(ctx, cs.SessionID(), d.Name, args)
+		client := s.owners.owner(cs.SessionID())
+		out, err := s.sessions.call(ctx, cs.SessionID(), client, d.Name, args)
 		if err != nil {
-			s.log.Warn("tool call failed", "tool", d.Name, "mcp_session", cs.SessionID(), "err", err)
+			s.log.Warn("tool call failed", "tool", d.Name, "client", client, "mcp_session", ShortID(cs.SessionID()), "err", err)
 			return mcp.NewToolResultError(err.Error()), nil
 		}
 		return s.result(d.Name, out)

@@ -24,6 +24,10 @@ const shutdownWait = 5 * time.Second
 // registry holds the browser session of each MCP session: it opens one on a
 // client's first call, runs a session's calls one at a time, and closes it
 // when the client goes, when it idles too long, or at shutdown.
+//
+// Only a connected MCP session gets a browser session: a call that raced its
+// client's disconnect finds its session gone and opens nothing, so no
+// browser session outlives its client.
 type registry struct {
 	open func(context.Context) (Session, error)
 	max  int
@@ -33,14 +37,17 @@ type registry struct {
 	stopReaper context.CancelFunc
 	closing    sync.WaitGroup
 
-	mu      sync.Mutex
-	entries map[string]*entry
-	down    bool
+	mu        sync.Mutex
+	entries   map[string]*entry
+	connected map[string]bool // MCP sessions between connect and close
+	perClient int             // most entries of one client; 0: no bound
+	down      bool
 }
 
 // entry is the browser session of one MCP session.
 type entry struct {
-	id string
+	id     string
+	client string // the credential's name; empty without tokens
 	// turn holds a token while a call (or the opening, or the closing) uses
 	// sess; it serialises the session's calls.
 	turn chan struct{}
@@ -54,7 +61,7 @@ type entry struct {
 }
 
 func newRegistry(open func(context.Context) (Session, error), max int, idle time.Duration, log *slog.Logger) *registry {
-	r := &registry{open: open, max: max, idle: idle, log: log, entries: make(map[string]*entry)}
+	r := &registry{open: open, max: max, idle: idle, log: log, entries: make(map[string]*entry), connected: make(map[string]bool)}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stopReaper = cancel
 	if idle > 0 {
@@ -63,10 +70,26 @@ func newRegistry(open func(context.Context) (Session, error), max int, idle time
 	return r
 }
 
+// setPerClient bounds the browser sessions one client may have open.
+func (r *registry) setPerClient(n int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.perClient = n
+}
+
+// connect records that the MCP session id is connected: it may get a
+// browser session until close.
+func (r *registry) connect(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.connected[id] = true
+}
+
 // call runs the tool on the browser session of the MCP session id, opening
-// it first if need be. It waits for the session's previous call to end.
-func (r *registry) call(ctx context.Context, id, name string, args json.RawMessage) (tools.Output, error) {
-	e, err := r.entry(id)
+// it first if need be, for client. It waits for the session's previous call
+// to end.
+func (r *registry) call(ctx context.Context, id, client, name string, args json.RawMessage) (tools.Output, error) {
+	e, err := r.entry(id, client)
 	if err != nil {
 		return tools.Output{}, err
 	}
@@ -89,13 +112,13 @@ func (r *registry) call(ctx context.Context, id, name string, args json.RawMessa
 	defer stop()
 	if e.sess == nil {
 		start := time.Now()
-		sess, err := r.open(ctx)
+		sess, err := r.open(withClient(ctx, e.client))
 		if err != nil {
 			r.drop(e, fmt.Errorf("opening failed: %w", err))
 			return tools.Output{}, fmt.Errorf("open a browser session: %w", err)
 		}
 		e.sess = sess
-		r.log.Info("browser session opened", "mcp_session", id, "took", time.Since(start).Round(time.Millisecond))
+		r.log.Info("browser session opened", "client", e.client, "mcp_session", ShortID(id), "took", time.Since(start).Round(time.Millisecond))
 	}
 	return e.sess.Call(ctx, name, args)
 }
@@ -105,9 +128,9 @@ func (r *registry) call(ctx context.Context, id, name string, args json.RawMessa
 // initialization; that call waits for the opening to end. A failed opening
 // is left to the first call, which tries again and reports it.
 func (r *registry) prepare(id string) {
-	e, err := r.entry(id)
+	e, err := r.entry(id, "")
 	if err != nil {
-		r.log.Warn("cannot open the browser session ahead of the first call", "mcp_session", id, "err", err)
+		r.log.Warn("cannot open the browser session ahead of the first call", "mcp_session", ShortID(id), "err", err)
 		return
 	}
 	select {
@@ -124,19 +147,20 @@ func (r *registry) prepare(id string) {
 			return
 		}
 		start := time.Now()
-		sess, err := r.open(e.ctx)
+		sess, err := r.open(withClient(e.ctx, e.client))
 		if err != nil {
 			r.log.Warn("opening the browser session ahead of the first call failed; the first call tries again",
-				"mcp_session", id, "err", err)
+				"mcp_session", ShortID(id), "err", err)
 			return
 		}
 		e.sess = sess
-		r.log.Info("browser session opened", "mcp_session", id, "took", time.Since(start).Round(time.Millisecond), "ahead", true)
+		r.log.Info("browser session opened", "client", e.client, "mcp_session", ShortID(id), "took", time.Since(start).Round(time.Millisecond), "ahead", true)
 	}()
 }
 
-// entry finds or adds the entry of id, keeping to the session limit.
-func (r *registry) entry(id string) (*entry, error) {
+// entry finds or adds the entry of id, for client, keeping to the session
+// limits.
+func (r *registry) entry(id, client string) (*entry, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.down {
@@ -145,12 +169,27 @@ func (r *registry) entry(id string) (*entry, error) {
 	if e, ok := r.entries[id]; ok {
 		return e, nil
 	}
+	if !r.connected[id] {
+		return nil, fmt.Errorf("the MCP session %s… has ended: its client disconnected", ShortID(id))
+	}
 	if r.max > 0 && len(r.entries) >= r.max {
 		return nil, fmt.Errorf("chaperone already runs %d browser sessions, its limit (--max-sessions); "+
 			"close another client's connection or wait for an idle session to time out, then call again", r.max)
 	}
+	if r.perClient > 0 {
+		n := 0
+		for _, e := range r.entries {
+			if e.client == client {
+				n++
+			}
+		}
+		if n >= r.perClient {
+			return nil, fmt.Errorf("this client already has %d browser sessions open, its limit (--max-sessions-per-client); "+
+				"close one of its other MCP connections or wait for an idle one to time out, then call again", n)
+		}
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
-	e := &entry{id: id, turn: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
+	e := &entry{id: id, client: client, turn: make(chan struct{}, 1), ctx: ctx, cancel: cancel}
 	e.used.Store(time.Now().UnixNano())
 	r.entries[id] = e
 	return e, nil
@@ -170,6 +209,7 @@ func (r *registry) drop(e *entry, cause error) {
 // cancelling its running call. It does not wait.
 func (r *registry) close(id, why string) {
 	r.mu.Lock()
+	delete(r.connected, id)
 	e, ok := r.entries[id]
 	r.mu.Unlock()
 	if !ok {
@@ -186,7 +226,7 @@ func (r *registry) close(id, why string) {
 		}
 		// A call that ignores its context must not hold up shutdown; its
 		// session closes when the call ends, or with the browser.
-		r.log.Warn("a call did not end after its session was closed; closing the session when it does", "mcp_session", e.id)
+		r.log.Warn("a call did not end after its session was closed; closing the session when it does", "mcp_session", ShortID(e.id))
 		go func() {
 			e.turn <- struct{}{}
 			r.closeSession(e, why)
@@ -200,10 +240,10 @@ func (r *registry) closeSession(e *entry, why string) {
 		return
 	}
 	if err := e.sess.Close(); err != nil {
-		r.log.Warn("close browser session", "mcp_session", e.id, "err", err)
+		r.log.Warn("close browser session", "client", e.client, "mcp_session", ShortID(e.id), "err", err)
 	}
 	e.sess = nil
-	r.log.Info("browser session closed", "mcp_session", e.id, "why", why)
+	r.log.Info("browser session closed", "client", e.client, "mcp_session", ShortID(e.id), "why", why)
 }
 
 // reap closes sessions idle for longer than r.idle, until ctx ends.
@@ -262,7 +302,7 @@ func (r *registry) shutdown() error {
 				r.closeSession(e, "shutdown")
 			case <-time.After(shutdownWait):
 				// Closing the browser ends the session with the rest.
-				r.log.Warn("a call did not end in time; leaving its session to the browser's close", "mcp_session", e.id)
+				r.log.Warn("a call did not end in time; leaving its session to the browser's close", "mcp_session", ShortID(e.id))
 			}
 		})
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // The accessibility tree of a large page is megabytes of JSON, and decoding
@@ -21,11 +22,17 @@ var errSyntax = errors.New("invalid JSON")
 
 // decodeAXTree decodes an Accessibility.getFullAXTree result.
 func decodeAXTree(data []byte) ([]axNode, error) {
+	// encoding/json reads bytes that are not UTF-8 as U+FFFD, which the
+	// substrings below would not; Chromium sends UTF-8, and anything else
+	// goes to encoding/json.
+	if !utf8.Valid(data) {
+		return nil, errSyntax
+	}
 	d := decoder{s: string(data)}
 	var nodes []axNode
 	d.object(func(key string) {
 		if key != "nodes" {
-			d.skip()
+			d.other(key, "nodes")
 			return
 		}
 		if d.null() {
@@ -306,7 +313,7 @@ func (d *decoder) axValue(v *axValue) {
 		case "value":
 			d.scalar(&v.Value)
 		default:
-			d.skip()
+			d.other(key, "type", "value")
 		}
 	})
 }
@@ -325,7 +332,7 @@ func (d *decoder) properties() []axProperty {
 			case "value":
 				d.axValue(&p.Value)
 			default:
-				d.skip()
+				d.other(key, "name", "value")
 			}
 		})
 		ps = append(ps, p)
@@ -365,9 +372,28 @@ func (d *decoder) node(n *axNode) {
 		case "frameId":
 			n.FrameID = d.text()
 		default:
-			d.skip()
+			d.other(key, axNodeKeys...)
 		}
 	})
+}
+
+// axNodeKeys are the keys node reads.
+var axNodeKeys = []string{"nodeId", "ignored", "ignoredReasons", "role", "name", "description", "value",
+	"properties", "parentId", "childIds", "backendDOMNodeId", "frameId"}
+
+// other skips the value of a key the caller does not read. A key that
+// differs from one it reads only in case is one encoding/json would read
+// (it matches keys case-insensitively): the decoder gives up, and the caller
+// falls back to encoding/json, so that both read the same. Chromium never
+// sends such keys.
+func (d *decoder) other(key string, known ...string) {
+	for _, k := range known {
+		if strings.EqualFold(key, k) {
+			d.fail()
+			return
+		}
+	}
+	d.skip()
 }
 
 // id reads a node id: a string, or leniently a number.
@@ -386,6 +412,9 @@ func (d *decoder) id() string {
 // decodeDOM decodes a DOMSnapshot.captureSnapshot result: tables of small
 // integers, which a reflective decoder reads slowly.
 func decodeDOM(data []byte) (domCapture, error) {
+	if !utf8.Valid(data) { // as in decodeAXTree
+		return domCapture{}, errSyntax
+	}
 	d := decoder{s: string(data)}
 	var c domCapture
 	d.object(func(key string) {

@@ -94,3 +94,26 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeAXTreeMatchesEncodingJSON holds the hand-written decoder to
+// encoding/json on arbitrary input: where both read it, they read the same
+// nodes. (The decoder may refuse what encoding/json reads: Build then falls
+// back to encoding/json.)
+func FuzzDecodeAXTreeMatchesEncodingJSON(f *testing.F) {
+	f.Add([]byte(`{"nodes":[{"nodeId":"1","ignored":false,"role":{"type":"role","value":"button"},"name":{"type":"computedString","value":"Buy \u00e9"},"childIds":["2"],"backendDOMNodeId":5}]}`))
+	f.Add([]byte(`{"nodes":[{"nodeId":"2","properties":[{"name":"checked","value":{"type":"tristate","value":"mixed"}},{"name":"level","value":{"type":"integer","value":2}}]}]}`))
+	f.Add([]byte(`{"nodes":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeAXTree(data)
+		if err != nil {
+			return
+		}
+		var want axTree
+		if json.Unmarshal(data, &want) != nil {
+			return
+		}
+		if !reflect.DeepEqual(got, want.Nodes) {
+			t.Errorf("decodeAXTree(%s) =\n%+v\nencoding/json:\n%+v", data, got, want.Nodes)
+		}
+	})
+}

@@ -110,6 +110,11 @@ func newPage(c *capture.Page) *page {
 			p.notes = append(p.notes, fmt.Sprintf("layout capture unreadable (%v); positions unknown", err))
 		}
 	}
+	for _, r := range c.RemoteDOM {
+		if err := p.dom.merge(r); err != nil {
+			p.notes = append(p.notes, fmt.Sprintf("layout capture of frame %s unreadable (%v); its positions unknown", r.FrameID, err))
+		}
+	}
 	p.indexDocs()
 	for _, f := range c.Frames {
 		if len(f.AX) == 0 {
@@ -122,6 +127,13 @@ func newPage(c *capture.Page) *page {
 		} else if err := json.Unmarshal(f.AX, &t); err != nil {
 			p.notes = append(p.notes, fmt.Sprintf("accessibility tree of frame %s unreadable: %v", f.URL, err))
 			continue
+		}
+		if f.NodeBase != 0 {
+			for i := range t.Nodes {
+				if t.Nodes[i].BackendNodeID != 0 {
+					t.Nodes[i].BackendNodeID += f.NodeBase
+				}
+			}
 		}
 		fi := frameIndex{id: f.FrameID, url: f.URL, nodes: t.Nodes, byID: make(map[string]int32, len(t.Nodes)), root: -1}
 		for i := range t.Nodes {
@@ -210,6 +222,76 @@ func (p *page) indexDocs() {
 	for di := range p.docs {
 		p.origin(di, owner, 0)
 	}
+}
+
+// merge adds the documents of an out-of-process frame's layout capture to
+// d, as if one capture had seen them all: their strings are appended to
+// d's and their string indexes moved, their backend node ids get the
+// frame's NodeBase, and the iframe element that owns the frame gets it as
+// its content document, so that offsets, elements and page text reach into
+// the frame as into a same-process one.
+func (d *domCapture) merge(r capture.RemoteDOM) error {
+	sub, err := decodeDOM(r.DOM)
+	if err != nil {
+		if err := json.Unmarshal(r.DOM, &sub); err != nil {
+			return err
+		}
+	}
+	if len(sub.Documents) == 0 {
+		return nil
+	}
+	owner := noDOM
+	for di := range d.Documents {
+		for ni, id := range d.Documents[di].Nodes.BackendNodeID {
+			if id == r.Owner {
+				owner = domRef{int32(di), int32(ni)}
+			}
+		}
+	}
+	if owner == noDOM {
+		return fmt.Errorf("its iframe element (node %d) is not in the page", r.Owner)
+	}
+	strBase, docBase := len(d.Strings), len(d.Documents)
+	str := func(v []int) {
+		for i, s := range v {
+			if s >= 0 {
+				v[i] = s + strBase
+			}
+		}
+	}
+	for di := range sub.Documents {
+		doc := &sub.Documents[di]
+		if doc.DocumentURL >= 0 {
+			doc.DocumentURL += strBase
+		}
+		if doc.FrameID >= 0 {
+			doc.FrameID += strBase
+		}
+		n := &doc.Nodes
+		str(n.NodeName)
+		str(n.NodeValue)
+		for _, a := range n.Attributes {
+			str(a)
+		}
+		str(n.TextValue.Value)
+		str(n.InputValue.Value)
+		for i := range n.ContentDocumentIndex.Value {
+			n.ContentDocumentIndex.Value[i] += docBase
+		}
+		for i, id := range n.BackendNodeID {
+			n.BackendNodeID[i] = id + r.NodeBase
+		}
+		for _, st := range doc.Layout.Styles {
+			str(st)
+		}
+		str(doc.Layout.Text)
+	}
+	d.Strings = append(d.Strings, sub.Strings...)
+	d.Documents = append(d.Documents, sub.Documents...)
+	cd := &d.Documents[owner.doc].Nodes.ContentDocumentIndex
+	cd.Index = append(cd.Index, int(owner.node))
+	cd.Value = append(cd.Value, docBase)
+	return nil
 }
 
 func sparse(r rareStrings) map[int]int {

@@ -55,12 +55,17 @@ var defaultGated = map[string][]string{
 	"/variants/disabled": {`click button "Finish Cancellation"`},
 	"/variants/long":     {`click button "Cancel Membership"`},
 	"/variants/modal":    {`click button "Cancel Membership"`},
-	"/variants/dialogs":  {`click button "Delete item"`},
-	"/variants/widgets":  {`click button "Subscribe"`},
+	// The whole flow on one page: only its first step shows at load.
+	"/variants/renamed-flow": {`click button "Cancel Membership"`},
+	"/variants/dialogs":      {`click button "Delete item"`},
+	"/variants/widgets":      {`click button "Subscribe"`},
 	"/variants/checkout": {
 		`fill textbox "Name on card"`, `fill textbox "Card number"`, `fill textbox "Expiry date"`,
 		`fill textbox "Security code"`, `click button "Place order — $129"`,
 	},
+	// The card form in a cross-site frame is gated as the page's own is.
+	"/variants/cross-site-checkout": {`fill textbox "Card number"`, `click button "Pay"`},
+	"/variants/card-frame":          {`fill textbox "Card number"`, `click button "Pay"`},
 	"/variants/everyday": {
 		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
 		`click button "Book now"`, `click button "Subscribe"`, `click button "Unsubscribe from emails"`,

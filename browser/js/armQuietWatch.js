@@ -12,5 +12,4 @@ function armQuietWatch() {
 	document.addEventListener('scroll', change, {capture: true, passive: true});
 	q.stop = () => { q.obs.disconnect(); document.removeEventListener('scroll', change, {capture: true}); };
 	Object.defineProperty(window, k, {value: q, configurable: true});
-	return true;
 }

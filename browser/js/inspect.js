@@ -3,7 +3,12 @@
 // y and box are main-viewport coordinates. payment is the source of the
 // case-insensitive regexp that marks a payment-card field by its field name
 // (browser.PaymentFieldPattern; the same test as checkpoint.IsPaymentField).
-function inspect(scroll, payment) {
+// at, when set, makes this the iframe element of an out-of-process frame:
+// {x, y} is a point in that frame's viewport, which is hit-tested here at
+// its place in this page instead of the element's centre (a page hit test
+// sees only the iframe element), and origin is where the frame's viewport
+// starts (the iframe's content box).
+function inspect(scroll, payment, at) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const out = {connected: !!(el && el.isConnected)};
 	if (!out.connected) return out;
@@ -56,7 +61,14 @@ function inspect(scroll, payment) {
 	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
 	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
 	if (right <= left || bottom <= top) { out.visible = false; return out; }
-	const lx = (left + right) / 2, ly = (top + bottom) / 2;
+	let lx = (left + right) / 2, ly = (top + bottom) / 2;
+	if (at) {
+		const cx = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
+		const cy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
+		out.origin = {x: cx + dx, y: cy + dy};
+		lx = cx + at.x; ly = cy + at.y;
+		if (lx < left || lx >= right || ly < top || ly >= bottom) { out.visible = false; return out; }
+	}
 	out.x = lx + dx; out.y = ly + dy;
 	let hit = el.getRootNode().elementFromPoint ? el.getRootNode().elementFromPoint(lx, ly) : doc.elementFromPoint(lx, ly);
 	while (hit && hit.shadowRoot && hit !== el) {

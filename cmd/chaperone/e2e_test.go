@@ -23,6 +23,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -216,7 +217,7 @@ func TestTwoHTTPClients(t *testing.T) {
 	// Closing A closes A's browser session only.
 	idA := a.GetSessionId()
 	a.Close()
-	closed := regexp.MustCompile(`msg="browser session closed" mcp_session=` + regexp.QuoteMeta(idA))
+	closed := regexp.MustCompile(`msg="browser session closed" client=client1 mcp_session=` + regexp.QuoteMeta(server.ShortID(idA)))
 	deadline := time.Now().Add(10 * time.Second)
 	for !closed.MatchString(p.stderr.String()) {
 		if time.Now().After(deadline) {
@@ -224,7 +225,7 @@ func TestTwoHTTPClients(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	if strings.Contains(p.stderr.String(), "mcp_session="+b.GetSessionId()+" why=") {
+	if strings.Contains(p.stderr.String(), "mcp_session="+server.ShortID(b.GetSessionId())+" why=") {
 		t.Fatal("client B's session was closed with client A's")
 	}
 	if s := getSnapshot(t, b); !strings.Contains(s.Page.URL, "/variants/cookies") {

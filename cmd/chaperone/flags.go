@@ -124,6 +124,24 @@ func (l *listFlag) Set(s string) error {
 	return nil
 }
 
+// repeatedFlag is a flag that may be given more than once, each value kept
+// whole (a token may hold a comma).
+type repeatedFlag []string
+
+func (r *repeatedFlag) String() string {
+	if len(*r) == 0 {
+		return ""
+	}
+	// The values may be secrets: the usage text shows how many, not what.
+	return fmt.Sprintf("%d values", len(*r))
+}
+
+// Set implements flag.Value.
+func (r *repeatedFlag) Set(s string) error {
+	*r = append(*r, s)
+	return nil
+}
+
 // browserFlags are the flags that say which browser to use and how.
 type browserFlags struct {
 	path, cdp, userDataDir string

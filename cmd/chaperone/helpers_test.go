@@ -233,7 +233,14 @@ func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 // schema.
 func click(t *testing.T, c *client.Client, ref string) (actionResult, *snapshot.Snapshot) {
 	t.Helper()
-	res, text := call(t, c, tools.Click, map[string]any{"ref": ref})
+	return act(t, c, tools.Click, map[string]any{"ref": ref})
+}
+
+// act calls an action tool and returns its result and the result's
+// snapshot, checked against the schema.
+func act(t *testing.T, c *client.Client, name string, args map[string]any) (actionResult, *snapshot.Snapshot) {
+	t.Helper()
+	res, text := call(t, c, name, args)
 	var r actionResult
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		t.Fatal(err)

@@ -21,7 +21,10 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "serve", "serve [flags]")
 	startURL := fs.String("url", "", "the `URL` every session starts at (default: the embedded demo site, served by this process on a loopback port)")
 	httpAddr := fs.String("http", "", "serve over HTTP on `addr` (host:port; a bare port means 127.0.0.1) instead of stdio:\nstreamable HTTP at /mcp, SSE at /sse and /message, /healthz")
-	token := fs.String("token", "", "the bearer `token` every HTTP request must carry; required beyond loopback (prefer $CHAPERONE_TOKEN: flags show in ps)")
+	var tokens repeatedFlag
+	fs.Var(&tokens, "token", "a bearer `token` HTTP requests must carry, as name:token or bare (named client1, client2…); repeat for more clients.\nA token or --tokens-file is required beyond loopback (prefer $CHAPERONE_TOKEN or the file: flags show in ps)")
+	tokensFile := fs.String("tokens-file", "", "read the clients' bearer tokens from `file`, one \"name token\" per line (# comments); reloaded on SIGHUP; must not be readable by every user")
+	maxPerClient := fs.Int("max-sessions-per-client", 0, "the most browser sessions one client (one token) may have open at once (0: only --max-sessions bounds it)")
 	var allowedHosts, allowedOrigins listFlag
 	fs.Var(&allowedHosts, "allowed-hosts", "more Host `names` HTTP requests may carry, comma-separated (localhost, 127.0.0.1 and [::1] always)")
 	fs.Var(&allowedOrigins, "allowed-origins", "browser `origins` (scheme://host:port) allowed to call over HTTP, comma-separated; others get 403")
@@ -58,12 +61,20 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--http: %w", err)
 		}
-		hc = server.HTTPConfig{Addr: addr, Token: *token, AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins}
+		creds, err := loadCredentials(tokens, *tokensFile)
+		if err != nil {
+			return err
+		}
+		hc = server.HTTPConfig{Addr: addr, Credentials: creds, MaxSessionsPerClient: *maxPerClient,
+			AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins}
 		if err := hc.Check(); err != nil {
 			return err
 		}
-	} else if *token != "" {
-		log.Warn("--token has no effect on stdio")
+		if *tokensFile != "" {
+			reloadOnHUP(ctx, log, creds, *tokensFile)
+		}
+	} else if len(tokens) > 0 || *tokensFile != "" {
+		log.Warn("--token and --tokens-file have no effect on stdio")
 	}
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
@@ -148,16 +159,18 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	srv, err := server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
 			id := uuid.NewString()
+			client := server.ClientFromContext(ctx)
 			var auditLog *audit.Log
 			if *auditDir != "" {
 				a, err := audit.Open(*auditDir, id)
 				if err != nil {
 					return nil, err
 				}
+				a.SetClient(client)
 				auditLog = a
 			}
 			gate := checkpoint.NewGate(profile, sessionApprover, checkpoint.Options{
-				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", id)})
+				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", server.ShortID(id), "client", client)})
 			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
 			if err != nil {
 				auditLog.Close()
@@ -188,7 +201,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	} else {
 		base := "http://" + ln.Addr().String()
 		log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "streamable", base+"/mcp", "sse", base+"/sse",
-			"token_required", hc.Token != "", "start_url", cfg.StartURL)
+			"token_required", hc.Credentials != nil, "start_url", cfg.StartURL)
 		err = srv.Serve(serving, ln, hc)
 	}
 	if serving.Err() != nil {

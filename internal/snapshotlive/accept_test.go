@@ -79,6 +79,9 @@ func checkAcceptance(t *testing.T, captures map[string]*capture.Page) {
 			{"cancelled", "heading", "Your membership has been cancelled"},
 			{"iframe", "textbox", "Promo code"}, // inside an iframe
 			{"iframe", "button", "Apply"},
+			{"cross-site", "textbox", "Card number"}, // inside a cross-site iframe
+			{"cross-site", "combobox", "Country"},
+			{"cross-site", "textbox", "Promo code"},  // a cross-site iframe inside that one
 			{"shadow", "button", "Pause membership"}, // inside a shadow root
 			{"shadow", "checkbox", "Email me reminders"},
 			{"widgets", "button", "Subscribe"},  // a div with a click handler

@@ -45,6 +45,7 @@ var recordings = []struct {
 	{"names", "/variants/names", nil},
 	{"clickables", "/variants/clickables", nil},
 	{"dialog-modal", "/variants/dialog-modal", nil},
+	{"cross-site", "/variants/cross-site-checkout?nested=1", nil},
 }
 
 // captureLive loads each recorded demo page from site in a fresh tab of the

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -17,6 +18,10 @@ var record = flag.Bool("record", false, "record snapshot/testdata/captures from 
 // demoOrigin replaces the test server's origin in recorded captures, so that
 // recordings do not depend on the port they were made on.
 const demoOrigin = "http://demo.test"
+
+// otherOrigin replaces the test server's other loopback name (localhost),
+// the other site of the cross-site frames.
+const otherOrigin = "http://other.test"
 
 // TestRecordCaptures is a tool, not a test: with -record it loads each demo
 // page in a real browser and writes its raw capture to
@@ -37,6 +42,7 @@ func TestRecordCaptures(t *testing.T) {
 			t.Fatalf("encoding capture %s: %v", name, err)
 		}
 		data = bytes.ReplaceAll(data, []byte(site), []byte(demoOrigin))
+		data = bytes.ReplaceAll(data, []byte(strings.Replace(site, "127.0.0.1", "localhost", 1)), []byte(otherOrigin))
 		path := filepath.Join(capturesDir, name+".json")
 		if err := os.WriteFile(path, append(data, '\n'), 0o644); err != nil {
 			t.Fatalf("writing capture %s: %v", name, err)

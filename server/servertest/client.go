@@ -6,6 +6,7 @@ package servertest
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +83,40 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
+}
+
+// SessionID returns the MCP session id of c, a streamable HTTP or SSE
+// client.
+func SessionID(c *client.Client) string {
+	if sse, ok := c.GetTransport().(*transport.SSE); ok {
+		return sse.GetEndpoint().Query().Get("sessionId")
+	}
+	return c.GetSessionId()
+}
+
+// SessionStatus sends a tools/list for the MCP session of c (streamable
+// HTTP or SSE) to the server at base with token, as any client that learnt
+// the session's id could, and returns the HTTP status.
+func SessionStatus(t testing.TB, base string, c *client.Client, token string) int {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":99,"method":"tools/list"}`
+	var req *http.Request
+	if sse, ok := c.GetTransport().(*transport.SSE); ok {
+		req, _ = http.NewRequest(http.MethodPost, sse.GetEndpoint().String(), strings.NewReader(body))
+	} else {
+		req, _ = http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
+		req.Header.Set("Mcp-Session-Id", c.GetSessionId())
+		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		req.Header.Set("Accept", "application/json, text/event-stream")
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+token)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatalf("POST for the session: %v", err)
+	}
+	res.Body.Close()
+	return res.StatusCode
 }

@@ -1,0 +1,476 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/capture"
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/dom"
+	"github.com/chromedp/cdproto/domsnapshot"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Out-of-process frames.
+//
+// Chromium runs a cross-site iframe in a renderer process of its own, as a
+// target of its own: the page's accessibility tree, DOM snapshot and node
+// calls do not reach into it, and backend node ids are numbered per process,
+// so the same number names different nodes in the page and in the frame.
+//
+// A page keeps one session per out-of-process frame (a frameSet), and gives
+// each frame an index, never reused for that page. A capture adds
+// index<<nodeShift (the frame's NodeBase) to every backend node id of the
+// frame, so ids of different processes cannot collide, and the methods
+// that take a backend node id route by its high bits: to the page's
+// session for index 0, to the frame's otherwise, with the low bits as the
+// node's id in that process. A frame that has gone (navigated to another
+// site, removed) leaves its index unknown, and its nodes are ErrDetached.
+// See docs/architecture.md.
+
+// nodeShift is where a frame's index starts in a backend node id. Chromium
+// numbers the nodes of a process from 1 upwards with an int; 32 bits leave
+// 2^21 frames below 2^53, where JSON numbers stay exact.
+const nodeShift = 32
+
+// NodeBase returns what a capture adds to the backend node ids of the
+// out-of-process frame with index i (the page's own nodes have index 0).
+func NodeBase(i int64) int64 { return i << nodeShift }
+
+// splitNode returns the frame index and the process-local id of a backend
+// node id.
+func splitNode(id int64) (index, local int64) {
+	return id >> nodeShift, id & (1<<nodeShift - 1)
+}
+
+// frameSet is the out-of-process frames of one page target.
+type frameSet struct {
+	mu       sync.Mutex
+	next     int64
+	byTarget map[target.ID]*remoteFrame
+	byIndex  map[int64]*remoteFrame
+}
+
+// remoteFrame is one out-of-process frame and the session to its target.
+type remoteFrame struct {
+	index int64
+	id    target.ID // the target's id, which is also the frame's id
+	// parent is the target that holds the frame's iframe element: the page
+	// or another out-of-process frame.
+	parent target.ID
+	// url is the frame's URL when it was attached to, for messages.
+	url string
+	// ctx is the chromedp context of the frame's target; it ends with the
+	// page, or when the frame's target is detached.
+	ctx    context.Context
+	cancel context.CancelFunc
+}
+
+// cdp returns a context for protocol calls in the frame, as Tab.cdp does
+// for the page.
+func (f *remoteFrame) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
+	return within(ctx, f.ctx, defaultCallTimeout)
+}
+
+// frameSet returns the page's out-of-process frames, making the set on
+// first use.
+func (p *tabPage) frameSet() *frameSet {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.frames == nil {
+		p.frames = &frameSet{byTarget: map[target.ID]*remoteFrame{}, byIndex: map[int64]*remoteFrame{}}
+	}
+	return p.frames
+}
+
+// remoteFrames lists the out-of-process frames of the page now, parents
+// before children, attaching to those it has not seen before and forgetting
+// those that are gone. A frame that cannot be attached to is logged and
+// left out.
+func (t *Tab) remoteFrames(ctx context.Context, p *tabPage, cc *chromedp.Context) ([]*remoteFrame, error) {
+	res, err := cdp.Call(ctx, cc.Browser, target.GetTargets, target.GetTargetsParams{})
+	if err != nil {
+		return nil, fmt.Errorf("listing the frames' targets: %w", err)
+	}
+	children := map[target.ID][]*target.Info{}
+	for _, info := range res.TargetInfos {
+		if info.Type == "iframe" && info.ParentID != "" {
+			children[info.ParentID] = append(children[info.ParentID], info)
+		}
+	}
+	fs := p.frameSet()
+	var out []*remoteFrame
+	seen := map[target.ID]bool{}
+	// Breadth first from the page: parents before children.
+	queue := []target.ID{cc.Target.TargetID}
+	for len(queue) > 0 {
+		parent := queue[0]
+		queue = queue[1:]
+		for _, info := range children[parent] {
+			if seen[info.TargetID] {
+				continue
+			}
+			seen[info.TargetID] = true
+			f, err := fs.get(ctx, p, info)
+			if err != nil {
+				t.log.Debug("capture: cannot attach to an out-of-process frame", "url", info.URL, "err", err)
+				continue
+			}
+			out = append(out, f)
+			queue = append(queue, info.TargetID)
+		}
+	}
+	fs.forget(seen)
+	return out, nil
+}
+
+// get returns the frame of the target info, attaching to it if new.
+func (fs *frameSet) get(ctx context.Context, p *tabPage, info *target.Info) (*remoteFrame, error) {
+	fs.mu.Lock()
+	if f := live(fs.byTarget[info.TargetID]); f != nil {
+		fs.mu.Unlock()
+		return f, nil
+	}
+	fs.mu.Unlock()
+	f, err := attachFrame(ctx, p, info)
+	if err != nil {
+		return nil, err
+	}
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if old := fs.byTarget[info.TargetID]; old != nil {
+		if old.ctx.Err() == nil {
+			// Attached meanwhile by another capture.
+			f.cancel()
+			return old, nil
+		}
+		delete(fs.byIndex, old.index)
+	}
+	fs.next++
+	f.index = fs.next
+	fs.byTarget[info.TargetID] = f
+	fs.byIndex[f.index] = f
+	return f, nil
+}
+
+// forget drops the frames whose targets are not in keep, and those whose
+// session ended.
+func (fs *frameSet) forget(keep map[target.ID]bool) {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	for id, f := range fs.byTarget {
+		if !keep[id] || f.ctx.Err() != nil {
+			f.cancel()
+			delete(fs.byTarget, id)
+			delete(fs.byIndex, f.index)
+		}
+	}
+}
+
+// byTargetOf returns the live frame of the target id, or nil.
+func (fs *frameSet) byTargetOf(id target.ID) *remoteFrame {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return live(fs.byTarget[id])
+}
+
+// byIndexOf returns the live frame with index i, or nil.
+func (fs *frameSet) byIndexOf(i int64) *remoteFrame {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	return live(fs.byIndex[i])
+}
+
+// live returns f unless it is nil or its session has ended.
+func live(f *remoteFrame) *remoteFrame {
+	if f == nil || f.ctx.Err() != nil {
+		return nil
+	}
+	return f
+}
+
+// attachFrame opens a session to an out-of-process frame's target. It is
+// the one place where a frame's session is set up: whatever every target
+// of a tab needs (a domain to enable, a policy to apply) belongs here.
+// Cancelling the session detaches from the frame and never closes it.
+func attachFrame(ctx context.Context, p *tabPage, info *target.Info) (*remoteFrame, error) {
+	fctx, cancel := chromedp.NewContext(p.live, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+	// The first run binds the session's life to fctx.
+	if err := firstRun(ctx, cancel, func() error { return chromedp.Do(fctx) }); err != nil {
+		cancel()
+		return nil, fmt.Errorf("attaching to frame %s: %w", info.URL, err)
+	}
+	f := &remoteFrame{id: info.TargetID, parent: info.ParentID, url: info.URL, ctx: fctx, cancel: cancel}
+	if detached, err := chromedp.Detached(fctx); err == nil {
+		go func() {
+			select {
+			case <-detached:
+				cancel()
+			case <-fctx.Done():
+			}
+		}()
+	}
+	return f, nil
+}
+
+// nodeSession returns a context for protocol calls on the process that
+// holds the node (the page's, or an out-of-process frame's), the node's id
+// in that process, and the frame (nil for the page's own nodes). It returns
+// ErrDetached for a node of a frame that is gone. Every call that names a
+// backend node goes through it.
+func (t *Tab) nodeSession(ctx context.Context, backendNodeID int64) (context.Context, context.CancelFunc, int64, *remoteFrame, error) {
+	i, local := splitNode(backendNodeID)
+	if i == 0 {
+		c, cancel := t.cdp(ctx)
+		return c, cancel, backendNodeID, nil, nil
+	}
+	p, _ := t.page()
+	f := p.frameSet().byIndexOf(i)
+	if f == nil {
+		return nil, nil, 0, nil, fmt.Errorf("node %d: %w: its frame is gone", backendNodeID, ErrDetached)
+	}
+	c, cancel := f.cdp(ctx)
+	return c, cancel, local, f, nil
+}
+
+// parentSession returns a context for protocol calls in the process that
+// holds the frame's iframe element (the page's, or that of the frame's
+// parent frame), the NodeBase of that process's nodes, and the parent frame
+// (nil for the page). It returns ErrDetached when the parent is gone.
+func (t *Tab) parentSession(ctx context.Context, f *remoteFrame) (context.Context, context.CancelFunc, int64, *remoteFrame, error) {
+	p, _ := t.page()
+	c, cancel := t.cdp(ctx)
+	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil && cc.Target.TargetID == f.parent {
+		return c, cancel, 0, nil, nil
+	}
+	cancel()
+	parent := p.frameSet().byTargetOf(f.parent)
+	if parent == nil {
+		return nil, nil, 0, nil, fmt.Errorf("%w: the parent of frame %s is gone", ErrDetached, f.url)
+	}
+	c, cancel = parent.cdp(ctx)
+	return c, cancel, NodeBase(parent.index), parent, nil
+}
+
+// frameOwner finds the frame's iframe element: a context for calls in its
+// process (cancel it when done), its backend node id there, the NodeBase of
+// that process's nodes, and the parent frame (nil for the page).
+func (t *Tab) frameOwner(ctx context.Context, f *remoteFrame) (context.Context, context.CancelFunc, int64, int64, *remoteFrame, error) {
+	c, cancel, base, parent, err := t.parentSession(ctx, f)
+	if err != nil {
+		return nil, nil, 0, 0, nil, err
+	}
+	own, err := chromedp.Call(c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(f.id)})
+	if err != nil {
+		cancel()
+		return nil, nil, 0, 0, nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
+	}
+	return c, cancel, int64(own.BackendNodeID), base, parent, nil
+}
+
+// owner returns the frame's iframe element in its parent's process, as a
+// page object there, or ErrDetached when it is gone.
+func (t *Tab) owner(ctx context.Context, f *remoteFrame) (*pageObject, error) {
+	c, cancel, id, _, parent, err := t.frameOwner(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	defer cancel()
+	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": id})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
+	}
+	return &pageObject{t: t, id: obj.Object.ObjectID, frame: parent}, nil
+}
+
+// remoteCapture is what a capture took of one out-of-process frame.
+type remoteCapture struct {
+	frame capture.Frame
+	dom   capture.RemoteDOM
+}
+
+// captureRemote takes the accessibility tree and the DOM snapshot of every
+// out-of-process frame of the page, and finds each frame's iframe element,
+// all concurrently. A frame that fails (it navigated or went away
+// meanwhile) is logged and left out.
+func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Context, opts CaptureOptions) []remoteCapture {
+	frames, err := t.remoteFrames(ctx, p, cc)
+	if err != nil {
+		t.log.Debug("capture: no out-of-process frames", "err", err)
+		return nil
+	}
+	out := make([]remoteCapture, len(frames))
+	errs := make([][4]error, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		base := NodeBase(f.index)
+		out[i].frame = capture.Frame{FrameID: string(f.id), URL: f.url, NodeBase: base}
+		out[i].dom = capture.RemoteDOM{FrameID: string(f.id), NodeBase: base}
+		fc, cancel := f.cdp(ctx)
+		defer cancel()
+		wg.Go(func() {
+			var ax rawResult
+			ax, errs[i][0] = chromedp.Call(fc, getFullAXTreeRaw, accessibility.GetFullAXTreeParams{})
+			out[i].frame.AX = json.RawMessage(ax)
+		})
+		wg.Go(func() {
+			var d rawResult
+			d, errs[i][1] = chromedp.Call(fc, captureSnapshotRaw, domsnapshot.CaptureSnapshotParams{
+				ComputedStyles:    capture.Styles(),
+				IncludePaintOrder: new(true),
+				IncludeDOMRects:   &opts.DOMRects,
+			})
+			out[i].dom.DOM = json.RawMessage(d)
+		})
+		wg.Go(func() {
+			tree, err := chromedp.Call(fc, page.GetFrameTree, cdp.Empty{})
+			if err == nil && tree.FrameTree != nil && tree.FrameTree.Frame != nil {
+				out[i].frame.URL = tree.FrameTree.Frame.URL + tree.FrameTree.Frame.URLFragment
+			}
+			errs[i][2] = err
+		})
+		wg.Go(func() {
+			_, cancel, id, base, _, err := t.frameOwner(ctx, f)
+			if err != nil {
+				errs[i][3] = err
+				return
+			}
+			cancel()
+			out[i].dom.Owner = base + id
+		})
+	}
+	wg.Wait()
+	kept := out[:0]
+	for i, r := range out {
+		if err := errors.Join(errs[i][:]...); err != nil {
+			// It navigated or went away during the capture.
+			t.log.Debug("capture: out-of-process frame left out", "url", r.frame.URL, "err", err)
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
+// Rendering waits before input into a cross-site frame: how many frames,
+// and for at most how long.
+const (
+	routeFrames  = 2
+	routeMaxWait = 200 * time.Millisecond
+)
+
+// placeInPage turns what inspectJS found in an out-of-process frame (the
+// click point, the box and the hit test, in the frame's viewport) into
+// page terms. For each iframe element from the frame up to the page, the
+// point is hit-tested where it shows in that iframe's document, since a
+// cover over the iframe is only seen there, and the point and the box move
+// by the iframe's content box. A point the iframe clips, or its document
+// scrolls out of view, leaves the node not visible.
+func (t *Tab) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult, scroll bool) error {
+	for f != nil {
+		o, err := t.owner(ctx, f)
+		if err != nil {
+			return err
+		}
+		var at inspectResult
+		err = o.call(ctx, inspectJS, &at, scroll, PaymentFieldPattern, map[string]float64{"x": r.X, "y": r.Y})
+		o.release(ctx)
+		if err != nil {
+			return fmt.Errorf("the iframe of %s: %w", f.url, err)
+		}
+		if !at.Connected {
+			return fmt.Errorf("the iframe of %s: %w", f.url, ErrDetached)
+		}
+		if !at.Visible {
+			r.Visible, r.Box, r.X, r.Y = false, Box{}, 0, 0
+			return nil
+		}
+		r.X, r.Y = at.X, at.Y
+		r.Box.X += at.Origin.X
+		r.Box.Y += at.Origin.Y
+		if r.Covered == "" {
+			r.Covered = at.Covered
+		}
+		f = o.frame
+	}
+	// The browser sends a click into a cross-site frame by where the
+	// rendered frames last showed that frame: until the page and the frame
+	// have rendered what was measured (a scroll, a layout change), a click
+	// at the point can land on the page's iframe element instead.
+	var wg sync.WaitGroup
+	wg.Go(func() { _ = t.callPage(ctx, waitFramesJS, nil, routeFrames, routeMaxWait.Milliseconds()) })
+	wg.Go(func() { t.inFrames(ctx, waitFramesJS, routeFrames, routeMaxWait.Milliseconds()) })
+	wg.Wait()
+	return nil
+}
+
+// liveFrames returns the page's out-of-process frames that are still
+// attached.
+func (p *tabPage) liveFrames() []*remoteFrame {
+	fs := p.frameSet()
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make([]*remoteFrame, 0, len(fs.byIndex))
+	for _, f := range fs.byIndex {
+		if live(f) != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// inFrames runs the page script fn (as callPage does) in the document of
+// every out-of-process frame the page has, concurrently, and returns the
+// sum of their integer results, or -1 when one of them failed or answered
+// -1 (its document went away). With no such frames it returns 0 at once.
+func (t *Tab) inFrames(ctx context.Context, fn string, args ...any) int {
+	ch := t.inFramesAsync(ctx, fn, args...)
+	if ch == nil {
+		return 0
+	}
+	return <-ch
+}
+
+// inFramesAsync is inFrames in the background: the sum arrives on the
+// channel, which is nil when the page has no out-of-process frames.
+func (t *Tab) inFramesAsync(ctx context.Context, fn string, args ...any) <-chan int {
+	p, _ := t.page()
+	frames := p.liveFrames()
+	if len(frames) == 0 {
+		return nil
+	}
+	out := make(chan int, 1)
+	go func() {
+		res := make([]int, len(frames))
+		var wg sync.WaitGroup
+		for i, f := range frames {
+			wg.Go(func() {
+				c, cancel := f.cdp(ctx)
+				defer cancel()
+				var n int
+				if err := callIn(c, fn, &n, args...); err != nil {
+					n = -1
+				}
+				res[i] = n
+			})
+		}
+		wg.Wait()
+		sum := 0
+		for _, n := range res {
+			if n < 0 {
+				sum = -1
+				break
+			}
+			sum += n
+		}
+		out <- sum
+	}()
+	return out
+}
