@@ -30,6 +30,7 @@ var (
 	cmdInsertText       = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.insertText"}
 	cmdDispatchKeyEvent = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
 	cmdGetLayoutMetrics = cdp.Command[map[string]any, layoutMetrics]{Method: "Page.getLayoutMetrics"}
+	cmdFocus            = cdp.Command[map[string]any, json.RawMessage]{Method: "DOM.focus"}
 )
 
 type resolveNodeResult struct {

@@ -2,8 +2,11 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -103,4 +106,113 @@ func (t *Tab) MaskText(ctx context.Context, backendNodeID int64) error {
 		return fmt.Errorf("mask text: %w", err)
 	}
 	return nil
+}
+
+// Hover moves the mouse pointer to x, y with no button down, so that the
+// page sees mouseover, mouseenter and :hover as for a person's pointer.
+func (t *Tab) Hover(ctx context.Context, x, y float64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, cmdDispatchMouse, map[string]any{"type": "mouseMoved", "x": x, "y": y, "button": "none"}); err != nil {
+		return fmt.Errorf("hover at %.0f,%.0f: %w", x, y, err)
+	}
+	return nil
+}
+
+// dragSteps is how many pointer moves a drag makes between its ends: pointer
+// based sortable lists need several moves past their threshold to follow.
+const dragSteps = 10
+
+// dragNotice bounds how long Drag waits for Chromium to say that the page
+// started an HTML5 drag after the first move, once the page has handled
+// that move.
+const dragNotice = 100 * time.Millisecond
+
+var (
+	cmdSetInterceptDrags = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.setInterceptDrags"}
+	cmdDispatchDrag      = cdp.Command[map[string]any, json.RawMessage]{Method: "Input.dispatchDragEvent"}
+	evDragIntercepted    = cdp.Event[struct {
+		Data json.RawMessage `json:"data"`
+	}]{Method: "Input.dragIntercepted"}
+)
+
+// Drag presses the left button at from, moves the pointer in steps to to and
+// releases it there. A page that starts an HTML5 drag (draggable) gets the
+// drag's events (dragenter, dragover, drop) at to, as a person's drag
+// would give it; one that follows the pointer (a sortable list on pointer or
+// mouse events) gets every move.
+func (t *Tab) Drag(ctx context.Context, fromX, fromY, toX, toY float64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	mouse := func(typ string, x, y float64, buttons int) error {
+		ev := map[string]any{"type": typ, "x": x, "y": y, "button": "left", "buttons": buttons, "clickCount": 1}
+		if typ == "mouseMoved" {
+			ev["clickCount"] = 0
+		}
+		if _, err := chromedp.Call(c, cmdDispatchMouse, ev); err != nil {
+			return fmt.Errorf("drag: %s at %.0f,%.0f: %w", typ, x, y, err)
+		}
+		return nil
+	}
+	// An HTML5 drag does not run in a page without a window system: Chromium
+	// hands it over instead (Input.dragIntercepted), and the drag's events
+	// are dispatched to the page from here.
+	intercepted, stop, err := intercept(ctx, t, cmdSetInterceptDrags, evDragIntercepted)
+	if err != nil {
+		return fmt.Errorf("drag: intercept: %w", err)
+	}
+	defer stop()
+	if err := mouse("mouseMoved", fromX, fromY, 0); err != nil {
+		return err
+	}
+	if err := mouse("mousePressed", fromX, fromY, 1); err != nil {
+		return err
+	}
+	at := func(i int) (float64, float64) {
+		f := float64(i) / dragSteps
+		return fromX + (toX-fromX)*f, fromY + (toY-fromY)*f
+	}
+	x, y := at(1)
+	if err := mouse("mouseMoved", x, y, 1); err != nil {
+		return err
+	}
+	// The page has handled the move once a script has run after it; a
+	// drag it started has been reported by then or very soon after.
+	if err := t.Evaluate(ctx, "new Promise(r => setTimeout(r, 0))", nil); err != nil {
+		return fmt.Errorf("drag: %w", err)
+	}
+	var data json.RawMessage
+	select {
+	case ev := <-intercepted:
+		data = ev.Data
+	case <-time.After(dragNotice):
+	}
+	if data == nil {
+		for i := 2; i <= dragSteps; i++ {
+			x, y := at(i)
+			if err := mouse("mouseMoved", x, y, 1); err != nil {
+				return err
+			}
+		}
+		return mouse("mouseReleased", toX, toY, 0)
+	}
+	drag := func(typ string, x, y float64) error {
+		if _, err := chromedp.Call(c, cmdDispatchDrag, map[string]any{"type": typ, "x": x, "y": y, "data": data}); err != nil {
+			return fmt.Errorf("drag: %s at %.0f,%.0f: %w", typ, x, y, err)
+		}
+		return nil
+	}
+	if err := drag("dragEnter", x, y); err != nil {
+		return err
+	}
+	for i := 2; i <= dragSteps; i++ {
+		x, y := at(i)
+		if err := drag("dragOver", x, y); err != nil {
+			return err
+		}
+	}
+	if err := drag("drop", toX, toY); err != nil {
+		return err
+	}
+	return mouse("mouseReleased", toX, toY, 0)
 }

@@ -43,6 +43,9 @@ type Inspection struct {
 	// holds a payment-card field: an autocomplete token starting with cc-,
 	// or a field name (as FieldName) matching PaymentFieldPattern.
 	SubmitsPayment bool
+	// EnterSubmitsPayment is true when Enter on the node submits such a
+	// form: it is such a submit control, or a text field of such a form.
+	EnterSubmitsPayment bool
 }
 
 // Box is a rectangle in CSS pixels.
@@ -77,6 +80,7 @@ type inspectResult struct {
 	Autocomplete   string  `json:"autocomplete"`
 	FieldName      string  `json:"fieldName"`
 	SubmitsPayment bool    `json:"submitsPayment"`
+	EnterSubmits   bool    `json:"enterSubmitsPayment"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
 	Origin struct{ X, Y float64 } `json:"origin"`
@@ -165,5 +169,6 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
 		Box:          r.Box,
 		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
+		EnterSubmitsPayment: r.EnterSubmits,
 	}, nil
 }

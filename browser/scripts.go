@@ -56,6 +56,14 @@ var (
 	//go:embed js/waitQuiet.js
 	waitQuietJS string
 
+	// activeElementJS finds the element that has focus.
+	//go:embed js/activeElement.js
+	activeElementJS string
+
+	// waitForJS waits for text to appear or go, or for a node to go.
+	//go:embed js/waitFor.js
+	waitForJS string
+
 	// setLocalStorageJS writes localStorage items for LoadStorageState.
 	//go:embed js/setLocalStorage.js
 	setLocalStorageJS string

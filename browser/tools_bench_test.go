@@ -49,6 +49,7 @@ var (
 	rawMouse    = cdp.Command[rawMap, json.RawMessage]{Method: "Input.dispatchMouseEvent"}
 	rawEvaluate = cdp.Command[rawMap, json.RawMessage]{Method: "Runtime.evaluate"}
 	rawInsert   = cdp.Command[rawMap, json.RawMessage]{Method: "Input.insertText"}
+	rawKey      = cdp.Command[rawMap, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
 )
 
 func raw(b *testing.B, tab *browser.Tab, cmd cdp.Command[rawMap, json.RawMessage], params rawMap) {
@@ -211,10 +212,27 @@ func BenchmarkActions(b *testing.B) {
 			func(b *testing.B, e snapshot.Element) {
 				raw(b, tab, rawMouse, rawMap{"type": "mouseWheel", "x": 640, "y": 300, "deltaX": 0, "deltaY": 200})
 			}},
+		{"press_key", "/variants/keys", "textbox", "Nickname",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_press_key", rawMap{"key": "End", "ref": e.Ref})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				raw(b, tab, rawEvaluate, rawMap{"expression": `document.querySelector('#nickname').focus()`})
+				for _, typ := range []string{"rawKeyDown", "keyUp"} {
+					raw(b, tab, rawKey, rawMap{"type": typ, "key": "End", "code": "End", "windowsVirtualKeyCode": 35})
+				}
+			}},
+		{"hover", "/variants/hover", "button", "Account menu",
+			func(b *testing.B, s *tools.Session, e snapshot.Element) tools.Output {
+				return callTool(b, s, "browser_hover", rawMap{"ref": e.Ref})
+			},
+			func(b *testing.B, e snapshot.Element) {
+				raw(b, tab, rawMouse, rawMap{"type": "mouseMoved", "x": e.BBox.X + e.BBox.Width/2, "y": e.BBox.Y + e.BBox.Height/2, "button": "none"})
+			}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var waited time.Duration
-			s := tools.NewSession(tab, tools.Config{})
+			s := tools.NewSession(tab, tools.Config{Caps: []string{tools.CapAll}})
 			if err := tab.Navigate(b.Context(), site+bc.path); err != nil {
 				b.Fatal(err)
 			}

@@ -19,6 +19,11 @@ const (
 	VerbSelect   Verb = "select"
 	VerbPress    Verb = "press"
 	VerbNavigate Verb = "navigate"
+	// VerbDrag drags the element onto another, which Value names
+	// (`listitem "Done"`); VerbUpload gives a file input the files Value
+	// names.
+	VerbDrag   Verb = "drag"
+	VerbUpload Verb = "upload"
 )
 
 // Option is an option a select will really choose: what the page shows and
@@ -64,8 +69,9 @@ type Action struct {
 	// action runs.
 	Role string `json:"role,omitempty"`
 	Name string `json:"name,omitempty"`
-	// Value is the text a fill types, the key a press sends, or the URL a
-	// navigation opens. When Masked it holds only what may be shown (a
+	// Value is the text a fill types, the key a press sends, the URL a
+	// navigation opens, the element a drag drops on, or the files an upload
+	// gives. When Masked it holds only what may be shown (a
 	// password's dots, a secret's placeholder).
 	Value  string `json:"value,omitempty"`
 	Masked bool   `json:"masked,omitempty"`
@@ -94,6 +100,7 @@ type Action struct {
 //	select "Too expensive" (value "price") in combobox "Reason"
 //	select "Drama", "Jazz" (value "jazz") in listbox "Genres"
 //	click button "OK" of confirm dialog "Leave checkout?"
+//	drag listitem "Write tests" to listitem "Ship"
 //
 // It is not escaped: use Printable before a person reads it.
 func (a Action) String() string {
@@ -119,6 +126,10 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " with %q", a.Value)
 	case a.Verb == VerbPress && a.Value != "":
 		fmt.Fprintf(&b, " with key %s", a.Value)
+	case a.Verb == VerbDrag:
+		fmt.Fprintf(&b, " to %s", a.Value)
+	case a.Verb == VerbUpload:
+		fmt.Fprintf(&b, " with %s", a.Value)
 	}
 	return b.String()
 }

@@ -129,6 +129,10 @@ func (r Request) Lines() []string {
 			add("Key: %s", a.Value)
 		case a.Verb == VerbNavigate:
 			add("Destination: %s", a.Value)
+		case a.Verb == VerbDrag:
+			add("Drop on: %s", a.Value)
+		case a.Verb == VerbUpload:
+			add("Files: %s", a.Value)
 		}
 		switch {
 		case len(a.Options) == 1:

@@ -140,7 +140,7 @@ func compileFold(p string) (*regexp.Regexp, error) {
 var actionRuleKeys = []string{"name", "verb", "role", "name_matches", "payment_field", "submits_payment"}
 
 // verbs are the verbs an action rule may name.
-var verbs = []Verb{VerbClick, VerbFill, VerbSelect, VerbPress, VerbNavigate}
+var verbs = []Verb{VerbClick, VerbFill, VerbSelect, VerbPress, VerbNavigate, VerbDrag, VerbUpload}
 
 // parseActionRule decodes one gated_actions rule found at path.
 func parseActionRule(data []byte, path string) (ActionRule, error) {
@@ -184,7 +184,7 @@ func parseActionRule(data []byte, path string) (ActionRule, error) {
 	if verb != "" {
 		r.Verb = Verb(verb)
 		if !slices.Contains(verbs, r.Verb) {
-			return ActionRule{}, fieldErr(join(path, "verb"), "must be one of click, fill, select, press, navigate, got %q", verb)
+			return ActionRule{}, fieldErr(join(path, "verb"), "must be one of click, fill, select, press, navigate, drag, upload, got %q", verb)
 		}
 	}
 	if r.NameMatches != "" {

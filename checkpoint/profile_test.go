@@ -177,7 +177,7 @@ func TestBadProfiles(t *testing.T) {
 		{"action rule without name", `{` + head + `,"gated_actions":[{"verb":"click"}]}`, "gated_actions[0].name: is required"},
 		{"action rule gating nothing", `{` + head + `,"gated_actions":[{"name":"n"}]}`, "gated_actions[0]: gates nothing"},
 		{"action rule gating nothing, explicitly", `{` + head + `,"gated_actions":[{"name":"n","payment_field":false}]}`, "gated_actions[0]: gates nothing"},
-		{"action rule with an unknown verb", `{` + head + `,"gated_actions":[{"name":"n","verb":"tap"}]}`, `gated_actions[0].verb: must be one of click, fill, select, press, navigate, got "tap"`},
+		{"action rule with an unknown verb", `{` + head + `,"gated_actions":[{"name":"n","verb":"tap"}]}`, `gated_actions[0].verb: must be one of click, fill, select, press, navigate, drag, upload, got "tap"`},
 		{"action rule with name_contains", `{` + head + `,"gated_actions":[{"name":"n","name_contains":"buy"}]}`, "gated_actions[0].name_contains: unknown field"},
 		{"action rule with a bad regexp", `{` + head + `,"gated_actions":[{"name":"n","name_matches":"(buy"}]}`, "gated_actions[0].name_matches: not a valid regular expression"},
 		{"action rule flag not a bool", `{` + head + `,"gated_actions":[{"name":"n","payment_field":"yes"}]}`, "gated_actions[0].payment_field: must be true or false"},

@@ -1,5 +1,5 @@
 // Package server puts the tools on the Model Context Protocol with mcp-go:
-// it registers the seven tools, maps every MCP client connection to its own
+// it registers the tools, maps every MCP client connection to its own
 // browser session, serves stdio, streamable HTTP and SSE, and guards the HTTP
 // listener (Host and Origin checks, bearer token).
 package server
@@ -48,6 +48,9 @@ type Config struct {
 	// Text is how a result's text content reads: TextCompact (the default)
 	// or TextJSON. Structured content is the JSON either way.
 	Text TextFormat
+	// Caps turns on opt-in tools (tools.Config.Caps): the server lists
+	// the tools of tools.DefinitionsFor(Caps). Give it the sessions' Caps.
+	Caps []string
 	// Logger receives the server's log; nil discards it.
 	Logger *slog.Logger
 }
@@ -66,7 +69,7 @@ const (
 	TextJSON TextFormat = "json"
 )
 
-// Server is the MCP server: one mcp-go server with the seven tools, and the
+// Server is the MCP server: one mcp-go server with the tools, and the
 // browser sessions of its clients.
 type Server struct {
 	mcp      *mcpserver.MCPServer
@@ -82,10 +85,15 @@ type Server struct {
 	owners *owners
 }
 
-// New builds a Server that registers the tools of tools.Definitions.
+// New builds a Server that registers the tools of
+// tools.DefinitionsFor(cfg.Caps).
 func New(cfg Config) (*Server, error) {
 	if cfg.NewSession == nil {
 		return nil, errors.New("new server: Config.NewSession is nil")
+	}
+	defs, err := tools.DefinitionsFor(cfg.Caps)
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
 	}
 	if cfg.MaxSessions == 0 {
 		cfg.MaxSessions = 10
@@ -143,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 			"every action returns a fresh snapshot and kills older refs. A person approves risky steps; "+
 			"finish with complete_task."),
 	)
-	for _, d := range tools.Definitions() {
+	for _, d := range defs {
 		tool, err := mcpTool(d)
 		if err != nil {
 			return nil, fmt.Errorf("new server: %w", err)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -170,19 +172,65 @@ func callTool(t *testing.T, ctx context.Context, c *client.Client, name string, 
 	return res
 }
 
-func TestToolsListIsTheSevenDefinitions(t *testing.T) {
-	s := newTestServer(t, &fakes{}, Config{})
-	c := inProcessClient(t, s)
-	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+// TestToolsListIsTheDefinitions checks that tools/list shows exactly the
+// tools of the capabilities, as their definitions say, and counts the
+// tokens a model pays for the list with the cl100k tokenizer (its table is
+// embedded in the loader: no network). The default set must stay within
+// 3,200 tokens and everything on under 4,310.
+func TestToolsListIsTheDefinitions(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("load cl100k: %v", err)
 	}
-	defs := tools.Definitions()
-	if len(list.Tools) != len(defs) {
-		t.Fatalf("tools/list has %d tools, want %d", len(list.Tools), len(defs))
+	tests := []struct {
+		name      string
+		caps      []string
+		maxTokens int // inclusive
+	}{
+		{"default", nil, 3200},
+		{"wait", []string{tools.CapWait}, 4309},
+		{"all", []string{tools.CapAll}, 4309},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newTestServer(t, &fakes{}, Config{Caps: tc.caps})
+			c := inProcessClient(t, s)
+			list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defs, err := tools.DefinitionsFor(tc.caps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkListed(t, list.Tools, defs)
+			b, _ := json.Marshal(list)
+			tokens := len(enc.Encode(string(b), nil, nil))
+			t.Logf("tools/list with caps %v: %d tools, %d chars, %d cl100k tokens", tc.caps, len(list.Tools), len(b), tokens)
+			if tokens > tc.maxTokens {
+				t.Errorf("tools/list is %d tokens, want ≤ %d", tokens, tc.maxTokens)
+			}
+		})
+	}
+}
+
+func TestUnknownCapabilityFailsNew(t *testing.T) {
+	_, err := New(Config{NewSession: (&fakes{}).open, Caps: []string{"wait", "teleport"}})
+	if err == nil || !strings.Contains(err.Error(), `unknown capability "teleport"`) {
+		t.Fatalf("New with an unknown capability: %v", err)
+	}
+}
+
+// checkListed checks that listed are exactly defs, each with the
+// description, title, schemas and annotations of its definition.
+func checkListed(t *testing.T, listed []mcp.Tool, defs []tools.Definition) {
+	t.Helper()
+	if len(listed) != len(defs) {
+		t.Fatalf("tools/list has %d tools, want %d", len(listed), len(defs))
 	}
 	byName := make(map[string]mcp.Tool)
-	for _, tool := range list.Tools {
+	for _, tool := range listed {
 		byName[tool.Name] = tool
 	}
 	for _, d := range defs {
@@ -216,11 +264,6 @@ func TestToolsListIsTheSevenDefinitions(t *testing.T) {
 			*a.ReadOnly != d.ReadOnly || *a.Destructive != d.Destructive || *a.Idempotent != d.Idempotent || *a.OpenWorld != d.OpenWorld {
 			t.Errorf("%s: annotations %+v do not match the definition", d.Name, a)
 		}
-	}
-	b, _ := json.Marshal(list)
-	t.Logf("tools/list result: %d chars, %d tokens (chars/4)", len(b), len(b)/4)
-	if len(b)/4 > 3000 {
-		t.Errorf("tools/list is %d tokens, want ≤ 3,000", len(b)/4)
 	}
 }
 

@@ -104,7 +104,7 @@ func (s *Session) shown(ctx context.Context, page *snapshot.Snapshot) *snapshot.
 // before it acts that a human will be asked.
 func (s *Session) checkpointNote(snap *snapshot.Snapshot) {
 	if name, ok := s.gate.Checkpoint(snap); ok {
-		snap.Notes = append(snap.Notes, fmt.Sprintf("Checkpoint %q: a human must approve every click, fill or select on this page.", name))
+		snap.Notes = append(snap.Notes, fmt.Sprintf("Checkpoint %q: a human must approve every click, fill, select, key press, drag or upload on this page.", name))
 		s.log.Info("checkpoint", "rule", name, "snapshot", snap.ID, "url", snap.Page.URL)
 	}
 }

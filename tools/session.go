@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync"
 	"time"
 
@@ -64,12 +63,6 @@ type Config struct {
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
 	Secrets map[string]string
-}
-
-// enables reports whether the configuration turns on the tools of
-// capability; the default tools ("") are always on.
-func (c Config) enables(capability string) bool {
-	return capability == "" || slices.Contains(c.Caps, capability) || slices.Contains(c.Caps, CapAll)
 }
 
 func (c Config) withDefaults() Config {
@@ -240,6 +233,12 @@ type Session struct {
 	// approvalID names the approval that covered the gated action of the
 	// call under way, for its audit record; "" when none did.
 	approvalID string
+	// maskKey is set by a call that presses a character into a password
+	// field: its key is masked in the audit log.
+	maskKey bool
+	// caps are the opt-in capabilities of Config.Caps: a tool they do not
+	// turn on is unknown to the session.
+	caps capSet
 	// home is the Manager and browser the tab lives on; nil for a session
 	// made from a tab by NewSession.
 	home *home
@@ -249,6 +248,13 @@ type Session struct {
 func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
 	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets)}
+	caps, err := newCapSet(cfg.Caps)
+	if err != nil {
+		// Transports refuse such a configuration before any session
+		// opens (DefinitionsFor); a session alone keeps the default tools.
+		s.log.Warn("opt-in tools turned off", "err", err)
+	}
+	s.caps = caps
 	for _, o := range opts {
 		o(s)
 	}
@@ -268,16 +274,18 @@ func (s *Session) Close() error {
 }
 
 // Call runs the tool name with its JSON arguments. Every failure the agent can
-// act on is inside the Output; the error is only for an unknown tool.
+// act on is inside the Output; the error is only for an unknown tool, which
+// an opt-in tool that Config.Caps does not turn on is too.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
-	t, ok := lookup(name)
-	if !ok || !s.config.enables(t.capability) {
+	t, ok := lookup(name, s.caps)
+	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
-	s.approvalID = ""
+	s.approvalID, s.maskKey = "", false
 	out := s.redactOutput(t.run(s, ctx, args))
+	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),

@@ -3,8 +3,10 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 )
 
 // tool is one tool as a session runs it: the definition a client sees, the
@@ -16,14 +18,14 @@ type tool struct {
 	input reflect.Type
 	// run answers a call given its raw JSON arguments.
 	run func(s *Session, ctx context.Context, args json.RawMessage) Output
-	// capability is the opt-in capability (Config.Caps) that turns the
-	// tool on; "" for a default tool.
+	// capability is the one that turns the tool on (Config.Caps); "" for
+	// a tool that is always on.
 	capability string
 }
 
-// optIn marks t as an opt-in tool, on only under capability.
-func optIn(capability string, t tool) tool {
-	t.capability = capability
+// optIn marks t as listed and callable only under the capability c.
+func optIn(c string, t tool) tool {
+	t.capability = c
 	return t
 }
 
@@ -57,11 +59,35 @@ func newAction[In any](def Definition, do func(*Session, context.Context, In) (s
 		})
 }
 
-// lookup returns the tool called name.
-func lookup(name string) (tool, bool) {
+// lookup returns the tool called name, if caps turn it on.
+func lookup(name string, caps capSet) (tool, bool) {
 	i := slices.IndexFunc(catalog, func(t tool) bool { return t.def.Name == name })
-	if i < 0 {
+	if i < 0 || !caps.on(catalog[i]) {
 		return tool{}, false
 	}
 	return catalog[i], true
+}
+
+// capSet is the set of opt-in capabilities a session has turned on.
+type capSet map[string]bool
+
+// on reports whether t is enabled: always-on, or under a capability of the
+// set.
+func (c capSet) on(t tool) bool {
+	return t.capability == "" || c[t.capability] || c[CapAll]
+}
+
+// newCapSet checks capability names and returns their set. An unknown name
+// is an error that lists the known ones.
+func newCapSet(caps []string) (capSet, error) {
+	known := Capabilities()
+	set := make(capSet, len(caps))
+	for _, c := range caps {
+		c = strings.ToLower(strings.TrimSpace(c))
+		if !slices.Contains(known, c) {
+			return nil, fmt.Errorf("unknown capability %q: want one of %s", c, strings.Join(known, ", "))
+		}
+		set[c] = true
+	}
+	return set, nil
 }

@@ -33,8 +33,11 @@ function inspect(scroll, payment, at) {
 	out.fieldName = fieldName(el).slice(0, 200);
 	const submits = (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit') ||
 		(el.tagName === 'INPUT' && /^(submit|image)$/.test(out.inputType));
-	const form = submits ? el.form : null;
-	out.submitsPayment = !!form && Array.from(form.elements).some(f => f.matches('input,select,textarea') && isPayment(f));
+	const paymentForm = (form) => !!form && Array.from(form.elements).some(f => f.matches('input,select,textarea') && isPayment(f));
+	out.submitsPayment = submits && paymentForm(el.form);
+	// Enter in a text field submits its form too (implicit submission).
+	const implicit = out.tag === 'input' && !/^(button|checkbox|radio|reset|file|hidden|color|range|image|submit)$/.test(out.inputType);
+	out.enterSubmitsPayment = out.submitsPayment || (implicit && paymentForm(el.form));
 	const cs = doc.defaultView.getComputedStyle(el);
 	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
 		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||

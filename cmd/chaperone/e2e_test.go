@@ -18,6 +18,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
@@ -27,17 +29,26 @@ import (
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
-// checkToolsList checks that tools/list shows exactly the seven tools, with
-// the schemas and descriptions of their definitions.
+// checkToolsList checks that tools/list shows exactly the default tools,
+// with the schemas and descriptions of their definitions.
 func checkToolsList(t *testing.T, c *client.Client) {
+	t.Helper()
+	checkToolsListFor(t, c, nil)
+}
+
+// checkToolsListFor is checkToolsList for a server started with --caps caps.
+func checkToolsListFor(t *testing.T, c *client.Client, caps []string) {
 	t.Helper()
 	list, err := c.ListTools(context.Background(), mcp.ListToolsRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defs := tools.Definitions()
+	defs, err := tools.DefinitionsFor(caps)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(list.Tools) != len(defs) {
-		t.Fatalf("tools/list has %d tools, want the seven", len(list.Tools))
+		t.Fatalf("tools/list has %d tools, want %d", len(list.Tools), len(defs))
 	}
 	for i, d := range defs {
 		got := list.Tools[i]
@@ -141,10 +152,15 @@ func measureToolsList(t *testing.T, base string) {
 	if err := json.Unmarshal([]byte(body), &msg); err != nil || len(msg.Result) == 0 {
 		t.Fatalf("tools/list: %v: %.200s", err, body)
 	}
-	tokens := len(msg.Result) / 4
-	t.Logf("tools/list result: %d characters, about %d tokens (chars/4)", len(msg.Result), tokens)
-	if tokens > 3000 {
-		t.Errorf("tools/list is about %d tokens, want ≤ 3,000", tokens)
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		t.Fatalf("load cl100k: %v", err)
+	}
+	tokens := len(enc.Encode(string(msg.Result), nil, nil))
+	t.Logf("tools/list result: %d characters, %d cl100k tokens", len(msg.Result), tokens)
+	if tokens > 3200 {
+		t.Errorf("tools/list is %d tokens, want ≤ 3,200", tokens)
 	}
 }
 
@@ -295,6 +311,7 @@ func TestRefusals(t *testing.T) {
 		{"metadata start URL", nil, []string{"serve", "--http", "127.0.0.1:0", "--url", "http://169.254.169.254/latest/"}, "cloud metadata address"},
 		{"file: snapshot", nil, []string{"snapshot", "file:///etc/passwd"}, `scheme "file" is not allowed`},
 		{"bad viewport", nil, []string{"serve", "--viewport", "huge"}, "--viewport"},
+		{"unknown capability", nil, []string{"serve", "--caps", "wait,teleport"}, `--caps: unknown capability "teleport": want one of`},
 		{"bad env value", []string{"CHAPERONE_MAX_SESSIONS=many"}, []string{"serve"}, "CHAPERONE_MAX_SESSIONS"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -300,6 +300,15 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	if err := t.policy().Validate(); err != nil {
 		return tools.Config{}, err
 	}
+	if _, err := tools.DefinitionsFor(t.caps); err != nil {
+		return tools.Config{}, fmt.Errorf("--caps: %w", err)
+	}
+	if t.uploadDir != "" {
+		// Fail at start, not at the agent's first upload.
+		if info, err := os.Stat(t.uploadDir); err != nil || !info.IsDir() {
+			return tools.Config{}, fmt.Errorf("--upload-dir %q: not a directory this process can read", t.uploadDir)
+		}
+	}
 	if t.storageState != "" {
 		// A file that cannot be used is refused now, before anything starts,
 		// not when the first session opens.

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 func TestParseFlagsEnvAndArgs(t *testing.T) {
@@ -105,6 +107,44 @@ func TestRunCommands(t *testing.T) {
 	errOut.Reset()
 	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 || !strings.Contains(errOut.String(), "[$CHAPERONE_SESSION_IDLE]") {
 		t.Errorf("serve -h: exit %d, %q", code, errOut.String())
+	}
+}
+
+// TestCapsFlag: serve -h names every capability, and an unknown one, by
+// flag or environment, stops the command before anything starts, as does an
+// upload directory that is not there.
+func TestCapsFlag(t *testing.T) {
+	var out, errOut bytes.Buffer
+	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 {
+		t.Fatalf("serve -h: exit %d", code)
+	}
+	for _, c := range tools.Capabilities() {
+		if !strings.Contains(errOut.String(), c+" (browser_") && c != tools.CapAll {
+			t.Errorf("serve -h does not list the capability %s:\n%s", c, errOut.String())
+		}
+	}
+	const unknown = `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"flag", []string{"serve", "--caps", "wait,teleport"}, nil, unknown},
+		{"environment", []string{"serve"}, map[string]string{"CHAPERONE_CAPS": "teleport"}, unknown},
+		{"run", []string{"run", "--caps", "teleport", "--goal", "cancel my membership"}, map[string]string{"ANTHROPIC_API_KEY": "sk-test"}, unknown},
+		{"missing upload dir", []string{"serve", "--caps", "upload", "--upload-dir", "/no/such/dir"}, nil, `--upload-dir "/no/such/dir": not a directory`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			e := &env{stdout: &out, stderr: &errOut, getenv: func(k string) string { return tc.env[k] }}
+			code := run(context.Background(), tc.args, e)
+			if code == 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errOut.String(), tc.want)
+			}
+		})
 	}
 }
 

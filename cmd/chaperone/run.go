@@ -232,6 +232,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		Version:     version(),
 		Logger:      log,
 		Text:        t.text,
+		Caps:        t.tools.Caps,
 	})
 	if err != nil {
 		return driver.Result{}, err

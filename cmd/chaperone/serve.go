@@ -184,6 +184,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		Version:     version(),
 		Logger:      log,
 		Text:        server.TextFormat(*text),
+		Caps:        cfg.Caps,
 	})
 	if err != nil {
 		return err

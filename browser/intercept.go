@@ -1,0 +1,43 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// intercept turns on an interception of the tab, a command that takes
+// {"enabled": bool} (Input.setInterceptDrags, Page.setInterceptFileChooser
+// Dialog), and delivers the first event ev it brings. stop turns it off
+// again, with a deadline of its own since ctx's may be spent, and ends the
+// subscription.
+func intercept[E any](ctx context.Context, t *Tab, on cdp.Command[map[string]any, json.RawMessage], ev cdp.Event[E]) (first <-chan E, stop func(), err error) {
+	c, cancel := t.cdp(ctx)
+	ch := make(chan E, 1)
+	seq := chromedp.Events(c, ev)
+	go func() {
+		for e, err := range seq {
+			if err != nil {
+				return
+			}
+			select {
+			case ch <- e:
+			default:
+			}
+		}
+	}()
+	if _, err := chromedp.Call(c, on, map[string]any{"enabled": true}); err != nil {
+		cancel()
+		return nil, nil, err
+	}
+	return ch, func() {
+		cancel()
+		off, offCancel := t.cdp(context.WithoutCancel(ctx))
+		defer offCancel()
+		off, offTimeout := context.WithTimeout(off, releaseTimeout)
+		defer offTimeout()
+		_, _ = chromedp.Call(off, on, map[string]any{"enabled": false})
+	}, nil
+}

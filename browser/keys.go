@@ -1,0 +1,237 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// ErrUnknownKey reports a key name that ParseKey does not know.
+var ErrUnknownKey = errors.New("unknown key")
+
+// Chord is a key to press with the modifiers held down while it is, as
+// ParseKey reads it from "Control+A".
+type Chord struct {
+	// Name is the chord as people write it, normalised: "Control+a",
+	// "Enter", "Shift+Tab".
+	Name string
+	// mods are the modifiers in the order they go down.
+	mods []kb.Key
+	key  kb.Key
+}
+
+// The modifier bits of Input.dispatchKeyEvent, by the key's name.
+var modifierBits = map[string]int64{"Alt": 1, "Control": 2, "Meta": 4, "Shift": 8}
+
+// modifierCodes are the virtual key codes pages see for modifiers (the
+// generic ones; kb has the left-hand keys' codes).
+var modifierCodes = map[string]int64{"Alt": 18, "Control": 17, "Meta": 91, "Shift": 16}
+
+// keyAliases are other names people use for keys.
+var keyAliases = map[string]string{
+	"Space": " ", "Spacebar": " ", "Esc": "Escape", "Return": "Enter", "Del": "Delete",
+	"Ctrl": "Control", "Cmd": "Meta", "Command": "Meta", "Option": "Alt",
+	"Up": "ArrowUp", "Down": "ArrowDown", "Left": "ArrowLeft", "Right": "ArrowRight",
+}
+
+// namedKeys maps a DOM key name (Enter, ArrowDown, F5, …) to its key, from
+// chromedp's table. Several runes can carry one name (the numeric pad's
+// Enter); the lowest rune, the main keyboard's key, wins.
+var namedKeys = func() map[string]kb.Key {
+	runes := make(map[string]rune)
+	for r, k := range kb.Keys {
+		if utf8.RuneCountInString(k.Key) < 2 {
+			continue
+		}
+		if old, ok := runes[k.Key]; !ok || r < old {
+			runes[k.Key] = r
+		}
+	}
+	keys := make(map[string]kb.Key, len(runes))
+	for name, r := range runes {
+		keys[name] = *kb.Keys[r]
+	}
+	return keys
+}()
+
+// ParseKey reads a key as people and Playwright write it: a DOM key name
+// (Enter, Escape, Tab, ArrowDown, Backspace, PageDown, F5), a single
+// character, or a chord of modifiers and a key joined by "+" (Control+A,
+// Shift+Tab, Meta+Enter). Names are case-insensitive; an unknown one is
+// ErrUnknownKey.
+func ParseKey(name string) (Chord, error) {
+	var parts []string
+	switch {
+	case name == "+":
+		parts = []string{"+"}
+	case strings.HasSuffix(name, "++"):
+		// "+" as the last key of a chord.
+		parts = append(strings.Split(strings.TrimSuffix(name, "++"), "+"), "+")
+	default:
+		parts = strings.Split(name, "+")
+	}
+	var c Chord
+	var names []string
+	for i, p := range parts {
+		k, canon, err := lookupKey(p)
+		if err != nil {
+			return Chord{}, fmt.Errorf("%q: %w", name, err)
+		}
+		names = append(names, canon)
+		if i == len(parts)-1 {
+			c.key = k
+			break
+		}
+		if _, ok := modifierBits[k.Key]; !ok {
+			return Chord{}, fmt.Errorf("%q: %q is not a modifier (Alt, Control, Meta, Shift): %w", name, p, ErrUnknownKey)
+		}
+		c.mods = append(c.mods, k)
+	}
+	c.Name = strings.Join(names, "+")
+	return c, nil
+}
+
+// lookupKey finds one key by name and returns it with its canonical name.
+func lookupKey(name string) (kb.Key, string, error) {
+	if utf8.RuneCountInString(name) == 1 {
+		r, _ := utf8.DecodeRuneInString(name)
+		if k, ok := kb.Keys[r]; ok {
+			return *k, name, nil
+		}
+		if r < ' ' || r == utf8.RuneError {
+			return kb.Key{}, "", fmt.Errorf("%q: %w", name, ErrUnknownKey)
+		}
+		// A character no keyboard key types here: it arrives as text.
+		return kb.Key{Key: name, Text: name, Unmodified: name, Print: true}, name, nil
+	}
+	for alias, to := range keyAliases {
+		if strings.EqualFold(alias, name) {
+			name = to
+			break
+		}
+	}
+	if name == " " {
+		return *kb.Keys[' '], "Space", nil
+	}
+	for n, k := range namedKeys {
+		if strings.EqualFold(n, name) {
+			return k, n, nil
+		}
+	}
+	return kb.Key{}, "", fmt.Errorf("%q: %w", name, ErrUnknownKey)
+}
+
+// Typed returns the character the chord types into a text field, or "" for
+// a chord that types none (Enter, Tab, arrows, shortcuts with Control, Alt
+// or Meta).
+func (c Chord) Typed() string {
+	if c.key.Text == "" || c.key.Text == "\r" || c.shortcut() {
+		return ""
+	}
+	return c.key.Text
+}
+
+// shortcut reports whether a modifier other than Shift is held, which makes
+// the key a shortcut rather than text.
+func (c Chord) shortcut() bool {
+	for _, m := range c.mods {
+		if m.Key != "Shift" {
+			return true
+		}
+	}
+	return false
+}
+
+// Press presses the chord as a keyboard does: modifiers down, the key down
+// and up, modifiers up, with the key codes, code and text Chromium needs to
+// act on them (Enter submits a form, Tab moves focus, Control+A selects),
+// to whatever has focus.
+func (t *Tab) Press(ctx context.Context, c Chord) error {
+	cx, cancel := t.cdp(ctx)
+	defer cancel()
+	send := func(ev map[string]any) error {
+		if _, err := chromedp.Call(cx, cmdDispatchKeyEvent, ev); err != nil {
+			return fmt.Errorf("press %s: %s %v: %w", c.Name, ev["type"], ev["key"], err)
+		}
+		return nil
+	}
+	var mods int64
+	for _, m := range c.mods {
+		mods |= modifierBits[m.Key]
+		if err := send(keyEvent("rawKeyDown", m, mods)); err != nil {
+			return err
+		}
+	}
+	down := keyEvent("rawKeyDown", c.key, mods)
+	// Text goes with the key unless a modifier other than Shift turns the
+	// key into a shortcut.
+	if c.key.Text != "" && !c.shortcut() {
+		down["type"], down["text"], down["unmodifiedText"] = "keyDown", c.key.Text, c.key.Unmodified
+	}
+	if err := send(down); err != nil {
+		return err
+	}
+	if err := send(keyEvent("keyUp", c.key, mods)); err != nil {
+		return err
+	}
+	for i := len(c.mods) - 1; i >= 0; i-- {
+		mods &^= modifierBits[c.mods[i].Key]
+		if err := send(keyEvent("keyUp", c.mods[i], mods)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// keyEvent is the Input.dispatchKeyEvent parameters of k, sent as raw JSON:
+// the typed ones drop a zero key code.
+func keyEvent(typ string, k kb.Key, mods int64) map[string]any {
+	code := k.Windows
+	if c, ok := modifierCodes[k.Key]; ok {
+		code = c
+	}
+	return map[string]any{
+		"type": typ, "key": k.Key, "code": k.Code, "modifiers": mods,
+		"windowsVirtualKeyCode": code, "nativeVirtualKeyCode": code,
+	}
+}
+
+// Focused returns the backend node id of the element that has focus, looking
+// through open shadow roots and same-origin frames; 0 when nothing but the
+// page itself has focus.
+func (t *Tab) Focused(ctx context.Context) (int64, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "(" + activeElementJS + ")()"})
+	if err != nil {
+		return 0, fmt.Errorf("find the focused element: %w", err)
+	}
+	if err := res.err(); err != nil {
+		return 0, fmt.Errorf("find the focused element: %w", err)
+	}
+	if res.Result.ObjectID == "" {
+		return 0, nil
+	}
+	defer (&pageObject{t: t, id: res.Result.ObjectID}).release(ctx)
+	node, err := chromedp.Call(c, cmdDescribeNode, map[string]any{"objectId": res.Result.ObjectID})
+	if err != nil {
+		return 0, fmt.Errorf("describe the focused element: %w", err)
+	}
+	return node.Node.BackendNodeID, nil
+}
+
+// Focus moves the keyboard focus to a node, as a click on it would, without
+// clicking.
+func (t *Tab) Focus(ctx context.Context, backendNodeID int64) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, cmdFocus, map[string]any{"backendNodeId": backendNodeID}); err != nil {
+		return fmt.Errorf("focus node %d: %w", backendNodeID, err)
+	}
+	return nil
+}

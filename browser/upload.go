@@ -1,0 +1,66 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
+)
+
+// ErrNoFileChooser reports a click that opened no file chooser.
+var ErrNoFileChooser = errors.New("no file chooser opened")
+
+var (
+	cmdSetFileInputFiles    = cdp.Command[map[string]any, json.RawMessage]{Method: "DOM.setFileInputFiles"}
+	cmdInterceptFileChooser = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.setInterceptFileChooserDialog"}
+	evFileChooserOpened     = cdp.Event[fileChooserOpened]{Method: "Page.fileChooserOpened"}
+)
+
+type fileChooserOpened struct {
+	Mode          string `json:"mode"`
+	BackendNodeID int64  `json:"backendNodeId"`
+}
+
+// SetFiles gives a file input the files at paths, as choosing them in its
+// file chooser would: the input fires input and change. The caller vets the
+// paths; the browser reads the files.
+func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string) error {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	if _, err := chromedp.Call(c, cmdSetFileInputFiles, map[string]any{"files": paths, "backendNodeId": backendNodeID}); err != nil {
+		return fmt.Errorf("set the files of node %d: %w", backendNodeID, err)
+	}
+	return nil
+}
+
+// ChooseFiles clicks at x, y, where a control opens a file chooser (a styled
+// button over a hidden file input, a label), and answers the chooser with
+// the files at paths instead of showing it. It returns ErrNoFileChooser
+// when none opens within wait, and an error when the chooser takes one file
+// and paths has more.
+func (t *Tab) ChooseFiles(ctx context.Context, x, y float64, paths []string, wait time.Duration) error {
+	opened, stop, err := intercept(ctx, t, cmdInterceptFileChooser, evFileChooserOpened)
+	if err != nil {
+		return fmt.Errorf("intercept the file chooser: %w", err)
+	}
+	defer stop()
+	if err := t.Click(ctx, x, y); err != nil {
+		return err
+	}
+	var fc fileChooserOpened
+	select {
+	case fc = <-opened:
+	case <-time.After(wait):
+		return ErrNoFileChooser
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	if fc.Mode == "selectSingle" && len(paths) > 1 {
+		return fmt.Errorf("the file chooser takes one file, not %d", len(paths))
+	}
+	return t.SetFiles(ctx, fc.BackendNodeID, paths)
+}

@@ -1,0 +1,31 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+)
+
+// hoverInput is the arguments of browser_hover.
+type hoverInput struct {
+	Ref string `json:"ref"`
+}
+
+// hover runs browser_hover: the pointer rests on the element, checked as a
+// click target is, and what opens on hover is in the fresh snapshot. It
+// changes nothing a person must approve.
+func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
+	t, err := s.target(in.Ref)
+	if err != nil {
+		return "", err
+	}
+	if t.Dialog != "" {
+		return "", fail(InvalidParams, "%s belongs to a dialog, which has nothing to hover: answer it with browser_click.", t.Ref)
+	}
+	insp, err := s.check(ctx, t, true)
+	if err != nil {
+		return "", err
+	}
+	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+		return s.tab.Hover(ctx, insp.X, insp.Y)
+	}, fmt.Sprintf("Hovered over %s %s %q.", t.Ref, t.Role, t.Name))
+}

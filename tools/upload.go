@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+)
+
+// uploadInput is the arguments of browser_upload.
+type uploadInput struct {
+	Ref   string   `json:"ref"`
+	Paths []string `json:"paths"`
+}
+
+// upload runs browser_upload: a file input gets the files directly; any
+// other element is clicked, and the file chooser it opens gets them. Every
+// file must lie inside Config.UploadDir.
+func (s *Session) upload(ctx context.Context, in uploadInput) (string, error) {
+	files, err := s.uploadFiles(in.Paths)
+	if err != nil {
+		return "", err
+	}
+	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planUpload(ctx, in.Ref, files) })
+	if err != nil {
+		return "", err
+	}
+	input := p.insp.Tag == "input" && p.insp.InputType == "file"
+	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+		if input {
+			return s.tab.SetFiles(ctx, p.t.BackendNodeID, files)
+		}
+		err := s.tab.ChooseFiles(ctx, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
+		if errors.Is(err, browser.ErrNoFileChooser) {
+			return fail(InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
+		}
+		return err
+	}, fmt.Sprintf("Gave %s %s %q the files %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
+}
+
+// planUpload plans giving files to ref: a file input, hidden or not, needs
+// no box; anything else is clicked, so it is checked like a click target.
+func (s *Session) planUpload(ctx context.Context, ref string, files []string) (planned, error) {
+	t, err := s.target(ref)
+	if err != nil {
+		return planned{}, err
+	}
+	if t.Dialog != "" {
+		return planned{}, fail(InvalidParams, "%s belongs to a dialog, which takes no files.", t.Ref)
+	}
+	insp, err := s.check(ctx, t, false)
+	if err != nil {
+		return planned{}, err
+	}
+	if insp.Tag != "input" || insp.InputType != "file" {
+		if insp, err = s.check(ctx, t, true); err != nil {
+			return planned{}, err
+		}
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
+	a := s.actionOn(checkpoint.VerbUpload, t, insp)
+	a.Value = strings.Join(names, ", ")
+	return planned{t: t, insp: insp, action: a}, nil
+}
+
+// uploadFiles resolves the paths an agent gave, relative ones against
+// Config.UploadDir, and refuses any that is not a regular file inside that
+// directory once every symbolic link is followed. It returns the resolved
+// paths, which are what the browser reads.
+func (s *Session) uploadFiles(paths []string) ([]string, error) {
+	if s.config.UploadDir == "" {
+		return nil, fail(InvalidParams, "Uploads are off: this server has no upload directory (--upload-dir).")
+	}
+	if len(paths) == 0 {
+		return nil, fail(InvalidParams, "browser_upload needs paths: one or more files in the upload directory.")
+	}
+	dir, err := filepath.EvalSymlinks(s.config.UploadDir)
+	if err != nil {
+		return nil, fail(ActionFailed, "The upload directory cannot be read: %v.", err)
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, fail(ActionFailed, "The upload directory cannot be read: %v.", err)
+	}
+	files := make([]string, len(paths))
+	for i, p := range paths {
+		full := p
+		if !filepath.IsAbs(full) {
+			full = filepath.Join(dir, p)
+		}
+		real, err := filepath.EvalSymlinks(full)
+		if err != nil {
+			return nil, fail(InvalidParams, "%q: no such file in the upload directory.", p)
+		}
+		rel, err := filepath.Rel(dir, real)
+		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+			return nil, fail(InvalidParams, "%q is outside the upload directory once links are followed: only files inside it may be uploaded.", p)
+		}
+		info, err := os.Stat(real)
+		if err != nil || !info.Mode().IsRegular() {
+			return nil, fail(InvalidParams, "%q is not a regular file.", p)
+		}
+		files[i] = real
+	}
+	return files, nil
+}
