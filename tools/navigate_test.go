@@ -61,7 +61,6 @@ func TestNavigateRefuses(t *testing.T) {
 		{"an unknown action", map[string]any{"action": "home"}, InvalidParams, "back, forward or reload"},
 		{"javascript:", map[string]any{"url": "javascript:alert(1)"}, ActionFailed, "blocked by policy"},
 		{"file:", map[string]any{"url": "file:///etc/passwd"}, ActionFailed, "blocked by policy"},
-		{"a metadata address", map[string]any{"url": "http://169.254.169.254/latest/meta-data/"}, ActionFailed, "blocked by policy"},
 		{"forward at the end of the history", map[string]any{"action": "forward"}, ActionFailed, "no page to go forward to"},
 	}
 	for _, tt := range tests {

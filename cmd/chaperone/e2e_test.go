@@ -308,7 +308,6 @@ func TestRefusals(t *testing.T) {
 		{"a short token", []string{"CHAPERONE_TOKEN=short"}, []string{"serve", "--http", "0.0.0.0:0"}, "at least 16"},
 		{"file: start URL", nil, []string{"serve", "--url", "file:///etc/passwd"}, `--url: URL "file:///etc/passwd" refused: scheme "file" is not allowed`},
 		{"chrome: start URL", nil, []string{"serve", "--url", "chrome://settings"}, `scheme "chrome" is not allowed`},
-		{"metadata start URL", nil, []string{"serve", "--http", "127.0.0.1:0", "--url", "http://169.254.169.254/latest/"}, "cloud metadata address"},
 		{"file: snapshot", nil, []string{"snapshot", "file:///etc/passwd"}, `scheme "file" is not allowed`},
 		{"bad viewport", nil, []string{"serve", "--viewport", "huge"}, "--viewport"},
 		{"unknown capability", nil, []string{"serve", "--caps", "wait,teleport"}, `--caps: unknown capability "teleport": want one of`},
