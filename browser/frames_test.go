@@ -137,7 +137,7 @@ func TestCrossSiteFrameActions(t *testing.T) {
 	if !in.Scrollable {
 		t.Fatalf("the terms box is not scrollable: %+v", in)
 	}
-	if err := tab.Wheel(ctx, in.X, in.Y, 0, 40); err != nil {
+	if err := tab.WheelElement(ctx, terms, in.X, in.Y, 40); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, tab, func(s string) bool { return strings.HasPrefix(s, "Terms scrolled to ") && s != "Terms scrolled to 0" })

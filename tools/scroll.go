@@ -66,7 +66,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
 		switch in.Direction {
 		case "up", "down":
-			return s.tab.Wheel(ctx, insp.X, insp.Y, 0, signed(in.Direction, amount))
+			return s.tab.WheelElement(ctx, t.BackendNodeID, insp.X, insp.Y, signed(in.Direction, amount))
 		default:
 			return s.tab.ScrollElementTo(ctx, t.BackendNodeID, in.Direction)
 		}
