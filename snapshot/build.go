@@ -24,7 +24,8 @@ type Options struct {
 	MaxElements int
 	// TokenBudget caps the elements' JSON in estimated tokens (default 2000).
 	// A token is estimated as 4 bytes of compact JSON: tokens =
-	// ceil(len(json.Marshal(elements)) / 4).
+	// ceil(len(json.Marshal(elements)) / 4), measured without dom_id, css
+	// and frame, which are for scripts and which Render leaves out.
 	TokenBudget int
 	// TextBudget caps the page text in bytes (default 2048).
 	TextBudget int
@@ -67,6 +68,18 @@ func (o Options) withDefaults() Options {
 // 4 bytes of JSON, rounded up.
 func EstimateTokens(jsonBytes int) int { return (jsonBytes + 3) / 4 }
 
+// ElementTokens is what els cost against the token budget: the estimate of
+// their JSON without dom_id, css and frame, which Render leaves out.
+func ElementTokens(els []Element) int {
+	bare := make([]Element, len(els))
+	for i, e := range els {
+		e.DOMID, e.CSS, e.Frame = "", "", ""
+		bare[i] = e
+	}
+	data, _ := json.Marshal(bare)
+	return EstimateTokens(len(data))
+}
+
 // Visibility classes, best first; they rank elements when some must go.
 const (
 	visFull   = iota // wholly inside the viewport
@@ -74,6 +87,10 @@ const (
 	visOff           // outside the viewport
 	visHidden        // rendered without a visible box
 )
+
+// locator is what a script records to find an element again (Element's
+// DOMID, CSS and Frame).
+type locator struct{ id, css, frame string }
 
 // cand is a node that passed the inclusion rules: a candidate element.
 type cand struct {
@@ -97,7 +114,9 @@ type cand struct {
 	// host elements are interactive without being a control of a kind
 	// (a clickable row, a focusable list): what is clickable inside one is
 	// an element of its own.
-	host       bool
+	host bool
+	// loc is where the element is in the DOM, set with el.
+	loc        locator
 	scrollable bool
 	// el and target are filled for the elements that may be shown.
 	el      *Element
@@ -185,7 +204,7 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 		b.detail(k)
 	}
 	keep := b.fit(dialog, ranked, firstRef)
-	els, table, refOf, next := b.assemble(dialog, ranked[:keep], firstRef)
+	els, table, refOf, next := b.assemble(dialog, ranked[:keep], firstRef, true)
 	s.Elements = els
 	for k, ref := range refOf {
 		if b.cands[k].focused {
@@ -649,7 +668,7 @@ func (b *builder) rank() ([]int32, int) {
 // most that do, found by bisection on the exact JSON size.
 func (b *builder) fit(dialog []dialogElement, ranked []int32, firstRef int) int {
 	fits := func(n int) bool {
-		els, _, _, _ := b.assemble(dialog, ranked[:n], firstRef)
+		els, _, _, _ := b.assemble(dialog, ranked[:n], firstRef, false)
 		data, err := json.Marshal(els)
 		return err == nil && EstimateTokens(len(data)) <= b.opts.TokenBudget
 	}
@@ -670,7 +689,9 @@ func (b *builder) fit(dialog []dialogElement, ranked []int32, firstRef int) int 
 
 // assemble lays out the chosen candidates in document order after the
 // dialog's elements, numbers their refs from firstRef, and links children.
-func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int) ([]Element, Table, map[int32]string, int) {
+// With located, elements carry their DOM id, CSS path and frame, which the
+// budget leaves out.
+func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int, located bool) ([]Element, Table, map[int32]string, int) {
 	order := make([]int32, len(chosen))
 	copy(order, chosen)
 	sort.Slice(order, func(x, y int) bool { return order[x] < order[y] })
@@ -707,6 +728,9 @@ func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int)
 		e := *c.el
 		e.Ref = ref
 		e.Children = nil
+		if located {
+			e.DOMID, e.CSS, e.Frame = c.loc.id, c.loc.css, c.loc.frame
+		}
 		t := *c.target
 		t.Ref = ref
 		table[ref] = t
@@ -794,6 +818,11 @@ func (b *builder) detail(k int32) {
 		if d := &p.docs[c.dom.doc]; d.frameID != "" || d.url != "" {
 			frameID, docURL = d.frameID, d.url
 		}
+	}
+	id, _ := p.attr(c.dom, "id")
+	c.loc = locator{id: strings.Clone(id), css: p.cssPath(c.dom)}
+	if c.dom.doc > 0 || c.frame > 0 {
+		c.loc.frame = docURL
 	}
 	c.el = e
 	c.target = &Target{

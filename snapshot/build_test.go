@@ -210,8 +210,7 @@ func TestElementCapAndBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, table, _ := build(t, tcapture(body...), tt.opts, 0)
-			data, _ := json.Marshal(s.Elements)
-			if n := EstimateTokens(len(data)); n > tt.tokens {
+			if n := ElementTokens(s.Elements); n > tt.tokens {
 				t.Errorf("elements cost %d tokens, budget %d", n, tt.tokens)
 			}
 			limit := tt.opts.withDefaults().MaxElements

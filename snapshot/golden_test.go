@@ -113,8 +113,7 @@ func BenchmarkBuild(b *testing.B) {
 			for b.Loop() {
 				s, _, _ = Build(c, Options{ViewportOnly: true}, 0)
 			}
-			data, _ := json.Marshal(s.Elements)
-			b.ReportMetric(float64(EstimateTokens(len(data))), "elem-tokens")
+			b.ReportMetric(float64(ElementTokens(s.Elements)), "elem-tokens")
 			b.ReportMetric(float64(EstimateTokens(len(s.Text))), "text-tokens")
 			b.ReportMetric(float64(len(s.Elements)), "elements")
 		})
@@ -127,8 +126,7 @@ func TestTokenTable(t *testing.T) {
 	captures := loadCaptures(t)
 	for _, name := range slices.Sorted(maps.Keys(captures)) {
 		s, _, _ := build(t, captures[name], Options{ViewportOnly: true}, 0)
-		data, _ := json.Marshal(s.Elements)
-		et, tt := EstimateTokens(len(data)), EstimateTokens(len(s.Text))
+		et, tt := ElementTokens(s.Elements), EstimateTokens(len(s.Text))
 		t.Logf("%-12s %3d elements %5d element tokens %4d text tokens", name, len(s.Elements), et, tt)
 		if et > DefaultTokenBudget || len(s.Elements) > DefaultMaxElements {
 			t.Errorf("%s: %d elements, %d tokens", name, len(s.Elements), et)

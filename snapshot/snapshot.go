@@ -54,6 +54,13 @@ type Element struct {
 	// password, multiline, color, file.
 	Kind     string   `json:"kind,omitempty"`
 	Children []string `json:"children,omitempty"`
+	// DOMID is the element's id attribute, CSS a short CSS path to it (at
+	// most three levels, stopping at an ancestor with an id), and Frame the
+	// URL of its document when that is not the main frame's. They let a
+	// recorded script find the element again; Render leaves them out.
+	DOMID string `json:"dom_id,omitempty"`
+	CSS   string `json:"css,omitempty"`
+	Frame string `json:"frame,omitempty"`
 }
 
 // BBox is an element's box in viewport CSS pixels.

@@ -62,8 +62,7 @@ func checkAcceptance(t *testing.T, captures map[string]*capture.Page) {
 	t.Run("flow pages", func(t *testing.T) {
 		for _, n := range []string{"account", "retention", "survey", "finish", "cancelled"} {
 			s := get(t, captures, n, vp)
-			data, _ := json.Marshal(s.Elements)
-			if tok := snapshot.EstimateTokens(len(data)); tok > 1000 {
+			if tok := snapshot.ElementTokens(s.Elements); tok > 1000 {
 				t.Errorf("%s: %d element tokens, target 1000", n, tok)
 			}
 			if s.Elements[0].Ref != "@e0" {
@@ -92,8 +91,7 @@ func checkAcceptance(t *testing.T, captures map[string]*capture.Page) {
 	})
 	t.Run("large page", func(t *testing.T) {
 		s := get(t, captures, "large", vp)
-		data, _ := json.Marshal(s.Elements)
-		if tok := snapshot.EstimateTokens(len(data)); tok > snapshot.DefaultTokenBudget || len(s.Elements) > snapshot.DefaultMaxElements {
+		if tok := snapshot.ElementTokens(s.Elements); tok > snapshot.DefaultTokenBudget || len(s.Elements) > snapshot.DefaultMaxElements {
 			t.Errorf("%d elements, %d tokens", len(s.Elements), tok)
 		}
 		for _, e := range s.Elements {
