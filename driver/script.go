@@ -62,8 +62,9 @@ type ScriptStep struct {
 
 // StepTarget describes an element the ways a replay may find it again, in
 // the order it tries them: role and accessible name, the label the page
-// text gives it, the text it shows. A ref is never recorded: refs die with
-// their snapshot.
+// text gives it, the text it shows, its DOM id, its CSS path; and, whichever
+// way, in the frame it was in. A ref is never recorded: refs die with their
+// snapshot.
 type StepTarget struct {
 	Role string `json:"role"`
 	Name string `json:"name,omitempty"`
@@ -74,6 +75,13 @@ type StepTarget struct {
 	Text string `json:"text,omitempty"`
 	// Kind is an input's kind (password, date, …), as the snapshot says.
 	Kind string `json:"kind,omitempty"`
+	// ID is the element's DOM id and CSS a short CSS path to it, as the
+	// snapshot gives them.
+	ID  string `json:"id,omitempty"`
+	CSS string `json:"css,omitempty"`
+	// Frame is the URL of the element's document (without query) when it
+	// is not the main frame's.
+	Frame string `json:"frame,omitempty"`
 }
 
 // PageState is what a page looked like: its URL as a pattern (scheme and
@@ -188,7 +196,10 @@ func isPlaceholder(v string) bool {
 
 // targetOf describes e, an element of s.
 func targetOf(s *snapshot.Snapshot, e snapshot.Element) *StepTarget {
-	t := &StepTarget{Role: e.Role, Kind: e.Kind, Label: labelOf(s, e.Ref), Text: inlineText(s, e.Ref)}
+	t := &StepTarget{Role: e.Role, Kind: e.Kind, Label: labelOf(s, e.Ref), Text: inlineText(s, e.Ref), ID: e.DOMID, CSS: e.CSS}
+	if e.Frame != "" {
+		t.Frame = urlPattern(e.Frame)
+	}
 	if e.NameSource == "" {
 		t.Name = e.Name
 	}
@@ -244,6 +255,7 @@ func refIndex(text, ref string) int {
 // find returns the refs of the elements of s that t describes, and which
 // way found them: the first way that finds any decides, so two buttons
 // with the same role and name are ambiguous even if their labels differ.
+// An element in another frame than the recorded one never matches.
 func (t *StepTarget) find(s *snapshot.Snapshot) ([]string, string) {
 	same := func(a, b string) bool { return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) }
 	ways := []struct {
@@ -256,6 +268,8 @@ func (t *StepTarget) find(s *snapshot.Snapshot) ([]string, string) {
 		}},
 		{"label", t.Label != "", func(e snapshot.Element) bool { return e.Role == t.Role && same(labelOf(s, e.Ref), t.Label) }},
 		{"text", t.Text != "", func(e snapshot.Element) bool { return same(inlineText(s, e.Ref), t.Text) }},
+		{"id", t.ID != "", func(e snapshot.Element) bool { return e.Role == t.Role && e.DOMID == t.ID }},
+		{"css path", t.CSS != "", func(e snapshot.Element) bool { return e.Role == t.Role && e.CSS == t.CSS }},
 	}
 	for _, w := range ways {
 		if !w.use {
@@ -263,6 +277,9 @@ func (t *StepTarget) find(s *snapshot.Snapshot) ([]string, string) {
 		}
 		var refs []string
 		for _, e := range s.Elements {
+			if t.Frame != "" && urlPattern(e.Frame) != t.Frame {
+				continue
+			}
 			if w.ok(e) {
 				refs = append(refs, e.Ref)
 			}

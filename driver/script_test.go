@@ -181,3 +181,81 @@ func TestReplayRecovery(t *testing.T) {
 		})
 	}
 }
+
+// locatedPage is a sign-in button and, in a frame at frame, a card field,
+// each with the DOM id and CSS path the snapshot gives them.
+func locatedPage(button, id, css, frame string) *snapshot.Snapshot {
+	s := drivertest.Page("https://shop.test/login", 0)
+	s.Elements = []snapshot.Element{
+		{Ref: "@e1", Role: "button", Name: "Help", State: []string{}, CSS: "form#signin > button:nth-of-type(1)"},
+		{Ref: "@e2", Role: "button", Name: button, State: []string{}, DOMID: id, CSS: css},
+		{Ref: "@e3", Role: "textbox", Name: "Card number", State: []string{}, DOMID: "card", CSS: "input#card", Frame: frame},
+	}
+	s.Text = "[@e1 Help] [@e2 " + button + "]\nCard number: [@e3]"
+	return s
+}
+
+// A script records each target's DOM id, CSS path and frame (without its
+// query); a replay finds an element whose name, label and text changed by
+// its id, else by its CSS path, with no model; an element in another frame
+// than the recorded one never matches.
+func TestScriptLocators(t *testing.T) {
+	const frame = "https://pay.test/card-frame"
+	mb := &drivertest.MockBrowser{Page: locatedPage("Log in", "login", "form#signin > button.primary", frame+"?session=81f3")}
+	h := newHarness(t, mb, reply(click("@e2")), reply(wireCall(tools.Fill, map[string]any{"ref": "@e3", "value": "4242"})), reply(complete("success")))
+	if res := h.run(t); !res.Success {
+		t.Fatalf("result = %+v", res)
+	}
+	script, err := driver.ReadScript(filepath.Join(h.rec.Dir(), driver.ScriptName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(script.Steps) != 3 {
+		t.Fatalf("steps = %+v", script.Steps)
+	}
+	if got, want := *script.Steps[0].Target, (driver.StepTarget{Role: "button", Name: "Log in", Text: "Log in", ID: "login", CSS: "form#signin > button.primary"}); got != want {
+		t.Errorf("button target = %+v, want %+v", got, want)
+	}
+	if got, want := *script.Steps[1].Target, (driver.StepTarget{Role: "textbox", Name: "Card number", Label: "Card number", ID: "card", CSS: "input#card", Frame: frame}); got != want {
+		t.Errorf("field target = %+v, want %+v", got, want)
+	}
+
+	tests := []struct {
+		name   string
+		page   *snapshot.Snapshot
+		reason string
+		calls  []string
+	}{
+		{"renamed, same id", locatedPage("Sign in", "login", "form#signin2 > button", frame+"?session=9d01"),
+			driver.ReasonCompleted, []string{"browser_click @e2", "browser_fill @e3", "complete_task success"}},
+		{"renamed, same CSS path", locatedPage("Sign in", "", "form#signin > button.primary", frame),
+			driver.ReasonCompleted, []string{"browser_click @e2", "browser_fill @e3", "complete_task success"}},
+		{"renamed, new id and path", locatedPage("Sign in", "sign-in", "form#signin > button.main", frame),
+			driver.ReasonStuck, nil},
+		{"the field in another frame", locatedPage("Log in", "login", "form#signin > button.primary", "https://evil.test/card-frame"),
+			driver.ReasonStuck, []string{"browser_click @e2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newHarness(t, &drivertest.MockBrowser{Page: tt.page})
+			cfg := driver.ReplayConfig{Script: script, Config: h.cfg}
+			cfg.Model = nil
+			out, err := driver.Replay(context.Background(), cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Reason != tt.reason || (out.Tokens != driver.Usage{}) {
+				t.Fatalf("result = %+v, want %s with no tokens", out.Result, tt.reason)
+			}
+			var got []string
+			for _, c := range h.mb.Calls() {
+				if c.Name != tools.GetSnapshot {
+					got = append(got, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
+				}
+			}
+			if strings.Join(got, "|") != strings.Join(tt.calls, "|") {
+				t.Errorf("calls = %q, want %q", got, tt.calls)
+			}
+		})
+	}
+}
