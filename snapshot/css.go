@@ -11,24 +11,22 @@ const cssLevels = 3
 // cssPath is a short CSS path to node r, for a script to find the element
 // again: up to cssLevels elements joined by " > ", each its tag, then #id
 // (where the path stops climbing) or else its first class, then
-// :nth-of-type(n) when siblings share its tag. It is "" for no element.
+// :nth-of-type(n) when siblings share its tag. It is "" for no element. It
+// is written into one buffer: Build makes one per element shown.
 func (p *page) cssPath(r domRef) string {
-	var segs [cssLevels]string
+	var levels [cssLevels]domRef
 	n := 0
-	for ; n < cssLevels && r.doc >= 0; r = p.parent(r) {
-		seg, id := p.cssSegment(r)
-		if seg == "" {
-			break
-		}
-		segs[n] = seg
+	for ; n < cssLevels && r.doc >= 0 && p.isElement(r); r = p.parent(r) {
+		levels[n] = r
 		n++
-		if id {
+		if v, _ := p.attr(r, "id"); v != "" {
 			break
 		}
 	}
 	var b strings.Builder
+	b.Grow(24 * n)
 	for i := n - 1; i >= 0; i-- {
-		b.WriteString(segs[i])
+		p.cssSegment(&b, levels[i])
 		if i > 0 {
 			b.WriteString(" > ")
 		}
@@ -36,33 +34,44 @@ func (p *page) cssPath(r domRef) string {
 	return b.String()
 }
 
-// cssSegment names element r within its parent; id reports that it used
-// the element's id. It is "" for a node that is not an element.
-func (p *page) cssSegment(r domRef) (seg string, id bool) {
+// isElement reports whether r is an element whose tag a selector can name.
+func (p *page) isElement(r domRef) bool {
 	nodes := &p.docs[r.doc].d.Nodes
-	if int(r.node) >= len(nodes.NodeType) || nodes.NodeType[r.node] != 1 {
-		return "", false
-	}
-	tag := strings.ToLower(p.tag(r))
-	if !cssIdent(tag) {
-		return "", false
-	}
-	if v, ok := p.attr(r, "id"); ok && v != "" {
-		if cssIdent(v) {
-			return tag + "#" + v, true
+	return int(r.node) < len(nodes.NodeType) && nodes.NodeType[r.node] == 1 && cssIdent(p.tag(r))
+}
+
+// cssSegment writes how element r is named within its parent.
+func (p *page) cssSegment(b *strings.Builder, r domRef) {
+	for _, c := range []byte(p.tag(r)) {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
 		}
-		return tag + `[id="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"]`, true
+		b.WriteByte(c)
 	}
-	seg = tag
+	if v, _ := p.attr(r, "id"); v != "" {
+		if cssIdent(v) {
+			b.WriteByte('#')
+			b.WriteString(v)
+		} else {
+			b.WriteString(`[id="` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(v) + `"]`)
+		}
+		return
+	}
 	if v, _ := p.attr(r, "class"); v != "" {
-		if f := strings.Fields(v); len(f) > 0 && cssIdent(f[0]) {
-			seg += "." + f[0]
+		v = strings.TrimLeft(v, " \t\n\f\r")
+		if i := strings.IndexAny(v, " \t\n\f\r"); i >= 0 {
+			v = v[:i]
+		}
+		if cssIdent(v) {
+			b.WriteByte('.')
+			b.WriteString(v)
 		}
 	}
 	if nth, same := p.nthOfType(r); same {
-		seg += ":nth-of-type(" + strconv.Itoa(nth) + ")"
+		b.WriteString(":nth-of-type(")
+		b.WriteString(strconv.Itoa(nth))
+		b.WriteByte(')')
 	}
-	return seg, false
 }
 
 // nthOfType is r's position among its parent's children with its tag

@@ -84,7 +84,8 @@ func replayed(t *testing.T, tk task, e *env, stdout *syncBuffer) (driver.Result,
 // Record the demo flow, then replay it: on the flow with other ids and
 // classes, with no model at all; on the flow whose final button was
 // relabelled, recovered by the model in one call, whose new script version
-// then replays with no model. Checkpoints still ask the person, and
+// then replays with no model; on that flow with the button's id kept, found
+// by its id with no model. Checkpoints still ask the person, and
 // complete_task still verifies the end.
 func TestRecordAndReplay(t *testing.T) {
 	base := t.TempDir()
@@ -115,6 +116,8 @@ func TestRecordAndReplay(t *testing.T) {
 	}
 	if tg := script.Steps[4].Target; tg == nil || tg.Role != "button" || tg.Name != "Finish Cancellation" || script.Steps[4].Before.Title != "Finish cancellation - StreamFlix" {
 		t.Errorf("approval step = %+v", script.Steps[4])
+	} else if tg.ID != "finish-cancellation" || tg.CSS != "button#finish-cancellation" || tg.Frame != "" {
+		t.Errorf("approval step's id, CSS path, frame = %q, %q, %q", tg.ID, tg.CSS, tg.Frame)
 	}
 
 	tests := []struct {
@@ -136,6 +139,8 @@ func TestRecordAndReplay(t *testing.T) {
 				"verb": "click", "action": `click "Confirm cancellation"`, "reason": "This cancels the membership for good.",
 			})}}, 1,
 			[]string{"replayed", "replayed", "replayed", "replayed", "recovered by the model in 1 call(s)", "replayed", "replayed"}, 2},
+		{"relabelled final button with its id", func() *driver.Script { return script }, "/variants/renamed-flow?final=confirm&id=kept", nil, 0,
+			[]string{"replayed", "replayed", "replayed", "replayed", "replayed", "replayed", "replayed"}, 0},
 		{"the new version", func() *driver.Script {
 			return readScript(t, filepath.Join(base, "relabelled final button", driver.ScriptVersionName(2)))
 		}, "/variants/renamed-flow?final=confirm", nil, 0,
