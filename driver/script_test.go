@@ -159,13 +159,7 @@ func TestReplayRecovery(t *testing.T) {
 			if strings.Join(how, " ") != strings.Join(tt.how, " ") || !strings.Contains(out.Steps[0].Why, tt.why) {
 				t.Errorf("steps = %+v, want %v, the first because %q", out.Steps, tt.how, tt.why)
 			}
-			var got []string
-			for _, c := range h.mb.Calls() {
-				if c.Name != tools.GetSnapshot {
-					got = append(got, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
-				}
-			}
-			if strings.Join(got, "|") != strings.Join(tt.calls, "|") {
+			if got := actions(h.mb); strings.Join(got, "|") != strings.Join(tt.calls, "|") {
 				t.Errorf("calls = %q, want %q", got, tt.calls)
 			}
 			if tt.ask != nil && len(person.asked) != 1 {
@@ -247,15 +241,20 @@ func TestScriptLocators(t *testing.T) {
 			if out.Reason != tt.reason || (out.Tokens != driver.Usage{}) {
 				t.Fatalf("result = %+v, want %s with no tokens", out.Result, tt.reason)
 			}
-			var got []string
-			for _, c := range h.mb.Calls() {
-				if c.Name != tools.GetSnapshot {
-					got = append(got, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
-				}
-			}
-			if strings.Join(got, "|") != strings.Join(tt.calls, "|") {
+			if got := actions(h.mb); strings.Join(got, "|") != strings.Join(tt.calls, "|") {
 				t.Errorf("calls = %q, want %q", got, tt.calls)
 			}
 		})
 	}
+}
+
+// actions are the calls mb received but get_snapshot, as "tool target".
+func actions(mb *drivertest.MockBrowser) []string {
+	var got []string
+	for _, c := range mb.Calls() {
+		if c.Name != tools.GetSnapshot {
+			got = append(got, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
+		}
+	}
+	return got
 }
