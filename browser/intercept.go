@@ -16,18 +16,7 @@ import (
 func intercept[E any](ctx context.Context, t *Tab, on cdp.Command[map[string]any, json.RawMessage], ev cdp.Event[E]) (first <-chan E, stop func(), err error) {
 	c, cancel := t.cdp(ctx)
 	ch := make(chan E, 1)
-	seq := chromedp.Events(c, ev)
-	go func() {
-		for e, err := range seq {
-			if err != nil {
-				return
-			}
-			select {
-			case ch <- e:
-			default:
-			}
-		}
-	}()
+	relay(c, ev, ch, func(e E) E { return e })
 	if _, err := chromedp.Call(c, on, map[string]any{"enabled": true}); err != nil {
 		cancel()
 		return nil, nil, err
