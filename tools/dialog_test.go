@@ -93,8 +93,8 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 	}
 	r := h.act(Click, map[string]any{"ref": "@e1"})
 	wantError(t, r, ActionFailed)
-	if !strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
-		t.Errorf("message does not say the browser restarted and where: %q", r.Message)
+	if !strings.Contains(r.Message, "page crashed") || strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
+		t.Errorf("message does not say the page (not the browser) crashed, and where: %q", r.Message)
 	}
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") || len(r.Snapshot.Elements) == 0 {
 		t.Fatalf("the fresh snapshot is not of the page: %s with %d elements", r.Snapshot.Page.URL, len(r.Snapshot.Elements))

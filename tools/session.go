@@ -411,12 +411,18 @@ func (s *Session) recover(ctx context.Context) string {
 		s.live = nil
 		return s.move(ctx)
 	}
-	_, url, err := s.tab.Recover(ctx)
+	restarted, url, err := s.tab.Recover(ctx)
 	s.live = nil
 	if err != nil {
 		return fmt.Sprintf("The browser crashed and could not be restarted: %v. Every ref from earlier snapshots is invalid.", err)
 	}
-	return fmt.Sprintf("The browser crashed and was restarted; every ref from earlier snapshots is invalid. The page was at %s and has been reopened: read the new snapshot before acting.", url)
+	// Say which died: after a restart, cookies set during the session are
+	// gone; after a page crash they are kept.
+	what := "The page crashed and was reloaded in the same browser"
+	if restarted {
+		what = "The browser crashed and was restarted"
+	}
+	return fmt.Sprintf("%s; every ref from earlier snapshots is invalid. The page was at %s and has been reopened: read the new snapshot before acting.", what, url)
 }
 
 // output wraps an action result with its screenshot.
