@@ -79,12 +79,36 @@ func TestSettleFollowsNavigation(t *testing.T) {
 	}
 }
 
+// Navigate, which opens a session's start URL and a recovered page, does
+// not wait for a slow image: it returns while the document still loads.
+func TestNavigateDoesNotWaitForSlowSubresources(t *testing.T) {
+	site := browsertest.Site(t)
+	tab := browsertest.Tab(t)
+	if err := tab.Navigate(testCtx(t), site+"/variants/slow-image"); err != nil {
+		t.Fatalf("Navigate: %v", err)
+	}
+	var state string
+	if err := tab.Evaluate(testCtx(t), "document.readyState", &state); err != nil {
+		t.Fatal(err)
+	}
+	if state != "interactive" {
+		t.Errorf("readyState after Navigate = %q, want interactive: the 6 s image was waited for", state)
+	}
+	c := captureOf(t, tab, browser.CaptureOptions{})
+	if c.Title != "Slow image - StreamFlix" {
+		t.Errorf("after Navigate the page is %q at %s", c.Title, c.URL)
+	}
+}
+
 func TestSettleNavigationTimeout(t *testing.T) {
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	navigate(t, tab, site+"/help")
 	w := actionWait
 	w.Navigation = 300 * time.Millisecond
+	// Only the navigation's budget can end the wait, however late a busy
+	// machine reports that it began.
+	w.Limit = 15 * time.Second
 	// The document's response never comes within the budget: nothing
 	// commits.
 	never := site + "/slow/image?ms=20000"

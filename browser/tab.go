@@ -24,9 +24,12 @@ const (
 	// defaultCallTimeout is the deadline of a protocol call whose context
 	// has none.
 	defaultCallTimeout = 10 * time.Second
-	// defaultNavigateTimeout is the deadline of a navigation whose context
-	// has none.
+	// defaultNavigateTimeout is the deadline of a hidden page's navigation
+	// whose context has none.
 	defaultNavigateTimeout = 30 * time.Second
+	// navigateQuiet is how long a document Navigate opened must go without
+	// a DOM change to count as ready.
+	navigateQuiet = 50 * time.Millisecond
 )
 
 // Tab is one page in its own browser context. Its methods are safe for
@@ -317,18 +320,28 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 	return nil
 }
 
-// Navigate loads url and waits for its load event. It fails on a network
-// error (the error page's text is in the error), on an open dialog that
-// blocks the navigation, and at ctx's deadline or, without one, after 30 s.
+// Navigate opens url in the current page and waits for it the way Settle
+// waits for an action's navigation: until the new document has committed,
+// is interactive and has been quiet for a moment. Slow subresources (an ad,
+// a tracking pixel) do not hold it up. An alert on the way is accepted; a
+// confirm or prompt is left open for the next capture to show. It fails on
+// a network error, a document the URL policy refuses, and when nothing is
+// interactive by ctx's deadline or, without one, after 10 s.
 func (t *Tab) Navigate(ctx context.Context, url string) error {
-	p, _ := t.page()
-	c, cancel := within(ctx, p.live, defaultNavigateTimeout)
-	defer cancel()
-	if err := chromedp.Do(c, chromedp.Navigate(url)); err != nil {
+	limit := defaultNavigation
+	if dl, ok := ctx.Deadline(); ok {
+		limit = time.Until(dl)
+	}
+	_, err := t.Settle(ctx, func(ctx context.Context) error { return t.Go(ctx, url) },
+		Wait{Quiet: navigateQuiet, Limit: limit, Navigation: limit})
+	if err != nil {
 		if b := t.TakeBlocked(ctx); len(b) > 0 {
 			return fmt.Errorf("navigating to %s: blocked by policy: %s", b[0].URL, b[0].Reason)
 		}
-		return t.fail("navigating to "+url, err)
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("navigating to %s: %w", url, err)
+		}
+		return err // Go's, which names the URL
 	}
 	return nil
 }

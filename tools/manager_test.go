@@ -1,6 +1,7 @@
 package tools_test
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -51,5 +52,42 @@ func TestStartManagerFailureReachesSessions(t *testing.T) {
 	}
 	if err := m.Close(); err != nil {
 		t.Errorf("close: %v", err)
+	}
+}
+
+// A start URL whose image takes 6 s opens a session as soon as the page is
+// there; the session acts on it at once.
+func TestSessionStartsOnASlowPage(t *testing.T) {
+	site := browsertest.Site(t)
+	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/variants/slow-image"})
+	defer m.Close()
+	s, err := m.NewSession(t.Context())
+	if err != nil {
+		t.Fatalf("NewSession on a slow page: %v", err)
+	}
+	defer s.Close()
+	out, err := s.Call(t.Context(), tools.GetSnapshot, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, ok := out.Value.(*snapshot.Snapshot)
+	if !ok {
+		t.Fatalf("get_snapshot: %+v", out.Value)
+	}
+	play := browsertest.Ref(t, snap, "button", "Play trailer")
+	out, err = s.Call(t.Context(), tools.Click, json.RawMessage(`{"ref":"`+play+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := out.Value.(tools.ActionResult); !ok || !r.Success {
+		t.Errorf("click on the slow page: %+v", out.Value)
+	}
+	// Still loading: the start did not wait for the image.
+	var state string
+	if err := tools.TabOf(s).Evaluate(t.Context(), "document.readyState", &state); err != nil {
+		t.Fatal(err)
+	}
+	if state != "interactive" {
+		t.Errorf("readyState = %q, want interactive: the session start waited for the 6 s image", state)
 	}
 }

@@ -198,7 +198,10 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 		}
 	}
 	if m.config.StartURL != "" {
-		if err := tab.Navigate(ctx, m.config.StartURL); err != nil {
+		nctx, cancel := context.WithTimeout(ctx, m.config.NavigationTimeout)
+		err := tab.Navigate(nctx, m.config.StartURL)
+		cancel()
+		if err != nil {
 			s.Close()
 			return nil, fmt.Errorf("new session: open %s: %w", m.config.StartURL, err)
 		}
