@@ -398,6 +398,9 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 		case <-deadline.C:
 			switch {
 			case acting && !navigating && openedPage == nil:
+				// A navigation the action began but nothing reported yet
+				// would commit after the answer: the page stays put.
+				t.stopLoading(ctx)
 				return finish(fmt.Errorf("the action did not finish within %s: %w", w.Limit, context.DeadlineExceeded))
 			case !navigating && openedPage == nil:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))
