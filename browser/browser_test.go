@@ -64,7 +64,7 @@ func pages() http.Handler {
 		return func(w http.ResponseWriter, r *http.Request) {
 			kind := r.URL.Query().Get("kind")
 			html(fmt.Sprintf(`<title>before</title><h1>Dialog</h1>
-				<script>setTimeout(() => { document.title = String(%s("question?")) }, 50)</script>`, kind))(w, r)
+				<script>function ask() { setTimeout(() => { document.title = String(%s("question?")) }, 0) }</script>`, kind))(w, r)
 		}
 	}())
 	mux.HandleFunc("/set", func(w http.ResponseWriter, r *http.Request) {

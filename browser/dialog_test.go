@@ -39,6 +39,11 @@ func TestDialogs(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s/%v", tt.kind, tt.accept), func(t *testing.T) {
 			navigate(t, tab, base+"/dialog?kind="+tt.kind)
+			// Opened once the page is there: a dialog during the
+			// navigation would be the navigation's to answer.
+			if err := tab.Evaluate(testCtx(t), "ask()", nil); err != nil {
+				t.Fatal(err)
+			}
 			d := waitDialog(t, tab)
 			if d.Type != tt.kind || d.Message != "question?" {
 				t.Errorf("dialog %+v, want a %s saying question?", d, tt.kind)

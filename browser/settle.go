@@ -14,17 +14,40 @@ import (
 )
 
 var (
-	evFrameStartedLoading = cdp.Event[frameEvent]{Method: "Page.frameStartedLoading"}
-	evFrameStoppedLoading = cdp.Event[json.RawMessage]{Method: "Page.frameStoppedLoading"}
-	evDOMContentLoaded    = cdp.Event[json.RawMessage]{Method: "Page.domContentEventFired"}
-	evWindowOpen          = cdp.Event[json.RawMessage]{Method: "Page.windowOpen"}
-	evDialogOpening       = cdp.Event[dialogOpening]{Method: "Page.javascriptDialogOpening"}
-	cmdHandleDialog       = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.handleJavaScriptDialog"}
+	evWindowOpen    = cdp.Event[json.RawMessage]{Method: "Page.windowOpen"}
+	evDialogOpening = cdp.Event[dialogOpening]{Method: "Page.javascriptDialogOpening"}
+	cmdHandleDialog = cdp.Command[map[string]any, json.RawMessage]{Method: "Page.handleJavaScriptDialog"}
 )
 
-// frameEvent is the payload of a frame's loading event.
-type frameEvent struct {
-	FrameID cdp.FrameID `json:"frameId"`
+// loadEvent is one of a page's loading events, in the order the browser
+// sent them: a frame that started or stopped loading, or the main
+// document's DOMContentLoaded (frame is empty).
+type loadEvent struct {
+	frame   cdp.FrameID
+	started bool
+}
+
+// watchLoads sends the loading events of the target of c to to, in order,
+// until c ends; an event that finds to full is dropped. The order matters:
+// a frame's stop seen before its start would end a wait for a load that
+// has not begun.
+func watchLoads(c context.Context, to chan<- loadEvent) error {
+	return chromedp.Listen(c, func(ev any) {
+		var e loadEvent
+		switch ev := ev.(type) {
+		case *page.EventFrameStartedLoading:
+			e = loadEvent{frame: ev.FrameID, started: true}
+		case *page.EventFrameStoppedLoading:
+			e = loadEvent{frame: ev.FrameID}
+		case *page.EventDomContentEventFired:
+		default:
+			return
+		}
+		select {
+		case to <- e:
+		default:
+		}
+	})
 }
 
 // dialogOpening is the payload of Page.javascriptDialogOpening, with the
@@ -149,14 +172,12 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	startPage, since, pagesChanged := t.pagesState()
 	c, cancel := t.cdp(ctx)
 	defer cancel()
-	started := make(chan cdp.FrameID, 64)
-	stopped := make(chan struct{}, 64)
-	interactive := make(chan struct{}, 64)
+	loads := make(chan loadEvent, 256)
+	if err := watchLoads(c, loads); err != nil {
+		return Outcome{}, fmt.Errorf("watch the page load: %w", err)
+	}
 	dialogs := make(chan capture.Dialog, 8)
-	relay(c, evFrameStartedLoading, started, func(ev frameEvent) cdp.FrameID { return ev.FrameID })
 	signal := func(json.RawMessage) struct{} { return struct{}{} }
-	relay(c, evFrameStoppedLoading, stopped, signal)
-	relay(c, evDOMContentLoaded, interactive, signal)
 	// The page asks for a new window before the browser reports the new
 	// target: the wait holds out for it.
 	windowOpen := make(chan struct{}, 8)
@@ -203,7 +224,10 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 	// acknowledged is counted while acting; one that begins during the
 	// quiet watch ends the watch, and the loop follows the load.
 	begin := time.Now()
-	acting, loading, navigating, expectPage := true, 0, false, false
+	acting, navigating, expectPage := true, false, false
+	// loading holds the frames that started loading since the action
+	// began and have not stopped.
+	loading := map[cdp.FrameID]bool{}
 	// The in-place phase ends with the settle, whichever way it ends, or
 	// when another page becomes current.
 	phaseCtx, phaseCancel := context.WithCancel(ctx)
@@ -277,35 +301,40 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				inPlaceCancel()
 				startNavigation()
 			}
-		case frame := <-started:
-			loading++
-			startPage.mu.Lock()
-			main := startPage.mainFrame
-			startPage.mu.Unlock()
-			if main != "" && frame != main {
-				// A frame inside the page loads: the page itself settles
-				// in place, and says so if the frame still loads then.
-				continue
-			}
-			inPlaceCancel()
-			startNavigation()
-		case <-stopped:
-			if loading > 0 {
-				loading--
-			}
+		case e := <-loads:
 			switch {
-			case loading > 0 || openedPage != nil || !navigating || expectPage:
-			case !acting:
-				return finish(nil) // loaded, subresources and all
-			default:
-				// Loaded before the input was acknowledged (a page from
-				// the back-forward cache): what follows is in place.
-				navigating, navDeadline = false, nil
-			}
-		case <-interactive:
-			if openedPage == nil && !expectPage {
+			case e.frame == "": // DOMContentLoaded of the main document
+				if openedPage == nil && !expectPage {
+					startNavigation()
+					follow()
+				}
+			case e.started:
+				loading[e.frame] = true
+				startPage.mu.Lock()
+				main := startPage.mainFrame
+				startPage.mu.Unlock()
+				if main != "" && e.frame != main {
+					// A frame inside the page loads: the page itself
+					// settles in place, and says so if the frame still
+					// loads then.
+					continue
+				}
+				inPlaceCancel()
 				startNavigation()
-				follow()
+			case !loading[e.frame]:
+				// A load that began before the action: not its own.
+			default:
+				delete(loading, e.frame)
+				switch {
+				case len(loading) > 0 || openedPage != nil || !navigating || expectPage:
+				case !acting:
+					return finish(nil) // loaded, subresources and all
+				default:
+					// Loaded before the input was acknowledged (a page
+					// from the back-forward cache): what follows is in
+					// place.
+					navigating, navDeadline = false, nil
+				}
 			}
 		case res := <-readyDone:
 			readyDone = nil
@@ -313,7 +342,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				continue
 			}
 			if res.err == nil && res.state.Changes >= 0 {
-				out.Loading = loading > 0 || res.state.Loading
+				out.Loading = len(loading) > 0 || res.state.Loading
 				return finish(nil)
 			}
 			// The document went away meanwhile: the next one's events
@@ -325,7 +354,7 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 			case navigating || openedPage != nil:
 				continue // a navigation began, or a page opened: follow it
 			case err == nil:
-				out.Capture, out.Loading = res.capture, loading > 0
+				out.Capture, out.Loading = res.capture, len(loading) > 0
 				return finish(nil)
 			case errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= w.Limit:
 				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))

@@ -30,6 +30,9 @@ const (
 	// navigateQuiet is how long a document Navigate opened must go without
 	// a DOM change to count as ready.
 	navigateQuiet = 50 * time.Millisecond
+	// loadGrace is how long Navigate waits for the load event of a page
+	// that is ready but still loads subresources.
+	loadGrace = 5 * time.Second
 )
 
 // Tab is one page in its own browser context. Its methods are safe for
@@ -322,8 +325,9 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 
 // Navigate opens url in the current page and waits for it the way Settle
 // waits for an action's navigation: until the new document has committed,
-// is interactive and has been quiet for a moment. Slow subresources (an ad,
-// a tracking pixel) do not hold it up. An alert on the way is accepted; a
+// is interactive and has been quiet for a moment; then for its load event,
+// for at most loadGrace more. Slow subresources (an ad, a tracking pixel)
+// never make it fail. An alert on the way is accepted; a
 // confirm or prompt is left open for the next capture to show. It fails on
 // a network error, a document the URL policy refuses, and when nothing is
 // interactive by ctx's deadline or, without one, after 10 s.
@@ -332,7 +336,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 	if dl, ok := ctx.Deadline(); ok {
 		limit = time.Until(dl)
 	}
-	_, err := t.Settle(ctx, func(ctx context.Context) error { return t.Go(ctx, url) },
+	out, err := t.Settle(ctx, func(ctx context.Context) error { return t.Go(ctx, url) },
 		Wait{Quiet: navigateQuiet, Limit: limit, Navigation: limit})
 	if err != nil {
 		if b := t.TakeBlocked(ctx); len(b) > 0 {
@@ -342,6 +346,14 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 			return fmt.Errorf("navigating to %s: %w", url, err)
 		}
 		return err // Go's, which names the URL
+	}
+	if out.Loading && out.Dialog == nil {
+		// No agent has seen this page yet: give its frames and images a
+		// moment to finish, so that the first capture is whole; a page
+		// that takes longer is used as it is.
+		c, cancel := context.WithTimeout(ctx, loadGrace)
+		_ = t.Evaluate(c, `document.readyState === "complete" || new Promise(r => addEventListener("load", () => r(true), {once: true}))`, nil)
+		cancel()
 	}
 	return nil
 }

@@ -77,3 +77,28 @@ func TestCrossSiteFrameStaleRef(t *testing.T) {
 		t.Errorf("the frame's new document did not apply the code:\n%s", r.Snapshot.Text)
 	}
 }
+
+// JavaScript dialogs opened inside a cross-site frame never hang a tool: an
+// alert is accepted and reported, a confirm shows in the snapshot and is
+// answered through its buttons.
+func TestCrossSiteFrameDialogs(t *testing.T) {
+	h := open(t, "/variants/cross-site-checkout")
+	r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, h.snap(true), "button", "Card help")})
+	if !strings.Contains(r.Message, "Cards are charged in euros.") {
+		t.Errorf("the frame's alert is not in the message: %q", r.Message)
+	}
+	if !strings.Contains(r.Snapshot.Text, "Help shown") {
+		t.Errorf("the frame did not go on after its alert:\n%s", r.Snapshot.Text)
+	}
+	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Forget saved card")})
+	if !dialogOpen(r.Snapshot) || !strings.Contains(r.Message, "Forget the saved card?") {
+		t.Fatalf("the frame's confirm is not in the result: %q\n%+v", r.Message, r.Snapshot.Elements)
+	}
+	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel")})
+	if dialogOpen(r.Snapshot) {
+		t.Error("the confirm is still open after Cancel")
+	}
+	if !strings.Contains(r.Snapshot.Text, "Forget answered false") {
+		t.Errorf("the frame did not get the answer:\n%s", r.Snapshot.Text)
+	}
+}

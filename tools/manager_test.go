@@ -55,11 +55,11 @@ func TestStartManagerFailureReachesSessions(t *testing.T) {
 	}
 }
 
-// A start URL whose image takes 6 s opens a session as soon as the page is
+// A start URL whose image takes 25 s opens a session as soon as the page is
 // there; the session acts on it at once.
 func TestSessionStartsOnASlowPage(t *testing.T) {
 	site := browsertest.Site(t)
-	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/variants/slow-image"})
+	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/variants/slow-image?image-ms=25000"})
 	defer m.Close()
 	s, err := m.NewSession(t.Context())
 	if err != nil {
@@ -88,6 +88,6 @@ func TestSessionStartsOnASlowPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if state != "interactive" {
-		t.Errorf("readyState = %q, want interactive: the session start waited for the 6 s image", state)
+		t.Errorf("readyState = %q, want interactive: the session start waited for the 25 s image", state)
 	}
 }

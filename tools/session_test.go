@@ -30,8 +30,16 @@ func open(t *testing.T, path string) *harness {
 }
 
 // openWith is open with a configuration and session options of the test's.
+// Budgets the test leaves unset are wider than the product's: those are for
+// a person waiting, and a CI runner with every package's Chromium busy at
+// once can overrun them. A test that wants a budget to run out sets it.
 func openWith(t *testing.T, path string, cfg Config, opts ...SessionOption) *harness {
 	t.Helper()
+	for _, b := range []*time.Duration{&cfg.ActionTimeout, &cfg.ScrollTimeout, &cfg.SnapshotTimeout} {
+		if *b == 0 {
+			*b = 6 * time.Second
+		}
+	}
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

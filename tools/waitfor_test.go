@@ -20,37 +20,40 @@ func TestWaitFor(t *testing.T) {
 		wantCode Code // "" for success
 		// wantText is in the page's text afterwards.
 		wantText string
+		// resultsMS is how long after the click the results come: long
+		// enough that the click's result still shows "Loading results",
+		// however busy the machine, unless the case only lets time pass.
+		resultsMS string
 	}{
 		{"text appears", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"text": "results are  READY"}
-		}, "", "Results are ready"},
+		}, "", "Results are ready", "3000"},
 		{"text goes", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"text_gone": "Loading results"}
-		}, "", "Results are ready"},
+		}, "", "Results are ready", "3000"},
 		{"ref goes", func(h *harness, r ActionResult) map[string]any {
 			return map[string]any{"ref_gone": browsertest.Ref(h.t, r.Snapshot, "alert", "Loading results")}
-		}, "", "Results are ready"},
+		}, "", "Results are ready", "3000"},
 		{"seconds", func(*harness, ActionResult) map[string]any {
-			return map[string]any{"seconds": 0.5}
-		}, "", "Results are ready"},
+			return map[string]any{"seconds": 1}
+		}, "", "Results are ready", "400"},
 		{"a bound that runs out is timeout", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"text": "Results are ready", "timeout": 0.2}
-		}, Timeout, "Loading results"},
+		}, Timeout, "Loading results", ""},
 		{"two conditions", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"text": "a", "seconds": 1}
-		}, InvalidParams, "Loading results"},
+		}, InvalidParams, "Loading results", ""},
 		{"over 30 seconds", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"text": "a", "timeout": 31}
-		}, InvalidParams, "Loading results"},
+		}, InvalidParams, "Loading results", ""},
 		{"a ref not in the snapshot", func(*harness, ActionResult) map[string]any {
 			return map[string]any{"ref_gone": "@e99999"}
-		}, RefInvalid, "Loading results"},
+		}, RefInvalid, "Loading results", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			// The results come 400 ms after the click, or never within
-			// the test for the timeout case.
-			ms := "400"
+			// The results never come within the test for the failures.
+			ms := tc.resultsMS
 			if tc.wantCode != "" {
 				ms = "600000"
 			}

@@ -138,13 +138,10 @@ func TestDemoRejected(t *testing.T) {
 // run refuses to start without an API key, before any browser starts.
 func TestRunWithoutKey(t *testing.T) {
 	e, _, _ := driverEnv(map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1"})
-	start := time.Now()
+	// A browser that started first would fail on its path instead.
 	err := runCmd(context.Background(), e, []string{"--goal", "Cancel my membership", "--profile", "demo", "--browser-path", "/nonexistent"})
 	if err == nil || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
 		t.Fatalf("err = %v, want the missing key", err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Fatalf("took %v: something started", d)
 	}
 	if err := runCmd(context.Background(), e, []string{"--profile", "demo"}); err == nil || !strings.Contains(err.Error(), "--goal") {
 		t.Fatalf("err = %v, want --goal required", err)

@@ -314,13 +314,12 @@ func TestRefusals(t *testing.T) {
 		{"bad env value", []string{"CHAPERONE_MAX_SESSIONS=many"}, []string{"serve"}, "CHAPERONE_MAX_SESSIONS"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
 			code, _, stderr := runBinary(t, c.env, c.args...)
 			if code == 0 || !strings.Contains(stderr, c.want) {
 				t.Errorf("exit %d, stderr %q; want a failure saying %q", code, stderr, c.want)
 			}
-			if strings.Contains(stderr, "serving") || time.Since(start) > 5*time.Second {
-				t.Errorf("it started something before refusing (%s):\n%s", time.Since(start), stderr)
+			if strings.Contains(stderr, "serving") {
+				t.Errorf("it started serving before refusing:\n%s", stderr)
 			}
 		})
 	}
