@@ -327,10 +327,10 @@ func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) 
 // waits for an action's navigation: until the new document has committed,
 // is interactive and has been quiet for a moment; then for its load event,
 // for at most loadGrace more. Slow subresources (an ad, a tracking pixel)
-// never make it fail. An alert on the way is accepted; a
-// confirm or prompt is left open for the next capture to show. It fails on
-// a network error, a document the URL policy refuses, and when nothing is
-// interactive by ctx's deadline or, without one, after 10 s.
+// never make it fail. An alert on the way is accepted; a confirm or prompt
+// is left open for the next capture to show. It fails on a network error,
+// a document the URL policy refuses, and when nothing is interactive by
+// ctx's deadline or, without one, after 10 s.
 func (t *Tab) Navigate(ctx context.Context, url string) error {
 	limit := defaultNavigation
 	if dl, ok := ctx.Deadline(); ok {
