@@ -134,22 +134,30 @@ func (w *Web) Close() error {
 // Approve lists r in the console and waits for a decision there, or for ctx
 // to end, which withdraws r.
 func (w *Web) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	return w.Register(r)(ctx)
+}
+
+// Register lists r in the console and returns the wait for the person's
+// decision, which ends, and takes r off the list, when ctx ends. The
+// caller must call the wait.
+func (w *Web) Register(r checkpoint.Request) func(ctx context.Context) (checkpoint.Decision, error) {
 	p := &webPending{req: r, answer: make(chan checkpoint.Decision, 1)}
 	w.mu.Lock()
 	w.pending[r.ID] = p
 	w.order = append(w.order, r.ID)
 	w.mu.Unlock()
-	defer w.remove(r.ID)
-
-	w.log.Info("approval waiting in the web console", "id", r.ID, "action", checkpoint.OneLine(r.Action), "url", w.URL())
-	if w.opts.OnPending != nil {
-		w.opts.OnPending(w.URL(), r)
-	}
-	select {
-	case d := <-p.answer:
-		return d, nil
-	case <-ctx.Done():
-		return checkpoint.Decision{}, fmt.Errorf("web console: %w", context.Cause(ctx))
+	return func(ctx context.Context) (checkpoint.Decision, error) {
+		defer w.remove(r.ID)
+		w.log.Info("approval waiting in the web console", "id", r.ID, "action", checkpoint.OneLine(r.Action), "url", w.URL())
+		if w.opts.OnPending != nil {
+			w.opts.OnPending(w.URL(), r)
+		}
+		select {
+		case d := <-p.answer:
+			return d, nil
+		case <-ctx.Done():
+			return checkpoint.Decision{}, fmt.Errorf("web console: %w", context.Cause(ctx))
+		}
 	}
 }
 

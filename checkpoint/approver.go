@@ -225,6 +225,16 @@ type Approver interface {
 	Approve(ctx context.Context, r Request) (Decision, error)
 }
 
+// Registrar is an Approver whose requests wait where a person comes to
+// look (a web console). Register puts r there and returns the wait for its
+// decision, which the caller must call: between the two the caller can
+// point someone to the request, knowing it is there to be found. Approve
+// is Register followed by the wait.
+type Registrar interface {
+	Approver
+	Register(r Request) (wait func(ctx context.Context) (Decision, error))
+}
+
 // ApproverFunc adapts a function to Approver.
 type ApproverFunc func(ctx context.Context, r Request) (Decision, error)
 

@@ -21,6 +21,7 @@ import (
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/capture"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -35,6 +36,8 @@ type fakes struct {
 	inCall atomic.Int32
 	// maxInCall is the most calls seen running at once.
 	maxInCall atomic.Int32
+	// approve, when set, answers request_human_approval.
+	approve checkpoint.Approver
 }
 
 func (f *fakes) open(ctx context.Context) (Session, error) {
@@ -108,6 +111,10 @@ func (s *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 		}
 		return tools.Output{Value: snap, Image: img}, nil
 	case tools.RequestApproval:
+		if s.f.approve != nil {
+			d, err := s.f.approve.Approve(ctx, checkpoint.Request{ID: "req-1", Kind: checkpoint.KindCheckpoint, Action: `click button "Finish"`})
+			return tools.Output{Value: tools.ApprovalResult{Approved: d.Approved, Message: fmt.Sprint(err)}}, nil
+		}
 		return tools.Output{Value: tools.ApprovalResult{Message: "no approver"}}, nil
 	case tools.CompleteTask:
 		return tools.Output{Value: tools.CompletionResult{Acknowledged: true, Message: "ok"}}, nil

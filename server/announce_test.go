@@ -1,0 +1,67 @@
+package server
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// slowConsole is a web console that takes a moment to list a request
+// asked of it through Approve; Register lists it at once.
+type slowConsole struct {
+	listed atomic.Bool
+}
+
+func (c *slowConsole) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
+	time.Sleep(200 * time.Millisecond)
+	return c.Register(r)(ctx)
+}
+
+func (c *slowConsole) Register(r checkpoint.Request) func(context.Context) (checkpoint.Decision, error) {
+	c.listed.Store(true)
+	return func(context.Context) (checkpoint.Decision, error) {
+		return checkpoint.Decision{Approved: true, Channel: "test"}, nil
+	}
+}
+
+// The client hears of an approval only once the console lists it: a person
+// (or a host) who follows the message at once finds the request there.
+func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
+	f := &fakes{}
+	s := newTestServer(t, f, Config{})
+	console := &slowConsole{}
+	f.approve = s.Announce(console, "http://127.0.0.1:1/console/")
+	c := inProcessClient(t, s)
+	req := mcp.SetLevelRequest{}
+	req.Params.Level = mcp.LoggingLevelInfo
+	if err := c.SetLevel(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	listedWhenHeard := make(chan bool, 1)
+	c.OnNotification(func(n mcp.JSONRPCNotification) {
+		if n.Method == "notifications/message" {
+			select {
+			case listedWhenHeard <- console.listed.Load():
+			default:
+			}
+		}
+	})
+	res := callTool(t, context.Background(), c, tools.RequestApproval, map[string]any{"action": "click"})
+	if res.IsError {
+		t.Fatalf("request_human_approval: %+v", res)
+	}
+	select {
+	case listed := <-listedWhenHeard:
+		if !listed {
+			t.Error("the client heard of the approval before the console listed it")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the client never heard of the approval")
+	}
+}
