@@ -28,3 +28,22 @@ func TestNewTabOverStdio(t *testing.T) {
 		t.Errorf("get_snapshot after the click: %q at %s, want the help page", got.Page.Title, got.Page.URL)
 	}
 }
+
+// A start URL that keeps loading (an image that takes 25 s, as an ad can)
+// opens a usable session over stdio: the first snapshot shows the page and
+// a click on it works, while the image still loads.
+func TestSlowStartPageOverStdio(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	// Closed after the server and its browser, which hold the image's
+	// request open.
+	t.Cleanup(site.Close)
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/slow-image?image-ms=25000", "--profile", "none")
+	s := getSnapshot(t, c)
+	if s.Page.Title != "Slow image - StreamFlix" {
+		t.Fatalf("the first snapshot is of %q at %s", s.Page.Title, s.Page.URL)
+	}
+	r, _ := click(t, c, browsertest.Ref(t, s, "button", "Play trailer"))
+	if !r.Success {
+		t.Errorf("click on the slow page: %q", r.Message)
+	}
+}
