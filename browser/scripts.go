@@ -48,6 +48,10 @@ var (
 	//go:embed js/armQuietWatch.js
 	armQuietWatchJS string
 
+	// waitLoadedJS waits, bounded, for the document's load event.
+	//go:embed js/waitLoaded.js
+	waitLoadedJS string
+
 	// waitFirstChangeJS waits for the watched page's first change.
 	//go:embed js/waitFirstChange.js
 	waitFirstChangeJS string

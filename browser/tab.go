@@ -351,9 +351,7 @@ func (t *Tab) Navigate(ctx context.Context, url string) error {
 		// No agent has seen this page yet: give its frames and images a
 		// moment to finish, so that the first capture is whole; a page
 		// that takes longer is used as it is.
-		c, cancel := context.WithTimeout(ctx, loadGrace)
-		_ = t.Evaluate(c, `document.readyState === "complete" || new Promise(r => addEventListener("load", () => r(true), {once: true}))`, nil)
-		cancel()
+		_ = t.callPage(ctx, waitLoadedJS, nil, loadGrace.Milliseconds())
 	}
 	return nil
 }
