@@ -91,6 +91,36 @@ type Action struct {
 	Autocomplete   string `json:"autocomplete,omitempty"`
 	FieldName      string `json:"field_name,omitempty"`
 	SubmitsPayment bool   `json:"submits_payment,omitempty"`
+	// Activates is the control the input will really activate when that
+	// is not the element itself: a form's default submit button for Enter
+	// in one of its fields, the control a file chooser opens from. The
+	// gate judges it as a click on that control.
+	Activates *Control `json:"activates,omitempty"`
+	// Where is the page, frame and document the action acts in: an
+	// approval covers the action only there.
+	Where Where `json:"where"`
+}
+
+// Control is an element an input activates, as the gate judges it.
+type Control struct {
+	Role string `json:"role"`
+	Name string `json:"name"`
+	// SubmitsPayment says that activating it submits a form holding a
+	// payment-card field.
+	SubmitsPayment bool `json:"submits_payment,omitempty"`
+}
+
+// Where names the place an action acts in. Node ids repeat across pages and
+// documents, so an action is the same only in the same Where.
+type Where struct {
+	// Target is the browser's id of the page (tab); Frame the frame's id
+	// and Document its loader (document) id, which changes with every
+	// navigation of the frame.
+	Target   string `json:"target,omitempty"`
+	Frame    string `json:"frame,omitempty"`
+	Document string `json:"document,omitempty"`
+	// URL is the frame's document URL.
+	URL string `json:"url,omitempty"`
 }
 
 // String says the action in one line, the way a person reads it:
