@@ -183,30 +183,38 @@ func (m *Manager) retry(mb *member) {
 	}
 }
 
-// pick returns the members to try for a new page, best first: those up,
-// least loaded first. avoid is left out (the member a session is leaving),
-// unless it is the only one. A pool endpoint found dead is marked down and
-// retried in the background.
-func (m *Manager) pick(avoid *member) []*member {
+// reserve chooses the member a new page goes to and counts it there at
+// once, so that sessions opening at the same moment spread over the members
+// rather than all finding the same one least loaded: the least-loaded member
+// that is up, counting sessions still opening, skipping avoid (the member a
+// session is leaving, unless it is the only one) and tried. A pool endpoint
+// found dead is marked down and retried in the background. It returns nil
+// when no member is left to try; a reservation that does not become a
+// session is given back with release.
+func (m *Manager) reserve(avoid *member, tried []*member) *member {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var up []*member
+	var best *member
 	for _, mb := range m.members {
-		if mb == avoid && len(m.members) > 1 {
+		if (mb == avoid && len(m.members) > 1) || slices.Contains(tried, mb) {
 			continue
 		}
 		switch {
 		case mb.b != nil && (mb.endpoint == "" || mb.b.Alive()):
 			// The Manager's own browser relaunches itself (Tab.Recover).
-			up = append(up, mb)
+			if best == nil || mb.sessions < best.sessions {
+				best = mb
+			}
 		case mb.b != nil:
 			// It died since the last look: its sessions move as they
 			// notice; new ones wait for the backoff.
 			m.drop(mb)
 		}
 	}
-	slices.SortStableFunc(up, func(a, b *member) int { return a.sessions - b.sessions })
-	return up
+	if best != nil {
+		best.sessions++
+	}
+	return best
 }
 
 // drop lets go of a pool endpoint's dead browser and marks it down. m.mu is
@@ -222,29 +230,33 @@ func (m *Manager) drop(mb *member) {
 // works.
 func (m *Manager) openTab(ctx context.Context, avoid *member) (*browser.Tab, *member, error) {
 	var errs []error
-	for _, mb := range m.pick(avoid) {
+	var tried []*member
+	for {
+		mb := m.reserve(avoid, tried)
+		if mb == nil {
+			break
+		}
+		tried = append(tried, mb)
 		m.mu.Lock()
 		b := mb.b
 		m.mu.Unlock()
 		if b == nil {
-			continue // dropped meanwhile
-		}
-		tab, err := b.NewTab(ctx)
-		if err != nil {
-			errs = append(errs, fmt.Errorf("%s: %w", mb.name(), err))
-			if mb.endpoint != "" && !b.Alive() {
-				m.mu.Lock()
-				if mb.b == b {
-					m.drop(mb)
-				}
-				m.mu.Unlock()
-			}
+			m.release(mb) // dropped meanwhile
 			continue
 		}
-		m.mu.Lock()
-		mb.sessions++
-		m.mu.Unlock()
-		return tab, mb, nil
+		tab, err := b.NewTab(ctx)
+		if err == nil {
+			return tab, mb, nil
+		}
+		m.release(mb)
+		errs = append(errs, fmt.Errorf("%s: %w", mb.name(), err))
+		if mb.endpoint != "" && !b.Alive() {
+			m.mu.Lock()
+			if mb.b == b {
+				m.drop(mb)
+			}
+			m.mu.Unlock()
+		}
 	}
 	if len(errs) == 0 {
 		return nil, nil, errors.New("no browser is up: every pool endpoint is down and waiting to be retried")

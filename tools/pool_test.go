@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,6 +162,51 @@ func TestEndpointNameHidesCredentials(t *testing.T) {
 	} {
 		if got := EndpointName(tc.in); got != tc.want {
 			t.Errorf("EndpointName(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// TestBurstSpreadsOverThePool opens sessions all at once, as an agent host
+// starting its workers does: each is counted on its endpoint the moment the
+// endpoint is chosen, so the burst spreads evenly rather than landing on
+// whichever endpoint looked least loaded to all of them at once.
+func TestBurstSpreadsOverThePool(t *testing.T) {
+	site := browsertest.Site(t)
+	a := browsertest.StartChromium(t, 0)
+	b := browsertest.StartChromium(t, 0)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	m := StartPool(ctx, []string{a.HTTP, b.HTTP}, browser.Options{}, Config{StartURL: site + "/account"})
+	if err := m.Started(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+
+	for _, n := range []int{4, 6} {
+		sessions := make([]*Session, n)
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range n {
+			wg.Go(func() {
+				<-start
+				sessions[i], errs[i] = m.NewSession(ctx)
+			})
+		}
+		close(start)
+		wg.Wait()
+		on := map[string]int{}
+		for i, s := range sessions {
+			if errs[i] != nil {
+				t.Fatalf("session %d of a burst of %d: %v", i, n, errs[i])
+			}
+			on[endpointOf(s)]++
+		}
+		if on[a.HTTP] != n/2 || on[b.HTTP] != n/2 {
+			t.Errorf("a burst of %d sessions on two endpoints: want %d on each, got %v", n, n/2, on)
+		}
+		for _, s := range sessions {
+			s.Close()
 		}
 	}
 }
