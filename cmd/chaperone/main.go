@@ -9,6 +9,7 @@
 //	chaperone run --goal TEXT [flags]   drive a task unattended with Claude
 //	chaperone demo [flags]              run the cancellation demo on the built-in site
 //	chaperone replay SCRIPT [flags]     perform a successful run's script.json again
+//	chaperone doctor [flags]            check what Chaperone needs here and how to fix it
 //	chaperone healthcheck [flags]       exit 0 if a server's /healthz answers
 //	chaperone version                   print the version
 //
@@ -81,6 +82,7 @@ func commands() []command {
 		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
 		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
 		{"replay", "perform a successful run's script again, calling the model only for a step that does not replay", replayCmd},
+		{"doctor", "check the browser, its sandbox, fonts and the HTTP port, and say how to fix each problem", doctorCmd},
 		{"healthcheck", "exit 0 if a server's /healthz answers (for container health checks)", healthcheckCmd},
 		{"version", "print the version", versionCmd},
 	}
