@@ -1,10 +1,19 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo test conformance bench bench-mcp build
+.PHONY: demo snapshot test conformance bench bench-mcp build
 
-## demo: snapshot the embedded demo site's account page, as the agent sees it.
+## demo: the product's main job on the embedded demo site: an agent (Claude
+## when ANTHROPIC_API_KEY is set, else a scripted one) cancels a membership,
+## a person approves the final step (at this terminal, or in the web console
+## without one), and the server verifies the result; it prints where the run
+## record and report are.
 demo:
+	./scripts/ensure-chromium
+	$(GO) run ./cmd/chaperone demo
+
+## snapshot: the embedded demo site's account page, as the agent sees it.
+snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
