@@ -59,6 +59,10 @@ type Config struct {
 	BrowserPool []string
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
+	// Screenshots says which results carry the page's screenshot:
+	// ScreenshotsAlways (the default, also for ""), ScreenshotsAuto or
+	// ScreenshotsNever.
+	Screenshots string
 	// Secrets are values the agent may have typed into the page by
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
@@ -84,7 +88,7 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
-	c.Capture.Screenshot = true
+	c.Capture.Screenshot = c.Screenshots != ScreenshotsNever
 	return c
 }
 
@@ -287,6 +291,10 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
 	s.approvalID, s.maskKey = "", false
+	var before string
+	if s.last != nil {
+		before = s.last.Page.URL
+	}
 	out := s.redactOutput(t.run(s, ctx, args))
 	masked = masked || s.maskKey
 	took := time.Since(start)
@@ -311,7 +319,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(call); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
-	return out, nil
+	return s.screenshotFor(name, before, out), nil
 }
 
 // fillsPassword reports whether a call carries a value meant for a password

@@ -235,6 +235,7 @@ func parseViewport(s string) (w, h int, err error) {
 type toolFlags struct {
 	screenshotFormat  string
 	screenshotTokens  int
+	screenshots       string
 	actionTimeout     time.Duration
 	scrollTimeout     time.Duration
 	snapshotTimeout   time.Duration
@@ -252,6 +253,7 @@ type toolFlags struct {
 func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	t := &toolFlags{}
 	fs.StringVar(&t.screenshotFormat, "screenshot-format", "png", "the screenshot `format`: png or jpeg")
+	fs.StringVar(&t.screenshots, "screenshots", tools.ScreenshotsAlways, "`when` a result carries the page's screenshot: always, auto (with get_snapshot, a failure or a new page) or never; each costs a model about as many tokens as the rest of a result")
 	fs.IntVar(&t.screenshotTokens, "screenshot-tokens", 500, "the screenshot budget in image `tokens` (width×height/750; never over 1568 px a side)")
 	fs.DurationVar(&t.actionTimeout, "action-timeout", 2*time.Second, "the time a click, fill or select may take")
 	fs.DurationVar(&t.scrollTimeout, "scroll-timeout", time.Second, "the time a scroll may take")
@@ -289,6 +291,9 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	default:
 		return tools.Config{}, fmt.Errorf("--screenshot-format %q: want png or jpeg", t.screenshotFormat)
 	}
+	if err := tools.CheckScreenshots(t.screenshots); err != nil {
+		return tools.Config{}, fmt.Errorf("--%w", err)
+	}
 	if t.screenshotTokens < 50 {
 		return tools.Config{}, fmt.Errorf("--screenshot-tokens %d: want at least 50", t.screenshotTokens)
 	}
@@ -325,6 +330,7 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		UploadDir:         t.uploadDir,
 		URLPolicy:         t.policy(),
 		StorageState:      t.storageState,
+		Screenshots:       t.screenshots,
 		Logger:            log,
 	}
 	cfg.Capture.Screenshot = true
