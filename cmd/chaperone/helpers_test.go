@@ -149,7 +149,7 @@ func (p *serveProc) stop(t testing.TB) {
 }
 
 // stdioClient runs "chaperone args..." as an MCP server on stdio.
-func stdioClient(t *testing.T, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
+func stdioClient(t testing.TB, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
 	t.Helper()
 	stderr := &syncBuffer{}
 	var cmd *exec.Cmd
@@ -183,7 +183,7 @@ type actionResult struct {
 // call calls a tool and returns its result and its JSON: the structured
 // content, which programs read (the text is the compact rendering a model
 // reads). It fails the test on a protocol error or an error result.
-func call(t *testing.T, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
+func call(t testing.TB, c *client.Client, name string, args map[string]any) (*mcp.CallToolResult, string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

@@ -81,7 +81,7 @@ func TestScreenshotsFlag(t *testing.T) {
 }
 
 // resultSnapshotJSON is the snapshot JSON of a tool's structured result.
-func resultSnapshotJSON(t *testing.T, tool, data string) json.RawMessage {
+func resultSnapshotJSON(t testing.TB, tool, data string) json.RawMessage {
 	t.Helper()
 	if tool == tools.GetSnapshot {
 		return json.RawMessage(data)
