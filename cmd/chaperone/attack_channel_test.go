@@ -164,6 +164,31 @@ func channelPending(t *testing.T, view string) []struct {
 	return out.Pending
 }
 
+// channelWaitPending waits until a console view lists a request and
+// returns the list; a question put to the client program (on asked) fails
+// the test at once.
+func channelWaitPending(t *testing.T, view string, asked <-chan string) []struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+} {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		select {
+		case q := <-asked:
+			t.Fatalf("the client program was asked to approve: %q", q)
+		default:
+		}
+		if w := channelPending(t, view); len(w) > 0 {
+			return w
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("nothing waits in the console")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
 // channelDecide posts a decision to a console view and returns the status.
 func channelDecide(t *testing.T, view, id string, approved bool) int {
 	t.Helper()
@@ -218,7 +243,7 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 
 	bobDone := channelAsk(bob, map[string]any{"action": "Place order", "reason": "bob's cart"})
 	bobView := channelView(t, p.stderr, 1)
-	waiting := channelPending(t, bobView)
+	waiting := channelWaitPending(t, bobView, nil)
 	if len(waiting) != 1 || waiting[0].Action != "Place order" {
 		t.Fatalf("bob's view lists %+v", waiting)
 	}
@@ -440,16 +465,11 @@ func TestChannelStdioClientNeitherAskedNorTold(t *testing.T) {
 	rec := channelRecord(t, c)
 	done := channelAsk(c, map[string]any{"action": "Place order", "reason": "the cart is ready"})
 	view := channelView(t, stderr, 1)
-	waiting := channelPending(t, view)
+	waiting := channelWaitPending(t, view, u.asked)
 	if len(waiting) != 1 {
 		t.Fatalf("the console lists %+v", waiting)
 	}
 	rec.waitFor(t, "A person must approve")
-	select {
-	case q := <-u.asked:
-		t.Fatalf("the client program was asked to approve: %q", q)
-	default:
-	}
 	if code := channelDecide(t, view, waiting[0].ID, false); code != http.StatusOK {
 		t.Fatalf("the person rejects: %d", code)
 	}
