@@ -160,15 +160,15 @@ func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint
 		open := a.openConsole.or(hasDesktop(e.getenv))
 		w, err := approver.NewWeb(approver.WebOptions{
 			Logger: log,
-			OnPending: func(url string, r checkpoint.Request) {
+			OnPending: func(view string, r checkpoint.Request) {
 				// The URL is this session's capability: it goes to the
 				// person (this terminal, their browser), never to the MCP
 				// client. The action and the page are the page's and the
 				// model's words: escaped, so they cannot repaint the
 				// terminal.
-				fmt.Fprintf(e.stderr, "\nApproval console: %s\nApproval needed: %s\nOpen the console above to approve or reject.\n", url, checkpoint.OneLine(r.Prompt()))
+				fmt.Fprintf(e.stderr, "\nApproval console: %s\nApproval needed: %s\nOpen the console above to approve or reject.\n", view, checkpoint.OneLine(r.Prompt()))
 				if open {
-					if err := openInBrowser(url); err != nil {
+					if err := openInBrowser(view); err != nil {
 						log.Warn("could not open the approval console", "err", err)
 					}
 				}
