@@ -101,6 +101,11 @@ func (p URLPolicy) CheckResolved(ctx context.Context, raw string, r Resolver) er
 		return refuse("allow it with --allow-schemes "+scheme+" if you mean it",
 			"scheme %q is not allowed (only http and https)", scheme)
 	}
+	if scheme == "view-source" {
+		// view-source: loads the URL it wraps, which must pass on its own.
+		_, inner, _ := strings.Cut(strings.TrimSpace(raw), ":")
+		return p.CheckResolved(ctx, inner, r)
+	}
 	if u.Host == "" {
 		return nil // file: and the like, allowed by scheme above
 	}

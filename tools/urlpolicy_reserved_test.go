@@ -18,7 +18,7 @@ func TestURLPolicyReserved(t *testing.T) {
 	}
 	wide := URLPolicy{
 		AllowMetadata:  true,
-		AllowSchemes:   []string{"ftp"},
+		AllowSchemes:   []string{"ftp", "view-source"},
 		AllowedOrigins: []string{"http://127.0.0.1:4567", "http://localhost:4567", "https://hooks.example", "http://rebind.example:4567"},
 	}
 	for _, base := range []URLPolicy{{}, wide} {
@@ -76,5 +76,24 @@ func TestURLPolicyReservedBadAddress(t *testing.T) {
 		if err := (URLPolicy{Reserved: []string{a}}).Validate(); err == nil {
 			t.Errorf("Validate with reserved %q passed", a)
 		}
+	}
+}
+
+// A scheme that wraps a URL is judged by the URL it wraps.
+func TestURLPolicyViewSource(t *testing.T) {
+	p, err := URLPolicy{AllowSchemes: []string{"view-source"}}.WithReserved("127.0.0.1:4567")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"view-source:http://127.0.0.1:4567/tok/", "VIEW-SOURCE:http://localhost:4567/", "view-source:view-source:http://127.0.0.1:4567/"} {
+		if err := p.Check(u); err == nil || !strings.Contains(err.Error(), "approval channel") {
+			t.Errorf("%s = %v, want refused as the approval channel", u, err)
+		}
+	}
+	if err := p.Check("view-source:http://169.254.169.254/"); err == nil {
+		t.Error("view-source of the metadata address passed")
+	}
+	if err := p.Check("view-source:https://example.com/"); err != nil {
+		t.Errorf("view-source of a page: %v", err)
 	}
 }
