@@ -209,7 +209,10 @@ func TestWebConsoleWrongTokenInChromium(t *testing.T) {
 		Screenshot: &snapshot.Screenshot{MIMEType: "image/png", Width: 1, Height: 1, Data: []byte("x")}}
 	go web.Approve(ctx, r)
 	tab := browsertest.Tab(t)
-	good := web.URL()
+	good, err := web.URL("")
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := good[:strings.Index(good[len("http://"):], "/")+len("http://")]
 	wrong := []string{base + "/", base + "/wrong-token/", good[:len(good)-2] + "/", base + "/wrong/api/pending",
 		base + "/x" + strings.Trim(good[len(base):], "/") + "/api/approvals/r1/screenshot"}

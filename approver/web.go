@@ -7,7 +7,7 @@ package approver
 import (
 	"context"
 	"crypto/rand"
-	"crypto/subtle"
+	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -19,6 +19,9 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -34,8 +37,10 @@ var consoleHTML string
 // WebOptions configures the approval console.
 type WebOptions struct {
 	// OnPending is called, outside any lock, each time a request starts
-	// waiting, with the console's URL: the command prints it to stderr and
-	// the server sends it to the client as a log message.
+	// waiting, with the URL of the console's view of the request's session:
+	// the command prints it on stderr and may open it in the person's
+	// browser. The URL is a capability: whoever holds it can decide that
+	// session's requests, so it must never reach the agent or its client.
 	OnPending func(url string, r checkpoint.Request)
 	// Logger receives the console's log; nil discards it.
 	Logger *slog.Logger
@@ -43,20 +48,31 @@ type WebOptions struct {
 
 // Web is the local approval console: a page listing the pending approvals
 // with their screenshot, action and reason, Approve and Reject buttons and a
-// feedback box, and the JSON endpoints it uses. Everything lives under a
-// random per-process token in the URL path; any other path gets an empty 404.
-// Approve blocks until someone decides in the console or ctx ends.
+// feedback box, and the JSON endpoints it uses.
+//
+// Each agent session has its own view, under a random capability in the URL
+// path that only that session's requests are listed, shown and decided
+// under: one client's person never sees, nor can decide, another's. There is
+// no view of every session. Any other path gets an empty 404. Requests a
+// browser makes from another origin (a page that learnt a capability) are
+// refused, and so are requests whose Host is not the console's (DNS
+// rebinding). Approve blocks until someone decides in the console or ctx
+// ends.
 type Web struct {
-	token string
-	opts  WebOptions
-	page  *template.Template
-	log   *slog.Logger
+	opts WebOptions
+	page *template.Template
+	log  *slog.Logger
 
 	mu      sync.Mutex
 	pending map[string]*webPending
 	order   []string
-	base    string // http://127.0.0.1:port, once listening
-	srv     *http.Server
+	// views maps the SHA-256 of a capability to its session, and caps a
+	// session to its capability. Keyed by hash, so that the map's lookup
+	// time says nothing about a capability's bytes.
+	views map[[sha256.Size]byte]string
+	caps  map[string]string
+	addr  string // host:port, once listening
+	srv   *http.Server
 }
 
 type webPending struct {
@@ -64,13 +80,10 @@ type webPending struct {
 	answer chan checkpoint.Decision // buffered; receives at most one decision
 }
 
-// NewWeb returns a console with a fresh random token. Serve it with Listen,
-// or mount Handler yourself.
+// NewWeb returns a console with no views yet: a session's view is made
+// when its first request waits, or by URL. Serve it with Listen, or mount
+// Handler yourself.
 func NewWeb(opts WebOptions) (*Web, error) {
-	var b [24]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return nil, fmt.Errorf("web console token: %w", err)
-	}
 	page, err := template.New("console").Parse(consoleHTML)
 	if err != nil {
 		return nil, fmt.Errorf("web console page: %w", err)
@@ -81,10 +94,11 @@ func NewWeb(opts WebOptions) (*Web, error) {
 	}
 	return &Web{
 		page:    page,
-		token:   base64.RawURLEncoding.EncodeToString(b[:]),
 		opts:    opts,
 		log:     log,
 		pending: map[string]*webPending{},
+		views:   map[[sha256.Size]byte]string{},
+		caps:    map[string]string{},
 	}, nil
 }
 
@@ -100,7 +114,7 @@ func (w *Web) Listen(addr string) error {
 	}
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	w.mu.Lock()
-	w.base = "http://" + ln.Addr().String()
+	w.addr = ln.Addr().String()
 	w.srv = srv
 	w.mu.Unlock()
 	go func() {
@@ -111,12 +125,42 @@ func (w *Web) Listen(addr string) error {
 	return nil
 }
 
-// URL is the console's address, token included; before Listen it is the
-// path alone.
-func (w *Web) URL() string {
+// Addr is the host:port the console listens on, "" before Listen. The
+// browser the agent drives must never load it (tools.URLPolicy.Reserved).
+func (w *Web) Addr() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.base + "/" + w.token + "/"
+	return w.addr
+}
+
+// URL is the address of the console's view of session, capability
+// included, made on first use; before Listen it is the path alone.
+func (w *Web) URL(session string) (string, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	c, ok := w.caps[session]
+	if !ok {
+		var b [24]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", fmt.Errorf("web console capability: %w", err)
+		}
+		c = base64.RawURLEncoding.EncodeToString(b[:])
+		w.caps[session] = c
+		w.views[sha256.Sum256([]byte(c))] = session
+	}
+	base := ""
+	if w.addr != "" {
+		base = "http://" + w.addr
+	}
+	return base + "/" + c + "/", nil
+}
+
+// view returns the session whose capability c is.
+func (w *Web) view(c string) (string, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	s, ok := w.views[sha256.Sum256([]byte(c))]
+	return s, ok
 }
 
 // Close stops the server Listen started. Pending requests keep waiting for
@@ -148,9 +192,15 @@ func (w *Web) Register(r checkpoint.Request) func(ctx context.Context) (checkpoi
 	w.mu.Unlock()
 	return func(ctx context.Context) (checkpoint.Decision, error) {
 		defer w.remove(r.ID)
-		w.log.Info("approval waiting in the web console", "id", r.ID, "action", checkpoint.OneLine(r.Action), "url", w.URL())
+		// The URL is a capability: it goes to the person (OnPending), never
+		// to the log, which the client may read.
+		w.log.Info("approval waiting in the web console", "id", r.ID, "action", checkpoint.OneLine(r.Action))
+		u, err := w.URL(r.Session)
+		if err != nil {
+			return checkpoint.Decision{}, err
+		}
 		if w.opts.OnPending != nil {
-			w.opts.OnPending(w.URL(), r)
+			w.opts.OnPending(u, r)
 		}
 		select {
 		case d := <-p.answer:
@@ -173,13 +223,14 @@ func (w *Web) remove(id string) {
 	}
 }
 
-// decide delivers a decision to a pending request; false if there is none
-// (unknown, withdrawn or already decided).
-func (w *Web) decide(id string, d checkpoint.Decision) bool {
+// decide delivers a decision to a pending request of session; false if
+// there is none (unknown, withdrawn, already decided, or another
+// session's).
+func (w *Web) decide(session, id string, d checkpoint.Decision) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.pending[id]
-	if !ok {
+	if !ok || p.req.Session != session {
 		return false
 	}
 	delete(w.pending, id)
@@ -193,40 +244,51 @@ func (w *Web) decide(id string, d checkpoint.Decision) bool {
 	return true
 }
 
-func (w *Web) snapshotPending() []checkpoint.Request {
+// snapshotPending lists session's pending requests, oldest first.
+func (w *Web) snapshotPending(session string) []checkpoint.Request {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make([]checkpoint.Request, 0, len(w.order))
+	var out []checkpoint.Request
 	for _, id := range w.order {
-		out = append(out, w.pending[id].req)
+		if r := w.pending[id].req; r.Session == session {
+			out = append(out, r)
+		}
 	}
 	return out
 }
 
-func (w *Web) lookup(id string) (checkpoint.Request, bool) {
+// lookup returns session's pending request id.
+func (w *Web) lookup(session, id string) (checkpoint.Request, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.pending[id]
-	if !ok {
+	if !ok || p.req.Session != session {
 		return checkpoint.Request{}, false
 	}
 	return p.req, true
 }
 
-// Handler serves the console. Paths are /{token}/ (the page),
-// /{token}/api/pending (GET: the pending requests as JSON),
-// /{token}/api/approvals/{id}/screenshot (GET: the image) and
-// /{token}/api/approvals/{id} (POST: a decision, as JSON
-// {"approved":bool,"feedback":string} or as the page's form). A wrong token
-// gets an empty 404.
+// Handler serves the console. Paths are /{capability}/ (the page),
+// /{capability}/api/pending (GET: the session's pending requests as JSON),
+// /{capability}/api/approvals/{id}/screenshot (GET: the image) and
+// /{capability}/api/approvals/{id} (POST: a decision, as JSON
+// {"approved":bool,"feedback":string} or as the page's form). A wrong
+// capability, or a request of another session, gets an empty 404; a request
+// from another origin or to another Host, a 403.
 func (w *Web) Handler() http.Handler {
 	return http.HandlerFunc(w.serve)
 }
 
 func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
+	if why := w.foreign(r); why != "" {
+		w.log.Warn("web console refused a request", "why", why, "path_len", len(r.URL.Path))
+		http.Error(rw, "403 forbidden: "+why, http.StatusForbidden)
+		return
+	}
 	rest, ok := strings.CutPrefix(r.URL.Path, "/")
 	token, sub, _ := strings.Cut(rest, "/")
-	if !ok || subtle.ConstantTimeCompare([]byte(token), []byte(w.token)) != 1 {
+	session, known := w.view(token)
+	if !ok || !known {
 		rw.WriteHeader(http.StatusNotFound)
 		return
 	}
@@ -241,18 +303,18 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case sub == "" && r.Method == http.MethodGet:
-		w.servePage(rw)
+		w.servePage(rw, session)
 	case sub == "" && rest == token:
 		http.Redirect(rw, r, "/"+token+"/", http.StatusMovedPermanently)
 	case sub == "api/pending" && r.Method == http.MethodGet:
-		w.servePending(rw)
+		w.servePending(rw, session)
 	case strings.HasPrefix(sub, "api/approvals/"):
 		id, what, _ := strings.Cut(strings.TrimPrefix(sub, "api/approvals/"), "/")
 		switch {
 		case what == "screenshot" && r.Method == http.MethodGet:
-			w.serveScreenshot(rw, id)
+			w.serveScreenshot(rw, session, id)
 		case what == "" && r.Method == http.MethodPost:
-			w.serveDecision(rw, r, id)
+			w.serveDecision(rw, r, session, token, id)
 		default:
 			http.NotFound(rw, r)
 		}
@@ -274,8 +336,8 @@ type webItem struct {
 	Outlined bool `json:"outlined,omitempty"`
 }
 
-func (w *Web) items() []webItem {
-	reqs := w.snapshotPending()
+func (w *Web) items(session string) []webItem {
+	reqs := w.snapshotPending(session)
 	out := make([]webItem, len(reqs))
 	for i, r := range reqs {
 		out[i] = webItem{Request: r, Prompt: r.Prompt(), Lines: r.Lines(), Outlined: r.Concrete != nil && r.Concrete.Box != nil}
@@ -286,13 +348,13 @@ func (w *Web) items() []webItem {
 	return out
 }
 
-func (w *Web) servePending(rw http.ResponseWriter) {
+func (w *Web) servePending(rw http.ResponseWriter, session string) {
 	rw.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(rw).Encode(map[string]any{"pending": w.items()})
+	json.NewEncoder(rw).Encode(map[string]any{"pending": w.items(session)})
 }
 
-func (w *Web) serveScreenshot(rw http.ResponseWriter, id string) {
-	r, ok := w.lookup(id)
+func (w *Web) serveScreenshot(rw http.ResponseWriter, session, id string) {
+	r, ok := w.lookup(session, id)
 	if !ok || r.Screenshot == nil || len(r.Screenshot.Data) == 0 {
 		http.Error(rw, "no such screenshot", http.StatusNotFound)
 		return
@@ -305,13 +367,7 @@ func (w *Web) serveScreenshot(rw http.ResponseWriter, id string) {
 	rw.Write(r.Screenshot.Data)
 }
 
-func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, id string) {
-	// Another page in the same browser must not be able to decide: a
-	// cross-origin POST carries its Origin.
-	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
-		http.Error(rw, "cross-origin decision refused", http.StatusForbidden)
-		return
-	}
+func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, token, id string) {
 	r.Body = http.MaxBytesReader(rw, r.Body, 64<<10)
 	var d checkpoint.Decision
 	isForm := false
@@ -348,27 +404,27 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, id string) 
 	}
 	d.Feedback = strings.TrimSpace(d.Feedback)
 	d.Channel = checkpoint.ChannelWeb
-	if !w.decide(id, d) {
+	if !w.decide(session, id, d) {
 		http.Error(rw, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
 		return
 	}
 	w.log.Info("decided in the web console", "id", id, "approved", d.Approved)
 	if isForm {
-		http.Redirect(rw, r, "/"+w.token+"/?decided="+id, http.StatusSeeOther)
+		http.Redirect(rw, r, "/"+token+"/?decided="+url.QueryEscape(id), http.StatusSeeOther)
 		return
 	}
 	rw.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(rw).Encode(map[string]any{"ok": true, "approved": d.Approved})
 }
 
-func (w *Web) servePage(rw http.ResponseWriter) {
+func (w *Web) servePage(rw http.ResponseWriter, session string) {
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	n := base64.RawStdEncoding.EncodeToString(nonce[:])
 	rw.Header().Set("Content-Security-Policy",
 		"default-src 'none'; img-src 'self'; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+"'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
-	items := w.items()
+	items := w.items(session)
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
@@ -376,4 +432,61 @@ func (w *Web) servePage(rw http.ResponseWriter) {
 	if err := w.page.Execute(rw, map[string]any{"Items": items, "Nonce": n, "IDs": strings.Join(ids, ",")}); err != nil {
 		w.log.Warn("web console page", "err", err)
 	}
+}
+
+// foreign says why r does not come from the person's own use of the
+// console, or "". A browser names the origin a request comes from: only
+// the console's own pages may fetch, show an image or post a decision
+// (Sec-Fetch-Site same-origin, or none for what the person opens
+// themselves); another site may only send the person to the page, never
+// read or decide. A name that is not the console's in Host is a page that
+// rebound its own name to this address. Programs that send none of these
+// headers (curl) are judged by the capability alone.
+func (w *Web) foreign(r *http.Request) string {
+	w.mu.Lock()
+	addr := w.addr
+	w.mu.Unlock()
+	if addr != "" && !consoleHost(r.Host, addr) {
+		return "Host " + strconv.Quote(r.Host) + " is not the console's"
+	}
+	if o := r.Header.Get("Origin"); o != "" && o != "http://"+r.Host {
+		return "cross-origin request refused"
+	}
+	navigation := r.Method == http.MethodGet && r.Header.Get("Sec-Fetch-Mode") == "navigate" &&
+		r.Header.Get("Sec-Fetch-Dest") == "document"
+	switch site := r.Header.Get("Sec-Fetch-Site"); site {
+	case "", "same-origin", "none":
+	default:
+		if !navigation {
+			return "request from another site (" + site + ") refused"
+		}
+	}
+	return ""
+}
+
+// consoleHost reports whether the Host header host names the console
+// listening on addr: its own host, or a loopback name with its port.
+func consoleHost(host, addr string) bool {
+	h, port, err := net.SplitHostPort(host)
+	if err != nil {
+		return false
+	}
+	lh, lport, err := net.SplitHostPort(addr)
+	if err != nil || port != lport {
+		return false
+	}
+	if strings.EqualFold(h, lh) {
+		return true
+	}
+	lip, err := netip.ParseAddr(lh)
+	if err != nil || !(lip.IsLoopback() || lip.IsUnspecified()) {
+		return false
+	}
+	if strings.EqualFold(h, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	// Listening on every address, any address of this machine may be
+	// named; a name other than localhost may not.
+	return err == nil && (ip.IsLoopback() || lip.IsUnspecified())
 }

@@ -27,6 +27,16 @@ func startWeb(t *testing.T) (*Web, <-chan string) {
 	return w, urls
 }
 
+// viewURL is the console's view of session.
+func viewURL(t *testing.T, w *Web, session string) string {
+	t.Helper()
+	u, err := w.URL(session)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
+}
+
 func get(t *testing.T, u string) (int, string, http.Header) {
 	t.Helper()
 	resp, err := http.Get(u)
@@ -40,20 +50,20 @@ func get(t *testing.T, u string) (int, string, http.Header) {
 
 func TestWebConsoleOverHTTP(t *testing.T) {
 	w, urls := startWeb(t)
-	if !strings.HasPrefix(w.URL(), "http://127.0.0.1:") {
-		t.Fatalf("URL = %s", w.URL())
+	if !strings.HasPrefix(viewURL(t, w, "sess-1"), "http://127.0.0.1:") {
+		t.Fatalf("URL = %s", viewURL(t, w, "sess-1"))
 	}
-	if code, body, _ := get(t, w.URL()); code != 200 || !strings.Contains(body, "No approvals are waiting") {
+	if code, body, _ := get(t, viewURL(t, w, "sess-1")); code != 200 || !strings.Contains(body, "No approvals are waiting") {
 		t.Fatalf("empty console: %d %s", code, body)
 	}
 
 	approve := approveAsync(t.Context(), w, testRequest("req-1"))
-	if u := <-urls; u != w.URL() {
+	if u := <-urls; u != viewURL(t, w, "sess-1") {
 		t.Errorf("OnPending got %s", u)
 	}
 	reject := approveAsync(t.Context(), w, testRequest("req-2"))
 	<-urls
-	code, body, hdr := get(t, w.URL())
+	code, body, hdr := get(t, viewURL(t, w, "sess-1"))
 	if code != 200 || !strings.Contains(body, `The system wants to proceed with: click button &#34;Finish Cancellation&#34;. Approve?`) ||
 		!strings.Contains(body, `<li>Element: button &#34;Finish Cancellation&#34;</li>`) || !strings.Contains(body, `<li>URL: http://127.0.0.1:9/finish</li>`) ||
 		!strings.Contains(body, `src="api/approvals/req-1/screenshot"`) || !strings.Contains(body, "element the action targets outlined") ||
@@ -63,7 +73,7 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 	if hdr.Get("Referrer-Policy") != "same-origin" || !strings.Contains(hdr.Get("Content-Security-Policy"), "default-src 'none'") {
 		t.Errorf("headers: %v", hdr)
 	}
-	code, body, _ = get(t, w.URL()+"api/pending")
+	code, body, _ = get(t, viewURL(t, w, "sess-1")+"api/pending")
 	var pending struct {
 		Pending []struct {
 			ID, Action, Prompt, Screenshot string
@@ -75,13 +85,13 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 		len(pending.Pending[0].Lines) == 0 || pending.Pending[0].Concrete == nil || pending.Pending[0].Concrete.Node != 4 {
 		t.Fatalf("pending: %d %s %v", code, body, err)
 	}
-	code, img, hdr := get(t, w.URL()+"api/approvals/req-1/screenshot")
+	code, img, hdr := get(t, viewURL(t, w, "sess-1")+"api/approvals/req-1/screenshot")
 	if code != 200 || img != string(onePixelPNG) || hdr.Get("Content-Type") != "image/png" {
 		t.Errorf("screenshot: %d %s", code, hdr.Get("Content-Type"))
 	}
 
 	// Approve one with JSON, reject the other with the page's form.
-	resp, err := http.Post(w.URL()+"api/approvals/req-1", "application/json", strings.NewReader(`{"approved":true,"feedback":"ok"}`))
+	resp, err := http.Post(viewURL(t, w, "sess-1")+"api/approvals/req-1", "application/json", strings.NewReader(`{"approved":true,"feedback":"ok"}`))
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("JSON decision: %v %v", resp, err)
 	}
@@ -89,7 +99,7 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 		t.Errorf("approve: %+v", r)
 	}
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	resp, err = noRedirect.PostForm(w.URL()+"api/approvals/req-2", url.Values{"decision": {"reject"}, "feedback": {"  wrong plan  "}})
+	resp, err = noRedirect.PostForm(viewURL(t, w, "sess-1")+"api/approvals/req-2", url.Values{"decision": {"reject"}, "feedback": {"  wrong plan  "}})
 	if err != nil || resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("form decision: %v %v", resp, err)
 	}
@@ -97,7 +107,7 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 		t.Errorf("reject: %+v", r)
 	}
 	// Decided means gone: a second decision finds nothing.
-	resp, _ = http.Post(w.URL()+"api/approvals/req-1", "application/json", strings.NewReader(`{"approved":true}`))
+	resp, _ = http.Post(viewURL(t, w, "sess-1")+"api/approvals/req-1", "application/json", strings.NewReader(`{"approved":true}`))
 	if resp.StatusCode != 404 {
 		t.Errorf("second decision: %d", resp.StatusCode)
 	}
@@ -107,7 +117,7 @@ func TestWebConsoleRefusals(t *testing.T) {
 	w, urls := startWeb(t)
 	pending := approveAsync(t.Context(), w, testRequest("req-1"))
 	<-urls
-	u, _ := url.Parse(w.URL())
+	u, _ := url.Parse(viewURL(t, w, "sess-1"))
 	base := u.Scheme + "://" + u.Host
 	token := strings.Trim(u.Path, "/")
 	wrong := []string{
@@ -129,14 +139,14 @@ func TestWebConsoleRefusals(t *testing.T) {
 		}
 	}
 	// A page on another origin cannot decide, even knowing the URL.
-	req, _ := http.NewRequest("POST", w.URL()+"api/approvals/req-1", strings.NewReader(`{"approved":true}`))
+	req, _ := http.NewRequest("POST", viewURL(t, w, "sess-1")+"api/approvals/req-1", strings.NewReader(`{"approved":true}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", "http://evil.example")
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 403 {
 		t.Errorf("cross-origin: %v %v", resp, err)
 	}
 	for _, body := range []string{`{}`, `{"feedback":"yes"}`, `not json`} {
-		if resp, _ := http.Post(w.URL()+"api/approvals/req-1", "application/json", strings.NewReader(body)); resp.StatusCode != 400 {
+		if resp, _ := http.Post(viewURL(t, w, "sess-1")+"api/approvals/req-1", "application/json", strings.NewReader(body)); resp.StatusCode != 400 {
 			t.Errorf("body %s: %d", body, resp.StatusCode)
 		}
 	}
@@ -153,7 +163,7 @@ func TestWebConsoleRefusals(t *testing.T) {
 	if r := <-withdrawn; !errors.Is(r.err, context.Canceled) || r.d.Approved {
 		t.Errorf("withdrawn: %+v", r)
 	}
-	if _, body, _ := get(t, w.URL()+"api/pending"); strings.Contains(body, "req-2") || !strings.Contains(body, "req-1") {
+	if _, body, _ := get(t, viewURL(t, w, "sess-1")+"api/pending"); strings.Contains(body, "req-2") || !strings.Contains(body, "req-1") {
 		t.Errorf("after withdrawal: %s", body)
 	}
 }
@@ -167,7 +177,7 @@ func TestWebConsoleEscapesHostileText(t *testing.T) {
 	defer cancel()
 	approveAsync(ctx, w, hostileRequest("req-h"))
 	<-urls
-	_, body, _ := get(t, w.URL())
+	_, body, _ := get(t, viewURL(t, w, "sess-1"))
 	if readsRaw(body) {
 		t.Errorf("raw escape or override in the console page:\n%s", body)
 	}

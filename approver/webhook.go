@@ -148,12 +148,19 @@ func (h *Webhook) Approve(ctx context.Context, r checkpoint.Request) (checkpoint
 // segment is read, so mount it where you like, e.g. at "/approvals/") with
 // "Authorization: Bearer <token>" and {"approved": bool, "feedback": "..."}.
 // It answers 401 to a wrong token, 404 to an id that is not waiting, 400 to
-// a bad body.
+// a bad body, and 403 to a request a browser made for a web page.
 func (h *Webhook) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
 			w.Header().Set("Allow", http.MethodPost)
 			http.Error(w, "POST a decision", http.StatusMethodNotAllowed)
+			return
+		}
+		// The agent host is a program; a request a browser makes for a
+		// page (it names the page's Origin, or a site) is a page trying to
+		// decide, maybe the very page the agent is on.
+		if site := r.Header.Get("Sec-Fetch-Site"); r.Header.Get("Origin") != "" || (site != "" && site != "none") {
+			http.Error(w, "a decision from a web page is refused", http.StatusForbidden)
 			return
 		}
 		auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")

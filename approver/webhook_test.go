@@ -75,6 +75,28 @@ func TestWebhook(t *testing.T) {
 	if code := post(callback.URL+"/approvals/nope", "Bearer "+token, `{"approved":true}`); code != 404 {
 		t.Errorf("unknown id: %d", code)
 	}
+	// A page that learnt the callback and the token still cannot decide:
+	// the browser says the request is a page's.
+	for _, h := range []map[string]string{
+		{"Origin": "http://127.0.0.1:1"},
+		{"Sec-Fetch-Site": "same-site"},
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Sec-Fetch-Site": "same-origin", "Origin": callback.URL},
+	} {
+		req, _ := http.NewRequest("POST", p.CallbackURL, strings.NewReader(`{"approved":true}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("a decision with %v: %d, want 403", h, resp.StatusCode)
+		}
+	}
 	if code := post(p.CallbackURL, "Bearer "+token, `{"feedback":"x"}`); code != 400 {
 		t.Errorf("no decision: %d", code)
 	}

@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -36,7 +38,7 @@ func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	console := &slowConsole{}
-	f.approve = s.Announce(console, "http://127.0.0.1:1/console/")
+	f.approve = s.Announce(console)
 	c := inProcessClient(t, s)
 	req := mcp.SetLevelRequest{}
 	req.Params.Level = mcp.LoggingLevelInfo
@@ -44,10 +46,12 @@ func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
 		t.Fatal(err)
 	}
 	listedWhenHeard := make(chan bool, 1)
+	heard := make(chan string, 1)
 	c.OnNotification(func(n mcp.JSONRPCNotification) {
 		if n.Method == "notifications/message" {
 			select {
 			case listedWhenHeard <- console.listed.Load():
+				heard <- fmt.Sprint(n.Params.AdditionalFields["data"])
 			default:
 			}
 		}
@@ -63,5 +67,11 @@ func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the client never heard of the approval")
+	}
+	// It hears that a person decides, and not where to decide: no address
+	// the client could follow to approve its own action.
+	msg := <-heard
+	if !strings.Contains(msg, "A person must approve") || strings.Contains(msg, "http") || strings.Contains(msg, "127.0.0.1") {
+		t.Errorf("the announcement: %q", msg)
 	}
 }

@@ -26,6 +26,11 @@ const statePrefix = "chaperone-approval/"
 // elicitation in form mode (approve: boolean, feedback: string), for clients
 // that declare the capability. It is a checkpoint.Approver.
 //
+// The client program answers, not the server's own channel: it trusts the
+// client host, where a program or a model with a shell could answer for the
+// person. The command therefore uses it only when the operator names it,
+// never by default (see the README's threat model).
+//
 // mcp-go's multi round-trip pattern (NewInputRequestBuilder) asks by
 // returning an input_required result from the tool handler; the client
 // answers and calls the tool again (clients of 2026-07-28), or mcp-go sends

@@ -327,12 +327,14 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		client = name
 	}
-	if id := requestSession(r); id != "" && !g.owners.allows(id, client) {
-		// As for an id that does not exist: another client's session is
-		// not even confirmed to exist.
-		g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
-		http.Error(w, "404 not found: no such session", http.StatusNotFound)
-		return
+	for _, id := range requestSessions(r) {
+		if !g.owners.allows(id, client) {
+			// As for an id that does not exist: another client's session is
+			// not even confirmed to exist.
+			g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
+			http.Error(w, "404 not found: no such session", http.StatusNotFound)
+			return
+		}
 	}
 	rc := http.NewResponseController(w)
 	if r.Body != nil && r.Body != http.NoBody {
@@ -368,17 +370,24 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// requestSession returns the MCP session id a request names: the
-// Mcp-Session-Id header of streamable HTTP, or the sessionId parameter of
-// SSE's /message.
-func requestSession(r *http.Request) string {
-	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
-		return id
+// requestSessions returns every MCP session id a request names, on any
+// path: each Mcp-Session-Id header (streamable HTTP routes by it) and each
+// sessionId parameter (SSE's /message routes by it). All are checked, not
+// the first one found: a request that names one session to the check and
+// routes by another would act in a session that is not its client's.
+func requestSessions(r *http.Request) []string {
+	var ids []string
+	for _, id := range r.Header.Values("Mcp-Session-Id") {
+		if id != "" {
+			ids = append(ids, id)
+		}
 	}
-	if r.URL.Path == "/message" {
-		return r.URL.Query().Get("sessionId")
+	for _, id := range r.URL.Query()["sessionId"] {
+		if id != "" {
+			ids = append(ids, id)
+		}
 	}
-	return ""
+	return ids
 }
 
 func (g *guard) hostAllowed(hostport string) bool {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/netip"
 	"net/url"
 	"slices"
@@ -35,6 +36,15 @@ type URLPolicy struct {
 	// BlockedOrigins are origins documents may never come from, in the
 	// same forms; they win over AllowedOrigins.
 	BlockedOrigins []string
+	// Reserved are the host:port addresses of Chaperone's own approval
+	// channels (the web console, the webhook's callback and the agent host
+	// it posts to). No document is ever loaded from them, whatever the rest
+	// of the policy allows: the browser the agent drives must not reach the
+	// place where its actions are approved. An address is matched by what
+	// it reaches, not by how it is spelled: a loopback address is reached
+	// from every loopback address and every name resolving to one, and an
+	// unspecified one (0.0.0.0, ::) from loopback too.
+	Reserved []string
 }
 
 // Resolver looks up the addresses of a host name; *net.Resolver is one.
@@ -91,12 +101,20 @@ func (p URLPolicy) CheckResolved(ctx context.Context, raw string, r Resolver) er
 		return refuse("allow it with --allow-schemes "+scheme+" if you mean it",
 			"scheme %q is not allowed (only http and https)", scheme)
 	}
+	if scheme == "view-source" {
+		// view-source: loads the URL it wraps, which must pass on its own.
+		_, inner, _ := strings.Cut(strings.TrimSpace(raw), ":")
+		return p.CheckResolved(ctx, inner, r)
+	}
 	if u.Host == "" {
 		return nil // file: and the like, allowed by scheme above
 	}
 	h, err := parseHost(u.Hostname())
 	if err != nil {
 		return refuse("", "%v", err)
+	}
+	if why := p.reserved(ctx, scheme, u.Port(), h, r); why != "" {
+		return refuse("", "%s", why)
 	}
 	const fixMetadata = "allow it with --allow-metadata if you mean it"
 	if !p.AllowMetadata {
@@ -145,6 +163,11 @@ func (p URLPolicy) Validate() error {
 			}
 		}
 	}
+	for _, a := range p.Reserved {
+		if _, err := parseReserved(a); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -152,6 +175,116 @@ func (p URLPolicy) Validate() error {
 func (p URLPolicy) WithAllowedOrigins(origins ...string) URLPolicy {
 	p.AllowedOrigins = append(slices.Clip(p.AllowedOrigins), origins...)
 	return p
+}
+
+// WithReserved returns p with the host:port addresses added to its
+// reserved ones, or an error naming one that is not host:port.
+func (p URLPolicy) WithReserved(hostports ...string) (URLPolicy, error) {
+	for _, a := range hostports {
+		if _, err := parseReserved(a); err != nil {
+			return p, err
+		}
+	}
+	p.Reserved = append(slices.Clip(p.Reserved), hostports...)
+	return p, nil
+}
+
+// reservedAddr is one of URLPolicy.Reserved, parsed.
+type reservedAddr struct {
+	host host
+	port string
+}
+
+func parseReserved(hostport string) (reservedAddr, error) {
+	h, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		return reservedAddr{}, fmt.Errorf("reserved address %q: %w", hostport, err)
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err != nil || n == 0 {
+		return reservedAddr{}, fmt.Errorf("reserved address %q: want a port number", hostport)
+	}
+	ph, err := parseHost(h)
+	if err != nil {
+		return reservedAddr{}, fmt.Errorf("reserved address %q: %w", hostport, err)
+	}
+	return reservedAddr{host: ph, port: port}, nil
+}
+
+// reserved says why a URL of scheme, port (as written, "" for the scheme's
+// default) and host h reaches a reserved address, or "". Names are looked
+// up with r when it is set; localhost and its subdomains are loopback
+// without a look-up, as in the browser.
+func (p URLPolicy) reserved(ctx context.Context, scheme, port string, h host, r Resolver) string {
+	if len(p.Reserved) == 0 {
+		return ""
+	}
+	if port == "" {
+		switch scheme {
+		case "http", "ws":
+			port = "80"
+		case "https", "wss":
+			port = "443"
+		}
+	}
+	if n, err := strconv.ParseUint(port, 10, 16); err == nil {
+		port = strconv.FormatUint(n, 10) // "08080" is 8080
+	}
+	const why = "%s is Chaperone's own approval channel, which the browser it drives may never open"
+	var addrs []netip.Addr // h's, looked up once, when a reserved port matches
+	looked := false
+	for _, raw := range p.Reserved {
+		a, err := parseReserved(raw)
+		if err != nil || a.port != port {
+			continue
+		}
+		if h.name != "" && h.name == a.host.name {
+			return fmt.Sprintf(why, net.JoinHostPort(h.name, port))
+		}
+		if !looked {
+			addrs, looked = hostAddrs(ctx, h, r), true
+		}
+		for _, ra := range hostAddrs(ctx, a.host, r) {
+			for _, ha := range addrs {
+				if reaches(ha, ra) {
+					return fmt.Sprintf(why, net.JoinHostPort(strings.Trim(h.String(), "[]"), port))
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// hostAddrs is the addresses h stands for: its own, loopback for localhost
+// and its subdomains, else what r finds (nothing without r).
+func hostAddrs(ctx context.Context, h host, r Resolver) []netip.Addr {
+	switch {
+	case h.addr.IsValid():
+		return []netip.Addr{h.addr.Unmap()}
+	case h.name == "localhost" || strings.HasSuffix(h.name, ".localhost"):
+		return []netip.Addr{netip.IPv6Loopback(), netip.AddrFrom4([4]byte{127, 0, 0, 1})}
+	case r == nil:
+		return nil
+	}
+	found, err := r.LookupNetIP(ctx, "ip", h.name)
+	if err != nil {
+		return nil
+	}
+	out := make([]netip.Addr, len(found))
+	for i, a := range found {
+		out[i] = a.Unmap().WithZone("")
+	}
+	return out
+}
+
+// reaches reports whether a connection to address a may reach a listener
+// on address l. Conservatively, every loopback address reaches every
+// other, and the unspecified address is this machine.
+func reaches(a, l netip.Addr) bool {
+	if a == l {
+		return true
+	}
+	local := func(x netip.Addr) bool { return x.IsLoopback() || x.IsUnspecified() }
+	return local(a) && local(l)
 }
 
 // DocumentCheck returns the check the browser applies to every document

@@ -53,21 +53,30 @@ func listen(t *testing.T, c *client.Client) announcements {
 	return a
 }
 
-var consoleURL = regexp.MustCompile(`http://127\.0\.0\.1:\d+/[^/\s]+/`)
+var consoleURL = regexp.MustCompile(`Approval console: (http://127\.0\.0\.1:\d+/[^/\s]+/)`)
 
-// next waits for an announcement and returns the console URL in it.
-func (a announcements) next(t *testing.T) (text, url string) {
+// next waits for an announcement and returns it with the console URL the
+// person reads on the server's stderr: the announcement names none.
+func (a announcements) next(t *testing.T, stderr *syncBuffer) (text, url string) {
 	t.Helper()
 	select {
 	case text = <-a:
 	case <-time.After(30 * time.Second):
 		t.Fatal("no MCP log message announced the waiting approval")
 	}
-	url = consoleURL.FindString(text)
-	if url == "" {
-		t.Fatalf("the announcement names no console URL: %q", text)
+	if strings.Contains(text, "http") {
+		t.Errorf("the announcement names an address: %q", text)
 	}
-	return text, url
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if m := consoleURL.FindStringSubmatch(stderr.String()); m != nil {
+			return text, m[1]
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no console URL on stderr:\n%s", stderr)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // pending lists the console's pending approvals.
@@ -117,11 +126,11 @@ func clickAsync(ctx context.Context, c *client.Client, ref string) <-chan action
 // own client) is told over MCP where the approval waits, a person decides
 // in the web console, and the click goes through.
 func TestWebConsoleFallback(t *testing.T) {
-	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo")
+	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
 	done := clickAsync(context.Background(), c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
-	text, console := news.next(t)
+	text, console := news.next(t, stderr)
 	if !strings.Contains(text, `The system wants to proceed with: click button "Finish Cancellation". Approve?`) {
 		t.Errorf("the announcement does not say what waits: %q", text)
 	}
@@ -149,12 +158,12 @@ func TestWebConsoleFallback(t *testing.T) {
 // waiting for approval withdraws the question; nothing is performed later,
 // and the session goes on.
 func TestCancelledCallWithdrawsApproval(t *testing.T) {
-	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo")
+	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := clickAsync(ctx, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
-	_, console := news.next(t)
+	_, console := news.next(t, stderr)
 	cancel()
 	<-done
 	deadline := time.Now().Add(10 * time.Second)
@@ -199,9 +208,9 @@ func elicitingClient(t *testing.T, u *user, args ...string) *client.Client {
 	return c
 }
 
-// TestElicitation: a client that declares elicitation is asked in its own
-// UI; accept-and-approve lets the click through, a decline stops it with
-// the human's answer, a cancel too.
+// TestElicitation: with --approver elicitation, a client that declares
+// elicitation is asked in its own UI; accept-and-approve lets the click
+// through, a decline stops it with the human's answer, a cancel too.
 func TestElicitation(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
@@ -216,7 +225,7 @@ func TestElicitation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			u := &user{answer: tc.answer, asked: make(chan string, 4)}
-			c := elicitingClient(t, u, "serve", "--profile", "demo")
+			c := elicitingClient(t, u, "serve", "--profile", "demo", "--approver", "elicitation")
 			s := flowTo(t, c)
 			r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
 			select {
@@ -255,14 +264,14 @@ func TestOpenApprovals(t *testing.T) {
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Fatal(err)
 	}
-	c, _, _ := stdioClient(t, []string{"PATH=" + dir + ":" + os.Getenv("PATH")},
+	c, _, stderr := stdioClient(t, []string{"PATH=" + dir + ":" + os.Getenv("PATH")},
 		"serve", "--profile", "demo", "--approver", "web", "--open-approvals")
 	news := listen(t, c)
 	s := flowTo(t, c)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	done := clickAsync(ctx, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))
-	_, console := news.next(t)
+	_, console := news.next(t, stderr)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		data, _ := os.ReadFile(opened)

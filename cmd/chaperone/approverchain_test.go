@@ -28,9 +28,10 @@ func TestApproverChain(t *testing.T) {
 		want     []checkpoint.Channel // nil: refused with refusal
 		refusal  string
 	}{
-		// stdio: the client's own person when it can ask one, else the console.
-		{"auto", overStdio, false, []checkpoint.Channel{elicitation, web}, ""},
-		{"auto", overStdio, true, []checkpoint.Channel{elicitation, web}, ""},
+		// stdio: the console, never the client program, which (or a model
+		// with a shell beside it) could answer for the person.
+		{"auto", overStdio, false, []checkpoint.Channel{web}, ""},
+		{"auto", overStdio, true, []checkpoint.Channel{web}, ""},
 		// HTTP: any program can be the client, so auto never trusts it.
 		{"auto", overHTTP, false, []checkpoint.Channel{web}, ""},
 		{"auto", overHTTP, true, []checkpoint.Channel{web}, ""},

@@ -7,19 +7,23 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+	"net/url"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // approverFlags choose how a human is asked.
 type approverFlags struct {
 	kind          string
-	openConsole   bool
+	openConsole   autoBool
 	webListen     string
 	webhookURL    string
 	webhookToken  string
@@ -30,17 +34,17 @@ type approverFlags struct {
 // command's agent is its own (run, demo), with no MCP client to ask.
 func addApproverFlags(fs *flag.FlagSet, inProcess bool) *approverFlags {
 	a := &approverFlags{}
-	help := "`who` approves the steps that matter: auto (over stdio, MCP elicitation when the client declares it, else the web console;\n" +
-		"with --http, the web console), web (a loopback console page), tty (the controlling terminal), webhook,\n" +
-		"or elicitation (the MCP client asks its user: this trusts the client program to show a person, which with --http\n" +
-		"the server cannot tell)"
+	help := "`who` approves the steps that matter: auto (the web console), web (a loopback console page),\n" +
+		"tty (the controlling terminal), webhook, or elicitation (the MCP client asks its user: this trusts the client\n" +
+		"program, and anything with a shell beside it, not to answer for the person; never chosen by auto)"
 	if inProcess {
 		help = "`who` approves the steps that matter: auto (this terminal when stdin is one, else the web console),\n" +
 			"tty (this terminal), web (a loopback console page) or webhook"
 	}
 	fs.StringVar(&a.kind, "approver", "auto", help)
 	fs.StringVar(&a.webListen, "web-listen", "127.0.0.1:0", "the `addr` of the web approval console")
-	fs.BoolVar(&a.openConsole, "open-approvals", false, "open the web approval console in the default browser each time an approval waits")
+	fs.Var(&a.openConsole, "open-approvals", "open the web approval console in the default browser each time an approval waits\n"+
+		"(default: on where there is a desktop to open it in: macOS, Windows, or $DISPLAY or $WAYLAND_DISPLAY set)")
 	fs.StringVar(&a.webhookURL, "webhook-url", "", "with --approver webhook: the `URL` each approval request is POSTed to")
 	fs.StringVar(&a.webhookToken, "webhook-token", "", "with --approver webhook: the bearer `token` decisions must carry (prefer $CHAPERONE_WEBHOOK_TOKEN)")
 	fs.StringVar(&a.webhookListen, "webhook-listen", "127.0.0.1:0", "with --approver webhook: the `addr` decisions are POSTed back to (/approvals/{id})")
@@ -75,8 +79,10 @@ func approverChoices(t mcpTransport) []string {
 // command's stdin is a terminal, where a person sits for "auto" in process.
 // It only decides; start opens the channels.
 //
-// Over HTTP "auto" never means elicitation: any program can be the client
-// there, and nothing shows that a person reads what it is sent.
+// "auto" never means elicitation, over stdio or HTTP: the client program
+// answers an elicitation, and a client program, or a model with a shell
+// beside it, must not be able to approve the agent's actions. Elicitation is
+// there for whoever chooses it by name and trusts the client host.
 func approverChain(choice string, t mcpTransport, terminal bool) ([]checkpoint.Channel, error) {
 	switch choice {
 	case "tty":
@@ -87,8 +93,6 @@ func approverChain(choice string, t mcpTransport, terminal bool) ([]checkpoint.C
 		return []checkpoint.Channel{checkpoint.ChannelWebhook}, nil
 	case "auto":
 		switch {
-		case t == overStdio:
-			return []checkpoint.Channel{checkpoint.ChannelElicitation, checkpoint.ChannelWeb}, nil
 		case t == inProcess && terminal:
 			return []checkpoint.Channel{checkpoint.ChannelTTY}, nil
 		}
@@ -124,22 +128,24 @@ func dryRunApprover() checkpoint.Approver {
 }
 
 // open starts the approver the flags name for run and demo, and returns it
-// with its closer.
-func (a *approverFlags) open(e *env, log *slog.Logger, dir string) (checkpoint.Approver, func(), error) {
+// with its closer. The addresses it listens on join policy's reserved ones.
+func (a *approverFlags) open(e *env, log *slog.Logger, dir string, policy *tools.URLPolicy) (checkpoint.Approver, func(), error) {
 	chain, err := approverChain(a.kind, inProcess, e.terminal)
 	if err != nil {
 		return nil, nil, err
 	}
 	// In process nothing comes before the one channel: there is no client
 	// to ask first.
-	return a.start(e, log, dir, chain[0])
+	return a.start(e, log, dir, chain[0], policy)
 }
 
 // start opens the approver of channel c, which lives as long as the command,
 // and returns it with its closer. dir, when set, is where the terminal saves
 // screenshots (else the temporary directory). Elicitation is not started
-// here: each MCP session brings its own.
-func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint.Channel) (checkpoint.Approver, func(), error) {
+// here: each MCP session brings its own. The addresses the approver listens
+// on or posts to join policy's reserved ones, so the browser the agent
+// drives can never open them: start it before the browser.
+func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint.Channel, policy *tools.URLPolicy) (checkpoint.Approver, func(), error) {
 	switch c {
 	case checkpoint.ChannelTTY:
 		t, err := approver.OpenTTY()
@@ -151,14 +157,18 @@ func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint
 		}
 		return t, func() { t.Close() }, nil
 	case checkpoint.ChannelWeb:
+		open := a.openConsole.or(hasDesktop(e.getenv))
 		w, err := approver.NewWeb(approver.WebOptions{
 			Logger: log,
-			OnPending: func(url string, r checkpoint.Request) {
-				// The action and the page are the page's and the model's
-				// words: escaped, so they cannot repaint the terminal.
-				fmt.Fprintf(e.stderr, "\nApproval needed: %s\nOpen %s to approve or reject.\n", checkpoint.OneLine(r.Prompt()), url)
-				if a.openConsole {
-					if err := openInBrowser(url); err != nil {
+			OnPending: func(view string, r checkpoint.Request) {
+				// The URL is this session's capability: it goes to the
+				// person (this terminal, their browser), never to the MCP
+				// client. The action and the page are the page's and the
+				// model's words: escaped, so they cannot repaint the
+				// terminal.
+				fmt.Fprintf(e.stderr, "\nApproval console: %s\nApproval needed: %s\nOpen the console above to approve or reject.\n", view, checkpoint.OneLine(r.Prompt()))
+				if open {
+					if err := openInBrowser(view); err != nil {
 						log.Warn("could not open the approval console", "err", err)
 					}
 				}
@@ -170,7 +180,11 @@ func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint
 		if err := w.Listen(a.webListen); err != nil {
 			return nil, nil, err
 		}
-		fmt.Fprintf(e.stderr, "Approval console: %s\n", w.URL())
+		if err := reserve(policy, w.Addr()); err != nil {
+			w.Close()
+			return nil, nil, err
+		}
+		fmt.Fprintf(e.stderr, "Approval console listening on %s: each session's own address is shown here when it first needs a person.\n", w.Addr())
 		return w, func() { w.Close() }, nil
 	case checkpoint.ChannelWebhook:
 		ln, err := net.Listen("tcp", a.webhookListen)
@@ -185,11 +199,100 @@ func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint
 			ln.Close()
 			return nil, nil, fmt.Errorf("--approver webhook: %w", err)
 		}
+		reserved := []string{ln.Addr().String()}
+		if u, err := url.Parse(a.webhookURL); err == nil && u.Host != "" {
+			// The agent host that decides: the browser must not post its
+			// decisions either.
+			port := u.Port()
+			if port == "" {
+				port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+			}
+			if port != "" {
+				reserved = append(reserved, net.JoinHostPort(u.Hostname(), port))
+			}
+		}
+		if err := reserve(policy, reserved...); err != nil {
+			ln.Close()
+			return nil, nil, err
+		}
 		srv := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
 		go srv.Serve(ln)
 		return h, func() { srv.Close() }, nil
 	}
 	return nil, nil, fmt.Errorf("the %s approver comes with each MCP session, not with the command", c)
+}
+
+// reserve adds the listen addresses to policy's reserved ones; an address
+// on every interface (0.0.0.0, ::) reserves each address of this machine.
+func reserve(policy *tools.URLPolicy, addrs ...string) error {
+	var all []string
+	for _, a := range addrs {
+		all = append(all, a)
+		host, port, err := net.SplitHostPort(a)
+		if err != nil {
+			return fmt.Errorf("reserve %s: %w", a, err)
+		}
+		if ip, err := netip.ParseAddr(host); err == nil && ip.IsUnspecified() {
+			ifaddrs, err := net.InterfaceAddrs()
+			if err != nil {
+				return fmt.Errorf("reserve %s: this machine's addresses: %w", a, err)
+			}
+			for _, ia := range ifaddrs {
+				if p, err := netip.ParsePrefix(ia.String()); err == nil {
+					all = append(all, net.JoinHostPort(p.Addr().WithZone("").String(), port))
+				}
+			}
+		}
+	}
+	p, err := policy.WithReserved(all...)
+	if err != nil {
+		return err
+	}
+	*policy = p
+	return nil
+}
+
+// hasDesktop reports whether a desktop is there to open a page in: always
+// on macOS and Windows, and elsewhere when an X or Wayland display is set.
+func hasDesktop(getenv func(string) string) bool {
+	switch runtime.GOOS {
+	case "darwin", "windows":
+		return true
+	}
+	return getenv("DISPLAY") != "" || getenv("WAYLAND_DISPLAY") != ""
+}
+
+// autoBool is a boolean flag whose default is decided later, when it was
+// not given.
+type autoBool struct {
+	set, value bool
+}
+
+func (b *autoBool) String() string {
+	if b == nil || !b.set {
+		return "auto"
+	}
+	return strconv.FormatBool(b.value)
+}
+
+func (b *autoBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("want true or false")
+	}
+	b.set, b.value = true, v
+	return nil
+}
+
+// IsBoolFlag lets the flag be given alone, as --open-approvals.
+func (b *autoBool) IsBoolFlag() bool { return true }
+
+// or is the flag's value, or def when it was not given.
+func (b *autoBool) or(def bool) bool {
+	if b.set {
+		return b.value
+	}
+	return def
 }
 
 // openInBrowser opens url in the user's default browser, as the platform's

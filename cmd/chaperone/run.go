@@ -206,7 +206,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		approver = dryRunApprover()
 	}
 	if approver == nil {
-		a, closeApprover, err := t.approvers.open(e, log, rec.Dir())
+		a, closeApprover, err := t.approvers.open(e, log, rec.Dir(), &t.tools.URLPolicy)
 		if err != nil {
 			return driver.Result{}, err
 		}

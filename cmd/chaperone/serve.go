@@ -95,8 +95,9 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if af.kind == "elicitation" && *httpAddr != "" {
-		log.Warn("approvals are asked of the MCP client program, which must show them to a person: over HTTP the server cannot tell that it does")
+	if af.kind == "elicitation" {
+		log.Warn("approvals are asked of the MCP client program, which must show them to a person: the server cannot tell that it does, " +
+			"and a client program or a model with a shell beside it could answer for the person")
 	}
 	if af.kind == "tty" && *httpAddr == "" {
 		// Under stdio the terminal's stdin and stdout carry MCP; the tty
@@ -121,6 +122,27 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			return fmt.Errorf("--http: %w", err)
 		}
 		defer ln.Close()
+		// The browser the agent drives has no business with the server
+		// that drives it.
+		if err := reserve(&cfg.URLPolicy, ln.Addr().String()); err != nil {
+			return err
+		}
+	}
+	// The approvers start before the browser: the addresses they listen on
+	// join the URL policy's reserved ones, which the browser never opens.
+	started := map[checkpoint.Channel]checkpoint.Approver{}
+	for _, c := range chain {
+		if c == checkpoint.ChannelElicitation || *dryRun {
+			// Each MCP session brings its own elicitation; a dry run
+			// refuses every gated action without asking anyone.
+			continue
+		}
+		a, closeApprover, err := af.start(e, log, *auditDir, c, &cfg.URLPolicy)
+		if err != nil {
+			return err
+		}
+		defer closeApprover()
+		started[c] = a
 	}
 	// The browser starts while the rest starts and the client connects; a
 	// browser that cannot start ends the serving with its error.
@@ -138,20 +160,6 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			stopServing(err)
 		}
 	}()
-	started := map[checkpoint.Channel]checkpoint.Approver{}
-	for _, c := range chain {
-		if c == checkpoint.ChannelElicitation || *dryRun {
-			// Each MCP session brings its own elicitation; a dry run
-			// refuses every gated action without asking anyone.
-			continue
-		}
-		a, closeApprover, err := af.start(e, log, *auditDir, c)
-		if err != nil {
-			return err
-		}
-		defer closeApprover()
-		started[c] = a
-	}
 	// Sessions ask through approvers that reach the client's human by way of
 	// the server (elicitation, the console's announcement), so the chain is
 	// built once the server exists and before it serves: no session opens
@@ -228,8 +236,9 @@ func chainApprovers(srv *server.Server, chain []checkpoint.Channel, started map[
 		if c == checkpoint.ChannelElicitation {
 			a = srv.Elicitation()
 		} else if w, ok := a.(*approver.Web); ok {
-			// The client whose call waits hears where to decide.
-			a = srv.Announce(w, w.URL())
+			// The client whose call waits hears that a person decides,
+			// never the console's address.
+			a = srv.Announce(w)
 		}
 		chained = append(chained, a)
 	}
