@@ -294,7 +294,7 @@ func secretsFiles(t *testing.T, dir string, png func(name string, data []byte)) 
 }
 
 // TestAttackSecretsEncodedRun is the same attack on `chaperone run`'s code
-// path, with a scripted agent: the run record (session.jsonl, report.html,
+// path, with a scripted agent that signs in: the run record (session.jsonl, report.html,
 // script.json, the audit log), stdout and stderr hold neither value in any
 // form, and the record's screenshots of the results page draw the echoes
 // as discs.
@@ -315,7 +315,14 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	profs, err := loadProfiles("", e.stderr)
+	// A profile under which signing in succeeds, so that the run ends in
+	// success and writes its replay script too.
+	profile := filepath.Join(t.TempDir(), "secrets.json")
+	if err := os.WriteFile(profile, fmt.Appendf(nil, `{"name": "secrets", "start_url": %q, "allowed_origins": [%q],
+		"success_indicators": [{"text_contains": "Results for"}]}`, site.URL+"/hostile/secrets-signin", site.URL), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profs, err := loadProfiles(profile, e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,18 +332,18 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 		driver.ActOn(tools.Fill, "textbox", "PIN", map[string]any{"value": secretsPIN}),
 		driver.ActOn(tools.Click, "button", "Sign in", nil),
 		driver.Call(tools.GetSnapshot, map[string]any{"viewport_only": false}),
-		driver.Call(tools.CompleteTask, map[string]string{"status": "failed", "reason": "only signing in was asked"}),
+		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
 	}}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	_, err = drive(ctx, e, task{
+	res, err := drive(ctx, e, task{
 		setup: st, goal: "Sign in", profiles: profs, secrets: secrets, startURL: site.URL + "/hostile/secrets-signin",
 		model: model, modelName: scriptedAgentName, outDir: dir,
 		approver: &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}},
 	})
-	if err != nil {
-		t.Fatalf("run: %v\nstderr:\n%s", err, stderr)
+	if err != nil || !res.Success {
+		t.Fatalf("run: %+v %v\nstderr:\n%s", res, err, stderr)
 	}
 
 	// The turns on the results page, by screenshot file.
@@ -367,7 +374,7 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	if n < 4 || shots != len(onResults) {
 		t.Errorf("%d files in the run record, %d screenshots of the results page; want the session log, the report, the script, the audit log and the screenshots", n, shots)
 	}
-	for _, name := range []string{driver.SessionLogName, driver.ReportName} {
+	for _, name := range []string{driver.SessionLogName, driver.ReportName, driver.ScriptName} {
 		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
 			t.Errorf("the run record has no %s: %v", name, err)
 		}

@@ -32,6 +32,8 @@ func TestEveryForm(t *testing.T) {
 		{"JSON, every character as \\u", `\u0070\u0040\u0073\u0073\u0020\u0077\u0030\u0072\u0064\u002F\u005a\u0071\u003f\u0039`},
 		{"JSON, slash escaped", `p@ss w0rd\/Zq?9`},
 		{"HTML escaped", html.EscapeString(pw)},
+		{"form encoded, then HTML escaped", "p%40ss&#43;w0rd%2FZq%3F9"},
+		{"form encoded, then JSON escaped", `p%40ss\u002bw0rd%2FZq%3F9`},
 		{"HTML decimal references", "p&#64;ss&#32;w0rd&#47;Zq&#63;9"},
 		{"HTML hex references, no semicolon", "p&#x40ss&#X20w0rd&#x2f;Zq&#x3F;9"},
 		{"HTML named references", "p&commat;ss w0rd&sol;Zq&quest;9"},

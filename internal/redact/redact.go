@@ -210,24 +210,31 @@ func units(s string, p int, out []unit) []unit {
 	case '%':
 		for depth := maxNesting; depth >= 0; depth-- {
 			if r, next, ok := percent(s, p, depth); ok {
-				out = append(out, unit{r, next})
-				if r == '+' {
-					// A form's space, encoded again.
-					out = append(out, unit{' ', next})
-				}
+				out = appendPlus(out, unit{r, next})
 			}
 		}
 	case '&':
 		if r, next, ok := entity(s, p); ok {
-			out = append(out, unit{r, next})
+			out = appendPlus(out, unit{r, next})
 		}
 	case '\\':
 		if r, next, ok := backslash(s, p); ok {
-			out = append(out, unit{r, next})
+			out = appendPlus(out, unit{r, next})
 		}
 	}
 	r, size := utf8.DecodeRuneInString(s[p:])
 	return append(out, unit{r, p + size})
+}
+
+// appendPlus appends u, and when u is a plus sign, which a form writes for
+// a space, a space there too: a form-encoded value escaped again (%2B,
+// &#43;, \u002b) still stands for one.
+func appendPlus(out []unit, u unit) []unit {
+	out = append(out, u)
+	if u.r == '+' {
+		out = append(out, unit{' ', u.next})
+	}
+	return out
 }
 
 // percent reads one URL-encoded character at s[p]: one %HH per byte of its
