@@ -28,6 +28,8 @@ var secretsPairs = []struct {
 	echo, ref secretsLine
 }{
 	{"the heading", secretsLine{20, 260, 380, 32}, secretsLine{20, 300, 380, 32}},
+	{"the search field", secretsLine{20, 70, 300, 28}, secretsLine{20, 110, 300, 28}},
+	{"the echo split across elements", secretsLine{20, 150, 380, 32}, secretsLine{20, 190, 380, 32}},
 	{"the cross-site frame's greeting", secretsLine{430, 80, 340, 32}, secretsLine{430, 130, 340, 32}},
 }
 

@@ -72,6 +72,12 @@ type secretsPair struct {
 var (
 	// secretsHeading is the page's "Results for …" line.
 	secretsHeading = secretsPair{"the heading", 20, 260, 300, 380, 32}
+	// secretsField is its search field, which holds the password; its
+	// reference is a password field holding it too.
+	secretsField = secretsPair{"the search field", 20, 70, 110, 300, 28}
+	// secretsSplit is its "You searched …" line, the password split
+	// across two elements.
+	secretsSplit = secretsPair{"the echo split across elements", 20, 150, 190, 380, 32}
 	// secretsPINLine is its "PIN …" line.
 	secretsPINLine = secretsPair{"the PIN line", 20, 340, 380, 380, 32}
 	// secretsFrameLine is the "Welcome …" line of the cross-site frame at
@@ -200,7 +206,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	if want := "Results for {{" + secretsVar + "}}"; s.Page.Title != want {
 		t.Errorf("title %q, want %q", s.Page.Title, want)
 	}
-	secretsMasked(t, "the click's screenshot", secretsImage(t, res), secretsHeading, secretsPINLine)
+	secretsMasked(t, "the click's screenshot", secretsImage(t, res), secretsHeading, secretsField, secretsSplit, secretsPINLine)
 
 	// The cross-site frame loads after the page: look until it greets.
 	for i := 0; ; i++ {
@@ -215,7 +221,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	if !strings.Contains(s.Text, "Welcome {{"+secretsVar+"}}") {
 		t.Errorf("the frame's greeting is not shown with the placeholder:\n%s", s.Text)
 	}
-	secretsMasked(t, "get_snapshot's screenshot", secretsImage(t, res), secretsHeading, secretsPINLine, secretsFrameLine)
+	secretsMasked(t, "get_snapshot's screenshot", secretsImage(t, res), secretsHeading, secretsField, secretsSplit, secretsPINLine, secretsFrameLine)
 
 	// A person asked about a button whose id echoes the secret sees it in
 	// no form, in words or in the screenshot.
@@ -238,7 +244,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	if p.Screenshot == nil {
 		t.Error("the person is shown no screenshot")
 	} else {
-		secretsMasked(t, "the person's screenshot", p.Screenshot.Data, secretsHeading, secretsPINLine, secretsFrameLine)
+		secretsMasked(t, "the person's screenshot", p.Screenshot.Data, secretsHeading, secretsField, secretsSplit, secretsPINLine, secretsFrameLine)
 		p.Screenshot = nil
 	}
 	payload, err := json.Marshal(p)
@@ -368,7 +374,7 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	n := secretsFiles(t, dir, func(name string, data []byte) {
 		if onResults[name] {
 			shots++
-			secretsMasked(t, name, data, secretsHeading, secretsPINLine)
+			secretsMasked(t, name, data, secretsHeading, secretsField, secretsSplit, secretsPINLine)
 		}
 	})
 	if n < 4 || shots != len(onResults) {
