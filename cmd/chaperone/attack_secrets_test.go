@@ -72,7 +72,10 @@ type secretsPair struct {
 var (
 	// secretsHeading is the page's "Results for …" line.
 	secretsHeading = secretsPair{"the heading", 20, 260, 300, 380, 32}
-	// secretsField is its search field, which holds the password; its
+	// secretsShownPIN is the PIN's row of /hostile/secrets-signin, whose
+	// reference holds the PIN in a password field.
+	secretsShownPIN = secretsPair{"the PIN shown as text", 20, 200, 240, 380, 28}
+	// secretsField is the results page's search field, which holds the password; its
 	// reference is a password field holding it too.
 	secretsField = secretsPair{"the search field", 20, 70, 110, 300, 28}
 	// secretsSplit is its "You searched …" line, the password split
@@ -195,9 +198,22 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	for _, f := range []struct{ label, value string }{
 		{"Username", "alice"}, {"Password", "{{" + secretsVar + "}}"}, {"PIN", secretsPIN},
 	} {
-		_, s = secretsCall(t, c, &seen, tools.Fill, map[string]any{"ref": browsertest.Labelled(t, s, f.label), "value": f.value})
+		_, s = secretsCall(t, c, &seen, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", f.label), "value": f.value})
 	}
-	res, s := secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
+	// "Show PIN" makes the password field a text field: the snapshot
+	// reads its value, and the screenshot would draw it.
+	res, s := secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "checkbox", "Show PIN")})
+	pinShown := false
+	for _, e := range s.Elements {
+		if e.Name == "PIN" && e.Value != nil {
+			pinShown = *e.Value == "********"
+		}
+	}
+	if !pinShown {
+		t.Errorf("the PIN field shown as text does not read ********:\n%s", s.Render())
+	}
+	secretsMasked(t, "the screenshot of the PIN shown", secretsImage(t, res), secretsShownPIN)
+	res, s = secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
 	// The form went, with both values in the query: the page URL shows
 	// where they were, as their stand-ins.
 	if u := s.Page.URL; !strings.Contains(u, "/hostile/secrets-results?") || !strings.Contains(u, "pw={{"+secretsVar+"}}") || !strings.Contains(u, "pin=********") {
@@ -336,6 +352,7 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 		driver.ActOn(tools.Fill, "textbox", "Username", map[string]any{"value": "alice"}),
 		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": "{{" + secretsVar + "}}"}),
 		driver.ActOn(tools.Fill, "textbox", "PIN", map[string]any{"value": secretsPIN}),
+		driver.ActOn(tools.Click, "checkbox", "Show PIN", nil),
 		driver.ActOn(tools.Click, "button", "Sign in", nil),
 		driver.Call(tools.GetSnapshot, map[string]any{"viewport_only": false}),
 		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
