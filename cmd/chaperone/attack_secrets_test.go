@@ -234,6 +234,9 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 			t.Fatalf("the frame never greeted:\n%s", s.Text)
 		}
 	}
+	// Once it greets, a screenshot shows it whole: this one was taken
+	// before the page was read.
+	res, s = secretsCall(t, c, &seen, tools.GetSnapshot, map[string]any{"viewport_only": false})
 	if !strings.Contains(s.Text, "Welcome {{"+secretsVar+"}}") {
 		t.Errorf("the frame's greeting is not shown with the placeholder:\n%s", s.Text)
 	}
