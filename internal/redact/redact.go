@@ -49,7 +49,7 @@ func New(secrets map[string]string) *Redactor {
 	return r
 }
 
-// Add replaces value by stand from now on. An empty value is everywhere and
+// Add replaces v by stand from now on. An empty value is everywhere and
 // hides nothing, so it is not added; a value known already keeps the
 // stand-in it was first given.
 func (r *Redactor) Add(v, stand string) {
