@@ -19,6 +19,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/filename"
+	"github.com/chaperone-mcp/chaperone/internal/redact"
 )
 
 // Log is a session's audit log: JSON Lines, one event per line, each
@@ -31,6 +32,8 @@ type Log struct {
 	session string
 	client  string
 	now     func() time.Time
+	// red, when set, redacts every line before it is written.
+	red *redact.Redactor
 }
 
 var _ checkpoint.Recorder = (*Log)(nil)
@@ -66,6 +69,19 @@ func (l *Log) SetClient(name string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.client = name
+}
+
+// Redact makes the log hide, in every line it writes from now on, every
+// value r knows (and learns later), in whatever form it takes: a page URL
+// that carries a password URL-encoded, a name that echoes a secret. It is
+// the last word, after the caller's own redaction of arguments.
+func (l *Log) Redact(r *redact.Redactor) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.red = r
 }
 
 // Close closes the file Open opened.
@@ -221,6 +237,9 @@ func (l *Log) write(ev map[string]any) error {
 	line, err := json.Marshal(ev)
 	if err != nil {
 		return fmt.Errorf("audit: %w", err)
+	}
+	if l.red != nil {
+		line = l.red.JSON(line)
 	}
 	if _, err := l.w.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("audit: %w", err)

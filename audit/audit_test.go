@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -150,4 +152,40 @@ func TestSetClient(t *testing.T) {
 	}
 	var none *Log
 	none.SetClient("alice") // a nil log discards, SetClient included
+}
+
+// TestRedact hides, in every event, a value the log's redactor knows or
+// learns later, in whatever form it takes: a page URL that carries it
+// URL-encoded, an action that names it.
+func TestRedact(t *testing.T) {
+	const pw = "p@ss w0rd/Zq?9"
+	var buf bytes.Buffer
+	l := New(&buf, "s1")
+	red := redact.New(map[string]string{"PW": pw})
+	l.Redact(red)
+	enc := url.QueryEscape(pw)
+	if err := l.Approval(checkpoint.Request{ID: "r1", Action: "click " + pw, URL: "https://x.test/r?pw=" + enc}, checkpoint.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	red.Add("Pin@ 42/Xy?", "********")
+	if err := l.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage(`{"value":"` + strings.ToLower(url.QueryEscape("Pin@ 42/Xy?")) + `"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Completion(Completion{Status: "success", URL: "https://x.test/r?pw=" + strings.ToLower(enc)}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, leak := range []string{"p@ss", "p%40ss", "w0rd%2f", "pin%40", "42%2f"} {
+		if strings.Contains(strings.ToLower(out), leak) {
+			t.Errorf("the log shows %q:\n%s", leak, out)
+		}
+	}
+	if strings.Count(out, "{{PW}}") != 3 || !strings.Contains(out, `"value":"********"`) {
+		t.Errorf("the values are not replaced by their stand-ins:\n%s", out)
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(out), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("not JSON: %s", line)
+		}
+	}
 }

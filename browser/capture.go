@@ -37,6 +37,10 @@ type CaptureOptions struct {
 	// scrollable box's content size) to the DOM snapshot. It doubles the
 	// snapshot's cost (about 40 ms more on a page of 2,000 controls).
 	DOMRects bool
+	// SecretTexts, when set, returns the texts no screenshot may show
+	// (masksecrets.go): before the screenshot, the text of the page and of
+	// its frames that holds one, in either case, is drawn masked.
+	SecretTexts func() []string
 }
 
 // Screenshot limits: the default budget, the pixels per image token, and
@@ -122,7 +126,12 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 	// snapshot on the page's main thread they would hold it up as long.
 	metrics, metErr = cdp.Call(dc, tgt, page.GetLayoutMetrics, cdp.Empty{})
 	if metErr == nil && opts.Screenshot {
-		wg.Go(func() { shot, shotErr = screenshot(dc, tgt, metrics.CSSVisualViewport, opts) })
+		// A page that shows a secret is photographed masked before it is
+		// read (masksecrets.go).
+		var masked bool
+		if shot, masked, shotErr = t.screenshotMasked(dc, tgt, metrics.CSSVisualViewport, opts); !masked {
+			wg.Go(func() { shot, shotErr = screenshot(dc, tgt, metrics.CSSVisualViewport, opts) })
+		}
 	}
 	wg.Go(func() {
 		axMain, axErr = cdp.Call(dc, tgt, getFullAXTreeRaw, accessibility.GetFullAXTreeParams{})
@@ -236,7 +245,10 @@ func (t *Tab) Screenshot(ctx context.Context, opts CaptureOptions) (*capture.Scr
 	if err != nil {
 		return nil, t.fail("screenshot: layout metrics", err)
 	}
-	shot, err := screenshot(c, cc.Target, metrics.CSSVisualViewport, opts)
+	shot, masked, err := t.screenshotMasked(c, cc.Target, metrics.CSSVisualViewport, opts)
+	if !masked {
+		shot, err = screenshot(c, cc.Target, metrics.CSSVisualViewport, opts)
+	}
 	if err != nil {
 		return nil, t.fail("screenshot", err)
 	}

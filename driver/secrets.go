@@ -40,7 +40,8 @@ func (r *redactor) notePassword(name string, input json.RawMessage, snap *snapsh
 		Ref   string `json:"ref"`
 		Value string `json:"value"`
 	}
-	if json.Unmarshal(input, &in) != nil || in.Ref == "" {
+	if json.Unmarshal(input, &in) != nil || in.Ref == "" || isPlaceholder(in.Value) {
+		// A secret's {{NAME}} is hidden already, as itself.
 		return
 	}
 	if e, ok := snap.Element(in.Ref); ok && e.Kind != passwordKind {

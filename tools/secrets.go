@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"log/slog"
 	"maps"
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -27,16 +29,43 @@ type secrets struct {
 	// key signs a password's fingerprint; it lives as long as the session
 	// and is never written anywhere.
 	key []byte
-	// hide replaces each value, and its JSON-escaped form, by its
-	// placeholder.
+	// hide replaces each value, in every form an encoder gives it, by its
+	// placeholder, and each password typed in the open by maskedValue.
 	hide *redact.Redactor
+	// log is the session's logger, taught every value hide learns so that
+	// no log line shows one (redact.Handler).
+	log *slog.Logger
 }
 
-func newSecrets(values map[string]string) secrets {
-	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values)}
+// minLearned is the shortest password typed in the open that the session
+// hides from then on: a shorter one would blank out ordinary text all over
+// every snapshot. A --secret is always hidden, whatever its length.
+const minLearned = 3
+
+func newSecrets(values map[string]string, log *slog.Logger) secrets {
+	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values), log: log}
 	rand.Read(s.key)
+	for name, v := range values {
+		redact.Teach(log, v, "{{"+name+"}}")
+	}
 	return s
 }
+
+// learn hides a password the agent typed in the open from every output of
+// the session from now on, in every form the page may give it back: a form
+// sent with GET puts it, URL-encoded, in the next page's URL, and a page
+// may echo it in its text.
+func (s secrets) learn(password string) {
+	if utf8.RuneCountInString(password) < minLearned {
+		return
+	}
+	s.hide.Add(password, maskedValue)
+	redact.Teach(s.log, password, maskedValue)
+}
+
+// texts are the forms of every value hidden that a page may show, for
+// screenshots to mask (browser.CaptureOptions.SecretTexts).
+func (s secrets) texts() []string { return s.hide.Forms() }
 
 // expand returns value with each placeholder replaced by its secret, and
 // whether there was one. An unknown name is invalid_params naming the known
@@ -67,8 +96,9 @@ func (s secrets) expand(value string) (string, bool, error) {
 	return out, found, nil
 }
 
-// redact returns text with every secret's value replaced by its placeholder.
-// It serves JSON text too: a value is also hidden as JSON escapes it.
+// redact returns text with every secret's value replaced by its placeholder,
+// and every password typed in the open by maskedValue, in whatever form
+// they take (URL-encoded, JSON- or HTML-escaped, in either case).
 func (s secrets) redact(text string) string { return s.hide.String(text) }
 
 // redactSnapshot hides every secret in what a snapshot shows: the page,
@@ -82,6 +112,9 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 	for i := range snap.Elements {
 		e := &snap.Elements[i]
 		e.Name = s.redact(e.Name)
+		// What scripts find the element by: a page may name it by a
+		// value it echoes, and a frame's URL carries its query.
+		e.DOMID, e.CSS, e.Frame = s.redact(e.DOMID), s.redact(e.CSS), s.redact(e.Frame)
 		if e.Value != nil {
 			v := s.redact(*e.Value)
 			e.Value = &v
@@ -126,8 +159,12 @@ func (s secrets) value(v string, password bool) (typed, error) {
 		return typed{}, err
 	}
 	t := typed{text: text, shown: v, masked: secret, secret: secret}
-	if password && !secret {
-		t.shown, t.masked = s.fingerprint(text), true
+	if password {
+		// The whole value: it may be a secret with more around it.
+		s.learn(text)
+		if !secret {
+			t.shown, t.masked = s.fingerprint(text), true
+		}
 	}
 	return t, nil
 }

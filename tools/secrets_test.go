@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,18 +88,87 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 // passwords apart, so that approving one does not approve another, and
 // tells nothing of either.
 func TestPasswordFingerprint(t *testing.T) {
-	s := newSecrets(map[string]string{"PW": "from-the-env"})
+	s := newSecrets(map[string]string{"PW": "from-the-env"}, nil)
 	a, _ := s.value("hunter2", true)
 	b, _ := s.value("hunter3", true)
 	again, _ := s.value("hunter2", true)
 	if !a.masked || a.shown == b.shown || a.shown != again.shown || strings.Contains(a.shown, "hunter") {
 		t.Errorf("shown %q, %q, %q: want masked, different for different passwords, the same for the same", a.shown, b.shown, again.shown)
 	}
-	if elsewhere, _ := newSecrets(nil).value("hunter2", true); elsewhere.shown == a.shown {
+	if elsewhere, _ := newSecrets(nil, nil).value("hunter2", true); elsewhere.shown == a.shown {
 		t.Error("the fingerprint does not depend on the session's key")
 	}
 	p, _ := s.value("{{PW}}", true)
 	if p.text != "from-the-env" || p.shown != "{{PW}}" || !p.masked {
 		t.Errorf("a secret typed into a password field: %+v", p)
+	}
+}
+
+// TestRedactSnapshotEveryField hides a secret, URL-encoded, in every string
+// an element of a snapshot carries that the page can choose (all but the
+// server's own vocabulary), so that a field added later is not forgotten.
+func TestRedactSnapshotEveryField(t *testing.T) {
+	const pw = "p@ss w0rd/Zq?9"
+	enc := url.QueryEscape(pw)
+	s := newSecrets(map[string]string{"PW": pw}, nil)
+	var e snapshot.Element
+	ev := reflect.ValueOf(&e).Elem()
+	vocabulary := []string{"Ref", "Role", "NameSource", "Kind"}
+	for i := range ev.NumField() {
+		if slices.Contains(vocabulary, ev.Type().Field(i).Name) {
+			continue
+		}
+		switch f := ev.Field(i); f.Kind() {
+		case reflect.String:
+			f.SetString("x " + enc)
+		case reflect.Pointer:
+			if f.Type().Elem().Kind() == reflect.String {
+				v := "x " + enc
+				f.Set(reflect.ValueOf(&v))
+			}
+		}
+	}
+	snap := &snapshot.Snapshot{Elements: []snapshot.Element{e}, Page: snapshot.Page{URL: "https://x.test/?pw=" + enc, Title: "Results for " + pw},
+		Text: "Results for " + strings.ToLower(enc), Notes: []string{enc}, Dialog: &snapshot.Dialog{Type: "alert", Message: pw}}
+	s.redactSnapshot(snap)
+	data, err := json.Marshal(snap)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(data)), strings.ToLower(enc)) || strings.Contains(string(data), "p@ss") {
+		t.Errorf("the snapshot still shows the secret: %s", data)
+	}
+}
+
+// TestTypedPasswordLearnt hides a password typed in the open from then on,
+// however the page gives it back; a very short one is not learnt.
+func TestTypedPasswordLearnt(t *testing.T) {
+	s := newSecrets(nil, nil)
+	const pw = "Pin@ 42/Xy?"
+	if got := s.redact(url.QueryEscape(pw)); got != url.QueryEscape(pw) {
+		t.Fatalf("a password not typed yet is hidden: %q", got)
+	}
+	if _, err := s.value(pw, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, form := range []string{pw, url.QueryEscape(pw), url.PathEscape(pw), strings.ToLower(url.QueryEscape(pw))} {
+		if got := s.redact("https://x.test/r?pin=" + form); got != "https://x.test/r?pin="+maskedValue {
+			t.Errorf("redact(%q) = %q", form, got)
+		}
+	}
+	if texts := s.texts(); !slices.Contains(texts, pw) {
+		t.Errorf("texts() = %q: the screenshot would show the password", texts)
+	}
+	if _, err := s.value("ab", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.redact("tab about"); got != "tab about" {
+		t.Errorf("a two-letter password blanks text out: %q", got)
+	}
+	if _, err := s.value("not-a-password", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.redact("not-a-password"); got != "not-a-password" {
+		t.Errorf("text typed into a field that is not a password is hidden: %q", got)
 	}
 }

@@ -254,7 +254,8 @@ type Session struct {
 // NewSession wraps an open tab as a session.
 func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
-	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets)}
+	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets, cfg.Logger)}
+	s.config.Capture.SecretTexts = s.secrets.texts // secrets.go
 	caps, err := newCapSet(cfg.Caps)
 	if err != nil {
 		// Transports refuse such a configuration before any session
@@ -268,6 +269,7 @@ func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 	if s.gate == nil {
 		s.gate = checkpoint.NewGate(nil, nil, checkpoint.Options{Logger: s.log})
 	}
+	s.audit.Redact(s.secrets.hide) // secrets.go
 	return s
 }
 

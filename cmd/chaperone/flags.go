@@ -415,5 +415,5 @@ func newLogger(w io.Writer, level string) (*slog.Logger, error) {
 	if err := l.UnmarshalText([]byte(level)); err != nil {
 		return nil, fmt.Errorf("--log-level %q: want debug, info, warn or error", level)
 	}
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l})), nil
+	return slog.New(redactLogs(slog.NewTextHandler(w, &slog.HandlerOptions{Level: l}))), nil
 }

@@ -1,97 +1,433 @@
 // Package redact replaces the values nothing may show (a secret's, a typed
-// password's) by what stands for them, in plain text and in JSON.
+// password's) by what stands for them, in plain text and in JSON, in every
+// form the value takes once something has encoded it.
 package redact
 
 import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"html"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
-// Redactor replaces every value it knows by its stand-in. A value is also
-// replaced as JSON escapes it, so that text holding JSON is served too.
-// What it learns by Add it replaces from then on; Add must not run
-// concurrently with the other methods.
+// Redactor replaces every value it knows by its stand-in, wherever the value
+// shows, however it was encoded on the way: raw; JSON- or JavaScript-escaped
+// (\" \/ \u0040); URL-encoded as a query, a form or a path (%40, %2f or %2F,
+// + for a space, %2540 when a URL was encoded again inside another); and
+// HTML-escaped (&amp; &#64; &#x40; &commat;). Each character of a value may
+// take any of these forms independently, since encoders differ in what they
+// leave alone; letters and hex digits match in either case. What it learns by
+// Add it replaces from then on. It is safe for concurrent use.
 type Redactor struct {
-	// stands maps each value, and its JSON-escaped form, to its stand-in.
-	stands map[string]string
-	// repl is nil while there is nothing to replace.
-	repl *strings.Replacer
+	mu sync.RWMutex
+	// values are the values known, longest first: a value that holds another
+	// is replaced whole.
+	values []value
+}
+
+// value is one value to hide: its runes and its stand-in.
+type value struct {
+	raw   string
+	runes []rune
+	stand string
 }
 
 // New returns a Redactor that writes each secret's value, in secrets by
 // name, as the placeholder the agent writes for it: {{NAME}}.
 func New(secrets map[string]string) *Redactor {
-	r := &Redactor{stands: map[string]string{}}
-	changed := false
+	r := &Redactor{}
 	for _, name := range slices.Sorted(maps.Keys(secrets)) {
-		changed = r.learn(secrets[name], "{{"+name+"}}") || changed
-	}
-	if changed {
-		r.build()
+		r.Add(secrets[name], "{{"+name+"}}")
 	}
 	return r
 }
 
-// Add replaces value by stand from now on. An empty value is everywhere and
+// Add replaces v by stand from now on. An empty value is everywhere and
 // hides nothing, so it is not added; a value known already keeps the
 // stand-in it was first given.
-func (r *Redactor) Add(value, stand string) {
-	if r.learn(value, stand) {
-		r.build()
+func (r *Redactor) Add(v, stand string) {
+	if v == "" || v == stand {
+		return
 	}
-}
-
-// learn adds value and its JSON-escaped form, and reports whether it did.
-func (r *Redactor) learn(value, stand string) bool {
-	if value == "" || value == stand {
-		return false
-	}
-	if _, ok := r.stands[value]; ok {
-		return false
-	}
-	r.stands[value] = stand
-	// A string always encodes; its escaped form is what stands between the
-	// quotes.
-	q, _ := json.Marshal(value)
-	if esc := string(q[1 : len(q)-1]); esc != value {
-		if _, ok := r.stands[esc]; !ok {
-			r.stands[esc] = stand
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, k := range r.values {
+		if k.raw == v {
+			return
 		}
 	}
-	return true
-}
-
-func (r *Redactor) build() {
-	olds := slices.Collect(maps.Keys(r.stands))
-	// Longest first: a value that holds another is replaced whole.
-	slices.SortFunc(olds, func(a, b string) int {
-		return cmp.Or(len(b)-len(a), strings.Compare(a, b))
+	r.values = append(r.values, value{raw: v, runes: []rune(v), stand: stand})
+	slices.SortStableFunc(r.values, func(a, b value) int {
+		return cmp.Or(len(b.runes)-len(a.runes), strings.Compare(a.raw, b.raw))
 	})
-	pairs := make([]string, 0, 2*len(olds))
-	for _, v := range olds {
-		pairs = append(pairs, v, r.stands[v])
-	}
-	r.repl = strings.NewReplacer(pairs...)
 }
 
-// String returns s with every known value replaced.
+// Empty reports whether the Redactor knows no value.
+func (r *Redactor) Empty() bool {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return len(r.values) == 0
+}
+
+// String returns s with every known value replaced, in whatever form it
+// takes.
 func (r *Redactor) String(s string) string {
-	if r.repl == nil {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	if len(r.values) == 0 || s == "" {
 		return s
 	}
-	return r.repl.Replace(s)
+	var b *strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		end, stand, ok := r.matchAt(s, i)
+		if !ok {
+			i++
+			continue
+		}
+		if b == nil {
+			b = &strings.Builder{}
+			b.Grow(len(s))
+		}
+		b.WriteString(s[last:i])
+		b.WriteString(stand)
+		i, last = end, end
+	}
+	if b == nil {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// matchAt returns where the longest known value that starts at s[i] ends
+// there, and its stand-in.
+func (r *Redactor) matchAt(s string, i int) (int, string, bool) {
+	if !utf8.RuneStart(s[i]) {
+		return 0, "", false
+	}
+	var opts [12]unit
+	first := units(s, i, opts[:0])
+	for _, v := range r.values {
+		if !slices.ContainsFunc(first, func(u unit) bool { return sameRune(u.r, v.runes[0]) }) {
+			continue
+		}
+		if end, ok := match(s, i, v.runes); ok {
+			return end, v.stand, true
+		}
+	}
+	return 0, "", false
+}
+
+// match reports where want ends if it starts at s[i], each of its runes in
+// any form a unit of text can encode it in.
+func match(s string, i int, want []rune) (int, bool) {
+	m := matcher{s: s, want: want}
+	return m.try(i, 0)
+}
+
+// matcher matches one value at one place. Where a unit reads several ways
+// (a raw "%", or the start of "%40") each is tried; failed holds the
+// (position, rune index) pairs known to fail, which keeps the search within
+// len(s)·len(want) steps.
+type matcher struct {
+	s      string
+	want   []rune
+	failed map[[2]int]bool
+	// branched is set once a unit read two ways that both matched: only
+	// then can two paths reach the same place.
+	branched bool
+}
+
+func (m *matcher) try(p, k int) (int, bool) {
+	if k == len(m.want) {
+		return p, true
+	}
+	if p >= len(m.s) || m.failed[[2]int{p, k}] {
+		return 0, false
+	}
+	var opts [12]unit
+	tried := 0
+	for _, u := range units(m.s, p, opts[:0]) {
+		if !sameRune(u.r, m.want[k]) {
+			continue
+		}
+		if tried++; tried > 1 {
+			m.branched = true
+		}
+		if end, ok := m.try(u.next, k+1); ok {
+			return end, true
+		}
+	}
+	if m.branched {
+		if m.failed == nil {
+			m.failed = map[[2]int]bool{}
+		}
+		m.failed[[2]int{p, k}] = true
+	}
+	return 0, false
+}
+
+// sameRune reports whether a and b are the same letter in either case.
+func sameRune(a, b rune) bool {
+	if a == b {
+		return true
+	}
+	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
+		if f == b {
+			return true
+		}
+	}
+	return false
+}
+
+// unit is one character as some encoding wrote it: the rune and where the
+// text after it starts.
+type unit struct {
+	r    rune
+	next int
+}
+
+// maxNesting is how many times over a URL may have been encoded again
+// inside another (a return address in a query, itself in a query…).
+const maxNesting = 3
+
+// units appends to out every reading of the text at s[p] as one encoded
+// character: where the text starts an escape, the rune the escape stands
+// for (longest first: a reading that consumes more is tried first), and the
+// rune itself.
+func units(s string, p int, out []unit) []unit {
+	switch s[p] {
+	case '+':
+		out = append(out, unit{' ', p + 1})
+	case '%':
+		for depth := maxNesting; depth >= 0; depth-- {
+			if r, next, ok := percent(s, p, depth); ok {
+				out = appendPlus(out, unit{r, next})
+			}
+		}
+	case '&':
+		if r, next, ok := entity(s, p); ok {
+			out = appendPlus(out, unit{r, next})
+		}
+	case '\\':
+		if r, next, ok := backslash(s, p); ok {
+			out = appendPlus(out, unit{r, next})
+		}
+	}
+	r, size := utf8.DecodeRuneInString(s[p:])
+	return append(out, unit{r, p + size})
+}
+
+// appendPlus appends u, and when u is a plus sign, which a form writes for
+// a space, a space there too: a form-encoded value escaped again (%2B,
+// &#43;, \u002b) still stands for one.
+func appendPlus(out []unit, u unit) []unit {
+	out = append(out, u)
+	if u.r == '+' {
+		out = append(out, unit{' ', u.next})
+	}
+	return out
+}
+
+// percent reads one URL-encoded character at s[p]: one %HH per byte of its
+// UTF-8 encoding, each percent sign itself encoded depth times over as %25
+// (a URL encoded again inside another: %2540 is "@" at depth 1).
+func percent(s string, p int, depth int) (rune, int, bool) {
+	var buf [utf8.UTFMax]byte
+	for n := 0; n < len(buf); {
+		b, next, ok := percentByte(s, p, depth)
+		if !ok {
+			return 0, 0, false
+		}
+		buf[n], p = b, next
+		n++
+		if utf8.FullRune(buf[:n]) {
+			r, size := utf8.DecodeRune(buf[:n])
+			if r == utf8.RuneError && size <= 1 {
+				return 0, 0, false
+			}
+			return r, p, true
+		}
+	}
+	return 0, 0, false
+}
+
+// percentByte reads %HH at s[p], its percent sign encoded depth times over:
+// %25HH at depth 1, %2525HH at depth 2.
+func percentByte(s string, p int, depth int) (byte, int, bool) {
+	if p >= len(s) || s[p] != '%' {
+		return 0, 0, false
+	}
+	p++
+	for range depth {
+		if !strings.HasPrefix(s[p:], "25") {
+			return 0, 0, false
+		}
+		p += 2
+	}
+	if !isHexPair(s, p) {
+		return 0, 0, false
+	}
+	return unhex(s[p])<<4 | unhex(s[p+1]), p + 2, true
+}
+
+func isHexPair(s string, p int) bool { return p+2 <= len(s) && isHex(s[p]) && isHex(s[p+1]) }
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+// maxEntity is the longest HTML character reference read: &#x0010FFFF; and
+// the longest name used here fit.
+const maxEntity = 12
+
+// entity reads one HTML character reference at s[p]: &#64; &#x40; (the
+// semicolon optional, as browsers take it) or a named one.
+func entity(s string, p int) (rune, int, bool) {
+	t := s[p+1 : min(len(s), p+maxEntity)]
+	if strings.HasPrefix(t, "#") {
+		digits, base := t[1:], 10
+		if len(digits) > 0 && (digits[0] == 'x' || digits[0] == 'X') {
+			digits, base = digits[1:], 16
+		}
+		n, v := 0, 0
+		for n < len(digits) && (base == 16 && isHex(digits[n]) || base == 10 && '0' <= digits[n] && digits[n] <= '9') {
+			v = v*base + int(unhex(digits[n]))
+			n++
+			if v > unicode.MaxRune {
+				return 0, 0, false
+			}
+		}
+		if n == 0 {
+			return 0, 0, false
+		}
+		next := p + 1 + (len(t) - len(digits)) + n
+		if next < len(s) && s[next] == ';' {
+			next++
+		}
+		return rune(v), next, true
+	}
+	semi := strings.IndexByte(t, ';')
+	if semi <= 0 {
+		return 0, 0, false
+	}
+	ref := s[p : p+1+semi+1]
+	dec := html.UnescapeString(ref)
+	if dec == ref {
+		return 0, 0, false
+	}
+	r, size := utf8.DecodeRuneInString(dec)
+	if size != len(dec) {
+		// A name for two characters.
+		return 0, 0, false
+	}
+	return r, p + len(ref), true
+}
+
+// backslash reads one JSON or JavaScript escape at s[p]: \uXXXX (a
+// surrogate pair as one rune), \xHH, or a one-letter escape.
+func backslash(s string, p int) (rune, int, bool) {
+	if p+1 >= len(s) {
+		return 0, 0, false
+	}
+	switch c := s[p+1]; c {
+	case 'u':
+		r, ok := hexRune(s, p+2, 4)
+		if !ok {
+			return 0, 0, false
+		}
+		if utf16IsHigh(r) && p+12 <= len(s) && s[p+6] == '\\' && s[p+7] == 'u' {
+			if lo, ok := hexRune(s, p+8, 4); ok && 0xDC00 <= lo && lo <= 0xDFFF {
+				return (r-0xD800)<<10 + (lo - 0xDC00) + 0x10000, p + 12, true
+			}
+		}
+		return r, p + 6, true
+	case 'x':
+		r, ok := hexRune(s, p+2, 2)
+		return r, p + 4, ok
+	case 'n':
+		return '\n', p + 2, true
+	case 't':
+		return '\t', p + 2, true
+	case 'r':
+		return '\r', p + 2, true
+	case 'b':
+		return '\b', p + 2, true
+	case 'f':
+		return '\f', p + 2, true
+	case '"', '\\', '/', '\'':
+		return rune(c), p + 2, true
+	}
+	return 0, 0, false
+}
+
+func utf16IsHigh(r rune) bool { return 0xD800 <= r && r <= 0xDBFF }
+
+// hexRune reads n hex digits at s[p].
+func hexRune(s string, p, n int) (rune, bool) {
+	if p+n > len(s) {
+		return 0, false
+	}
+	var v rune
+	for i := range n {
+		if !isHex(s[p+i]) {
+			return 0, false
+		}
+		v = v<<4 | rune(unhex(s[p+i]))
+	}
+	return v, true
+}
+
+// Forms returns, for each value known, the forms in which a page would most
+// likely show it: raw, URL-encoded as a query, a form field and a path, with
+// every reserved character encoded (encodeURIComponent), HTML-escaped and
+// JSON-escaped. They are what a screenshot must not show; a page is free to
+// show them in either case.
+func (r *Redactor) Forms() []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	var out []string
+	seen := map[string]bool{}
+	for _, v := range r.values {
+		q, _ := json.Marshal(v.raw) // a string always encodes
+		for _, f := range []string{
+			v.raw, url.QueryEscape(v.raw), url.PathEscape(v.raw),
+			strings.ReplaceAll(url.QueryEscape(v.raw), "+", "%20"),
+			html.EscapeString(v.raw), string(q[1 : len(q)-1]),
+		} {
+			if k := strings.ToLower(f); !seen[k] {
+				seen[k] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
 }
 
 // JSON returns raw with every known value replaced in every string it
-// holds, however the JSON escapes it. Input that is not JSON comes back as
-// a JSON string of its redacted text, so that what holds it stays valid
-// JSON.
+// holds, keys included, however the JSON escapes it. Input that is not JSON
+// comes back as a JSON string of its redacted text, so that what holds it
+// stays valid JSON.
 func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
-	if r.repl == nil || len(raw) == 0 {
+	if r.Empty() || len(raw) == 0 {
 		return raw
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
@@ -109,7 +445,7 @@ func (r *Redactor) JSON(raw json.RawMessage) json.RawMessage {
 }
 
 // value replaces the known values in the strings of v, a decoded JSON
-// value, in place.
+// value, keys included.
 func (r *Redactor) value(v any) any {
 	switch v := v.(type) {
 	case string:
@@ -119,9 +455,11 @@ func (r *Redactor) value(v any) any {
 			v[i] = r.value(v[i])
 		}
 	case map[string]any:
-		for k := range v {
-			v[k] = r.value(v[k])
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[r.String(k)] = r.value(e)
 		}
+		return out
 	}
 	return v
 }

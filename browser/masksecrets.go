@@ -1,0 +1,96 @@
+package browser
+
+import (
+	"context"
+	_ "embed" // the page scripts
+	"sync"
+
+	"github.com/chaperone-mcp/chaperone/capture"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+var (
+	// maskSecretsJS hides the text that holds a secret for a screenshot.
+	//go:embed js/maskSecrets.js
+	maskSecretsJS string
+
+	// unmaskSecretsJS shows it again once the screenshot is taken.
+	//go:embed js/unmaskSecrets.js
+	unmaskSecretsJS string
+)
+
+// maskSecretsWait bounds, in milliseconds, how long masking waits for the
+// page and its frames to render what it masked before the screenshot is
+// taken anyway.
+const maskSecretsWait = 200
+
+// screenshotMasked takes the screenshot when the page, or one of its frames,
+// shows one of the texts opts.SecretTexts returns: each element whose text
+// holds one is drawn as discs, as a password field draws its value, for the
+// screenshot only, since a page that echoes a secret (a results heading, its
+// own URL, a greeting in another site's frame) must not show it in one. It
+// reports whether it took the screenshot; when the page shows no secret it
+// takes none, and the caller takes it as usual.
+//
+// Masking changes how the page reads (the accessibility tree reads discs),
+// so it is undone before screenshotMasked returns, and a capture reads the
+// page only after. Masking is best effort: a page or frame that cannot be
+// reached is logged, and the screenshot is taken all the same.
+func (t *Tab) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
+	if opts.SecretTexts == nil {
+		return nil, false, nil
+	}
+	texts := opts.SecretTexts()
+	if len(texts) == 0 {
+		return nil, false, nil
+	}
+	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait) == 0 {
+		return nil, false, nil
+	}
+	shot, err := screenshot(ctx, tgt, vv, opts)
+	if ctx.Err() == nil {
+		t.inPageAndFrames(ctx, unmaskSecretsJS)
+	} else {
+		// A dialog opened, or time ran out: the page answers nothing
+		// until it is free again, and nothing waits for that.
+		go t.inPageAndFrames(context.WithoutCancel(ctx), unmaskSecretsJS)
+	}
+	return shot, true, err
+}
+
+// inPageAndFrames runs the page script fn in the page and in every
+// out-of-process frame of it, concurrently, and returns the sum of their
+// results; a document that fails counts 1, so that masking errs on the side
+// of the mask. Frames that appeared since the last capture are attached
+// first: the screenshot shows them.
+func (t *Tab) inPageAndFrames(ctx context.Context, fn string, args ...any) int {
+	var (
+		wg     sync.WaitGroup
+		inPage int
+		frames int
+	)
+	wg.Go(func() {
+		if err := t.callPage(ctx, fn, &inPage, args...); err != nil {
+			t.log.Debug("screenshot: masking secrets in the page", "err", err)
+			inPage = 1
+		}
+	})
+	wg.Go(func() {
+		p, _ := t.page()
+		c, cancel := t.cdp(ctx)
+		defer cancel()
+		if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
+			if _, err := t.remoteFrames(c, p, cc); err != nil {
+				t.log.Debug("screenshot: masking secrets: listing the frames", "err", err)
+			}
+		}
+		if frames = t.inFrames(ctx, fn, args...); frames < 0 {
+			t.log.Debug("screenshot: masking secrets: a frame did not answer")
+			frames = 1
+		}
+	})
+	wg.Wait()
+	return inPage + frames
+}

@@ -1,0 +1,410 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"image/png"
+	"io/fs"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// The values of issue 22's fifth reproduction: a --secret and a password
+// typed in the open whose characters URL-encode every way (@, a space, /
+// and ?, whose hex has letters), sent by a sign-in form with GET, so that
+// they land in the next page's URL, which echoes them.
+const (
+	secretsVar = "PW"
+	secretsPW  = "p@ss w0rd/Zq?9"
+	secretsPIN = "Pin@ 42/Xy?"
+)
+
+// secretsFragments are, lower-cased, pieces of the two values in each form
+// an encoder or a page gives them: raw, query- and form-encoded (+ or %20),
+// path-encoded, encoded twice, JSON-escaped (\/ and \u0040) and
+// HTML-escaped. Any of them in an output is a leak; text is lower-cased
+// before the search, so upper- and lower-case hex both count.
+var secretsFragments = []string{
+	"p@ss w0rd", "w0rd/zq", "p%40ss", "p@ss+w0rd", "p@ss%20w0rd", "w0rd%2fzq", "w0rd%252fzq", "p%2540ss",
+	`w0rd\/zq`, `p\u0040ss`, "p&#64;ss", "w0rd&#47;zq", "p&commat;ss",
+	"pin@ 42", "42/xy", "pin%40", "pin@+42", "pin@%2042", "42%2fxy", "42%252fxy", `42\/xy`, `pin\u0040`, "pin&#64;", "42&#47;xy",
+}
+
+// secretsLeak fails the test for every form of the two values in text,
+// named what.
+func secretsLeak(t *testing.T, what, text string) {
+	t.Helper()
+	low := strings.ToLower(text)
+	for _, f := range secretsFragments {
+		if i := strings.Index(low, f); i >= 0 {
+			t.Errorf("%s shows %q: …%s…", what, f, text[max(0, i-100):min(len(text), i+len(f)+60)])
+		}
+	}
+}
+
+// secretsPair is an echo of /hostile/secrets-results and, beside it, the
+// same text the page itself draws as discs, in viewport CSS pixels (the
+// screenshots of these tests are at scale 1).
+type secretsPair struct {
+	name             string
+	x, y, refY, w, h int
+}
+
+var (
+	// secretsHeading is the page's "Results for …" line.
+	secretsHeading = secretsPair{"the heading", 20, 260, 300, 380, 32}
+	// secretsShownPIN is the PIN's row of /hostile/secrets-signin, whose
+	// reference holds the PIN in a password field.
+	secretsShownPIN = secretsPair{"the PIN shown as text", 20, 200, 240, 380, 28}
+	// secretsField is the results page's search field, which holds the password; its
+	// reference is a password field holding it too.
+	secretsField = secretsPair{"the search field", 20, 70, 110, 300, 28}
+	// secretsSplit is its "You searched …" line, the password split
+	// across two elements.
+	secretsSplit = secretsPair{"the echo split across elements", 20, 150, 190, 380, 32}
+	// secretsPINLine is its "PIN …" line.
+	secretsPINLine = secretsPair{"the PIN line", 20, 340, 380, 380, 32}
+	// secretsFrameLine is the "Welcome …" line of the cross-site frame at
+	// 420,60.
+	secretsFrameLine = secretsPair{"the cross-site frame's greeting", 430, 80, 130, 340, 32}
+)
+
+// secretsMasked fails the test for each pair whose echo the PNG data shows
+// otherwise than the page's own discs, or not at all.
+func secretsMasked(t *testing.T, what string, data []byte, pairs ...secretsPair) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: the screenshot is not a PNG: %v", what, err)
+	}
+	grey := func(x, y int) uint32 {
+		r, g, b, _ := img.At(img.Bounds().Min.X+x, img.Bounds().Min.Y+y).RGBA()
+		return (r + g + b) / 3 >> 8
+	}
+	for _, p := range pairs {
+		differ, ink := 0, 0
+		for dy := range p.h {
+			for dx := range p.w {
+				a, b := grey(p.x+dx, p.y+dy), grey(p.x+dx, p.refY+dy)
+				if a != b {
+					differ++
+				}
+				if a < 128 {
+					ink++
+				}
+			}
+		}
+		switch {
+		case ink == 0:
+			t.Errorf("%s: nothing is drawn where %s should be", what, p.name)
+		case differ > 0:
+			t.Errorf("%s: %s shows the password (%d pixels differ from the discs)", what, p.name, differ)
+		}
+	}
+}
+
+// secretsImage returns the PNG of a result's image block.
+func secretsImage(t *testing.T, res *mcp.CallToolResult) []byte {
+	t.Helper()
+	for _, c := range res.Content {
+		if img, ok := c.(mcp.ImageContent); ok {
+			return decodeBase64(t, img.Data)
+		}
+	}
+	t.Fatal("the result has no screenshot")
+	return nil
+}
+
+func decodeBase64(t *testing.T, s string) []byte {
+	t.Helper()
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		t.Fatalf("the screenshot is not base64: %v", err)
+	}
+	return b
+}
+
+// secretsCall calls a tool, adds its text and structured content to seen,
+// and returns the result and its snapshot (nil for a result without one).
+func secretsCall(t *testing.T, c *client.Client, seen *[]string, name string, args map[string]any) (*mcp.CallToolResult, *snapshot.Snapshot) {
+	t.Helper()
+	res, data := call(t, c, name, args)
+	for _, b := range res.Content {
+		if tc, ok := b.(mcp.TextContent); ok {
+			*seen = append(*seen, tc.Text)
+		}
+	}
+	*seen = append(*seen, data)
+	var r struct {
+		Success  *bool              `json:"success"`
+		Snapshot *snapshot.Snapshot `json:"snapshot"`
+		Message  string             `json:"message"`
+	}
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Success != nil && !*r.Success {
+		t.Fatalf("%s %v failed: %s", name, args, r.Message)
+	}
+	if name == tools.GetSnapshot {
+		var s snapshot.Snapshot
+		if err := json.Unmarshal([]byte(data), &s); err != nil {
+			t.Fatal(err)
+		}
+		return res, &s
+	}
+	return res, r.Snapshot
+}
+
+// TestAttackSecretsEncodedServe reverses issue 22's fifth reproduction
+// through the built binary over stdio: a --secret and a password typed in
+// the open, sent by a GET form into the next page's URL and echoed by that
+// page (title, text, a field, an element id, its own URL) and by a
+// cross-site frame in it, show in no form in any result's text or
+// structured content, the approval request sent to a person, the audit log
+// or the debug log; and every screenshot (the agent's, the person's) draws
+// the echoes as discs.
+func TestAttackSecretsEncodedServe(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	host, hookURL := newApprovalHost(t, webhookToken)
+	c, cmd, stderr := stdioClient(t, []string{"CHAPERONE_WEBHOOK_TOKEN=" + webhookToken, secretsVar + "=" + secretsPW},
+		"serve", "--url", site.URL+"/hostile/secrets-signin", "--secret", secretsVar, "--audit-dir", auditDir,
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000",
+		"--approver", "webhook", "--webhook-url", hookURL)
+
+	var seen []string
+	_, s := secretsCall(t, c, &seen, tools.GetSnapshot, nil)
+	for _, f := range []struct{ label, value string }{
+		{"Username", "alice"}, {"Password", "{{" + secretsVar + "}}"}, {"PIN", secretsPIN},
+	} {
+		_, s = secretsCall(t, c, &seen, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", f.label), "value": f.value})
+	}
+	// "Show PIN" makes the password field a text field: the snapshot
+	// reads its value, and the screenshot would draw it.
+	res, s := secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "checkbox", "Show PIN")})
+	pinShown := false
+	for _, e := range s.Elements {
+		if e.Name == "PIN" && e.Value != nil {
+			pinShown = *e.Value == "********"
+		}
+	}
+	if !pinShown {
+		t.Errorf("the PIN field shown as text does not read ********:\n%s", s.Render())
+	}
+	secretsMasked(t, "the screenshot of the PIN shown", secretsImage(t, res), secretsShownPIN)
+	res, s = secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
+	// The form went, with both values in the query: the page URL shows
+	// where they were, as their stand-ins.
+	if u := s.Page.URL; !strings.Contains(u, "/hostile/secrets-results?") || !strings.Contains(u, "pw={{"+secretsVar+"}}") || !strings.Contains(u, "pin=********") {
+		t.Errorf("the results page's URL is %q, want the secret and the PIN in its query as their stand-ins", u)
+	}
+	if want := "Results for {{" + secretsVar + "}}"; s.Page.Title != want {
+		t.Errorf("title %q, want %q", s.Page.Title, want)
+	}
+	secretsMasked(t, "the click's screenshot", secretsImage(t, res), secretsHeading, secretsField, secretsSplit, secretsPINLine)
+
+	// The cross-site frame loads after the page: look until it greets.
+	for i := 0; ; i++ {
+		res, s = secretsCall(t, c, &seen, tools.GetSnapshot, map[string]any{"viewport_only": false})
+		if strings.Contains(s.Text, "Welcome") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("the frame never greeted:\n%s", s.Text)
+		}
+	}
+	// Once it greets, a screenshot shows it whole: this one was taken
+	// before the page was read.
+	res, s = secretsCall(t, c, &seen, tools.GetSnapshot, map[string]any{"viewport_only": false})
+	if !strings.Contains(s.Text, "Welcome {{"+secretsVar+"}}") {
+		t.Errorf("the frame's greeting is not shown with the placeholder:\n%s", s.Text)
+	}
+	secretsMasked(t, "get_snapshot's screenshot", secretsImage(t, res), secretsHeading, secretsField, secretsSplit, secretsPINLine, secretsFrameLine)
+
+	// A person asked about a button whose id echoes the secret sees it in
+	// no form, in words or in the screenshot.
+	again := ""
+	for _, e := range s.Elements {
+		if e.Role == "button" && e.Name == "Search again" {
+			again = e.Ref
+			if !strings.Contains(e.DOMID, "{{"+secretsVar+"}}") {
+				t.Errorf("the button's id is %q, want the placeholder in it", e.DOMID)
+			}
+		}
+	}
+	if again == "" {
+		t.Fatal("no Search again button")
+	}
+	host.decisions <- map[string]any{"approved": false}
+	res, _ = secretsCall(t, c, &seen, tools.RequestApproval, map[string]any{"ref": again, "verb": "click",
+		"action": "search again", "reason": "to see more results"})
+	p := host.asked(t)
+	if p.Screenshot == nil {
+		t.Error("the person is shown no screenshot")
+	} else {
+		secretsMasked(t, "the person's screenshot", p.Screenshot.Data, secretsHeading, secretsField, secretsSplit, secretsPINLine, secretsFrameLine)
+		p.Screenshot = nil
+	}
+	payload, err := json.Marshal(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secretsLeak(t, "the approval request", string(payload))
+	for i, text := range seen {
+		secretsLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	if n := secretsFiles(t, auditDir, nil); n == 0 {
+		t.Fatal("no audit log was written")
+	}
+	secretsLeak(t, "stderr (debug)", stderr.String())
+}
+
+// secretsFiles scans every file under dir for the values and returns how
+// many it read; each PNG is handed to png instead, by name.
+func secretsFiles(t *testing.T, dir string, png func(name string, data []byte)) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		if strings.HasSuffix(path, ".png") || strings.HasSuffix(path, ".jpg") {
+			if png != nil {
+				png(filepath.Base(path), data)
+			}
+			return nil
+		}
+		secretsLeak(t, path, string(data))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestAttackSecretsEncodedRun is the same attack on `chaperone run`'s code
+// path, with a scripted agent that signs in: the run record (session.jsonl, report.html,
+// script.json, the audit log), stdout and stderr hold neither value in any
+// form, and the record's screenshots of the results page draw the echoes
+// as discs.
+func TestAttackSecretsEncodedRun(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	e, stdout, stderr := driverEnv(map[string]string{secretsVar: secretsPW})
+	fset := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fset, "debug")
+	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000"}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cf.setup(e.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets, err := secretValues([]string{secretsVar}, e.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A profile under which signing in succeeds, so that the run ends in
+	// success and writes its replay script too.
+	profile := filepath.Join(t.TempDir(), "secrets.json")
+	if err := os.WriteFile(profile, fmt.Appendf(nil, `{"name": "secrets", "start_url": %q, "allowed_origins": [%q],
+		"success_indicators": [{"text_contains": "Results for"}]}`, site.URL+"/hostile/secrets-signin", site.URL), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	profs, err := loadProfiles(profile, e.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := &driver.ScriptedModel{Steps: []driver.Step{
+		driver.ActOn(tools.Fill, "textbox", "Username", map[string]any{"value": "alice"}),
+		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": "{{" + secretsVar + "}}"}),
+		driver.ActOn(tools.Fill, "textbox", "PIN", map[string]any{"value": secretsPIN}),
+		driver.ActOn(tools.Click, "checkbox", "Show PIN", nil),
+		driver.ActOn(tools.Click, "button", "Sign in", nil),
+		driver.Call(tools.GetSnapshot, map[string]any{"viewport_only": false}),
+		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
+	}}
+	dir := filepath.Join(t.TempDir(), "run")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := drive(ctx, e, task{
+		setup: st, goal: "Sign in", profiles: profs, secrets: secrets, startURL: site.URL + "/hostile/secrets-signin",
+		model: model, modelName: scriptedAgentName, outDir: dir,
+		approver: &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}},
+	})
+	if err != nil || !res.Success {
+		t.Fatalf("run: %+v %v\nstderr:\n%s", res, err, stderr)
+	}
+
+	// The turns on the results page, by screenshot file.
+	onResults := map[string]bool{}
+	data, err := os.ReadFile(filepath.Join(dir, driver.SessionLogName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(string(data)), "\n") {
+		var rec driver.TurnRecord
+		if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == "turn" && strings.Contains(rec.URL, "/hostile/secrets-results") && rec.Screenshot != "" {
+			onResults[rec.Screenshot] = true
+			if !strings.Contains(rec.URL, "pw={{"+secretsVar+"}}") {
+				t.Errorf("turn %d's URL is %q, want the secret's placeholder in it", rec.Turn, rec.URL)
+			}
+		}
+	}
+	if len(onResults) == 0 {
+		t.Fatalf("no turn on the results page with a screenshot:\n%s", data)
+	}
+	shots := 0
+	n := secretsFiles(t, dir, func(name string, data []byte) {
+		if onResults[name] {
+			shots++
+			secretsMasked(t, name, data, secretsHeading, secretsField, secretsSplit, secretsPINLine)
+		}
+	})
+	if n < 4 || shots != len(onResults) {
+		t.Errorf("%d files in the run record, %d screenshots of the results page; want the session log, the report, the script, the audit log and the screenshots", n, shots)
+	}
+	for _, name := range []string{driver.SessionLogName, driver.ReportName, driver.ScriptName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("the run record has no %s: %v", name, err)
+		}
+	}
+	secretsLeak(t, "stdout", stdout.String())
+	secretsLeak(t, "stderr (debug)", stderr.String())
+}

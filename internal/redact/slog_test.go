@@ -1,0 +1,35 @@
+package redact
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// TestHandler hides a value in every part of a line at every level, a value
+// learnt after the logger was made included.
+func TestHandler(t *testing.T) {
+	var buf bytes.Buffer
+	log := slog.New(NewHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), New(nil)))
+	early := log.With("url", "https://x.test/?pw="+url.QueryEscape(pw)).WithGroup("g")
+	Teach(log, pw, "{{PW}}")
+	enc := url.QueryEscape(pw)
+	early.Debug("typed "+pw, "value", enc, "err", errors.New("refused "+enc), slog.Group("in", "v", strings.ToLower(enc)), enc, 1)
+	log.Info("plain", "n", 3, "ok", true)
+	out := buf.String()
+	for _, form := range []string{pw, enc, strings.ToLower(enc), "p%40ss"} {
+		if strings.Contains(out, form) {
+			t.Errorf("the log holds %q:\n%s", form, out)
+		}
+	}
+	for _, want := range []string{"{{PW}}", "n=3", "ok=true", "g.in.v={{PW}}"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the log lacks %q:\n%s", want, out)
+		}
+	}
+	Teach(slog.New(slog.NewTextHandler(&buf, nil)), pw, "x") // another handler: no effect, no panic
+	Teach(nil, pw, "x")
+}
