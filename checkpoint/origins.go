@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -125,17 +126,70 @@ func (w WriteSet) Contains(rawURL string) bool {
 }
 
 // Sends reports whether opening rawURL, a URL the agent composed, sends data
-// to a site outside the write set, and names that site. A URL without a
-// host (about:blank, data:) reaches no site.
+// to a site outside the write set, and names that site. Data also leaves by
+// a URL written inside it (a same-site open redirect's ?to=, a page that
+// links to its query): so a URL embedding, in any layer of percent-encoding,
+// one that sends data outside sends it too. A document the agent writes
+// itself (data:, javascript:, blob:) can send anything anywhere: its scheme
+// is named as the site. about: and file: URLs reach no site.
 func (w WriteSet) Sends(rawURL string) (site string, ok bool) {
-	s, err := Site(rawURL)
-	if err != nil {
+	return w.sends(rawURL, 0)
+}
+
+// maxNesting bounds how deep Sends looks for URLs inside URLs.
+const maxNesting = 4
+
+func (w WriteSet) sends(rawURL string, depth int) (string, bool) {
+	if s, err := Site(rawURL); err == nil {
+		if !slices.Contains(w.sites, s) && CarriesData(rawURL) {
+			return s, true
+		}
+	} else if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil {
+		switch scheme := strings.ToLower(u.Scheme); scheme {
+		case "", "about", "file", "http", "https":
+		default:
+			return scheme + ":", true
+		}
+	}
+	if depth >= maxNesting {
 		return "", false
 	}
-	if slices.Contains(w.sites, s) || !CarriesData(rawURL) {
-		return "", false
+	for _, e := range embeddedURLs(rawURL) {
+		if s, ok := w.sends(e, depth+1); ok {
+			return s, true
+		}
 	}
-	return s, true
+	return "", false
+}
+
+// urlInText matches an absolute or scheme-relative URL inside text; a
+// browser reads a backslash as a slash after an http(s) scheme.
+var urlInText = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^/\\?#\s&"'<>]+[^\s"'<>]*`)
+
+// embeddedURLs returns the URLs written inside rawURL (not rawURL itself),
+// looking through each layer of percent-encoding and at the rest after each
+// one found.
+func embeddedURLs(rawURL string) []string {
+	var out []string
+	text := rawURL
+	if i := strings.Index(text, "//"); i >= 0 {
+		text = text[i+2:] // past rawURL's own authority marker
+	}
+	for range maxNesting {
+		for _, m := range urlInText.FindAllString(text, -1) {
+			m = strings.ReplaceAll(m, `\`, "/")
+			if strings.HasPrefix(m, "//") {
+				m = "https:" + m
+			}
+			out = append(out, m)
+		}
+		dec, err := url.QueryUnescape(text)
+		if err != nil || dec == text {
+			break
+		}
+		text = dec
+	}
+	return out
 }
 
 // String lists the sites, comma-separated, or says there are none.

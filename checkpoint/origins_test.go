@@ -2,6 +2,7 @@ package checkpoint_test
 
 import (
 	"context"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -90,6 +91,20 @@ func TestWriteSetSends(t *testing.T) {
 		{"https://evil.test/#frag", "https://evil.test"},
 		{"https://data.evil.test/", "https://evil.test"},
 		{"about:blank", ""},
+		// Data leaves through a URL inside the URL: a same-site redirect,
+		// a page that links to its query.
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://localhost:8080/x?email=a@b.c"), "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape(url.QueryEscape("https://evil.test/?e=a@b.c")), "https://evil.test"},
+		{"http://127.0.0.1:8080/offsite?to=//evil.test/a", "https://evil.test"},
+		{`http://127.0.0.1:8080/go?u=https:\\evil.test\a`, "https://evil.test"},
+		{"http://127.0.0.1:8080/offsite#https://evil.test/?e=1", "https://evil.test"},
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://127.0.0.1:1/r?to="+url.QueryEscape("http://evil.test/p")), "http://evil.test"},
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("https://evil.test/"), ""}, // a bare origin still
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("https://api.shop.example/x"), ""},
+		// A document the agent writes can send anything anywhere.
+		{"data:text/html,<img src=x>", "data:"},
+		{"javascript:fetch('/x')", "javascript:"},
+		{"file:///tmp/x", ""},
 	}
 	for _, tt := range tests {
 		site, ok := w.Sends(tt.url)
