@@ -292,6 +292,7 @@ func TestTruncation(t *testing.T) {
 	mb := &drivertest.MockBrowser{
 		Page:    drivertest.Page("https://shop.test/", 4000, "Next", "Disabled"),
 		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Error: tools.ElementDisabled}},
+		Moves:   true,
 	}
 	replies := []fakeReply{reply(click("@e1")), reply(click("@e2"))}
 	for range 12 {
