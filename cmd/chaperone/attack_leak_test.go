@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -224,5 +225,69 @@ func TestLeakWriteSet(t *testing.T) {
 			host.asked(t)
 			leakRejected(t, c, r, start)
 		})
+	}
+}
+
+// leakModel is a Messages API that answers every request with one call of
+// tool and counts the requests: a model that goes nowhere, as a model a page
+// has confused does.
+type leakModel struct {
+	tool string
+	mu   sync.Mutex
+	n    int
+}
+
+func (m *leakModel) requests() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+func (m *leakModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/messages" {
+		http.NotFound(w, r)
+		return
+	}
+	m.mu.Lock()
+	m.n++
+	n := m.n
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+		"content":     []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", n), "name": m.tool, "input": map[string]any{}}},
+		"stop_reason": "tool_use", "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 1000, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+	})
+}
+
+// TestLeakNoProgressRunAsksThePerson reverses issue 23's "a model that only
+// calls get_snapshot burns 20 turns": through the built binary, chaperone
+// run with a model that calls nothing else reflects after three such calls,
+// asks the person after six, and stops when the person says stop: seven
+// model calls, not twenty.
+func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
+	site := leakServeSite(t)
+	model := &leakModel{tool: tools.GetSnapshot}
+	api := httptest.NewServer(model)
+	t.Cleanup(api.Close)
+	host, hookURL := newApprovalHost(t, webhookToken)
+	host.decisions <- map[string]any{"approved": false, "feedback": "stop, it is going nowhere"}
+
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "--goal", "Read the plan name", "--url", site.URL+"/hostile/leak-note",
+		"--approver", "webhook", "--webhook-url", hookURL, "--out", out)
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
+	output, _ := cmd.CombinedOutput()
+
+	asked := host.asked(t)
+	if !strings.Contains(asked.Prompt, "stuck") || !strings.Contains(asked.Words, "no progress") {
+		t.Errorf("the person is asked %q about %q; want the stuck question naming the calls that made no progress", asked.Prompt, asked.Words)
+	}
+	if n := model.requests(); n != 1+2*3 {
+		t.Errorf("the model was called %d times, want 7: reflect after 3 calls that go nowhere, ask after 6\n%s", n, output)
+	}
+	if !strings.Contains(string(output), "stop, it is going nowhere") {
+		t.Errorf("the run does not end with the person's word:\n%s", output)
 	}
 }
