@@ -291,3 +291,12 @@ func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
 		t.Errorf("the run does not end with the person's word:\n%s", output)
 	}
 }
+
+// A --write-origins entry that names no site stops the command at start,
+// saying which flag is wrong.
+func TestLeakWriteOriginsFlagRefusesNoSite(t *testing.T) {
+	out, err := exec.Command(bin, "serve", "--write-origins", "https://ok.example,no-site-here").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--write-origins") || !strings.Contains(string(out), "no-site-here") {
+		t.Fatalf("serve with a bad --write-origins: %v\n%s", err, out)
+	}
+}
