@@ -82,7 +82,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 	w := s.writeSet()
 	site, sends := w.Sends(canonicalHost(dest.url))
 	if !sends || s.gate.Profile() == nil {
-		_, err := s.gated(ctx, func(context.Context) (planned, error) { return p, nil })
+		_, err := s.gated(ctx, plan)
 		return dest, err
 	}
 	page := s.shown(ctx, nil)
@@ -116,10 +116,9 @@ func (s *Session) writeSet() checkpoint.WriteSet {
 	}
 	var sites []string
 	for _, e := range entries {
-		if c := canonicalHost(e); e != "" {
-			if _, err := checkpoint.Site(c); err == nil {
-				sites = append(sites, c)
-			}
+		c := canonicalHost(e)
+		if _, err := checkpoint.Site(c); err == nil {
+			sites = append(sites, c)
 		}
 	}
 	w, _ := checkpoint.NewWriteSet(sites...) // each entry has a site
