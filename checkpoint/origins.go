@@ -133,13 +133,19 @@ func (w WriteSet) Contains(rawURL string) bool {
 // itself (data:, javascript:, blob:) can send anything anywhere: its scheme
 // is named as the site. about: and file: URLs reach no site.
 func (w WriteSet) Sends(rawURL string) (site string, ok bool) {
-	return w.sends(rawURL, 0)
+	budget := maxEmbedded
+	return w.sends(rawURL, 0, &budget)
 }
 
-// maxNesting bounds how deep Sends looks for URLs inside URLs.
-const maxNesting = 4
+// maxNesting bounds how deep Sends looks for URLs inside URLs, and
+// maxEmbedded how many it looks at: past that, a URL counts as sending, so
+// that no URL is both costly to look through and let go.
+const (
+	maxNesting  = 4
+	maxEmbedded = 64
+)
 
-func (w WriteSet) sends(rawURL string, depth int) (string, bool) {
+func (w WriteSet) sends(rawURL string, depth int, budget *int) (string, bool) {
 	if s, err := Site(rawURL); err == nil {
 		if !slices.Contains(w.sites, s) && CarriesData(rawURL) {
 			return s, true
@@ -155,7 +161,10 @@ func (w WriteSet) sends(rawURL string, depth int) (string, bool) {
 		return "", false
 	}
 	for _, e := range embeddedURLs(rawURL) {
-		if s, ok := w.sends(e, depth+1); ok {
+		if *budget--; *budget < 0 {
+			return "(more URLs inside the URL than are checked)", true
+		}
+		if s, ok := w.sends(e, depth+1, budget); ok {
 			return s, true
 		}
 	}
@@ -167,14 +176,15 @@ func (w WriteSet) sends(rawURL string, depth int) (string, bool) {
 var urlInText = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^/\\?#\s&"'<>]+[^\s"'<>]*`)
 
 // embeddedURLs returns the URLs written inside rawURL (not rawURL itself),
-// looking through each layer of percent-encoding and at the rest after each
-// one found.
+// looking through each layer of percent-encoding; Sends looks inside each
+// one found in turn.
 func embeddedURLs(rawURL string) []string {
-	var out []string
-	text := rawURL
-	if i := strings.Index(text, "//"); i >= 0 {
-		text = text[i+2:] // past rawURL's own authority marker
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || u.Host == "" {
+		return nil // it reaches no site to pass a URL on to
 	}
+	var out []string
+	_, text, _ := strings.Cut(rawURL, "//") // past rawURL's own authority
 	for range maxNesting {
 		for _, m := range urlInText.FindAllString(text, -1) {
 			m = strings.ReplaceAll(m, `\`, "/")
@@ -183,13 +193,43 @@ func embeddedURLs(rawURL string) []string {
 			}
 			out = append(out, m)
 		}
-		dec, err := url.QueryUnescape(text)
-		if err != nil || dec == text {
+		dec := unescape(text)
+		if dec == text {
 			break
 		}
 		text = dec
 	}
 	return out
+}
+
+// unescape decodes every valid %XX of s and leaves the rest as it is: a
+// stray "%zz" must not hide the URLs that a server, decoding leniently as
+// most do, will find.
+func unescape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 // String lists the sites, comma-separated, or says there are none.

@@ -96,6 +96,7 @@ func TestWriteSetSends(t *testing.T) {
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://localhost:8080/x?email=a@b.c"), "http://localhost"},
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape(url.QueryEscape("https://evil.test/?e=a@b.c")), "https://evil.test"},
 		{"http://127.0.0.1:8080/offsite?to=//evil.test/a", "https://evil.test"},
+		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://evil.test/?e=1") + "&junk=%zz%", "http://evil.test"}, // a stray % hides nothing
 		{`http://127.0.0.1:8080/go?u=https:\\evil.test\a`, "https://evil.test"},
 		{"http://127.0.0.1:8080/offsite#https://evil.test/?e=1", "https://evil.test"},
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://127.0.0.1:1/r?to="+url.QueryEscape("http://evil.test/p")), "http://evil.test"},
@@ -117,6 +118,11 @@ func TestWriteSetSends(t *testing.T) {
 	}
 	if _, err := checkpoint.NewWriteSet("not a url"); err == nil {
 		t.Error("NewWriteSet accepted an entry with no site")
+	}
+	// A URL stuffed with URLs is not looked through for ever: past the
+	// budget it counts as sending.
+	if _, ok := w.Sends("http://127.0.0.1/x?" + strings.Repeat("a=//127.0.0.1/y&", 200)); !ok {
+		t.Error("a URL with hundreds of URLs inside is let go")
 	}
 	var none checkpoint.WriteSet
 	if _, ok := none.Sends("http://127.0.0.1/x"); !ok {
