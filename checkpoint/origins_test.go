@@ -183,3 +183,30 @@ func (r *sendRecorder) Approval(_ checkpoint.Request, d checkpoint.Decision) err
 	r.decisions = append(r.decisions, d)
 	return nil
 }
+
+// FuzzWriteSetSends: no URL the agent writes makes Sends panic, and a URL
+// that reaches a site outside the write set with data in its path or query
+// is always caught.
+func FuzzWriteSetSends(f *testing.F) {
+	for _, s := range []string{"http://localhost:1/x?e=a", "http://127.0.0.1/redirect?to=http%253A%252F%252Fevil.test%252Fx",
+		"https://a.b.c.example.co.uk/%zz", "data:,x", "http://[::1/", `https:\\evil.test\x`, "//evil.test/x"} {
+		f.Add(s)
+	}
+	w, err := checkpoint.NewWriteSet("http://127.0.0.1")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		site, ok := w.Sends(raw)
+		if ok && site == "" {
+			t.Fatalf("Sends(%q) sends to no site", raw)
+		}
+		u, err := url.Parse(raw)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.RawQuery == "" {
+			return
+		}
+		if s, err := checkpoint.Site(raw); err == nil && s != "http://127.0.0.1" && !ok {
+			t.Fatalf("Sends(%q) lets data go to %s", raw, s)
+		}
+	})
+}
