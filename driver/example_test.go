@@ -45,7 +45,7 @@ func ExampleRun() {
 	// complete_task {"reason":"cancelled","status":"success"}
 }
 
-// The system prompt: four rules, the goal, then the site's guidance.
+// The system prompt: five rules, the goal, then the site's guidance.
 func ExampleSystemPrompt() {
 	p := driver.SystemPrompt("Cancel my subscription", "The cancel link is under Account.")
 	fmt.Println(len(p) < 4000)

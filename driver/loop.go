@@ -32,8 +32,8 @@ const (
 	ReasonBrowserError = "browser_error"
 	// ReasonCanceled: the run's context was canceled.
 	ReasonCanceled = "canceled"
-	// ReasonStuck: the agent kept failing and a person stopped the run, or
-	// there was nobody to ask.
+	// ReasonStuck: the agent kept failing or going nowhere and a person
+	// stopped the run, or there was nobody to ask.
 	ReasonStuck = "stuck"
 )
 
@@ -45,8 +45,9 @@ const (
 	DefaultHistoryBudget = 10_000
 	DefaultKeepTurns     = 10
 	DefaultRequestCap    = 15_000
-	// ReflectAfter is how many failed calls in a row on one page make the
-	// next request carry a reflection prompt; twice as many ask a person.
+	// ReflectAfter is how many calls in a row that fail on one page, or
+	// make no progress, make the next request carry a reflection prompt;
+	// twice as many ask a person.
 	ReflectAfter = 3
 )
 
@@ -128,7 +129,8 @@ type Config struct {
 	// NoCache turns prompt caching off.
 	NoCache bool
 	// Ask reaches a person when the agent is stuck: after 2×ReflectAfter
-	// failed calls in a row on one page. Nil ends the run instead.
+	// calls in a row that failed on one page or made no progress (the same
+	// call on a page already seen). Nil ends the run instead.
 	Ask AskPerson
 	// Logger receives the run's log; nil discards it.
 	Logger *slog.Logger
@@ -245,10 +247,11 @@ type run struct {
 	// script is what a successful run leaves for replay: the calls that
 	// worked.
 	script *Script
-	// failures are the failed calls in a row on failPage, as the
-	// reflection prompt and the person read them.
+	// failures are the calls in a row that failed (on failPage) or made no
+	// progress, as the reflection prompt and the person read them.
 	failures []string
 	failPage string
+	progress progress
 }
 
 func (r *run) loop(ctx context.Context) Result {
@@ -377,7 +380,8 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 			r.script.Steps = append(r.script.Steps, step)
 		}
 	}
-	note, stop := r.watch(ctx, failed, before, call.Name+"("+describeTarget(before, call.Input)+"): "+outcome)
+	stalled := r.progress.stalled(call.Name, call.Input, before, r.seen)
+	note, stop := r.watch(ctx, failed, stalled, before, call.Name+"("+describeTarget(before, call.Input)+"): "+outcome)
 	if note != "" {
 		results = append(results, Text(note))
 		rec.Note = r.redact.String(note)

@@ -2,8 +2,13 @@ package driver
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -18,8 +23,8 @@ type StuckQuestion struct {
 	Goal string
 	// URL and Title are the page the calls failed on.
 	URL, Title string
-	// Failures are the failed calls, one line each: the tool, its target,
-	// the outcome with its error code.
+	// Failures are the calls that failed or made no progress, one line
+	// each: the tool, its target, the outcome with its error code.
 	Failures []string
 }
 
@@ -57,21 +62,108 @@ func describeTarget(before *snapshot.Snapshot, input json.RawMessage) string {
 	return target("", input)
 }
 
-// watch counts the failed calls in a row on one page. The ReflectAfter-th
-// makes the next request carry a reflection prompt, returned as note; the
-// 2×ReflectAfter-th asks a person, whose hint becomes the note, and whose
-// "stop" ends the run (stop is then the result). A call that works, or one
-// on another page, starts the count again.
-func (r *run) watch(ctx context.Context, failed bool, before *snapshot.Snapshot, what string) (note string, stop *Result) {
+// progress remembers, for one run, every page state the model has seen and
+// every call it made on each, so that a call that goes nowhere is told from
+// one that moves the task on.
+type progress struct {
+	// states are the digests of the pages seen; calls the calls made, each
+	// with the digest of the page it was made on.
+	states, calls map[string]bool
+}
+
+// stalled reports whether a call made no progress: the model made this very
+// call on this very page before, and the page it left is one already seen.
+// Repeating get_snapshot, scrolling at the bottom again and again, clicking
+// what changes nothing, alternating two such calls, toggling between two
+// pages: each counts as stuck as a failure does, and costs as many turns.
+// The call's ref counts as the element it names, since each snapshot gives
+// the same element a new ref.
+func (p *progress) stalled(name string, input json.RawMessage, before, after *snapshot.Snapshot) bool {
+	if p.states == nil {
+		p.states, p.calls = make(map[string]bool), make(map[string]bool)
+	}
+	on, left := pageDigest(before), pageDigest(after)
+	key := callKey(name, input, before) + "\x00" + on
+	repeated, known := p.calls[key], p.states[left]
+	p.calls[key], p.states[on], p.states[left] = true, true, true
+	return repeated && known
+}
+
+// pageDigest identifies what a page shows, whatever its snapshot's id, time
+// and refs: its URL and title, where it is scrolled, each element's role,
+// name, kind, states and value, the open dialog and the text without its
+// inline refs.
+func pageDigest(s *snapshot.Snapshot) string {
+	if s == nil {
+		return ""
+	}
+	h := sha256.New()
+	put := func(parts ...string) {
+		for _, p := range parts {
+			io.WriteString(h, p)
+			h.Write([]byte{0})
+		}
+	}
+	put(s.Page.URL, s.Page.Title, fmt.Sprint(s.Viewport.ScrollX, s.Viewport.ScrollY))
+	for _, e := range s.Elements {
+		v := "-"
+		if e.Value != nil {
+			v = "=" + *e.Value
+		}
+		put(e.Role, e.Name, e.Kind, strings.Join(e.State, " "), v, strconv.Itoa(e.Level), e.Frame)
+	}
+	if d := s.Dialog; d != nil {
+		put("dialog", d.Type, d.Message)
+	}
+	put(inlineRef.ReplaceAllString(s.Text, ""))
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// inlineRef is a ref inside the page text, which changes with every
+// snapshot while the page does not.
+var inlineRef = regexp.MustCompile(`@e[0-9]+`)
+
+// callKey identifies a call: the tool and its arguments, a ref replaced by
+// the element it named on the page it was made on.
+func callKey(name string, input json.RawMessage, on *snapshot.Snapshot) string {
+	var args map[string]any
+	if json.Unmarshal(input, &args) != nil {
+		return name + " " + string(input)
+	}
+	if ref, ok := args["ref"].(string); ok {
+		if e, ok := on.Element(ref); ok && on != nil {
+			args["ref"] = []string{e.Role, e.Name, e.Kind, e.DOMID, e.CSS, e.Frame}
+		}
+	}
+	b, err := json.Marshal(args) // map keys sorted: one key per call
+	if err != nil {
+		return name + " " + string(input)
+	}
+	return name + " " + string(b)
+}
+
+// watch counts the calls in a row that failed or made no progress (see
+// progress.stalled). The ReflectAfter-th makes the next request carry a
+// reflection prompt, returned as note; the 2×ReflectAfter-th asks a person,
+// whose hint becomes the note, and whose "stop" ends the run (stop is then
+// the result). A call that works and moves on starts the count again; so
+// does a failure on another page, but not a call that goes nowhere, whatever
+// page it goes nowhere on.
+func (r *run) watch(ctx context.Context, failed, stalled bool, before *snapshot.Snapshot, what string) (note string, stop *Result) {
 	page := ""
 	if before != nil {
 		page = before.Page.URL
 	}
-	if !failed || page != r.failPage {
-		r.failures, r.failPage = nil, page
+	counted := failed || stalled
+	if !counted || (!stalled && page != r.failPage) {
+		r.failures = nil
 	}
-	if !failed {
+	r.failPage = page
+	if !counted {
 		return "", nil
+	}
+	if stalled && !failed {
+		what += " (no progress: the same call on a page already seen)"
 	}
 	r.failures = append(r.failures, r.redact.String(what))
 	switch len(r.failures) {
@@ -85,7 +177,7 @@ func (r *run) watch(ctx context.Context, failed bool, before *snapshot.Snapshot,
 	failures := r.failures
 	r.failures = nil
 	if r.cfg.Ask == nil {
-		return "", &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("%d failed calls in a row on %s, and nobody to ask", len(failures), page)}
+		return "", &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("%d calls in a row on %s failed or made no progress, and nobody to ask", len(failures), page)}
 	}
 	q := StuckQuestion{Goal: r.redact.String(r.cfg.Goal), URL: r.redact.String(page), Failures: failures}
 	if before != nil {
@@ -104,10 +196,11 @@ func (r *run) watch(ctx context.Context, failed bool, before *snapshot.Snapshot,
 	return "A person looked at the page and says: continue. Try another approach than the calls that failed.", nil
 }
 
-// reflection is the prompt that follows ReflectAfter failures in a row.
+// reflection is the prompt that follows ReflectAfter calls in a row that
+// failed or made no progress.
 func reflection(failures []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "REFLECT: your last %d calls on this page failed:", len(failures))
+	fmt.Fprintf(&b, "REFLECT: your last %d calls on this page failed or changed nothing:", len(failures))
 	for _, f := range failures {
 		b.WriteString("\n- ")
 		b.WriteString(f)

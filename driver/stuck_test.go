@@ -2,6 +2,7 @@ package driver_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,5 +104,87 @@ func TestSelfCorrection(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// The same call on an unchanged page, again and again, is as stuck as a
+// failing one: three make the next request carry the reflection, six ask the
+// person (or end the run with nobody to ask). Real progress, a page that
+// changes, starts the count again.
+func TestNoProgressIsStuck(t *testing.T) {
+	snap := reply(wireCall(tools.GetSnapshot, map[string]any{"viewport_only": true}))
+	whole := reply(wireCall(tools.GetSnapshot, map[string]any{"viewport_only": false}))
+	bottom := reply(wireCall(tools.Scroll, map[string]any{"direction": "bottom"}))
+	fail := reply(click("@e2"))
+	times := func(n int, r fakeReply) []fakeReply { return slices.Repeat([]fakeReply{r}, n) }
+	// renumbered: every click on "Buy" gives the same page with new refs.
+	buy, buyAgain := drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"), drivertest.Page("https://shop.test/", 0, "Buy", "Cancel")
+	buyAgain.Elements[0].Ref, buyAgain.Elements[1].Ref = "@e3", "@e4"
+	tests := []struct {
+		name    string
+		replies []fakeReply
+		moves   bool
+		// reflect is the request (1-based) that carries the reflection, or 0.
+		reflect int
+		reason  string
+		turns   int
+	}{
+		{"repeated get_snapshot", times(8, snap), false, 5, driver.ReasonStuck, 7},
+		{"repeated scroll at the bottom", times(8, bottom), false, 5, driver.ReasonStuck, 7},
+		{"repeated failing click", times(8, fail), false, 4, driver.ReasonStuck, 6},
+		{"alternating two calls", slices.Concat(times(1, snap), times(1, whole), times(1, snap), times(1, whole),
+			times(1, snap), times(1, whole), times(1, snap), times(1, whole), times(1, snap)), false, 6, driver.ReasonStuck, 8},
+		{"the same element under new refs", []fakeReply{reply(click("@e1")), reply(click("@e3")), reply(click("@e1")),
+			reply(click("@e3")), reply(click("@e1")), reply(click("@e3")), reply(click("@e1")), reply(click("@e3"))}, false, 5, driver.ReasonStuck, 7},
+		{"progress starts again", slices.Concat(times(3, snap), []fakeReply{reply(click("@e1"))}, times(3, snap),
+			[]fakeReply{reply(click("@e1"))}, times(3, snap), []fakeReply{reply(complete("success"))}), true, 0, driver.ReasonCompleted, 12},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			mb := &drivertest.MockBrowser{
+				Page: buy,
+				Actions: map[string]drivertest.MockOutcome{
+					tools.Click + " @e2": {Error: tools.ElementObscured, Message: "a banner covers it"},
+				},
+				Moves: tt.moves,
+			}
+			if tt.name == "the same element under new refs" {
+				mb.Actions[tools.Click+" @e1"] = drivertest.MockOutcome{Snapshot: buyAgain}
+				mb.Actions[tools.Click+" @e3"] = drivertest.MockOutcome{Snapshot: buy}
+			}
+			h := newHarness(t, mb, tt.replies...)
+			res := h.run(t)
+			if res.Reason != tt.reason || res.Turns != tt.turns {
+				t.Fatalf("result = %+v, want %s after %d turns", res, tt.reason, tt.turns)
+			}
+			for i, r := range h.api.Requests() {
+				last := r.Messages[len(r.Messages)-1].joined()
+				if reflects := strings.Contains(last, "REFLECT: your last 3 calls on this page"); reflects != (i+1 == tt.reflect) {
+					t.Errorf("request %d reflects = %v, want %v:\n%s", i+1, reflects, !reflects, last)
+				}
+			}
+		})
+	}
+}
+
+// A person is asked about calls that go nowhere as about failures, and is
+// told which calls those were.
+func TestNoProgressAsksThePerson(t *testing.T) {
+	snap := reply(wireCall(tools.GetSnapshot, map[string]any{}))
+	replies := append(slices.Repeat([]fakeReply{snap}, 7), reply(complete("failed")))
+	h := newHarness(t, nil, replies...)
+	person := &askings{answer: driver.StuckAnswer{Hint: "the page is done loading; read it"}}
+	h.cfg.Ask = person.ask
+	res := h.run(t)
+	if res.Reason != driver.ReasonTaskFailed || len(person.asked) != 1 {
+		t.Fatalf("result = %+v, asked %d times; want the person asked once, then the model's own end", res, len(person.asked))
+	}
+	q := person.asked[0]
+	if len(q.Failures) != 2*driver.ReflectAfter || !strings.Contains(q.Failures[0], "no progress") {
+		t.Errorf("question = %+v", q)
+	}
+	reqs := h.api.Requests()
+	if last := reqs[len(reqs)-1].Messages; !strings.Contains(last[len(last)-1].joined(), "the page is done loading") {
+		t.Error("the person's hint does not reach the model")
 	}
 }

@@ -36,14 +36,7 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 	case in.URL == "" && in.Action == "":
 		return "", fail(InvalidParams, "browser_navigate needs a url to open, or an action: back, forward or reload.")
 	}
-	var dest destination
-	_, err := s.gated(ctx, func(ctx context.Context) (planned, error) {
-		var err error
-		if dest, err = s.destination(ctx, in); err != nil {
-			return planned{}, err
-		}
-		return planned{action: checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest.url}}, nil
-	})
+	dest, err := s.gatedDestination(ctx, in)
 	if err != nil {
 		return "", err
 	}
@@ -61,6 +54,99 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 		done = "Opened " + dest.url + "."
 	}
 	return s.settle(ctx, s.config.ActionTimeout, act, done)
+}
+
+// gatedDestination works out where a navigation goes and lets the gate
+// decide on it. A URL the agent composed that sends data to a site outside
+// the session's write set asks a person first, whatever the profile gates:
+// pages tell agents to leak what they know this way. History steps and
+// reloads go where the tab has already been, so only the profile's rules
+// apply to them; so do links the page itself holds, which are clicks.
+func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (destination, error) {
+	var dest destination
+	plan := func(ctx context.Context) (planned, error) {
+		var err error
+		if dest, err = s.destination(ctx, in); err != nil {
+			return planned{}, err
+		}
+		return planned{action: checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest.url}}, nil
+	}
+	if in.URL == "" {
+		_, err := s.gated(ctx, plan)
+		return dest, err
+	}
+	p, err := plan(ctx)
+	if err != nil {
+		return dest, err
+	}
+	w := s.writeSet()
+	site, sends := w.Sends(canonicalHost(dest.url))
+	if !sends || s.gate.Profile() == nil {
+		_, err := s.gated(ctx, plan)
+		return dest, err
+	}
+	page := s.shown(ctx, nil)
+	d, err := s.gate.AuthorizeSend(ctx, page, p.action, site, w)
+	if err != nil {
+		return dest, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, p.action)
+	}
+	if !d.Approved {
+		return dest, fail(HumanRejected, "%s", d.Message())
+	}
+	s.approvalID = d.RequestID
+	// A relative URL resolves against the page, which may have moved
+	// while the person was asked.
+	again, err := plan(ctx)
+	if err != nil {
+		return dest, err
+	}
+	if !again.action.Same(p.action) {
+		return dest, fail(ActionFailed, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done.", p.action, again.action)
+	}
+	return dest, nil
+}
+
+// writeSet is the sites the agent may send data to without a person: the
+// start URL's, the profile's allowed origins and Config.WriteOrigins. An
+// entry with no site (a demo: placeholder, about:blank) adds none.
+func (s *Session) writeSet() checkpoint.WriteSet {
+	entries := append([]string{s.config.StartURL}, s.config.WriteOrigins...)
+	if p := s.gate.Profile(); p != nil {
+		entries = append(entries, p.AllowedOrigins...)
+	}
+	var sites []string
+	for _, e := range entries {
+		c := canonicalHost(e)
+		if _, err := checkpoint.Site(c); err == nil {
+			sites = append(sites, c)
+		}
+	}
+	w, _ := checkpoint.NewWriteSet(sites...) // each entry has a site
+	return w
+}
+
+// canonicalHost returns raw with its host as a browser reads it (an address
+// in any spelling as its dotted form, an IDN in ASCII), so that sites compare
+// as the browser will connect; raw unchanged when it has no such host.
+func canonicalHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return raw
+	}
+	name, wild := strings.CutPrefix(u.Hostname(), "*.")
+	h, err := parseHost(name)
+	if err != nil {
+		return raw
+	}
+	host := h.String()
+	if wild {
+		host = "*." + host
+	}
+	if p := u.Port(); p != "" {
+		host += ":" + p
+	}
+	u.Host = host
+	return u.String()
 }
 
 // destination works out where a navigation goes, and refuses what the URL

@@ -49,6 +49,10 @@ type Config struct {
 	// URLPolicy decides which documents the session's pages may load: the
 	// start URL, navigations, redirects, frames and popups.
 	URLPolicy URLPolicy
+	// WriteOrigins join the start URL's site and the profile's allowed
+	// origins in the write set: a URL the agent composes that sends data
+	// to any other site asks a person first (checkpoint.WriteSet).
+	WriteOrigins []string
 	// StorageState is a storage-state file in the format Playwright writes
 	// (cookies and localStorage per origin), loaded into every new session;
 	// empty loads nothing.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
-	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
 // tabsInput is the arguments of browser_tabs.
@@ -66,14 +65,7 @@ func (s *Session) newTab(ctx context.Context, raw string) (string, error) {
 		}
 		return "Opened a new, blank tab.", nil
 	}
-	var dest destination
-	_, err := s.gated(ctx, func(ctx context.Context) (planned, error) {
-		var err error
-		if dest, err = s.destination(ctx, navigateInput{URL: raw}); err != nil {
-			return planned{}, err
-		}
-		return planned{action: checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest.url}}, nil
-	})
+	dest, err := s.gatedDestination(ctx, navigateInput{URL: raw})
 	if err != nil {
 		return "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
@@ -244,6 +245,7 @@ type toolFlags struct {
 	allowMetadata     bool
 	allowedOrigins    listFlag
 	blockedOrigins    listFlag
+	writeOrigins      listFlag
 	caps              listFlag
 	uploadDir         string
 	storageState      string
@@ -263,6 +265,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.DurationVar(&t.navigationTimeout, "navigation-timeout", 10*time.Second, "the time an action that starts a navigation may take for the new page to commit and become interactive (slow images and ads do not count)")
 	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated, e.g. https://example.com,https://*.example.com (added to a profile's allowed_origins); default: any")
 	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
+	fs.Var(&t.writeOrigins, "write-origins", "`origins` the agent may send data to by a URL it composes, comma-separated, beside the start URL's site and a profile's allowed_origins; any other site asks a person first")
 	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), or all")
 	fs.StringVar(&t.uploadDir, "upload-dir", "", "the only `dir` browser_upload may take files from (default: uploads refused)")
 	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
@@ -321,7 +324,11 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 			return tools.Config{}, fmt.Errorf("--storage-state: %w", err)
 		}
 	}
+	if _, err := checkpoint.NewWriteSet(t.writeOrigins...); err != nil {
+		return tools.Config{}, fmt.Errorf("--write-origins: %w", err)
+	}
 	cfg := tools.Config{
+		WriteOrigins:      t.writeOrigins,
 		ActionTimeout:     t.actionTimeout,
 		ScrollTimeout:     t.scrollTimeout,
 		SnapshotTimeout:   t.snapshotTimeout,

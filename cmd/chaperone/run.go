@@ -284,7 +284,7 @@ func askWhenStuck(a checkpoint.Approver) driver.AskPerson {
 	return func(ctx context.Context, q driver.StuckQuestion) (driver.StuckAnswer, error) {
 		d, err := a.Approve(ctx, checkpoint.Request{
 			ID: uuid.NewString(), Kind: checkpoint.KindAgent, Action: driver.StuckPrompt,
-			Words:  "The calls that failed:\n- " + strings.Join(q.Failures, "\n- "),
+			Words:  "The calls that failed or made no progress:\n- " + strings.Join(q.Failures, "\n- "),
 			Reason: "Approve to let the agent continue (write a hint for it if you have one); reject to stop the run.",
 			URL:    q.URL, Title: q.Title, Time: time.Now(),
 		})

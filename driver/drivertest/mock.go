@@ -52,6 +52,10 @@ type MockBrowser struct {
 	Done func(page *snapshot.Snapshot) bool
 	// Specs is the tool list; nil lists the seven core tools.
 	Specs []driver.ToolSpec
+	// Moves makes every action that succeeds change the page (its text
+	// gains a line), as on a page that reacts to each step: the driver then
+	// sees progress, not the same call on an unchanged page.
+	Moves bool
 
 	mu    sync.Mutex
 	calls []MockCall
@@ -121,6 +125,11 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	}
 	if out.Snapshot != nil {
 		m.page = out.Snapshot
+	}
+	if m.Moves {
+		moved := *m.page
+		moved.Text += fmt.Sprintf("\nstep %d", len(m.calls))
+		m.page = &moved
 	}
 	return m.result(tools.ActionResult{Success: true, Snapshot: m.page, Message: out.Message})
 }

