@@ -40,8 +40,10 @@ type Inspection struct {
 	FieldName    string
 	// SubmitsPayment is true for a submit control (a button whose type is
 	// submit or unset, an input of type submit or image) of a form that
-	// holds a payment-card field: an autocomplete token starting with cc-,
-	// or a field name (as FieldName) matching PaymentFieldPattern.
+	// holds a payment-card field (an autocomplete token starting with cc-,
+	// or a field name, as FieldName, matching PaymentFieldPattern), or of
+	// any form of a page where a frame holds one: hosted card fields live
+	// in a frame of another site, outside the form.
 	SubmitsPayment bool
 	// EnterSubmitsPayment is true when Enter on the node submits such a
 	// form: it is such a submit control, or a text field of such a form.
@@ -81,6 +83,8 @@ type inspectResult struct {
 	FieldName      string  `json:"fieldName"`
 	SubmitsPayment bool    `json:"submitsPayment"`
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
+	Submits        bool    `json:"submits"`
+	Implicit       bool    `json:"implicit"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
 	Origin struct{ X, Y float64 } `json:"origin"`
@@ -153,6 +157,12 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 	}
 	if !r.Connected {
 		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, ErrDetached)
+	}
+	if err == nil && r.Connected && (r.Submits || r.Implicit) && !r.EnterSubmits && t.framesHoldPayment(ctx) {
+		// Hosted card fields (Stripe's, Braintree's) live in frames of
+		// another site, outside the form the page submits: a submit on a
+		// page that embeds a card field submits a payment.
+		r.SubmitsPayment, r.EnterSubmits = r.Submits, true
 	}
 	if n.frame != nil && r.Visible {
 		if err := t.placeInPage(ctx, n.frame, &r, scroll); err != nil {

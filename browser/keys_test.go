@@ -25,7 +25,7 @@ func TestParseKey(t *testing.T) {
 		{"F5", "F5", 0, "F5", 116, ""},
 		{"a", "a", 0, "a", 65, "a"},
 		{"Space", "Space", 0, " ", 32, " "},
-		{" ", " ", 0, " ", 32, " "},
+		{" ", "Space", 0, " ", 32, " "},
 		{"é", "é", 0, "é", 0, "é"},
 		{"Control+A", "Control+A", 2, "A", 65, "A"},
 		{"ctrl+a", "Control+a", 2, "a", 65, "a"},
