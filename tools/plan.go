@@ -54,6 +54,10 @@ func (s *Session) planDialog(t snapshot.Target) (planned, error) {
 	if t.Dialog == "accept" && d.Type == "prompt" {
 		a.Value, a.Masked = s.prompt.shown, s.prompt.masked
 	}
+	if t.Dialog == "accept" {
+		// OK does what the message asks: judged as a button saying it.
+		a.Activates = &checkpoint.Control{Role: "button", Name: a.Dialog.Message}
+	}
 	return planned{t: t, action: a}, nil
 }
 
