@@ -131,6 +131,13 @@ func lookupKey(name string) (kb.Key, string, error) {
 			return k, n, nil
 		}
 	}
+	if strings.EqualFold(name, "NumpadEnter") {
+		// The numeric pad's Enter, as Playwright names it: the key Enter
+		// with the pad's code, which pages can tell apart.
+		k := *kb.Keys['\r']
+		k.Code = "NumpadEnter"
+		return k, "NumpadEnter", nil
+	}
 	return kb.Key{}, "", fmt.Errorf("%q: %w", name, ErrUnknownKey)
 }
 

@@ -94,7 +94,7 @@ func keysStatus(t *testing.T, s *snapshot.Snapshot, want string) {
 func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-checkout")
 	s := getSnapshot(t, c)
-	for _, key := range []string{"Shift+Enter", "Shift+Space", "Control+Enter", "Alt+Enter", "Meta+Space", "Control+Shift+Enter", "\r"} {
+	for _, key := range []string{"Shift+Enter", "Shift+Space", "Control+Enter", "Alt+Enter", "Meta+Space", "Control+Shift+Enter", "NumpadEnter", "\r"} {
 		shown, after := keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "button", "Place order")})
 		if shown.Concrete == nil || shown.Concrete.Name != "Place order" {
 			t.Errorf("%s: the person was shown %+v", key, shown.Concrete)
