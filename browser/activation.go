@@ -27,6 +27,10 @@ var (
 	//go:embed js/holdsPaymentField.js
 	holdsPaymentFieldJS string
 
+	// labelControlJS finds the control a click in a label activates.
+	//go:embed js/labelControl.js
+	labelControlJS string
+
 	// inputFilesJS lists the files a file input holds.
 	//go:embed js/inputFiles.js
 	inputFilesJS string
@@ -70,6 +74,12 @@ const formTextMax = 200
 // itself when it has no submit button and submits on Enter. It returns nil
 // when Enter submits nothing.
 func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activation, error) {
+	return t.activated(ctx, backendNodeID, implicitSubmitJS)
+}
+
+// activated runs the page script fn on the node, which returns the element
+// an input on the node activates or null, and describes that element.
+func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*Activation, error) {
 	n, err := t.node(ctx, backendNodeID)
 	if err != nil {
 		return nil, err
@@ -78,13 +88,13 @@ func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activat
 	c, cancel := n.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
-		"objectId": n.id, "functionDeclaration": implicitSubmitJS, "returnByValue": false,
+		"objectId": n.id, "functionDeclaration": fn, "returnByValue": false,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("find what Enter submits: %w", err)
+		return nil, fmt.Errorf("find what an input on node %d activates: %w", backendNodeID, err)
 	}
 	if err := res.err(); err != nil {
-		return nil, fmt.Errorf("find what Enter submits: %w", err)
+		return nil, fmt.Errorf("find what an input on node %d activates: %w", backendNodeID, err)
 	}
 	if res.Result.ObjectID == "" {
 		return nil, nil
@@ -93,11 +103,11 @@ func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activat
 	defer obj.release(ctx)
 	d, err := chromedp.Call(c, cmdDescribeFocus, map[string]any{"objectId": obj.id})
 	if err != nil {
-		return nil, fmt.Errorf("describe what Enter submits: %w", err)
+		return nil, fmt.Errorf("describe what an input on node %d activates: %w", backendNodeID, err)
 	}
 	a := &Activation{Node: obj.nodeBase() + d.Node.BackendNodeID}
 	if a.Role, a.Name, err = t.axOf(ctx, a.Node); err != nil {
-		return nil, fmt.Errorf("what Enter submits: %w", err)
+		return nil, fmt.Errorf("what an input on node %d activates: %w", backendNodeID, err)
 	}
 	if d.Node.NodeName == "FORM" {
 		if a.Role == "" || a.Role == "none" || a.Role == "generic" {
@@ -105,11 +115,26 @@ func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activat
 		}
 		if a.Name == "" {
 			if err := obj.call(ctx, formTextJS, &a.Name, formTextMax); err != nil {
-				return nil, fmt.Errorf("read the form Enter submits: %w", err)
+				return nil, fmt.Errorf("read the form node %d submits: %w", backendNodeID, err)
 			}
 		}
 	}
 	return a, nil
+}
+
+// labelControl returns the control a click on the node activates through
+// the label the node is in, and whether that control submits a payment
+// form; nil when there is none.
+func (t *Tab) labelControl(ctx context.Context, backendNodeID int64) (*Activation, bool, error) {
+	a, err := t.activated(ctx, backendNodeID, labelControlJS)
+	if err != nil || a == nil {
+		return nil, false, err
+	}
+	in, err := t.inspect(ctx, a.Node, false, false)
+	if err != nil {
+		return nil, false, fmt.Errorf("the control of the label: %w", err)
+	}
+	return a, in.SubmitsPayment, nil
 }
 
 // axOf returns the accessible role and name of a node now.

@@ -48,6 +48,12 @@ type Inspection struct {
 	// EnterSubmitsPayment is true when Enter on the node submits such a
 	// form: it is such a submit control, or a text field of such a form.
 	EnterSubmitsPayment bool
+	// Activates is the control a click on the node activates when that is
+	// another element: the control of a label the node is in. Its
+	// SubmitsPayment says whether it submits a payment form. Nil
+	// otherwise.
+	Activates        *Activation
+	ActivatesPayment bool
 }
 
 // Box is a rectangle in CSS pixels.
@@ -85,6 +91,7 @@ type inspectResult struct {
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
 	Submits        bool    `json:"submits"`
 	Implicit       bool    `json:"implicit"`
+	Label          bool    `json:"label"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
 	Origin struct{ X, Y float64 } `json:"origin"`
@@ -120,6 +127,12 @@ type partialAXTree struct {
 // viewport is scrolled into view first. It returns ErrDetached when the node
 // is gone.
 func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
+	return t.inspect(ctx, backendNodeID, scroll, true)
+}
+
+// inspect is Inspect; with label, it follows a label the node is in to the
+// control a click activates (once: labels can point at each other).
+func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bool) (*Inspection, error) {
 	type axAnswer struct {
 		role, name string
 		err        error
@@ -172,7 +185,15 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 	if ax.err != nil {
 		return nil, fmt.Errorf("inspect node %d: accessibility: %w", backendNodeID, ax.err)
 	}
+	var act *Activation
+	var actPayment bool
+	if r.Label && label {
+		if act, actPayment, err = t.labelControl(ctx, backendNodeID); err != nil {
+			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+		}
+	}
 	return &Inspection{
+		Activates: act, ActivatesPayment: actPayment,
 		AXRole: ax.role, AXName: ax.name,
 		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Editable: r.Editable,
 		Disabled: r.Disabled, ReadOnly: r.ReadOnly, Scrollable: r.Scrollable,

@@ -159,6 +159,10 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
 	}
+	if c := insp.Activates; c != nil {
+		// A click in a label activates the label's control.
+		a.Activates = &checkpoint.Control{Role: c.Role, Name: s.secrets.redact(c.Name), SubmitsPayment: insp.ActivatesPayment}
+	}
 	if insp.Box.Width > 0 && insp.Box.Height > 0 {
 		box := snapshot.BBox(insp.Box)
 		a.Box = &box

@@ -117,7 +117,7 @@ func (s *Session) planUpload(ctx context.Context, ref string, files []string) (p
 	// The whole path, once links are followed: two files of one name in
 	// two folders must not look the same to the person.
 	a.Value = strings.Join(files, ", ")
-	if insp.Tag != "input" || insp.InputType != "file" {
+	if a.Activates == nil && (insp.Tag != "input" || insp.InputType != "file") {
 		// The element is clicked to open a chooser: judged as that click.
 		a.Activates = &checkpoint.Control{Role: a.Role, Name: a.Name, SubmitsPayment: insp.SubmitsPayment}
 	}

@@ -42,6 +42,9 @@ function inspect(scroll, payment, at) {
 	// script cannot read: whether the node submits a form, or Enter in it
 	// does.
 	out.submits = submits;
+	// A click inside a label activates the label's control.
+	const label = el.closest('label');
+	out.label = !!(label && label.control && label.control !== el && !label.control.contains(el) && !el.contains(label.control));
 	out.implicit = implicit && !!el.form;
 	const cs = doc.defaultView.getComputedStyle(el);
 	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||

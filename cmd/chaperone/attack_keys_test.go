@@ -287,3 +287,25 @@ func TestKeysDialogIsJudgedByItsMessage(t *testing.T) {
 	s = keysAllowed(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "OK")})
 	keysStatus(t, s, "Gift wrap added")
 }
+
+// TestKeysLabelClickIsJudgedByItsControl: a click on a label activates the
+// label's control, so a label dressed as a "Continue" button for a hidden
+// one-click "Buy now" button is judged as a click on that button.
+func TestKeysLabelClickIsJudgedByItsControl(t *testing.T) {
+	c, host := keysServe(t, "/hostile/keys-checkout")
+	s := getSnapshot(t, c)
+	var label string
+	for _, e := range s.Elements {
+		if e.Name == "Continue" {
+			label = e.Ref
+		}
+	}
+	if label == "" {
+		t.Fatalf("the label is not in the snapshot:\n%s", s.Outline())
+	}
+	shown, s := keysRefused(t, c, host, tools.Click, map[string]any{"ref": label})
+	if shown.Concrete == nil || shown.Concrete.Activates == nil || shown.Concrete.Activates.Name != "Buy now with one click" {
+		t.Errorf("the person was shown %+v, want what the label activates", shown.Concrete)
+	}
+	keysStatus(t, s, "Nothing ordered")
+}
