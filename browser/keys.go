@@ -182,6 +182,21 @@ func (c Chord) Shortcut() bool {
 	return alt || !editingKeys[strings.ToLower(c.key.Key)]
 }
 
+// navigationKeys are the keys that move focus, scroll or close, and the
+// modifiers alone: what pages do not bind to actions of their own.
+var navigationKeys = map[string]bool{
+	"Tab": true, "Escape": true, "ArrowUp": true, "ArrowDown": true, "ArrowLeft": true, "ArrowRight": true,
+	"PageUp": true, "PageDown": true, "Home": true, "End": true,
+	"Shift": true, "Control": true, "Alt": true, "Meta": true,
+}
+
+// Navigates reports whether the chord only moves focus, scrolls or closes
+// (Tab, arrows, Page Up and Down, Home, End, Escape, a modifier alone) with
+// no modifier other than Shift.
+func (c Chord) Navigates() bool {
+	return !c.shortcut() && navigationKeys[c.key.Key]
+}
+
 // shortcut reports whether a modifier other than Shift is held, which makes
 // the key a shortcut rather than text.
 func (c Chord) shortcut() bool {

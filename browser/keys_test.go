@@ -75,41 +75,46 @@ func TestParseKey(t *testing.T) {
 // own rather than text editing.
 func TestChordKinds(t *testing.T) {
 	tests := []struct {
-		in                         string
-		activates, enter, shortcut bool
+		in                                    string
+		activates, enter, shortcut, navigates bool
 	}{
-		{"Enter", true, true, false},
-		{"Shift+Enter", true, true, false},
-		{"NumpadEnter", true, true, false},
-		{"\r", true, true, false},
-		{"Space", true, false, false},
-		{"Shift+Space", true, false, false},
-		{"Control+Enter", true, true, true},
-		{"Meta+Enter", true, true, true},
-		{"Alt+Enter", true, true, true},
-		{"Tab", false, false, false},
-		{"a", false, false, false},
-		{"Shift+A", false, false, false},
-		{"Control+a", false, false, false},
-		{"Control+c", false, false, false},
-		{"Meta+x", false, false, false},
-		{"Control+v", false, false, false},
-		{"Control+z", false, false, false},
-		{"Control+Shift+Z", false, false, false},
-		{"Control+y", false, false, false},
-		{"Alt+a", false, false, true},
-		{"Control+s", false, false, true},
-		{"Control+Shift+Delete", false, false, true},
-		{"Meta+ArrowUp", false, false, true},
+		{"Enter", true, true, false, false},
+		{"Shift+Enter", true, true, false, false},
+		{"NumpadEnter", true, true, false, false},
+		{"\r", true, true, false, false},
+		{"Space", true, false, false, false},
+		{"Shift+Space", true, false, false, false},
+		{"Control+Enter", true, true, true, false},
+		{"Meta+Enter", true, true, true, false},
+		{"Alt+Enter", true, true, true, false},
+		{"Tab", false, false, false, true},
+		{"a", false, false, false, false},
+		{"Shift+A", false, false, false, false},
+		{"Control+a", false, false, false, false},
+		{"Control+c", false, false, false, false},
+		{"Meta+x", false, false, false, false},
+		{"Control+v", false, false, false, false},
+		{"Control+z", false, false, false, false},
+		{"Control+Shift+Z", false, false, false, false},
+		{"Control+y", false, false, false, false},
+		{"Alt+a", false, false, true, false},
+		{"Control+s", false, false, true, false},
+		{"Control+Shift+Delete", false, false, true, false},
+		{"Meta+ArrowUp", false, false, true, false},
+		{"Shift+Tab", false, false, false, true},
+		{"Escape", false, false, false, true},
+		{"PageDown", false, false, false, true},
+		{"s", false, false, false, false},
+		{"Delete", false, false, false, false},
 	}
 	for _, tc := range tests {
 		c, err := ParseKey(tc.in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Activates() != tc.activates || c.IsEnter() != tc.enter || c.Shortcut() != tc.shortcut {
-			t.Errorf("%q: activates %v, enter %v, shortcut %v; want %v, %v, %v",
-				tc.in, c.Activates(), c.IsEnter(), c.Shortcut(), tc.activates, tc.enter, tc.shortcut)
+		if c.Activates() != tc.activates || c.IsEnter() != tc.enter || c.Shortcut() != tc.shortcut || c.Navigates() != tc.navigates {
+			t.Errorf("%q: activates %v, enter %v, shortcut %v, navigates %v; want %v, %v, %v, %v",
+				tc.in, c.Activates(), c.IsEnter(), c.Shortcut(), c.Navigates(), tc.activates, tc.enter, tc.shortcut, tc.navigates)
 		}
 	}
 }

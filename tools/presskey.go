@@ -107,8 +107,9 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 // pressAction is the press a person approves: the key, the element it acts
 // on (none when insp is nil: the page), and what it activates besides:
 // Enter in a field submits its form by the form's default button; a chord
-// with Control, Meta or Alt may fire any shortcut the page binds, so on a
-// page that shows a control the policy gates it counts as that control. A
+// with Control, Meta or Alt, or any key but Tab, arrows and the like sent
+// to the page itself, may fire any shortcut the page binds, so on a page
+// that shows a control the policy gates it counts as that control. A
 // character typed into a password field is masked, here and in the audit
 // log.
 func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *browser.Inspection, chord browser.Chord) (planned, error) {
@@ -130,7 +131,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment}
 		}
 	}
-	if chord.Shortcut() && !s.gatesAny(a) {
+	if (chord.Shortcut() || pageKey(insp, chord)) && !s.gatesAny(a) {
 		c, err := s.gatedControl(ctx)
 		if err != nil {
 			return planned{}, fail(ActionFailed, "%s was not pressed: the page could not be checked for the controls a shortcut may fire (%v). Try again.", chord.Name, err)
@@ -146,6 +147,26 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 		s.maskKey = true
 	}
 	return planned{t: t, insp: insp, action: a}, nil
+}
+
+// pageKey reports whether chord, sent to the element insp describes (nil:
+// the page itself), does nothing but what the page's own key handlers make
+// of it: it neither moves around, nor types into a field, nor activates the
+// control that has focus (judged as a click on it). Pages bind such keys
+// to actions of their own, as a mail page deletes on "#".
+func pageKey(insp *browser.Inspection, chord browser.Chord) bool {
+	if chord.Navigates() {
+		return false
+	}
+	if insp == nil || insp.Tag == "iframe" || insp.Tag == "frame" {
+		// Focus on the page, or in a frame on no element.
+		return true
+	}
+	if insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" ||
+		(insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])) {
+		return false
+	}
+	return !chord.Activates()
 }
 
 // gatesAny reports whether the gate's rules gate a as it is.

@@ -164,10 +164,19 @@ func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
 // TestKeysShortcutOnAPageWithAGatedControl reverses issue 22's
 // reproduction 2: Control+Enter in a compose box fired the page's send
 // shortcut without asking. A chord with Control, Meta or Alt on a page
-// that shows a gated control is asked about; text editing chords are not.
+// that shows a gated control is asked about, and so is a plain key that
+// only the page's handlers act on; text editing chords are not.
 func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-compose")
 	s := getSnapshot(t, c)
+	// Nothing has focus: a plain key goes to the page's own handlers, and
+	// "s" sends; Escape moves nothing anywhere.
+	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "s"})
+	keysStatus(t, s, "Draft")
+	s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Escape"})
+	// On a harmless button, a key that does not activate it is the page's.
+	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "s", "ref": browsertest.Ref(t, s, "button", "Discard")})
+	keysStatus(t, s, "Draft")
 	s = keysAllowed(t, c, host, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Message"), "value": "Hello all"})
 	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Control+Enter", "ref": browsertest.Ref(t, s, "textbox", "Message")})
 	keysStatus(t, s, "Draft")
