@@ -131,7 +131,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment}
 		}
 	}
-	if (chord.Shortcut() || pageKey(insp, chord)) && !s.gatesAny(a) {
+	if (chord.Shortcut() || pageKey(insp, chord, a.Activates != nil)) && !s.gatesAny(a) {
 		c, err := s.gatedControl(ctx)
 		if err != nil {
 			return planned{}, fail(ActionFailed, "%s was not pressed: the page could not be checked for the controls a shortcut may fire (%v). Try again.", chord.Name, err)
@@ -151,10 +151,12 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 
 // pageKey reports whether chord, sent to the element insp describes (nil:
 // the page itself), does nothing but what the page's own key handlers make
-// of it: it neither moves around, nor types into a field, nor activates the
-// control that has focus (judged as a click on it). Pages bind such keys
-// to actions of their own, as a mail page deletes on "#".
-func pageKey(insp *browser.Inspection, chord browser.Chord) bool {
+// of it: it neither moves around, nor types into a field, nor submits a
+// form (submits: judged by its default button), nor activates the control
+// that has focus (judged as a click on it). Pages bind such keys to
+// actions of their own, as a mail page deletes on "#", or a field sends on
+// Enter by script.
+func pageKey(insp *browser.Inspection, chord browser.Chord, submits bool) bool {
 	if chord.Navigates() {
 		return false
 	}
@@ -162,8 +164,11 @@ func pageKey(insp *browser.Inspection, chord browser.Chord) bool {
 		// Focus on the page, or in a frame on no element.
 		return true
 	}
-	if insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" ||
-		(insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])) {
+	if insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType]) {
+		// Enter types nothing into a one-line field.
+		return chord.IsEnter() && !submits
+	}
+	if insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" {
 		return false
 	}
 	return !chord.Activates()

@@ -184,6 +184,9 @@ func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
 		_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key})
 		keysStatus(t, s, "Draft")
 	}
+	// Enter in a one-line field of no form: only a script acts on it.
+	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Subject")})
+	keysStatus(t, s, "Draft")
 	// Select all, copy and undo edit text the same way on every page.
 	for _, key := range []string{"Control+a", "Control+c", "Meta+z"} {
 		s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "textbox", "Message")})
