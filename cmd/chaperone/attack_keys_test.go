@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
@@ -126,6 +127,16 @@ func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
 	// Tab from the coupon field moves focus into the provider's frame, onto
 	// its first control.
 	s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "textbox", "Coupon")})
+	// Focus crosses into another process through the browser: wait until
+	// the page says it is there.
+	deadline := time.Now().Add(20 * time.Second)
+	for s.Focused == nil || *s.Focused != browsertest.Ref(t, s, "button", "Pay now") {
+		if time.Now().After(deadline) {
+			t.Fatalf("Tab did not move the focus onto the frame's Pay now:\n%s", s.Outline())
+		}
+		time.Sleep(50 * time.Millisecond)
+		s = getSnapshot(t, c)
+	}
 	for _, key := range []string{"Enter", "Space", "Shift+Enter"} {
 		shown, after := keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key})
 		if shown.Concrete == nil || shown.Concrete.Role != "button" || shown.Concrete.Name != "Pay now" {
