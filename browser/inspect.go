@@ -40,12 +40,20 @@ type Inspection struct {
 	FieldName    string
 	// SubmitsPayment is true for a submit control (a button whose type is
 	// submit or unset, an input of type submit or image) of a form that
-	// holds a payment-card field: an autocomplete token starting with cc-,
-	// or a field name (as FieldName) matching PaymentFieldPattern.
+	// holds a payment-card field (an autocomplete token starting with cc-,
+	// or a field name, as FieldName, matching PaymentFieldPattern), or of
+	// any form of a page where a frame holds one: hosted card fields live
+	// in a frame of another site, outside the form.
 	SubmitsPayment bool
 	// EnterSubmitsPayment is true when Enter on the node submits such a
 	// form: it is such a submit control, or a text field of such a form.
 	EnterSubmitsPayment bool
+	// Activates is the control a click on the node activates when that is
+	// another element: the control of a label the node is in. Its
+	// SubmitsPayment says whether it submits a payment form. Nil
+	// otherwise.
+	Activates        *Activation
+	ActivatesPayment bool
 }
 
 // Box is a rectangle in CSS pixels.
@@ -81,6 +89,9 @@ type inspectResult struct {
 	FieldName      string  `json:"fieldName"`
 	SubmitsPayment bool    `json:"submitsPayment"`
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
+	Submits        bool    `json:"submits"`
+	Implicit       bool    `json:"implicit"`
+	Label          bool    `json:"label"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
 	Origin struct{ X, Y float64 } `json:"origin"`
@@ -116,6 +127,12 @@ type partialAXTree struct {
 // viewport is scrolled into view first. It returns ErrDetached when the node
 // is gone.
 func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
+	return t.inspect(ctx, backendNodeID, scroll, true)
+}
+
+// inspect is Inspect; with label, it follows a label the node is in to the
+// control a click activates (once: labels can point at each other).
+func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bool) (*Inspection, error) {
 	type axAnswer struct {
 		role, name string
 		err        error
@@ -154,6 +171,12 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 	if !r.Connected {
 		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, ErrDetached)
 	}
+	if err == nil && r.Connected && (r.Submits || r.Implicit) && !r.EnterSubmits && t.framesHoldPayment(ctx) {
+		// Hosted card fields (Stripe's, Braintree's) live in frames of
+		// another site, outside the form the page submits: a submit on a
+		// page that embeds a card field submits a payment.
+		r.SubmitsPayment, r.EnterSubmits = r.Submits, true
+	}
 	if n.frame != nil && r.Visible {
 		if err := t.placeInPage(ctx, n.frame, &r, scroll); err != nil {
 			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
@@ -162,7 +185,15 @@ func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*I
 	if ax.err != nil {
 		return nil, fmt.Errorf("inspect node %d: accessibility: %w", backendNodeID, ax.err)
 	}
+	var act *Activation
+	var actPayment bool
+	if r.Label && label {
+		if act, actPayment, err = t.labelControl(ctx, backendNodeID); err != nil {
+			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+		}
+	}
 	return &Inspection{
+		Activates: act, ActivatesPayment: actPayment,
 		AXRole: ax.role, AXName: ax.name,
 		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Editable: r.Editable,
 		Disabled: r.Disabled, ReadOnly: r.ReadOnly, Scrollable: r.Scrollable,

@@ -101,6 +101,14 @@ func lookupKey(name string) (kb.Key, string, error) {
 	if utf8.RuneCountInString(name) == 1 {
 		r, _ := utf8.DecodeRuneInString(name)
 		if k, ok := kb.Keys[r]; ok {
+			// "\r" is Enter and " " is Space: one name for one key, so
+			// that what a person and the gate read is what is pressed.
+			switch {
+			case k.Key == " ":
+				return *k, "Space", nil
+			case utf8.RuneCountInString(k.Key) > 1:
+				return *k, k.Key, nil
+			}
 			return *k, name, nil
 		}
 		if r < ' ' || r == utf8.RuneError {
@@ -123,6 +131,13 @@ func lookupKey(name string) (kb.Key, string, error) {
 			return k, n, nil
 		}
 	}
+	if strings.EqualFold(name, "NumpadEnter") {
+		// The numeric pad's Enter, as Playwright names it: the key Enter
+		// with the pad's code, which pages can tell apart.
+		k := *kb.Keys['\r']
+		k.Code = "NumpadEnter"
+		return k, "NumpadEnter", nil
+	}
 	return kb.Key{}, "", fmt.Errorf("%q: %w", name, ErrUnknownKey)
 }
 
@@ -134,6 +149,52 @@ func (c Chord) Typed() string {
 		return ""
 	}
 	return c.key.Text
+}
+
+// Activates reports whether the chord's key is Enter or Space, whatever
+// modifiers are held: the keys that activate a focused control, and Enter
+// submits the form of a focused field.
+func (c Chord) Activates() bool {
+	return c.key.Key == "Enter" || c.key.Key == " "
+}
+
+// IsEnter reports whether the chord's key is Enter, with or without
+// modifiers.
+func (c Chord) IsEnter() bool { return c.key.Key == "Enter" }
+
+// editingKeys are the keys that, with Control or Meta, edit text the same
+// way on every page: select all, copy, cut, paste, undo, and redo (Y, or Z
+// with Shift).
+var editingKeys = map[string]bool{"a": true, "c": true, "x": true, "v": true, "z": true, "y": true}
+
+// Shortcut reports whether the chord holds Control, Meta or Alt and is not
+// one of the text-editing chords (select all, copy, cut, paste, undo,
+// redo): what a page may bind to an action of its own, as a mail page
+// sends on Control+Enter.
+func (c Chord) Shortcut() bool {
+	if !c.shortcut() {
+		return false
+	}
+	alt := false
+	for _, m := range c.mods {
+		alt = alt || m.Key == "Alt"
+	}
+	return alt || !editingKeys[strings.ToLower(c.key.Key)]
+}
+
+// navigationKeys are the keys that move focus, scroll or close, and the
+// modifiers alone: what pages do not bind to actions of their own.
+var navigationKeys = map[string]bool{
+	"Tab": true, "Escape": true, "ArrowUp": true, "ArrowDown": true, "ArrowLeft": true, "ArrowRight": true,
+	"PageUp": true, "PageDown": true, "Home": true, "End": true,
+	"Shift": true, "Control": true, "Alt": true, "Meta": true,
+}
+
+// Navigates reports whether the chord only moves focus, scrolls or closes
+// (Tab, arrows, Page Up and Down, Home, End, Escape, a modifier alone) with
+// no modifier other than Shift.
+func (c Chord) Navigates() bool {
+	return !c.shortcut() && navigationKeys[c.key.Key]
 }
 
 // shortcut reports whether a modifier other than Shift is held, which makes
@@ -201,36 +262,15 @@ func keyEvent(typ string, k kb.Key, mods int64) map[string]any {
 	}
 }
 
-// Focused returns the backend node id of the element that has focus, looking
-// through open shadow roots and same-origin frames; 0 when nothing but the
-// page itself has focus.
-func (t *Tab) Focused(ctx context.Context) (int64, error) {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "(" + activeElementJS + ")()"})
-	if err != nil {
-		return 0, fmt.Errorf("find the focused element: %w", err)
-	}
-	if err := res.err(); err != nil {
-		return 0, fmt.Errorf("find the focused element: %w", err)
-	}
-	if res.Result.ObjectID == "" {
-		return 0, nil
-	}
-	defer (&pageObject{t: t, id: res.Result.ObjectID}).release(ctx)
-	node, err := chromedp.Call(c, cmdDescribeNode, map[string]any{"objectId": res.Result.ObjectID})
-	if err != nil {
-		return 0, fmt.Errorf("describe the focused element: %w", err)
-	}
-	return node.Node.BackendNodeID, nil
-}
-
 // Focus moves the keyboard focus to a node, as a click on it would, without
 // clicking.
 func (t *Tab) Focus(ctx context.Context, backendNodeID int64) error {
-	c, cancel := t.cdp(ctx)
+	c, cancel, local, _, err := t.nodeSession(ctx, backendNodeID)
+	if err != nil {
+		return err
+	}
 	defer cancel()
-	if _, err := chromedp.Call(c, cmdFocus, map[string]any{"backendNodeId": backendNodeID}); err != nil {
+	if _, err := chromedp.Call(c, cmdFocus, map[string]any{"backendNodeId": local}); err != nil {
 		return fmt.Errorf("focus node %d: %w", backendNodeID, err)
 	}
 	return nil

@@ -39,28 +39,29 @@ func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string)
 
 // ChooseFiles clicks at x, y, where a control opens a file chooser (a styled
 // button over a hidden file input, a label), and answers the chooser with
-// the files at paths instead of showing it. It returns ErrNoFileChooser
-// when none opens within wait, and an error when the chooser takes one file
-// and paths has more.
-func (t *Tab) ChooseFiles(ctx context.Context, x, y float64, paths []string, wait time.Duration) error {
+// the files at paths instead of showing it. It returns the backend node id
+// of the file input the chooser was for, ErrNoFileChooser when none opens
+// within wait, and an error when the chooser takes one file and paths has
+// more.
+func (t *Tab) ChooseFiles(ctx context.Context, x, y float64, paths []string, wait time.Duration) (int64, error) {
 	opened, stop, err := intercept(ctx, t, cmdInterceptFileChooser, evFileChooserOpened)
 	if err != nil {
-		return fmt.Errorf("intercept the file chooser: %w", err)
+		return 0, fmt.Errorf("intercept the file chooser: %w", err)
 	}
 	defer stop()
 	if err := t.Click(ctx, x, y); err != nil {
-		return err
+		return 0, err
 	}
 	var fc fileChooserOpened
 	select {
 	case fc = <-opened:
 	case <-time.After(wait):
-		return ErrNoFileChooser
+		return 0, ErrNoFileChooser
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
 	if fc.Mode == "selectSingle" && len(paths) > 1 {
-		return fmt.Errorf("the file chooser takes one file, not %d", len(paths))
+		return 0, fmt.Errorf("the file chooser takes one file, not %d", len(paths))
 	}
-	return t.SetFiles(ctx, fc.BackendNodeID, paths)
+	return fc.BackendNodeID, t.SetFiles(ctx, fc.BackendNodeID, paths)
 }

@@ -37,8 +37,23 @@ type ActionRule struct {
 	re *regexp.Regexp
 }
 
-// Match reports whether a is an action r gates.
+// Match reports whether a is an action r gates: the action itself, or, when
+// the input activates another control (Action.Activates: a form's default
+// submit button for Enter in a field, the control a file chooser opens from,
+// a drop zone, the OK of a dialog read as its message), a click on that
+// control. The gate judges what an input will activate, not the keystroke.
 func (r ActionRule) Match(a Action) bool {
+	if r.match(a) {
+		return true
+	}
+	if c := a.Activates; c != nil {
+		return r.match(Action{Verb: VerbClick, Role: c.Role, Name: c.Name, SubmitsPayment: c.SubmitsPayment})
+	}
+	return false
+}
+
+// match is Match on the action alone.
+func (r ActionRule) match(a Action) bool {
 	if r.Verb != "" && !verbIs(a, r.Verb) {
 		return false
 	}
@@ -69,14 +84,39 @@ func (r ActionRule) Match(a Action) bool {
 }
 
 // verbIs reports whether a does what verb v does: the verb itself, or for a
-// click, Enter or Space pressed on an element, which activates it as a
-// click would.
+// click, an input that activates the element as a click would: Enter or
+// Space pressed on it whatever modifiers are held (Shift+Enter, Control+Space
+// and NumpadEnter activate a button too), and a drag, whose press on the
+// dragged element is a mouse press like a click's.
 func verbIs(a Action, v Verb) bool {
 	if a.Verb == v {
 		return true
 	}
-	return v == VerbClick && a.Verb == VerbPress && a.Role != "" &&
-		(strings.EqualFold(a.Value, "Enter") || a.Value == " " || strings.EqualFold(a.Value, "Space"))
+	if v != VerbClick || a.Role == "" {
+		return false
+	}
+	switch a.Verb {
+	case VerbPress:
+		return ActivationKey(a.Value)
+	case VerbDrag:
+		return true
+	}
+	return false
+}
+
+// ActivationKey reports whether the key a press sends (as Action.Value says
+// it: "Enter", "Shift+Space", "Control+Enter", " ") is Enter or Space, with
+// or without modifiers: the keys that activate a focused control.
+func ActivationKey(key string) bool {
+	k := key
+	if i := strings.LastIndex(key, "+"); i >= 0 && i < len(key)-1 {
+		k = key[i+1:]
+	}
+	switch strings.ToLower(k) {
+	case "enter", "numpadenter", "return", " ", "space", "spacebar", "\r", "\n":
+		return true
+	}
+	return false
 }
 
 // Label is the rule's name, or what it tests when it has none.

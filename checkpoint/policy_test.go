@@ -241,3 +241,76 @@ func TestGatedOnTheLivePage(t *testing.T) {
 		t.Error("NeedsPage false with page checkpoints")
 	}
 }
+
+// TestDefaultPolicyJudgesWhatAnInputActivates: the default policy judges
+// what a key, an upload, a drag or a dialog's OK will activate, not the
+// keystroke or the verb (issue 22, invariant 2).
+func TestDefaultPolicyJudgesWhatAnInputActivates(t *testing.T) {
+	g := defaultGate(t)
+	placeOrder := &Control{Role: "button", Name: "Place order"}
+	cases := []struct {
+		name string
+		a    Action
+		want string
+	}{
+		// Enter and Space with any modifiers activate the control.
+		{"Shift+Enter on a button", Action{Verb: VerbPress, Role: "button", Name: "Place order", Value: "Shift+Enter"}, "place an order"},
+		{"Shift+Space on a button", Action{Verb: VerbPress, Role: "button", Name: "Place order", Value: "Shift+Space"}, "place an order"},
+		{"Control+Enter on a button", Action{Verb: VerbPress, Role: "button", Name: "Delete forever", Value: "Control+Enter"}, "delete"},
+		{"Alt+Enter on a link", Action{Verb: VerbPress, Role: "link", Name: "Buy now", Value: "Alt+Enter"}, "buy"},
+		{"NumpadEnter on a button", Action{Verb: VerbPress, Role: "button", Name: "Send money", Value: "NumpadEnter"}, "send"},
+		{"Space typed as a character", Action{Verb: VerbPress, Role: "checkbox", Name: "Subscribe to the plan", Value: " "}, "subscribe"},
+		{"carriage return", Action{Verb: VerbPress, Role: "button", Name: "Pay now", Value: "\r"}, "pay"},
+		{"Tab on a gated button", Action{Verb: VerbPress, Role: "button", Name: "Place order", Value: "Tab"}, ""},
+		{"Shift+Tab on a gated button", Action{Verb: VerbPress, Role: "button", Name: "Place order", Value: "Shift+Tab"}, ""},
+		// Enter in a field is judged by the default button it submits.
+		{"Enter in a field submits by Send money", Action{Verb: VerbPress, Role: "textbox", Name: "Amount", Value: "Enter",
+			Activates: &Control{Role: "button", Name: "Send money"}}, "send"},
+		{"Enter in a field of a plain form", Action{Verb: VerbPress, Role: "textbox", Name: "Amount", Value: "Enter",
+			Activates: &Control{Role: "button", Name: "Save"}}, ""},
+		{"Enter in a field of a hosted payment form", Action{Verb: VerbPress, Role: "textbox", Name: "Email", Value: "Enter",
+			Activates: &Control{Role: "button", Name: "Continue", SubmitsPayment: true}}, "submit a payment form"},
+		{"Enter submits a button-less form by its text", Action{Verb: VerbPress, Role: "textbox", Name: "To", Value: "Enter",
+			Activates: &Control{Role: "form", Name: "Transfer funds To"}}, "transfer"},
+		// A shortcut on a page that shows a gated control.
+		{"Control+Enter in a compose box", Action{Verb: VerbPress, Role: "textbox", Name: "Message", Value: "Control+Enter",
+			Activates: &Control{Role: "button", Name: "Send"}}, "send"},
+		// An upload that clicks, a drop, a dialog's OK.
+		{"upload that clicks Place order", Action{Verb: VerbUpload, Role: "generic", Name: "Place order", Value: "/up/a.txt", Activates: placeOrder}, "place an order"},
+		{"upload on a file input", Action{Verb: VerbUpload, Role: "button", Name: "Choose file", Value: "/up/a.txt"}, ""},
+		{"drop onto Delete forever", Action{Verb: VerbDrag, Role: "listitem", Name: "Old photos", Value: `region "Delete forever"`,
+			Activates: &Control{Role: "region", Name: "Delete forever"}}, "delete"},
+		{"dragging Delete forever", Action{Verb: VerbDrag, Role: "button", Name: "Delete forever", Value: `region "Trash"`,
+			Activates: &Control{Role: "region", Name: "Trash"}}, "delete"},
+		{"a harmless drag", Action{Verb: VerbDrag, Role: "listitem", Name: "Write tests", Value: `listitem "Done"`,
+			Activates: &Control{Role: "listitem", Name: "Done"}}, ""},
+		{"OK of a confirm that charges", Action{Verb: VerbClick, Role: "button", Name: "OK", Dialog: &snapshot.Dialog{Type: "confirm", Message: "Also charge $900 for insurance?"},
+			Activates: &Control{Role: "button", Name: "Also charge $900 for insurance?"}}, "charge"},
+		{"OK of a harmless confirm", Action{Verb: VerbClick, Role: "button", Name: "OK", Dialog: &snapshot.Dialog{Type: "confirm", Message: "Leave this page?"},
+			Activates: &Control{Role: "button", Name: "Leave this page?"}}, ""},
+		// What is activated is judged as a click: a fill rule does not see it.
+		{"a card-field rule does not read Activates", Action{Verb: VerbPress, Role: "textbox", Name: "Amount", Value: "Enter",
+			Activates: &Control{Role: "textbox", Name: "Card number"}}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := g.Gated(nil, c.a)
+			if ok != (c.want != "") || got != c.want {
+				t.Errorf("%s: gated by %q (%v), want %q", c.a, got, ok, c.want)
+			}
+		})
+	}
+}
+
+func TestActivationKey(t *testing.T) {
+	for key, want := range map[string]bool{
+		"Enter": true, "enter": true, "Shift+Enter": true, "Control+Shift+Enter": true, "NumpadEnter": true,
+		"Space": true, " ": true, "Shift+Space": true, "Meta+ ": true, "\r": true, "Return": true,
+		"Tab": false, "Shift+Tab": false, "a": false, "Control+a": false, "+": false, "Control++": false, "": false,
+		"Entertain": false,
+	} {
+		if got := ActivationKey(key); got != want {
+			t.Errorf("ActivationKey(%q) = %v, want %v", key, got, want)
+		}
+	}
+}

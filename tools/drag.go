@@ -64,5 +64,8 @@ func (s *Session) planDrag(ctx context.Context, from, to string) (planned, error
 		name = tt.Name
 	}
 	a.Value = fmt.Sprintf("%s %q", tt.Role, s.secrets.redact(name))
+	// The drop is what the page acts on: a drop onto "Delete forever" is
+	// judged as a click on it.
+	a.Activates = &checkpoint.Control{Role: tt.Role, Name: s.secrets.redact(name), SubmitsPayment: toInsp.SubmitsPayment}
 	return planned{t: ft, insp: fromInsp, to: toInsp, action: a}, nil
 }

@@ -39,6 +39,10 @@ func TestDragAndUploadAreGated(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cv.txt"), []byte("curriculum"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name, path, profile string
 		tool                string
@@ -53,7 +57,7 @@ func TestDragAndUploadAreGated(t *testing.T) {
 		{"upload", "/variants/upload", `{"name":"files","gated_actions":[{"name":"send files","verb":"upload"}]}`, Upload,
 			func(s *snapshot.Snapshot) map[string]any {
 				return map[string]any{"ref": browsertest.Ref(t, s, "button", "Choose file"), "paths": []string{"cv.txt"}}
-			}, `upload button "Choose file" with cv.txt`, "chosen"},
+			}, `upload button "Choose file" with ` + filepath.Join(real, "cv.txt"), "chosen"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

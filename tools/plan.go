@@ -54,6 +54,10 @@ func (s *Session) planDialog(t snapshot.Target) (planned, error) {
 	if t.Dialog == "accept" && d.Type == "prompt" {
 		a.Value, a.Masked = s.prompt.shown, s.prompt.masked
 	}
+	if t.Dialog == "accept" {
+		// OK does what the message asks: judged as a button saying it.
+		a.Activates = &checkpoint.Control{Role: "button", Name: a.Dialog.Message}
+	}
 	return planned{t: t, action: a}, nil
 }
 
@@ -154,6 +158,10 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Verb: verb, Ref: t.Ref, Node: t.BackendNodeID, Role: t.Role, Name: s.secrets.redact(name),
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
+	}
+	if c := insp.Activates; c != nil {
+		// A click in a label activates the label's control.
+		a.Activates = &checkpoint.Control{Role: c.Role, Name: s.secrets.redact(c.Name), SubmitsPayment: insp.ActivatesPayment}
 	}
 	if insp.Box.Width > 0 && insp.Box.Height > 0 {
 		box := snapshot.BBox(insp.Box)

@@ -66,6 +66,19 @@ var defaultGated = map[string][]string{
 	// The card form in a cross-site frame is gated as the page's own is.
 	"/variants/cross-site-checkout": {`fill textbox "Card number"`, `click button "Pay"`},
 	"/variants/card-frame":          {`fill textbox "Card number"`, `click button "Pay"`},
+	// Issue 22's hostile pages of keys, drops, uploads and dialogs: a label
+	// dressed as "Continue" is gated by the button it clicks, and a submit
+	// on a page with hosted card fields as a payment.
+	"/hostile/keys-checkout": {`click checkbox "Subscribe to monthly deliveries"`, `click button "Place order"`,
+		`click button "Buy now with one click"`, `click button "Continue"`},
+	"/hostile/keys-compose":     {`click button "Send"`},
+	"/hostile/keys-confirm":     {`click button "Place order"`},
+	"/hostile/keys-frame":       {`click button "Pay now"`},
+	"/hostile/keys-frame-pay":   {`click button "Pay now"`},
+	"/hostile/keys-hosted":      {`fill textbox "Card number"`, `fill textbox "Expiry"`, `click button "Continue"`},
+	"/hostile/keys-hosted-card": {`fill textbox "Card number"`, `fill textbox "Expiry"`},
+	"/hostile/keys-transfer":    {`click button "Send money"`},
+	"/hostile/keys-upload":      {`click button "Place order"`},
 	"/variants/everyday": {
 		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
 		`click button "Book now"`, `click button "Subscribe"`, `click button "Unsubscribe from emails"`,

@@ -20,8 +20,8 @@ type pressKeyInput struct {
 const keyExamples = "keys look like Enter, Escape, Tab, ArrowDown, Backspace, PageDown, a single character (a), or a chord (Control+A, Shift+Tab, Meta+Enter)"
 
 // pressKey runs browser_press_key: the key goes to the element of ref,
-// focused first, or else to whatever has focus; the gate sees the key and
-// that element.
+// focused first, or else to whatever has focus; the gate sees the key, that
+// element and what the key will activate.
 func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error) {
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {
@@ -41,13 +41,27 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 				return fail(InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
 			}
 		}
+		// The gate judged the element that had focus; a page that moves
+		// focus elsewhere (on focus, say) would send the key to an
+		// element nobody judged.
+		if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
+			return fail(ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
+		}
 		return s.tab.Press(ctx, chord)
 	}, done)
 }
 
+// pressTarget says where a planned press goes, for messages.
+func pressTarget(p planned) string {
+	if p.action.Role == "" {
+		return "the page"
+	}
+	return fmt.Sprintf("%s %q", p.action.Role, p.action.Name)
+}
+
 // planPress plans pressing chord on ref, checked like a click target, or
-// with no ref on the element that has focus now, which is what the key will
-// act on.
+// with no ref on the element that has focus now, in the deepest frame,
+// which is what the key will act on.
 func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord) (planned, error) {
 	if ref != "" {
 		t, err := s.target(ref)
@@ -61,19 +75,22 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 		if err != nil {
 			return planned{}, err
 		}
-		return s.pressAction(t, insp, chord), nil
+		return s.pressAction(ctx, t, insp, chord)
 	}
 	if d := s.tab.Dialog(); d != nil {
 		return planned{}, fail(InvalidParams, "A %s dialog is open and takes no keys: answer it with browser_click on OK or Cancel.", d.Type)
 	}
 	node, err := s.tab.Focused(ctx)
-	if err != nil || node == 0 {
+	if err != nil {
+		return planned{}, err
+	}
+	if node == 0 {
 		// Nothing in particular has focus: the key goes to the page.
-		return planned{action: checkpoint.Action{Verb: checkpoint.VerbPress, Value: chord.Name}}, err
+		return s.pressAction(ctx, snapshot.Target{}, nil, chord)
 	}
 	insp, err := s.tab.Inspect(ctx, node, false)
 	if errors.Is(err, browser.ErrDetached) {
-		return planned{action: checkpoint.Action{Verb: checkpoint.VerbPress, Value: chord.Name}}, nil
+		return planned{}, fail(ActionFailed, "The element that had the keyboard focus went away; nothing was pressed. Take a snapshot and try again.")
 	}
 	if err != nil {
 		return planned{}, err
@@ -84,21 +101,101 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 			t = live
 		}
 	}
-	return s.pressAction(t, insp, chord), nil
+	return s.pressAction(ctx, t, insp, chord)
 }
 
-// pressAction is the press a person approves: the key and the element it
-// acts on, which for Enter may submit a payment form. A character typed into
-// a password field is masked, here and in the audit log.
-func (s *Session) pressAction(t snapshot.Target, insp *browser.Inspection, chord browser.Chord) planned {
-	a := s.actionOn(checkpoint.VerbPress, t, insp)
+// pressAction is the press a person approves: the key, the element it acts
+// on (none when insp is nil: the page), and what it activates besides:
+// Enter in a field submits its form by the form's default button; a chord
+// with Control, Meta or Alt, or any key but Tab, arrows and the like sent
+// to the page itself, may fire any shortcut the page binds, so on a page
+// that shows a control the policy gates it counts as that control. A
+// character typed into a password field is masked, here and in the audit
+// log.
+func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *browser.Inspection, chord browser.Chord) (planned, error) {
+	a := checkpoint.Action{Verb: checkpoint.VerbPress}
+	if insp != nil {
+		a = s.actionOn(checkpoint.VerbPress, t, insp)
+		a.SubmitsPayment = chord.IsEnter() && insp.EnterSubmitsPayment
+	}
 	a.Value = chord.Name
-	a.SubmitsPayment = chord.Name == "Enter" && insp.EnterSubmitsPayment
-	if insp.InputType == "password" && chord.Typed() != "" {
+	if insp != nil && chord.IsEnter() {
+		act, err := s.tab.EnterActivates(ctx, t.BackendNodeID)
+		if errors.Is(err, browser.ErrDetached) {
+			return planned{}, fail(RefInvalid, "%s is no longer on the page. Use a ref from the new snapshot.", pressTarget(planned{action: a}))
+		}
+		if err != nil {
+			return planned{}, err
+		}
+		if act != nil {
+			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment}
+		}
+	}
+	if (chord.Shortcut() || pageKey(insp, chord, a.Activates != nil)) && !s.gatesAny(a) {
+		c, err := s.gatedControl(ctx)
+		if err != nil {
+			return planned{}, fail(ActionFailed, "%s was not pressed: the page could not be checked for the controls a shortcut may fire (%v). Try again.", chord.Name, err)
+		}
+		if c != nil {
+			a.Activates = c
+		}
+	}
+	if insp != nil && insp.InputType == "password" && chord.Typed() != "" {
 		// A character of a password: like a fill's value, never shown
 		// or logged.
 		a.Value, a.Masked = maskedValue, true
 		s.maskKey = true
 	}
-	return planned{t: t, insp: insp, action: a}
+	return planned{t: t, insp: insp, action: a}, nil
+}
+
+// pageKey reports whether chord, sent to the element insp describes (nil:
+// the page itself), does nothing but what the page's own key handlers make
+// of it: it neither moves around, nor types into a field, nor submits a
+// form (submits: judged by its default button), nor activates the control
+// that has focus (judged as a click on it). Pages bind such keys to
+// actions of their own, as a mail page deletes on "#", or a field sends on
+// Enter by script.
+func pageKey(insp *browser.Inspection, chord browser.Chord, submits bool) bool {
+	if chord.Navigates() {
+		return false
+	}
+	if insp == nil || insp.Tag == "iframe" || insp.Tag == "frame" {
+		// Focus on the page, or in a frame on no element.
+		return true
+	}
+	if insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType]) {
+		// Enter types nothing into a one-line field.
+		return chord.IsEnter() && !submits
+	}
+	if insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" {
+		return false
+	}
+	return !chord.Activates()
+}
+
+// gatesAny reports whether the gate's rules gate a as it is.
+func (s *Session) gatesAny(a checkpoint.Action) bool {
+	_, ok := s.gate.Gated(nil, a)
+	return ok
+}
+
+// gatedControl returns a control on the whole page as it is now (every
+// frame, beyond the agent's budget) whose click the gate's rules gate, or
+// nil when there is none: what a keyboard shortcut may fire.
+func (s *Session) gatedControl(ctx context.Context) (*checkpoint.Control, error) {
+	if s.gate.Profile() == nil {
+		return nil, nil
+	}
+	page, err := s.page(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range page.Elements {
+		c := checkpoint.Control{Role: e.Role, Name: e.Name}
+		if s.gatesAny(checkpoint.Action{Verb: checkpoint.VerbClick, Role: c.Role, Name: c.Name}) {
+			return &c, nil
+		}
+	}
+	return nil, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -31,16 +32,66 @@ func (s *Session) upload(ctx context.Context, in uploadInput) (string, error) {
 		return "", err
 	}
 	input := p.insp.Tag == "input" && p.insp.InputType == "file"
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	holder := p.t.BackendNodeID
+	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		if input {
-			return s.tab.SetFiles(ctx, p.t.BackendNodeID, files)
+			return s.tab.SetFiles(ctx, holder, files)
 		}
-		err := s.tab.ChooseFiles(ctx, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
+		var err error
+		holder, err = s.tab.ChooseFiles(ctx, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
 		if errors.Is(err, browser.ErrNoFileChooser) {
 			return fail(InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
 		}
 		return err
 	}, fmt.Sprintf("Gave %s %s %q the files %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
+	if err != nil {
+		return "", err
+	}
+	if err := s.checkFiles(ctx, holder, files); err != nil {
+		return "", err
+	}
+	return msg, nil
+}
+
+// checkFiles checks that the file input holder holds the very files the
+// person approved, in order, by name and size, once the page has settled:
+// a page's change handler can swap them.
+func (s *Session) checkFiles(ctx context.Context, holder int64, files []string) error {
+	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
+	defer cancel()
+	held, err := s.tab.Files(ctx, holder)
+	if errors.Is(err, browser.ErrDetached) || (err == nil && len(held) == 0) {
+		// The page removed or emptied the input, as many do once they
+		// have read it: nothing is left to differ from what was approved.
+		return nil
+	}
+	if err != nil {
+		return fail(ActionFailed, "The files were given, but what the page holds could not be checked: %v.", err)
+	}
+	want := make([]browser.FileInfo, len(files))
+	for i, f := range files {
+		info, err := os.Stat(f)
+		if err != nil {
+			return fail(ActionFailed, "The files were given, but %s cannot be read to check them: %v.", f, err)
+		}
+		want[i] = browser.FileInfo{Name: filepath.Base(f), Size: info.Size()}
+	}
+	if !slices.Equal(held, want) {
+		return fail(ActionFailed, "The page does not hold the files that were approved: it holds %s, not %s. Check the page before going on.", fileList(held), strings.Join(files, ", "))
+	}
+	return nil
+}
+
+// fileList says files as a person reads them: name and size.
+func fileList(files []browser.FileInfo) string {
+	if len(files) == 0 {
+		return "no file"
+	}
+	s := make([]string, len(files))
+	for i, f := range files {
+		s[i] = fmt.Sprintf("%q (%d bytes)", f.Name, f.Size)
+	}
+	return strings.Join(s, ", ")
 }
 
 // planUpload plans giving files to ref: a file input, hidden or not, needs
@@ -62,12 +113,14 @@ func (s *Session) planUpload(ctx context.Context, ref string, files []string) (p
 			return planned{}, err
 		}
 	}
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = filepath.Base(f)
-	}
 	a := s.actionOn(checkpoint.VerbUpload, t, insp)
-	a.Value = strings.Join(names, ", ")
+	// The whole path, once links are followed: two files of one name in
+	// two folders must not look the same to the person.
+	a.Value = strings.Join(files, ", ")
+	if a.Activates == nil && (insp.Tag != "input" || insp.InputType != "file") {
+		// The element is clicked to open a chooser: judged as that click.
+		a.Activates = &checkpoint.Control{Role: a.Role, Name: a.Name, SubmitsPayment: insp.SubmitsPayment}
+	}
 	return planned{t: t, insp: insp, action: a}, nil
 }
 

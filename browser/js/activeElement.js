@@ -1,7 +1,11 @@
-// activeElement returns the element that has focus, inside open shadow roots
-// and same-origin frames, or null when only the page (its body) has it.
+// activeElement returns the element that has focus in this document (this,
+// when it is one; else the window's document), inside open shadow roots and
+// same-origin frames, or null when only the document (its body) has it. A
+// frame whose document it cannot read (another origin) is returned as the
+// iframe element: the caller follows focus into it through the protocol.
 function activeElement() {
-	let el = document.activeElement;
+	const doc = this && this.nodeType === 9 ? this : document;
+	let el = doc.activeElement;
 	for (;;) {
 		if (el && el.shadowRoot && el.shadowRoot.activeElement) {
 			el = el.shadowRoot.activeElement;
@@ -15,5 +19,5 @@ function activeElement() {
 		}
 		break;
 	}
-	return el && el !== document.body && el !== document.documentElement ? el : null;
+	return el && el !== doc.body && el !== doc.documentElement ? el : null;
 }

@@ -38,6 +38,14 @@ function inspect(scroll, payment, at) {
 	// Enter in a text field submits its form too (implicit submission).
 	const implicit = out.tag === 'input' && !/^(button|checkbox|radio|reset|file|hidden|color|range|image|submit)$/.test(out.inputType);
 	out.enterSubmitsPayment = out.submitsPayment || (implicit && paymentForm(el.form));
+	// What the caller needs to follow card fields into frames this page
+	// script cannot read: whether the node submits a form, or Enter in it
+	// does.
+	out.submits = submits;
+	// A click inside a label activates the label's control.
+	const label = el.closest('label');
+	out.label = !!(label && label.control && label.control !== el && !label.control.contains(el) && !el.contains(label.control));
+	out.implicit = implicit && !!el.form;
 	const cs = doc.defaultView.getComputedStyle(el);
 	out.scrollable = (el.scrollHeight > el.clientHeight + 1 && /(auto|scroll)/.test(cs.overflowY)) ||
 		(el.scrollWidth > el.clientWidth + 1 && /(auto|scroll)/.test(cs.overflowX)) ||
