@@ -1,0 +1,471 @@
+package snapshot
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+)
+
+// Seen is what a person would see of a page, as evidence for a verdict
+// (docs/architecture.md, "Checkpoints"): the text drawn visibly, and the
+// document each piece is in, so that the rules can tell which origin shows
+// it. Only a snapshot built from a judged capture has it; Render, the JSON
+// and the token budget leave it out.
+type Seen struct {
+	// Text holds runs of text a person can see, in document order, one
+	// document at a time: a run ends where text a person cannot see comes
+	// between, so no run joins words across hidden text.
+	Text []SeenText
+}
+
+// SeenText is one run of visible text.
+type SeenText struct {
+	Text string
+	// Document is the URL of the document that draws the text; a frame
+	// without a URL of its own (about:blank, about:srcdoc) has its
+	// parent's, whose origin it runs in.
+	Document string
+}
+
+// What a person can read, at the least: a contrast ratio (WCAG's, text over
+// the background blended below it) and a font size in CSS pixels. Real
+// pages' faintest text (placeholders, disabled labels) stays above both.
+const (
+	minContrast = 1.5
+	minFontSize = 6.0
+	// minAlpha is the opacity below which nothing counts as shown.
+	minAlpha = 0.1
+)
+
+// clipRect is a clip in a document's page coordinates.
+type clipRect struct{ x0, y0, x1, y1 float64 }
+
+var noClip = clipRect{math.Inf(-1), math.Inf(-1), math.Inf(1), math.Inf(1)}
+
+func (c clipRect) and(o clipRect) clipRect {
+	return clipRect{max(c.x0, o.x0), max(c.y0, o.y0), min(c.x1, o.x1), min(c.y1, o.y1)}
+}
+
+func boxClip(b BBox) clipRect { return clipRect{b.X, b.Y, b.X + b.Width, b.Y + b.Height} }
+
+func (c clipRect) w() float64 { return max(0, c.x1-c.x0) }
+func (c clipRect) h() float64 { return max(0, c.y1-c.y0) }
+
+// sight is what reaches a node from its ancestors: their opacity, their
+// visibility, and the clip of those that clip their content.
+type sight struct {
+	alpha  float64
+	hidden bool
+	// gone is set when the node cannot be seen whatever it is: its frame
+	// is not shown.
+	gone bool
+	clip clipRect
+}
+
+// seer works out what a person sees of a judged capture.
+type seer struct {
+	p *page
+	// self is each node's own sight, per document; nil for a document
+	// not reached from the main one.
+	self [][]sight
+	// docURL is each document's URL for its origin.
+	docURL []string
+	// runs holds each document's seen text runs.
+	runs [][]string
+}
+
+// judged reports whether the capture is one a verdict is judged on
+// (capture.JudgedStyles): one taken while a dialog was open, with no
+// layout, is judged too, and shows nothing but the dialog.
+func (p *page) judged() bool {
+	s := p.styles
+	return s.color >= 0 && s.fontSize >= 0 && s.opacity >= 0
+}
+
+// newSeer walks every document reached from the main one, parents first.
+func newSeer(p *page) *seer {
+	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]string, len(p.docs))}
+	if len(p.docs) > 0 {
+		w.doc(0, sight{alpha: 1, clip: noClip}, "", 0)
+	}
+	return w
+}
+
+// doc works out document di, which its owner shows with sight init; parent
+// is the URL of the document that embeds it.
+func (w *seer) doc(di int, init sight, parent string, depth int) {
+	p := w.p
+	if w.self[di] != nil || depth > 16 {
+		return
+	}
+	x := &p.docs[di]
+	u := x.url
+	if u == "" || strings.HasPrefix(u, "about:") {
+		u = parent
+	}
+	w.docURL[di] = u
+	n := len(x.layoutOf)
+	self := make([]sight, n)
+	inner := make([]sight, n)
+	w.self[di] = self
+	nodes := &x.d.Nodes
+	extent := noClip
+	if x.d.ContentWidth > 0 && x.d.ContentHeight > 0 {
+		extent = clipRect{0, 0, x.d.ContentWidth, x.d.ContentHeight}
+	}
+	var run []string
+	flush := func() {
+		if len(run) > 0 {
+			w.runs[di] = append(w.runs[di], strings.Join(run, " "))
+			run = nil
+		}
+	}
+	type child struct {
+		doc   int
+		sight sight
+	}
+	var children []child
+	for j := 0; j < n; j++ {
+		st := init
+		if j < len(nodes.ParentIndex) {
+			if par := nodes.ParentIndex[j]; par >= 0 && par < j {
+				st = inner[par]
+			}
+		}
+		r := domRef{int32(di), int32(j)}
+		typ := 0
+		if j < len(nodes.NodeType) {
+			typ = nodes.NodeType[j]
+		}
+		if typ == 3 {
+			self[j], inner[j] = st, st
+			w.text(di, j, st, extent, &run, flush)
+			continue
+		}
+		if typ != 1 || x.layoutOf[j] < 0 {
+			self[j], inner[j] = st, st
+			continue
+		}
+		st, in := w.element(r, st)
+		self[j], inner[j] = st, in
+		if c, ok := x.contentDoc[j]; ok && c >= 0 && c < len(p.docs) {
+			frame := sight{alpha: st.alpha, clip: noClip, gone: !w.boxSeen(r, st, extent)}
+			children = append(children, child{c, frame})
+		}
+	}
+	flush()
+	for _, c := range children {
+		w.doc(c.doc, c.sight, u, depth+1)
+	}
+}
+
+// element works out element r's own sight from what reaches it, and the
+// sight it passes to its content.
+func (w *seer) element(r domRef, st sight) (self, inner sight) {
+	p := w.p
+	s := p.styles
+	if v := p.style(r, s.opacity); v != "" {
+		if o, err := strconv.ParseFloat(v, 64); err == nil {
+			st.alpha *= clamp01(o)
+		}
+	}
+	if v := p.style(r, s.visibility); v != "" {
+		st.hidden = v == "hidden" || v == "collapse"
+	}
+	b, _ := p.rawBounds(r)
+	pos := p.style(r, s.position)
+	if pos == "fixed" {
+		// Fixed to the viewport: no ancestor's overflow clips it.
+		st.clip = noClip
+	}
+	if v := p.style(r, s.clipPath); v != "" && v != "none" {
+		if c, ok := insetClip(v, b); ok {
+			st.clip = st.clip.and(c)
+		}
+	}
+	if v := p.style(r, s.clip); (pos == "absolute" || pos == "fixed") && strings.HasPrefix(v, "rect(") {
+		if c, ok := rectClip(v, b); ok {
+			st.clip = st.clip.and(c)
+		}
+	}
+	self, inner = st, st
+	// The content of a box that clips its overflow shows only inside its
+	// padding box; one that scrolls shows it all, unless it has no room
+	// to show anything.
+	pad := b
+	x := &p.docs[r.doc]
+	if li := x.layoutOf[r.node]; int(li) < len(x.d.Layout.ClientRects) {
+		if c := rect(x.d.Layout.ClientRects[li]); c.Width > 0 || c.Height > 0 {
+			pad = BBox{X: b.X + c.X, Y: b.Y + c.Y, Width: c.Width, Height: c.Height}
+		}
+	}
+	clipAxis := func(v string, size float64) bool {
+		switch v {
+		case "hidden", "clip":
+			return true
+		case "auto", "scroll", "overlay":
+			return size <= 0
+		}
+		return false
+	}
+	pc := boxClip(pad)
+	if clipAxis(p.style(r, s.overflowX), pad.Width) {
+		inner.clip.x0, inner.clip.x1 = max(inner.clip.x0, pc.x0), min(inner.clip.x1, pc.x1)
+	}
+	if clipAxis(p.style(r, s.overflowY), pad.Height) {
+		inner.clip.y0, inner.clip.y1 = max(inner.clip.y0, pc.y0), min(inner.clip.y1, pc.y1)
+	}
+	return self, inner
+}
+
+// shows reports whether a box drawn with sight st shows enough of itself:
+// at least half its height and some width inside its clips and inside
+// what the document can be scrolled to.
+func shows(b BBox, st sight, extent clipRect) bool {
+	if st.gone || st.hidden || st.alpha < minAlpha || b.Width <= 0 || b.Height <= 0 {
+		return false
+	}
+	v := boxClip(b).and(st.clip).and(extent)
+	return v.h() >= b.Height/2 && v.w() >= min(b.Width, b.Height/2)
+}
+
+// boxSeen reports whether element r's own box shows.
+func (w *seer) boxSeen(r domRef, st sight, extent clipRect) bool {
+	b, ok := w.p.rawBounds(r)
+	return ok && shows(b, st, extent)
+}
+
+// text adds the line boxes of text node j that a person can read to run;
+// one that cannot be read ends the run.
+func (w *seer) text(di, j int, st sight, extent clipRect, run *[]string, flush func()) {
+	p := w.p
+	x := &p.docs[di]
+	li := x.layoutOf[j]
+	if li < 0 || int(li) >= len(x.d.Layout.Text) {
+		return
+	}
+	s := p.dom.str(x.d.Layout.Text[li])
+	start, count := x.boxStart[li], x.boxCount[li]
+	if s == "" || count == 0 {
+		return
+	}
+	readable := w.readable(domRef{int32(di), int32(j)}, st)
+	var u16 []uint16
+	tb := &x.d.TextBoxes
+	for bi := start; bi < start+count; bi++ {
+		if int(bi) >= len(tb.Bounds) || int(bi) >= len(tb.Start) || int(bi) >= len(tb.Length) {
+			break
+		}
+		part := collapseSpace(boxText(s, &u16, tb.Start[bi], tb.Length[bi]))
+		if part == "" {
+			continue
+		}
+		if !readable || !shows(rect(tb.Bounds[bi]), st, extent) {
+			flush()
+			continue
+		}
+		*run = append(*run, part)
+	}
+}
+
+// readable reports whether text node r's text stands out from what it is
+// drawn on: large enough, and its colour, at the opacity it ends up with,
+// in contrast with the background blended below it.
+func (w *seer) readable(r domRef, st sight) bool {
+	p := w.p
+	if v := p.style(r, p.styles.fontSize); v != "" {
+		if px, err := strconv.ParseFloat(strings.TrimSuffix(v, "px"), 64); err == nil && px < minFontSize {
+			return false
+		}
+	}
+	fg, ok := parseColor(p.style(r, p.styles.color))
+	if !ok {
+		// A colour this code cannot read: judged on opacity alone.
+		return st.alpha >= minAlpha
+	}
+	// Chromium reports the blended background and the text's opacity on
+	// the element that holds the text.
+	bg, alpha := white, st.alpha
+	x := &p.docs[r.doc]
+	l := &x.d.Layout
+	for e := p.parent(r); e != noDOM; e = p.parent(e) {
+		li := x.layoutOf[e.node]
+		if li < 0 || int(li) >= len(l.BlendedBackgroundColors) || l.BlendedBackgroundColors[li] < 0 {
+			continue
+		}
+		if c, ok := parseColor(p.dom.str(l.BlendedBackgroundColors[li])); ok {
+			bg = c.over(white, 1)
+		}
+		if int(li) < len(l.TextColorOpacities) {
+			alpha = min(alpha, l.TextColorOpacities[li])
+		}
+		break
+	}
+	if alpha*fg.a < minAlpha {
+		return false
+	}
+	return contrast(fg.over(bg, alpha), bg) >= minContrast
+}
+
+// elementSeen reports whether a person sees element r: its box shows, and
+// a name it draws as text is text they can read.
+func (w *seer) elementSeen(r domRef, name string) bool {
+	p := w.p
+	if r.doc < 0 || int(r.doc) >= len(w.self) || w.self[r.doc] == nil || int(r.node) >= len(w.self[r.doc]) {
+		return false
+	}
+	x := &p.docs[r.doc]
+	extent := noClip
+	if x.d.ContentWidth > 0 && x.d.ContentHeight > 0 {
+		extent = clipRect{0, 0, x.d.ContentWidth, x.d.ContentHeight}
+	}
+	if !w.boxSeen(r, w.self[r.doc][r.node], extent) {
+		return false
+	}
+	name = collapseSpace(name)
+	if name == "" || !w.hasText(r) {
+		return true
+	}
+	for _, run := range w.runs[r.doc] {
+		if containsFold(run, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasText reports whether element r draws text of its own.
+func (w *seer) hasText(r domRef) bool {
+	p := w.p
+	x := &p.docs[r.doc]
+	depth := p.depths(int(r.doc))
+	nodes := &x.d.Nodes
+	for j := int(r.node) + 1; j < len(depth) && depth[j] > depth[r.node]; j++ {
+		if j < len(nodes.NodeType) && nodes.NodeType[j] == 3 {
+			if li := x.layoutOf[j]; li >= 0 && int(li) < len(x.d.Layout.Text) && strings.TrimSpace(p.dom.str(x.d.Layout.Text[li])) != "" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// seen returns the Seen of the page.
+func (w *seer) seen() *Seen {
+	s := &Seen{Text: []SeenText{}}
+	for di, runs := range w.runs {
+		for _, r := range runs {
+			s.Text = append(s.Text, SeenText{Text: r, Document: w.docURL[di]})
+		}
+	}
+	return s
+}
+
+// insetClip reads clip-path: inset(top right bottom left [round …]) on box
+// b. Other shapes are not read (ok false): they clip to a shape inside the
+// box, which leaves most of it showing.
+func insetClip(v string, b BBox) (clipRect, bool) {
+	args, ok := strings.CutPrefix(strings.TrimSpace(v), "inset(")
+	if !ok {
+		return clipRect{}, false
+	}
+	args, _, _ = strings.Cut(strings.TrimSuffix(args, ")"), "round")
+	f := strings.Fields(args)
+	if len(f) == 0 || len(f) > 4 {
+		return clipRect{}, false
+	}
+	// CSS's 1-to-4 value shorthand: top, right, bottom, left.
+	for len(f) < 4 {
+		switch len(f) {
+		case 1:
+			f = append(f, f[0])
+		case 2:
+			f = append(f, f[0])
+		case 3:
+			f = append(f, f[1])
+		}
+	}
+	var e [4]float64
+	for i, s := range f {
+		scale := b.Height
+		if i%2 == 1 {
+			scale = b.Width
+		}
+		v, ok := length(s, scale)
+		if !ok {
+			return clipRect{}, false
+		}
+		e[i] = v
+	}
+	return clipRect{b.X + e[3], b.Y + e[0], b.X + b.Width - e[1], b.Y + b.Height - e[2]}, true
+}
+
+// rectClip reads the legacy clip: rect(top, right, bottom, left) on box b,
+// whose edges are offsets from the box's top left corner; auto is the
+// box's own edge.
+func rectClip(v string, b BBox) (clipRect, bool) {
+	args, ok := strings.CutPrefix(strings.TrimSpace(v), "rect(")
+	if !ok {
+		return clipRect{}, false
+	}
+	f := strings.FieldsFunc(strings.TrimSuffix(args, ")"), func(r rune) bool { return r == ',' || r == ' ' })
+	if len(f) != 4 {
+		return clipRect{}, false
+	}
+	edge := []float64{0, b.Width, b.Height, 0}
+	var e [4]float64
+	for i, s := range f {
+		if s == "auto" {
+			e[i] = edge[i]
+			continue
+		}
+		v, ok := length(s, 0)
+		if !ok {
+			return clipRect{}, false
+		}
+		e[i] = v
+	}
+	return clipRect{b.X + e[3], b.Y + e[0], b.X + e[1], b.Y + e[2]}, true
+}
+
+// length reads a computed CSS length in px, or a percentage of scale.
+func length(s string, scale float64) (float64, bool) {
+	if s == "0" {
+		return 0, true
+	}
+	if v, ok := strings.CutSuffix(s, "%"); ok {
+		f, err := strconv.ParseFloat(v, 64)
+		return f / 100 * scale, err == nil
+	}
+	v, ok := strings.CutSuffix(s, "px")
+	if !ok {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	return f, err == nil
+}
+
+// boxText is the part of layout text s that one text box shows, from and
+// length in UTF-16 code units for text outside ASCII; u16 caches s in
+// UTF-16 across the boxes of one text.
+func boxText(s string, u16 *[]uint16, from, length int) string {
+	if ascii(s) {
+		if from < 0 || length < 0 || from+length > len(s) {
+			return ""
+		}
+		return s[from : from+length]
+	}
+	if *u16 == nil {
+		*u16 = utf16.Encode([]rune(s))
+	}
+	if from < 0 || length < 0 || from+length > len(*u16) {
+		return ""
+	}
+	return string(utf16.Decode((*u16)[from : from+length]))
+}
+
+// containsFold reports whether sub is within s, ignoring case.
+func containsFold(s, sub string) bool {
+	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
+}
