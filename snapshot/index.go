@@ -70,11 +70,11 @@ type docIndex struct {
 type stylePositions struct {
 	display, visibility, cursor, overflowX, overflowY int
 	// These are in a judged capture only (capture.JudgedStyles).
-	opacity, color, fontSize, clipPath, clip, position int
+	opacity, color, fontSize, clipPath, clip, position, textFill, filter int
 }
 
 func newStylePositions(names []string) stylePositions {
-	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for i, n := range names {
 		switch n {
 		case "opacity":
@@ -89,6 +89,10 @@ func newStylePositions(names []string) stylePositions {
 			p.clip = i
 		case "position":
 			p.position = i
+		case "-webkit-text-fill-color":
+			p.textFill = i
+		case "filter":
+			p.filter = i
 		case "display":
 			p.display = i
 		case "visibility":

@@ -170,6 +170,9 @@ func (w *seer) element(r domRef, st sight) (self, inner sight) {
 			st.alpha *= clamp01(o)
 		}
 	}
+	if v := p.style(r, s.filter); v != "" && v != "none" {
+		st.alpha *= filterOpacity(v)
+	}
 	if v := p.style(r, s.visibility); v != "" {
 		st.hidden = v == "hidden" || v == "collapse"
 	}
@@ -279,7 +282,13 @@ func (w *seer) readable(r domRef, st sight) bool {
 			return false
 		}
 	}
+	// The text is painted in its fill colour, which is its colour unless
+	// -webkit-text-fill-color says otherwise (transparent, for a gradient
+	// shown through the text, reads as unseen: rare on a status message).
 	fg, ok := parseColor(p.style(r, p.styles.color))
+	if fill, fok := parseColor(p.style(r, p.styles.textFill)); fok {
+		fg, ok = fill, true
+	}
 	if !ok {
 		// A colour this code cannot read: judged on opacity alone.
 		return st.alpha >= minAlpha
@@ -360,6 +369,23 @@ func (w *seer) seen() *Seen {
 		}
 	}
 	return s
+}
+
+// filterOpacity is the opacity a CSS filter list leaves: the product of its
+// opacity() functions, 1 without any.
+func filterOpacity(v string) float64 {
+	a := 1.0
+	for rest := v; ; {
+		_, after, ok := strings.Cut(rest, "opacity(")
+		if !ok {
+			return a
+		}
+		arg, tail, _ := strings.Cut(after, ")")
+		if o, ok := cssNumber(arg, 1); ok {
+			a *= clamp01(o)
+		}
+		rest = tail
+	}
 }
 
 // insetClip reads clip-path: inset(top right bottom left [round …]) on box
