@@ -174,7 +174,7 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 				continue
 			}
 			if strict {
-				if e.Seen && j.allowed(e.Document) && j.shows(e.Name, c.Element.NameContains) {
+				if e.Seen && j.allowed(e.Document) && (c.Element.NameContains == "" || j.showsAny(e.SeenText, c.Element.NameContains)) {
 					return true
 				}
 			} else if containsFold(e.Name, c.Element.NameContains) {
@@ -213,8 +213,9 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 }
 
 // seenText reports whether a person sees text on s, in a document j
-// allows, that the agent did not put there. A dialog's message does not
-// count: nothing says which frame opened it.
+// allows, that the agent did not put there. A name that is not drawn (an
+// aria-label, an image's alt) and a dialog's message (nothing says which
+// frame opened it) do not count.
 func seenText(s *snapshot.Snapshot, j *judge, text string) bool {
 	if s.Seen == nil {
 		return false
@@ -224,12 +225,12 @@ func seenText(s *snapshot.Snapshot, j *judge, text string) bool {
 			return true
 		}
 	}
-	for _, e := range s.Elements {
-		if e.Seen && j.allowed(e.Document) && j.shows(e.Name, text) {
-			return true
-		}
-	}
 	return false
+}
+
+// showsAny reports whether one of runs shows needle (see shows).
+func (j *judge) showsAny(runs []string, needle string) bool {
+	return slices.ContainsFunc(runs, func(r string) bool { return j.shows(r, needle) })
 }
 
 // Describe says in plain words what c expects, e.g.

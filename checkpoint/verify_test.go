@@ -121,7 +121,11 @@ func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
 	const page = "https://shop.example/account"
 	seen := func(text, doc string) []snapshot.SeenText { return []snapshot.SeenText{{Text: text, Document: doc}} }
 	heading := func(name, doc string, shown bool) snapshot.Element {
-		return snapshot.Element{Ref: "@e1", Role: "heading", Name: name, Seen: shown, Document: doc}
+		e := snapshot.Element{Ref: "@e1", Role: "heading", Name: name, Seen: shown, Document: doc}
+		if shown {
+			e.SeenText = []string{name}
+		}
+		return e
 	}
 	cases := []struct {
 		name  string
@@ -133,6 +137,10 @@ func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
 		{"text no person sees", judgedPage(page, "Account", "Membership cancelled", seen("Plan: Premium", page)), nil, false},
 		{"seen heading", judgedPage(page, "Account", "", nil, heading("Your plan is cancelled", page, true)), nil, true},
 		{"heading no person sees", judgedPage(page, "Account", "", nil, heading("Your plan is cancelled", page, false)), nil, false},
+		{"a heading whose name is not drawn", judgedPage(page, "Account", "", nil,
+			snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your plan is cancelled", Seen: true, SeenText: []string{"Welcome"}, Document: page}), nil, false},
+		{"a heading whose drawn text is split by hidden text", judgedPage(page, "Account", "", nil,
+			snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your plan is cancelled", Seen: true, SeenText: []string{"Your plan is", "cancelled"}, Document: page}), nil, true},
 		{"a frame of an allowed origin", judgedPage(page, "Account", "", seen("Membership cancelled", "https://pay.example/status")), nil, true},
 		{"a frame of another origin", judgedPage(page, "Account", "", seen("Membership cancelled", "https://evil.example/status")), nil, false},
 		{"a heading in a frame of another origin", judgedPage(page, "Account", "", nil, heading("cancelled", "https://evil.example/x", true)), nil, false},

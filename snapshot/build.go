@@ -226,7 +226,8 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 		for k, ref := range refOf {
 			c, e := &b.cands[k], &s.Elements[at[ref]]
 			if c.dom.doc >= 0 && int(c.dom.doc) < len(w.docURL) {
-				e.Seen, e.Document = w.elementSeen(c.dom, e.Name), w.docURL[c.dom.doc]
+				e.Seen, e.SeenText = w.element(c.dom)
+				e.Document = w.docURL[c.dom.doc]
 			}
 		}
 	}

@@ -73,6 +73,16 @@ type seer struct {
 	docURL []string
 	// runs holds each document's seen text runs.
 	runs [][]string
+	// parts holds each text node's line boxes, seen or not, by node.
+	parts map[domRef][]piece
+	// extents holds what a person can scroll to in each document.
+	extents []clipRect
+}
+
+// piece is the text of one line box, and whether a person can read it.
+type piece struct {
+	text string
+	seen bool
 }
 
 // judged reports whether the capture is one a verdict is judged on
@@ -85,7 +95,8 @@ func (p *page) judged() bool {
 
 // newSeer walks every document reached from the main one, parents first.
 func newSeer(p *page) *seer {
-	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]string, len(p.docs))}
+	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]string, len(p.docs)),
+		parts: make(map[domRef][]piece), extents: make([]clipRect, len(p.docs))}
 	if len(p.docs) > 0 {
 		w.doc(0, sight{alpha: 1, clip: noClip}, "", 0)
 	}
@@ -110,10 +121,8 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 	inner := make([]sight, n)
 	w.self[di] = self
 	nodes := &x.d.Nodes
-	extent := noClip
-	if x.d.ContentWidth > 0 && x.d.ContentHeight > 0 {
-		extent = clipRect{0, 0, x.d.ContentWidth, x.d.ContentHeight}
-	}
+	extent := w.extent(di)
+	w.extents[di] = extent
 	var run []string
 	flush := func() {
 		if len(run) > 0 {
@@ -147,7 +156,7 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 			self[j], inner[j] = st, st
 			continue
 		}
-		st, in := w.element(r, st)
+		st, in := w.elementSight(r, st)
 		self[j], inner[j] = st, in
 		if c, ok := x.contentDoc[j]; ok && c >= 0 && c < len(p.docs) {
 			frame := sight{alpha: st.alpha, clip: noClip, gone: !w.boxSeen(r, st, extent)}
@@ -160,9 +169,9 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 	}
 }
 
-// element works out element r's own sight from what reaches it, and the
+// elementSight works out element r's own sight from what reaches it, and the
 // sight it passes to its content.
-func (w *seer) element(r domRef, st sight) (self, inner sight) {
+func (w *seer) elementSight(r domRef, st sight) (self, inner sight) {
 	p := w.p
 	s := p.styles
 	if v := p.style(r, s.opacity); v != "" {
@@ -264,12 +273,53 @@ func (w *seer) text(di, j int, st sight, extent clipRect, run *[]string, flush f
 		if part == "" {
 			continue
 		}
-		if !readable || !shows(rect(tb.Bounds[bi]), st, extent) {
+		ok := readable && shows(rect(tb.Bounds[bi]), st, extent)
+		r := domRef{int32(di), int32(j)}
+		w.parts[r] = append(w.parts[r], piece{part, ok})
+		if !ok {
 			flush()
 			continue
 		}
 		*run = append(*run, part)
 	}
+}
+
+// extent is what a person can scroll to in document di: its content, or
+// only its viewport where the root or the body clips its overflow (which
+// then applies to the viewport).
+func (w *seer) extent(di int) clipRect {
+	p := w.p
+	x := &p.docs[di]
+	e := noClip
+	if x.d.ContentWidth > 0 && x.d.ContentHeight > 0 {
+		e = clipRect{0, 0, x.d.ContentWidth, x.d.ContentHeight}
+	}
+	v, ok := p.rawBounds(domRef{int32(di), 0})
+	if !ok || v.Width <= 0 || v.Height <= 0 {
+		return e
+	}
+	clips := func(s string) bool { return s == "hidden" || s == "clip" }
+	nodes := &x.d.Nodes
+	for j := 1; j < len(x.layoutOf) && j < len(nodes.ParentIndex); j++ {
+		r := domRef{int32(di), int32(j)}
+		tag := p.tag(r)
+		if tag != "HTML" && tag != "BODY" {
+			continue
+		}
+		if par := p.parent(r); par.node != 0 && p.tag(par) != "HTML" {
+			continue
+		}
+		if clips(p.style(r, p.styles.overflowX)) {
+			e.x0, e.x1 = max(e.x0, x.d.ScrollOffsetX), min(e.x1, x.d.ScrollOffsetX+v.Width)
+		}
+		if clips(p.style(r, p.styles.overflowY)) {
+			e.y0, e.y1 = max(e.y0, x.d.ScrollOffsetY), min(e.y1, x.d.ScrollOffsetY+v.Height)
+		}
+		if tag == "BODY" {
+			break
+		}
+	}
+	return e
 }
 
 // readable reports whether text node r's text stands out from what it is
@@ -317,47 +367,37 @@ func (w *seer) readable(r domRef, st sight) bool {
 	return contrast(fg.over(bg, alpha), bg) >= minContrast
 }
 
-// elementSeen reports whether a person sees element r: its box shows, and
-// a name it draws as text is text they can read.
-func (w *seer) elementSeen(r domRef, name string) bool {
+// element reports whether element r's box shows, and the runs of its own
+// text a person can read (none for an element that draws no text, or
+// whose text nobody can read).
+func (w *seer) element(r domRef) (shown bool, text []string) {
 	p := w.p
 	if r.doc < 0 || int(r.doc) >= len(w.self) || w.self[r.doc] == nil || int(r.node) >= len(w.self[r.doc]) {
-		return false
+		return false, nil
 	}
-	x := &p.docs[r.doc]
-	extent := noClip
-	if x.d.ContentWidth > 0 && x.d.ContentHeight > 0 {
-		extent = clipRect{0, 0, x.d.ContentWidth, x.d.ContentHeight}
+	if !w.boxSeen(r, w.self[r.doc][r.node], w.extents[r.doc]) {
+		return false, nil
 	}
-	if !w.boxSeen(r, w.self[r.doc][r.node], extent) {
-		return false
-	}
-	name = collapseSpace(name)
-	if name == "" || !w.hasText(r) {
-		return true
-	}
-	for _, run := range w.runs[r.doc] {
-		if containsFold(run, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// hasText reports whether element r draws text of its own.
-func (w *seer) hasText(r domRef) bool {
-	p := w.p
 	x := &p.docs[r.doc]
 	depth := p.depths(int(r.doc))
-	nodes := &x.d.Nodes
-	for j := int(r.node) + 1; j < len(depth) && depth[j] > depth[r.node]; j++ {
-		if j < len(nodes.NodeType) && nodes.NodeType[j] == 3 {
-			if li := x.layoutOf[j]; li >= 0 && int(li) < len(x.d.Layout.Text) && strings.TrimSpace(p.dom.str(x.d.Layout.Text[li])) != "" {
-				return true
-			}
+	var run []string
+	flush := func() {
+		if len(run) > 0 {
+			text = append(text, strings.Join(run, " "))
+			run = nil
 		}
 	}
-	return false
+	for j := int(r.node) + 1; j < len(depth) && j < len(x.layoutOf) && depth[j] > depth[r.node]; j++ {
+		for _, pc := range w.parts[domRef{r.doc, int32(j)}] {
+			if !pc.seen {
+				flush()
+				continue
+			}
+			run = append(run, pc.text)
+		}
+	}
+	flush()
+	return true, text
 }
 
 // seen returns the Seen of the page.
@@ -489,9 +529,4 @@ func boxText(s string, u16 *[]uint16, from, length int) string {
 		return ""
 	}
 	return string(utf16.Decode((*u16)[from : from+length]))
-}
-
-// containsFold reports whether sub is within s, ignoring case.
-func containsFold(s, sub string) bool {
-	return strings.Contains(strings.ToLower(s), strings.ToLower(sub))
 }

@@ -96,7 +96,7 @@ func TestSeenFrameDocument(t *testing.T) {
 		t.Errorf("the frame's text is not seen: %+v", s.Seen.Text)
 	}
 	e, ok := s.Find("heading", "Membership cancelled")
-	if !ok || !e.Seen || !strings.HasPrefix(e.Document, "http://localhost:8000/") {
+	if !ok || !e.Seen || len(e.SeenText) != 1 || e.SeenText[0] != "Membership cancelled" || !strings.HasPrefix(e.Document, "http://localhost:8000/") {
 		t.Errorf("the frame's heading: %+v (found %v)", e, ok)
 	}
 }

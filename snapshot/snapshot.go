@@ -64,12 +64,14 @@ type Element struct {
 	DOMID string `json:"dom_id,omitempty"`
 	CSS   string `json:"css,omitempty"`
 	Frame string `json:"frame,omitempty"`
-	// Seen and Document are set on a snapshot of a judged capture only,
-	// for a verdict, and are never in the JSON: whether a person sees the
-	// element (its box shows, and a name it draws as text can be read),
+	// Seen, SeenText and Document are set on a snapshot of a judged
+	// capture only, for a verdict, and are never in the JSON: whether a
+	// person sees the element's box, the runs of its own text they can
+	// read (its name counts as evidence only where it is drawn there),
 	// and the URL of its document, whose origin shows it.
-	Seen     bool   `json:"-"`
-	Document string `json:"-"`
+	Seen     bool     `json:"-"`
+	SeenText []string `json:"-"`
+	Document string   `json:"-"`
 }
 
 // BBox is an element's box in viewport CSS pixels.
