@@ -115,7 +115,8 @@ func Styles() []string {
 // JudgedStyles returns the computed styles of a capture a verdict is judged
 // on: those of Styles, in the same order, then what tells whether a person
 // can see a box or read its text (its colour and fill colour, font size,
-// clipping, positioning and filter).
+// clipping, positioning, filter, and the background that may cover
+// another box's).
 func JudgedStyles() []string {
-	return append(Styles(), "color", "font-size", "clip-path", "clip", "position", "-webkit-text-fill-color", "filter")
+	return append(Styles(), "color", "font-size", "clip-path", "clip", "position", "-webkit-text-fill-color", "filter", "background-color")
 }

@@ -512,6 +512,8 @@ func (d *decoder) document(doc *domDocument) {
 					l.BlendedBackgroundColors = d.ints(nil)
 				case "textColorOpacities":
 					l.TextColorOpacities = d.floats()
+				case "paintOrders":
+					l.PaintOrders = d.ints(nil)
 				default:
 					d.skip()
 				}

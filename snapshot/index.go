@@ -70,11 +70,11 @@ type docIndex struct {
 type stylePositions struct {
 	display, visibility, cursor, overflowX, overflowY int
 	// These are in a judged capture only (capture.JudgedStyles).
-	opacity, color, fontSize, clipPath, clip, position, textFill, filter int
+	opacity, color, fontSize, clipPath, clip, position, textFill, filter, background int
 }
 
 func newStylePositions(names []string) stylePositions {
-	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for i, n := range names {
 		switch n {
 		case "opacity":
@@ -93,6 +93,8 @@ func newStylePositions(names []string) stylePositions {
 			p.textFill = i
 		case "filter":
 			p.filter = i
+		case "background-color":
+			p.background = i
 		case "display":
 			p.display = i
 		case "visibility":

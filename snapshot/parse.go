@@ -164,6 +164,9 @@ type domLayout struct {
 	// blended, and the opacity its text ends up with.
 	BlendedBackgroundColors []int     `json:"blendedBackgroundColors"`
 	TextColorOpacities      []float64 `json:"textColorOpacities"`
+	// PaintOrders is each layout object's place in painting, later on
+	// top; objects painted together share one.
+	PaintOrders []int `json:"paintOrders"`
 }
 
 // domTextBoxes holds the post-layout line boxes of text layout objects.

@@ -60,7 +60,10 @@ type sight struct {
 	// gone is set when the node cannot be seen whatever it is: its frame
 	// is not shown.
 	gone bool
-	clip clipRect
+	// fixed is set within a box fixed or stuck to the viewport, which
+	// covers another part of the page at each scroll position.
+	fixed bool
+	clip  clipRect
 }
 
 // seer works out what a person sees of a judged capture.
@@ -147,11 +150,6 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 		if j < len(nodes.NodeType) {
 			typ = nodes.NodeType[j]
 		}
-		if typ == 3 {
-			self[j], inner[j] = st, st
-			w.text(di, j, st, extent, &run, flush)
-			continue
-		}
 		if typ != 1 || x.layoutOf[j] < 0 {
 			self[j], inner[j] = st, st
 			continue
@@ -161,6 +159,13 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 		if c, ok := x.contentDoc[j]; ok && c >= 0 && c < len(p.docs) {
 			frame := sight{alpha: st.alpha, clip: noClip, gone: !w.boxSeen(r, st, extent)}
 			children = append(children, child{c, frame})
+		}
+	}
+	// Text is judged once every box that may paint over it is known.
+	covers := w.covers(di, self)
+	for j := 0; j < n && j < len(nodes.NodeType); j++ {
+		if nodes.NodeType[j] == 3 {
+			w.text(di, j, self[j], extent, covers, &run, flush)
 		}
 	}
 	flush()
@@ -190,6 +195,9 @@ func (w *seer) elementSight(r domRef, st sight) (self, inner sight) {
 	if pos == "fixed" {
 		// Fixed to the viewport: no ancestor's overflow clips it.
 		st.clip = noClip
+	}
+	if pos == "fixed" || pos == "sticky" {
+		st.fixed = true
 	}
 	if v := p.style(r, s.clipPath); v != "" && v != "none" {
 		if c, ok := insetClip(v, b); ok {
@@ -231,6 +239,91 @@ func (w *seer) elementSight(r domRef, st sight) (self, inner sight) {
 	return self, inner
 }
 
+// cover is a box that hides what is painted below it: an opaque
+// background, or an image, video, canvas or frame.
+type cover struct {
+	node  int32
+	paint int
+	area  clipRect
+}
+
+// covers lists the boxes of document di, whose nodes have sight self,
+// that hide what they are painted over. A box fixed or stuck to the
+// viewport covers a different part of the page at each scroll position,
+// so it is left out.
+func (w *seer) covers(di int, self []sight) []cover {
+	p := w.p
+	x := &p.docs[di]
+	l := &x.d.Layout
+	if len(l.PaintOrders) == 0 {
+		return nil
+	}
+	var out []cover
+	for j, li := range x.layoutOf {
+		if li < 0 || int(li) >= len(l.PaintOrders) {
+			continue
+		}
+		st := self[j]
+		if st.hidden || st.gone || st.fixed || st.alpha < 0.9 {
+			continue
+		}
+		r := domRef{int32(di), int32(j)}
+		opaque := false
+		switch p.tag(r) {
+		case "IMG", "VIDEO", "CANVAS", "IFRAME", "EMBED", "OBJECT":
+			opaque = true
+		default:
+			c, ok := parseColor(p.style(r, p.styles.background))
+			opaque = ok && c.a >= 0.9
+		}
+		if !opaque {
+			continue
+		}
+		b, ok := p.rawBounds(r)
+		if !ok || b.Width <= 0 || b.Height <= 0 {
+			continue
+		}
+		out = append(out, cover{node: int32(j), paint: l.PaintOrders[li], area: boxClip(b).and(st.clip)})
+	}
+	return out
+}
+
+// covered reports whether a box painted below cover hides at least half
+// of text node r's line box b. A box never covers its own text.
+func (w *seer) covered(r domRef, b BBox, covers []cover) bool {
+	p := w.p
+	x := &p.docs[r.doc]
+	l := &x.d.Layout
+	li := x.layoutOf[r.node]
+	if li < 0 || int(li) >= len(l.PaintOrders) || b.Width <= 0 || b.Height <= 0 {
+		return false
+	}
+	paint := l.PaintOrders[li]
+	for _, c := range covers {
+		if c.paint <= paint {
+			continue
+		}
+		o := boxClip(b).and(c.area)
+		if o.w()*o.h() < b.Width*b.Height/2 {
+			continue
+		}
+		if !w.ancestor(domRef{r.doc, c.node}, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// ancestor reports whether a is an ancestor of r in its document.
+func (w *seer) ancestor(a, r domRef) bool {
+	for e := w.p.parent(r); e != noDOM; e = w.p.parent(e) {
+		if e == a {
+			return true
+		}
+	}
+	return false
+}
+
 // shows reports whether a box drawn with sight st shows enough of itself:
 // at least half its height and some width inside its clips and inside
 // what the document can be scrolled to.
@@ -250,7 +343,7 @@ func (w *seer) boxSeen(r domRef, st sight, extent clipRect) bool {
 
 // text adds the line boxes of text node j that a person can read to run;
 // one that cannot be read ends the run.
-func (w *seer) text(di, j int, st sight, extent clipRect, run *[]string, flush func()) {
+func (w *seer) text(di, j int, st sight, extent clipRect, covers []cover, run *[]string, flush func()) {
 	p := w.p
 	x := &p.docs[di]
 	li := x.layoutOf[j]
@@ -273,8 +366,8 @@ func (w *seer) text(di, j int, st sight, extent clipRect, run *[]string, flush f
 		if part == "" {
 			continue
 		}
-		ok := readable && shows(rect(tb.Bounds[bi]), st, extent)
 		r := domRef{int32(di), int32(j)}
+		ok := readable && shows(rect(tb.Bounds[bi]), st, extent) && !w.covered(r, rect(tb.Bounds[bi]), covers)
 		w.parts[r] = append(w.parts[r], piece{part, ok})
 		if !ok {
 			flush()

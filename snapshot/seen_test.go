@@ -50,6 +50,7 @@ func TestSeenTricks(t *testing.T) {
 	for _, want := range []string{
 		"Shown plainly.", "Shown though aria-hidden.", "Shown at opacity 0.6.", "Shown light on dark.",
 		"Shown in an oklch colour.", "Shown when its box is scrolled.", "Shown in a fixed toast.", "Shown below the fold.",
+		"Shown over a box behind it.", "Shown under a translucent veil.",
 	} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("%q is not seen; seen:\n%s", want, seen)
@@ -59,6 +60,7 @@ func TestSeenTricks(t *testing.T) {
 		"an ancestor's opacity", "opacities that multiply", "a collapsed box", "far to the left", "far above",
 		"at 1 px", "white on white", "near-white on white", "dark on dark", "a lab white", "by visibility",
 		"by clip-path", "for screen readers", "by a filter", "a transparent colour", "a transparent fill", "scaled to nothing",
+		"under an opaque box",
 	} {
 		if strings.Contains(seen, hidden) {
 			t.Errorf("%q is seen; seen:\n%s", hidden, seen)

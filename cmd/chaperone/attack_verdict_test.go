@@ -109,6 +109,7 @@ func TestVerdictCountsOnlyWhatAPersonSees(t *testing.T) {
 		{"filter opacity(0)", hidden + "filtered", "", false},
 		{"transparent text fill", hidden + "unfilled", "", false},
 		{"transparent colour", hidden + "transparent", "", false},
+		{"under an opaque box", hidden + "covered", "", false},
 		{"a name only in aria-label", hidden + "aria-label", "", false},
 		{"a name only in an image's alt", hidden + "alt", "", false},
 		{"clip-path inset(50%)", hidden + "clipped", "", false},
