@@ -103,7 +103,7 @@ func (l *typedLog) key(k string) {
 	if ch == "Space" {
 		ch = " "
 	}
-	if r, size := utf8.DecodeRuneInString(ch); size == len(ch) && size > 0 && r != utf8.RuneError && !strings.Contains(k, "Control+") && !strings.Contains(k, "Meta+") {
+	if r, size := utf8.DecodeRuneInString(ch); size == len(ch) && size > 0 && r != utf8.RuneError {
 		if len(l.keys) < maxTyped {
 			l.keys = append(l.keys, r)
 		}
