@@ -98,6 +98,9 @@ type judge struct {
 	// echoes are what the agent put into the page, normalised (see
 	// normalise): text it typed, and the decoded parts of page URLs.
 	echoes []string
+	// typed is what the agent typed, as typed, URLs it navigated to
+	// included.
+	typed []string
 }
 
 // shows reports whether text holds needle somewhere other than inside a
@@ -158,6 +161,9 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 		}
 		return containsFold(s.Page.Title, c.TitleContains)
 	case c.URLContains != "":
+		if strict && slices.ContainsFunc(j.typed, func(t string) bool { return containsFold(t, c.URLContains) }) {
+			return false
+		}
 		return containsFold(s.Page.URL, c.URLContains)
 	case c.URLMatches != "":
 		re := c.re
@@ -166,6 +172,9 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 			if re, err = compileFold(c.URLMatches); err != nil {
 				return false
 			}
+		}
+		if strict && slices.ContainsFunc(j.typed, re.MatchString) {
+			return false
 		}
 		return re.MatchString(s.Page.URL)
 	case c.Element != nil:

@@ -12,7 +12,9 @@ import (
 // Evidence is what a verdict knows beyond the page itself.
 type Evidence struct {
 	// Typed is the text the agent typed this session (fills, keys, a
-	// prompt's answer): a page that repeats it proves nothing.
+	// prompt's answer, the URLs it navigated to): a page that repeats it
+	// proves nothing, and a URL the agent wrote is not where the task
+	// led.
 	Typed []string
 }
 
@@ -27,7 +29,9 @@ type Evidence struct {
 // document whose origin the profile allows (with none listed, the page's
 // own), and never on an echo of the agent's input: text it typed (the
 // Typed of ev, of which at most one is used) or that a page URL carries in
-// its query, fragment or an escaped path segment (see urlEchoes). A
+// its query, fragment or an escaped path segment (see urlEchoes); a URL
+// test does not hold on what the agent typed either (a URL it navigated
+// to is not where the task led). A
 // snapshot of any other capture tells nothing of what is seen, and its
 // success indicators count as Match counts them: a verdict must be judged
 // on a judged capture.
@@ -105,6 +109,7 @@ func (g *Gate) judge(page *snapshot.Snapshot, evs []Evidence) *judge {
 	for _, t := range ev.Typed {
 		if n := normalise(t); n != "" {
 			j.echoes = append(j.echoes, n)
+			j.typed = append(j.typed, strings.TrimSpace(t))
 		}
 	}
 	urls := []string{top}

@@ -163,6 +163,26 @@ func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
 		{"not over text that is nowhere", judgedPage(page, "Order placed", "Thank you", seen("Thank you", page)), nil, true},
 		{"title echoing the query", judgedPage(page+"?q=order+placed", "Order placed - search", "", nil), nil, false},
 	}
+	urls, err := ParseProfile([]byte(`{"name":"urls","allowed_origins":["https://shop.example"],
+		"success_indicators":[{"url_contains":"/order/confirmed"},{"url_matches":"/receipt/[0-9]+$"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, url string
+		typed     []string
+		ok        bool
+	}{
+		{"reached by the task", "https://shop.example/order/confirmed", []string{"https://shop.example/cart"}, true},
+		{"a URL the agent wrote", "https://shop.example/order/confirmed", []string{"https://shop.example/order/confirmed?x=1"}, false},
+		{"a receipt reached", "https://shop.example/receipt/42", nil, true},
+		{"a receipt the agent wrote", "https://shop.example/receipt/42", []string{"https://shop.example/receipt/42"}, false},
+	} {
+		ok, msg := NewGate(urls, nil, Options{}).Verify(judgedPage(c.url, "Shop", "", nil), Evidence{Typed: c.typed})
+		if ok != c.ok {
+			t.Errorf("%s: Verify = %v (%s), want %v", c.name, ok, msg, c.ok)
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			ev := Evidence{Typed: c.typed}

@@ -74,9 +74,10 @@ func (s *Session) judgedPage(ctx context.Context) (*snapshot.Snapshot, error) {
 	return page, nil
 }
 
-// typedLog keeps what the agent typed this session: a page that shows it
-// back (a live preview, a search box's results) proves nothing, so a
-// verdict does not count it (checkpoint.Evidence).
+// typedLog keeps what the agent typed this session, the URLs it navigated
+// to included: a page that shows it back (a live preview, a search box's
+// results) or a URL it wrote proves nothing, so a verdict does not count
+// it (checkpoint.Evidence).
 type typedLog struct {
 	done []string
 	// keys is the run of characters typed by browser_press_key since the

@@ -195,3 +195,30 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 		}
 	})
 }
+
+// TestVerdictURLTheAgentWrote: a success indicator on the URL holds where
+// the task led, not on a URL the agent navigated to itself (a fooled agent
+// told to "open /done and report success").
+func TestVerdictURLTheAgentWrote(t *testing.T) {
+	site, _ := verdictSites(t)
+	data, err := json.Marshal(map[string]any{
+		"name": "done-url", "allowed_origins": []string{site},
+		"success_indicators": []any{map[string]any{"url_contains": "/hostile/verdict-below"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	profile := filepath.Join(t.TempDir(), "done-url.json")
+	if err := os.WriteFile(profile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, _ := stdioClient(t, nil, "serve", "--profile", profile, "--url", site+"/hostile/verdict-below")
+	if r := complete(t, c, "success"); !r.Acknowledged {
+		t.Errorf("the session's own start page refused: %+v", r)
+	}
+	verdictGo(t, c, site+"/hostile/verdict-hidden", "")
+	verdictGo(t, c, site+"/hostile/verdict-below", "")
+	if r := complete(t, c, "success"); r.Acknowledged {
+		t.Errorf("a URL the agent navigated to acknowledged as success: %+v", r)
+	}
+}
