@@ -25,16 +25,15 @@ type Evidence struct {
 //
 // Failure indicators count wherever the page holds them, seen or not. On a
 // snapshot of a judged capture (page.Seen set) a success indicator counts
-// only on what a person would see (page.Seen and Element.Seen), in a
-// document whose origin the profile allows (with none listed, the page's
-// own), and never on an echo of the agent's input: text it typed (the
-// Typed of ev, of which at most one is used) or that a page URL carries in
-// its query, fragment or an escaped path segment (see urlEchoes); a URL
-// test does not hold on what the agent typed either (a URL it navigated
-// to is not where the task led). A
-// snapshot of any other capture tells nothing of what is seen, and its
-// success indicators count as Match counts them: a verdict must be judged
-// on a judged capture.
+// only on what a person would see (page.Seen, Element.Seen and SeenText),
+// in a document whose origin the profile allows (with none listed, the
+// page's own), and never on an echo of the agent's input: text it typed
+// (the Typed of ev, of which at most one is used) or that a page URL
+// carries in its query, fragment or an escaped path segment (see
+// urlEchoes). A URL test does not hold on a URL the agent typed either: it
+// is not where the task led. A snapshot of any other capture tells nothing
+// of what is seen, and its success indicators count as Match counts them:
+// a verdict must be judged on a judged capture.
 //
 // With no profile, or one without success indicators, nothing can be
 // checked: acknowledged, and the message says so.
@@ -113,10 +112,8 @@ func (g *Gate) judge(page *snapshot.Snapshot, evs []Evidence) *judge {
 		}
 	}
 	urls := []string{top}
-	if page.Seen != nil {
-		for _, t := range page.Seen.Text {
-			urls = append(urls, t.Document)
-		}
+	for _, t := range page.Seen.Text {
+		urls = append(urls, t.Document)
 	}
 	for _, e := range page.Elements {
 		urls = append(urls, e.Document)
