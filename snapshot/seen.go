@@ -64,7 +64,14 @@ type sight struct {
 	// covers another part of the page at each scroll position.
 	fixed bool
 	clip  clipRect
+	// winW and winH are the size of the smallest window the node is seen
+	// through: a box that scrolls its content, or a frame's viewport. A
+	// line of text taller than twice it cannot be read, however scrolled.
+	winW, winH float64
 }
+
+// openSight is the sight of the top document: nothing hides or clips it.
+var openSight = sight{alpha: 1, clip: noClip, winW: math.Inf(1), winH: math.Inf(1)}
 
 // seer works out what a person sees of a judged capture.
 type seer struct {
@@ -101,7 +108,7 @@ func newSeer(p *page) *seer {
 	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]string, len(p.docs)),
 		parts: make(map[domRef][]piece), extents: make([]clipRect, len(p.docs))}
 	if len(p.docs) > 0 {
-		w.doc(0, sight{alpha: 1, clip: noClip}, "", 0)
+		w.doc(0, openSight, "", 0)
 	}
 	return w
 }
@@ -119,6 +126,9 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 		u = parent
 	}
 	w.docURL[di] = u
+	if v, ok := p.rawBounds(domRef{int32(di), 0}); ok && di > 0 {
+		init.winW, init.winH = min(init.winW, v.Width), min(init.winH, v.Height)
+	}
 	n := len(x.layoutOf)
 	self := make([]sight, n)
 	inner := make([]sight, n)
@@ -157,7 +167,7 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 		st, in := w.elementSight(r, st)
 		self[j], inner[j] = st, in
 		if c, ok := x.contentDoc[j]; ok && c >= 0 && c < len(p.docs) {
-			frame := sight{alpha: st.alpha, clip: noClip, gone: !w.boxSeen(r, st, extent)}
+			frame := sight{alpha: st.alpha, clip: noClip, gone: !w.boxSeen(r, st, extent), winW: st.winW, winH: st.winH}
 			children = append(children, child{c, frame})
 		}
 	}
@@ -220,21 +230,18 @@ func (w *seer) elementSight(r domRef, st sight) (self, inner sight) {
 			pad = BBox{X: b.X + c.X, Y: b.Y + c.Y, Width: c.Width, Height: c.Height}
 		}
 	}
-	clipAxis := func(v string, size float64) bool {
-		switch v {
-		case "hidden", "clip":
-			return true
-		case "auto", "scroll", "overlay":
-			return size <= 0
-		}
-		return false
-	}
 	pc := boxClip(pad)
-	if clipAxis(p.style(r, s.overflowX), pad.Width) {
+	switch p.style(r, s.overflowX) {
+	case "hidden", "clip":
 		inner.clip.x0, inner.clip.x1 = max(inner.clip.x0, pc.x0), min(inner.clip.x1, pc.x1)
+	case "auto", "scroll", "overlay":
+		inner.winW = min(inner.winW, pad.Width)
 	}
-	if clipAxis(p.style(r, s.overflowY), pad.Height) {
+	switch p.style(r, s.overflowY) {
+	case "hidden", "clip":
 		inner.clip.y0, inner.clip.y1 = max(inner.clip.y0, pc.y0), min(inner.clip.y1, pc.y1)
+	case "auto", "scroll", "overlay":
+		inner.winH = min(inner.winH, pad.Height)
 	}
 	return self, inner
 }
@@ -326,9 +333,12 @@ func (w *seer) ancestor(a, r domRef) bool {
 
 // shows reports whether a box drawn with sight st shows enough of itself:
 // at least half its height and some width inside its clips and inside
-// what the document can be scrolled to.
+// what the document can be scrolled to, and through a window large enough.
 func shows(b BBox, st sight, extent clipRect) bool {
 	if st.gone || st.hidden || st.alpha < minAlpha || b.Width <= 0 || b.Height <= 0 {
+		return false
+	}
+	if st.winH < b.Height/2 || st.winW < min(b.Width, b.Height/2) {
 		return false
 	}
 	v := boxClip(b).and(st.clip).and(extent)

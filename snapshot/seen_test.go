@@ -60,7 +60,7 @@ func TestSeenTricks(t *testing.T) {
 		"an ancestor's opacity", "opacities that multiply", "a collapsed box", "far to the left", "far above",
 		"at 1 px", "white on white", "near-white on white", "dark on dark", "a lab white", "by visibility",
 		"by clip-path", "for screen readers", "by a filter", "a transparent colour", "a transparent fill", "scaled to nothing",
-		"under an opaque box",
+		"under an opaque box", "a 1 px scroll box",
 	} {
 		if strings.Contains(seen, hidden) {
 			t.Errorf("%q is seen; seen:\n%s", hidden, seen)
@@ -210,24 +210,30 @@ func TestClips(t *testing.T) {
 // TestShows: a box shows when at least half its height and some width are
 // inside its clips and the document's extent, with no hiding sight.
 func TestShows(t *testing.T) {
+	with := func(f func(*sight)) sight {
+		s := openSight
+		f(&s)
+		return s
+	}
 	extent := clipRect{0, 0, 1280, 3000}
 	box := BBox{X: 100, Y: 2500, Width: 200, Height: 20}
-	open := sight{alpha: 1, clip: noClip}
 	for _, c := range []struct {
 		name string
 		b    BBox
 		st   sight
 		want bool
 	}{
-		{"below the fold", box, open, true},
-		{"left of the page", BBox{X: -9999, Y: 10, Width: 200, Height: 20}, open, false},
-		{"beyond the page's end", BBox{X: 100, Y: 3100, Width: 200, Height: 20}, open, false},
-		{"no size", BBox{X: 100, Y: 10}, open, false},
-		{"transparent", box, sight{alpha: 0.05, clip: noClip}, false},
-		{"hidden", box, sight{alpha: 1, hidden: true, clip: noClip}, false},
-		{"its frame not shown", box, sight{alpha: 1, gone: true, clip: noClip}, false},
-		{"clipped to 1 px", box, sight{alpha: 1, clip: clipRect{100, 2500, 101, 2501}}, false},
-		{"half clipped", box, sight{alpha: 1, clip: clipRect{0, 0, 200, 3000}}, true},
+		{"below the fold", box, openSight, true},
+		{"left of the page", BBox{X: -9999, Y: 10, Width: 200, Height: 20}, openSight, false},
+		{"beyond the page's end", BBox{X: 100, Y: 3100, Width: 200, Height: 20}, openSight, false},
+		{"no size", BBox{X: 100, Y: 10}, openSight, false},
+		{"transparent", box, with(func(s *sight) { s.alpha = 0.05 }), false},
+		{"hidden", box, with(func(s *sight) { s.hidden = true }), false},
+		{"its frame not shown", box, with(func(s *sight) { s.gone = true }), false},
+		{"clipped to 1 px", box, with(func(s *sight) { s.clip = clipRect{100, 2500, 101, 2501} }), false},
+		{"half clipped", box, with(func(s *sight) { s.clip = clipRect{0, 0, 200, 3000} }), true},
+		{"through a 1 px scroll box", box, with(func(s *sight) { s.winW, s.winH = 200, 1 }), false},
+		{"through a scroll box a line high", box, with(func(s *sight) { s.winW, s.winH = 50, 20 }), true},
 	} {
 		if got := shows(c.b, c.st, extent); got != c.want {
 			t.Errorf("%s: shows = %v, want %v", c.name, got, c.want)

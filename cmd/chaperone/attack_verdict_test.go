@@ -115,6 +115,7 @@ func TestVerdictCountsOnlyWhatAPersonSees(t *testing.T) {
 		{"clip-path inset(50%)", hidden + "clipped", "", false},
 		{"visually hidden 1 px box", hidden + "sr-only", "", false},
 		{"a cross-site frame of an origin not allowed", site + "/hostile/verdict-frame?site=other", verdictSuccess, false},
+		{"a frame 1 px high", site + "/hostile/verdict-frame?size=tiny", verdictSuccess, false},
 		{"a search page echoing the query", site + "/hostile/verdict-search?q=membership+cancelled", "", false},
 		{"a fragment echoed", site + "/hostile/verdict-search#membership%20cancelled", "", false},
 		{"a failure nobody sees", site + "/hostile/verdict-hidden?fail=hidden", "", false},
