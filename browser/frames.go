@@ -12,7 +12,6 @@ import (
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/domsnapshot"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -322,11 +321,7 @@ func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Contex
 		})
 		wg.Go(func() {
 			var d rawResult
-			d, errs[i][1] = chromedp.Call(fc, captureSnapshotRaw, domsnapshot.CaptureSnapshotParams{
-				ComputedStyles:    capture.Styles(),
-				IncludePaintOrder: new(true),
-				IncludeDOMRects:   &opts.DOMRects,
-			})
+			d, errs[i][1] = chromedp.Call(fc, captureSnapshotRaw, snapshotParams(opts))
 			out[i].dom.DOM = json.RawMessage(d)
 		})
 		wg.Go(func() {

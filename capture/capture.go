@@ -29,7 +29,8 @@ type Page struct {
 	// ({"documents": [...], "strings": [...]}, one document per frame) with
 	// bounds, paint orders, the computed styles named in Styles, in that
 	// order, and, when asked for, the DOM rects (offsetRects, clientRects,
-	// scrollRects).
+	// scrollRects), and for a judged capture each layout object's blended
+	// background colour and text colour opacity.
 	// Bounds are page coordinates of their document: subtract the scroll.
 	// The document's own layout object has an empty style list. Null while
 	// a dialog is open.
@@ -109,4 +110,13 @@ type Screenshot struct {
 // snapshot, in order (Page.Styles).
 func Styles() []string {
 	return []string{"display", "visibility", "cursor", "overflow-x", "overflow-y", "opacity", "pointer-events"}
+}
+
+// JudgedStyles returns the computed styles of a capture a verdict is judged
+// on: those of Styles, in the same order, then what tells whether a person
+// can see a box or read its text (its colour and fill colour, font size,
+// clipping, positioning, filter, and the background that may cover
+// another box's).
+func JudgedStyles() []string {
+	return append(Styles(), "color", "font-size", "clip-path", "clip", "position", "-webkit-text-fill-color", "filter", "background-color")
 }

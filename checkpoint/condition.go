@@ -84,15 +84,86 @@ func (c DialogCondition) Match(d *snapshot.Dialog) bool {
 var conditionKeys = []string{"title_contains", "url_contains", "url_matches", "element", "text_contains", "dialog", "any", "all", "not"}
 
 // Match reports whether c holds on s. A nil snapshot matches nothing but a
-// not over something.
-func (c Condition) Match(s *snapshot.Snapshot) bool {
+// not over something. It counts whatever the page holds, seen or not: the
+// test for a checkpoint or a failure, which must hold wherever the page
+// says it.
+func (c Condition) Match(s *snapshot.Snapshot) bool { return c.eval(s, nil, false) }
+
+// judge is how a success indicator is matched for a verdict: only on what a
+// person sees, in a document whose origin may finish the task, and never
+// on an echo of the agent's own input.
+type judge struct {
+	// allowed reports whether the document at a URL may show evidence.
+	allowed func(document string) bool
+	// echoes are what the agent put into the page, normalised (see
+	// normalise): text it typed, and the decoded parts of page URLs.
+	echoes []string
+	// typed is what the agent typed, as typed, URLs it navigated to
+	// included.
+	typed []string
+}
+
+// shows reports whether text holds needle somewhere other than inside a
+// repetition of something the agent put into the page: a search page that
+// repeats the query, or a preview of what was typed, proves nothing, while
+// the page's own words around the same phrase still do. Both compare
+// normalised; an empty needle is anywhere.
+func (j *judge) shows(text, needle string) bool {
+	t, n := normalise(text), normalise(needle)
+	if n == "" {
+		return true
+	}
+	for i := 0; i <= len(t)-len(n); i++ {
+		k := strings.Index(t[i:], n)
+		if k < 0 {
+			return false
+		}
+		i += k
+		if !j.covered(t, i, i+len(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// covered reports whether t[from:to] lies within an occurrence in t of one
+// of the echoes.
+func (j *judge) covered(t string, from, to int) bool {
+	for _, e := range j.echoes {
+		if len(e) < to-from {
+			continue
+		}
+		for start := max(0, to-len(e)); start <= from && start+len(e) <= len(t); start++ {
+			if t[start:start+len(e)] == e {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// normalise lowers s and collapses its white space, as text is compared.
+func normalise(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+
+// eval reports whether c holds on s. With strict set (j not nil) text and
+// elements count only as j allows; under a not the test turns lenient, and
+// back again under a second not, so that "not X" in a success indicator
+// holds only where X holds nowhere, seen or not.
+func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 	if s == nil {
 		s = &snapshot.Snapshot{}
 	}
+	strict = strict && j != nil
 	switch {
 	case c.TitleContains != "":
+		if strict {
+			return j.shows(s.Page.Title, c.TitleContains)
+		}
 		return containsFold(s.Page.Title, c.TitleContains)
 	case c.URLContains != "":
+		if strict && slices.ContainsFunc(j.typed, func(t string) bool { return containsFold(t, c.URLContains) }) {
+			return false
+		}
 		return containsFold(s.Page.URL, c.URLContains)
 	case c.URLMatches != "":
 		re := c.re
@@ -102,15 +173,28 @@ func (c Condition) Match(s *snapshot.Snapshot) bool {
 				return false
 			}
 		}
+		if strict && slices.ContainsFunc(j.typed, re.MatchString) {
+			return false
+		}
 		return re.MatchString(s.Page.URL)
 	case c.Element != nil:
 		for _, e := range s.Elements {
-			if strings.EqualFold(e.Role, c.Element.Role) && containsFold(e.Name, c.Element.NameContains) {
+			if !strings.EqualFold(e.Role, c.Element.Role) {
+				continue
+			}
+			if strict {
+				if e.Seen && j.allowed(e.Document) && (c.Element.NameContains == "" || j.showsAny(e.SeenText, c.Element.NameContains)) {
+					return true
+				}
+			} else if containsFold(e.Name, c.Element.NameContains) {
 				return true
 			}
 		}
 		return false
 	case c.TextContains != "":
+		if strict {
+			return seenText(s, j, c.TextContains)
+		}
 		if containsFold(s.Text, c.TextContains) || (s.Dialog != nil && containsFold(s.Dialog.Message, c.TextContains)) {
 			return true
 		}
@@ -123,18 +207,39 @@ func (c Condition) Match(s *snapshot.Snapshot) bool {
 	case c.Dialog != nil:
 		return c.Dialog.Match(s.Dialog)
 	case c.Any != nil:
-		return slices.ContainsFunc(c.Any, func(c Condition) bool { return c.Match(s) })
+		return slices.ContainsFunc(c.Any, func(c Condition) bool { return c.eval(s, j, strict) })
 	case c.All != nil:
 		for _, sub := range c.All {
-			if !sub.Match(s) {
+			if !sub.eval(s, j, strict) {
 				return false
 			}
 		}
 		return true
 	case c.Not != nil:
-		return !c.Not.Match(s)
+		return !c.Not.eval(s, j, !strict && j != nil)
 	}
 	return false
+}
+
+// seenText reports whether a person sees text on s, in a document j
+// allows, that the agent did not put there. A name that is not drawn (an
+// aria-label, an image's alt) and a dialog's message (nothing says which
+// frame opened it) do not count.
+func seenText(s *snapshot.Snapshot, j *judge, text string) bool {
+	if s.Seen == nil {
+		return false
+	}
+	for _, t := range s.Seen.Text {
+		if j.allowed(t.Document) && j.shows(t.Text, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// showsAny reports whether one of runs shows needle (see shows).
+func (j *judge) showsAny(runs []string, needle string) bool {
+	return slices.ContainsFunc(runs, func(r string) bool { return j.shows(r, needle) })
 }
 
 // Describe says in plain words what c expects, e.g.

@@ -3,18 +3,41 @@ package checkpoint
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
-// Verify checks a claimed success on page, a fresh capture of the whole
-// page. It is acknowledged only when the page is on an origin the profile
-// allows (if it lists any), no failure indicator holds, and a success
-// indicator does; the message names the rule that decided. With no profile,
-// or one without success indicators, nothing can be checked: acknowledged,
-// and the message says so.
-func (g *Gate) Verify(page *snapshot.Snapshot) (ok bool, message string) {
+// Evidence is what a verdict knows beyond the page itself.
+type Evidence struct {
+	// Typed is the text the agent typed this session (fills, keys, a
+	// prompt's answer, the URLs it navigated to): a page that repeats it
+	// proves nothing, and a URL the agent wrote is not where the task
+	// led.
+	Typed []string
+}
+
+// Verify checks a claimed success on page, a fresh judged capture of the
+// whole page. It is acknowledged only when the page is on an origin the
+// profile allows (if it lists any), no failure indicator holds, and a
+// success indicator does; the message names the rule that decided.
+//
+// Failure indicators count wherever the page holds them, seen or not. On a
+// snapshot of a judged capture (page.Seen set) a success indicator counts
+// only on what a person would see (page.Seen, Element.Seen and SeenText),
+// in a document whose origin the profile allows (with none listed, the
+// page's own), and never on an echo of the agent's input: text it typed
+// (the Typed of ev, of which at most one is used) or that a page URL
+// carries in its query, fragment or an escaped path segment (see
+// urlEchoes). A URL test does not hold on a URL the agent typed either: it
+// is not where the task led. A snapshot of any other capture tells nothing
+// of what is seen, and its success indicators count as Match counts them:
+// a verdict must be judged on a judged capture.
+//
+// With no profile, or one without success indicators, nothing can be
+// checked: acknowledged, and the message says so.
+func (g *Gate) Verify(page *snapshot.Snapshot, ev ...Evidence) (ok bool, message string) {
 	if g.profile == nil {
 		return true, "Acknowledged, but not verified: no profile is loaded, so nothing was checked on the page."
 	}
@@ -43,13 +66,100 @@ func (g *Gate) Verify(page *snapshot.Snapshot) (ok bool, message string) {
 	if len(g.profile.SuccessIndicators) == 0 {
 		return true, fmt.Sprintf("Acknowledged, but not verified: profile %q has no success indicators, so nothing was checked on the page.", g.profile.Name)
 	}
+	j := g.judge(page, ev)
 	for _, c := range g.profile.SuccessIndicators {
-		if c.Match(page) {
+		if c.eval(page, j, j != nil) {
 			return true, fmt.Sprintf("Success verified on the page: %s.", c.Label())
 		}
 	}
-	return false, fmt.Sprintf("Not acknowledged: no success indicator holds on the current page%s. Expected: %s.",
-		where, describeAny(g.profile.SuccessIndicators)) + next
+	var lenient string
+	if slices.ContainsFunc(g.profile.SuccessIndicators, func(c Condition) bool { return c.Match(page) }) {
+		lenient = " The page holds it only where no person sees it, in a frame of another origin, or as an echo of the agent's own input, which is no evidence."
+	}
+	return false, fmt.Sprintf("Not acknowledged: no success indicator holds on the current page%s. Expected: %s.%s",
+		where, describeAny(g.profile.SuccessIndicators), lenient) + next
+}
+
+// judge returns how success indicators are matched on page: in documents
+// of the origins the profile allows, or with none listed the page's own,
+// and not on echoes of what the agent typed or put in a URL. It is nil for
+// a page that is not of a judged capture.
+func (g *Gate) judge(page *snapshot.Snapshot, evs []Evidence) *judge {
+	if page == nil || page.Seen == nil {
+		return nil
+	}
+	var ev Evidence
+	if len(evs) > 0 {
+		ev = evs[0]
+	}
+	top := page.Page.URL
+	topOrigin, topErr := Origin(top)
+	j := &judge{allowed: func(doc string) bool {
+		if doc == "" {
+			doc = top
+		}
+		if g.profile != nil && len(g.profile.AllowedOrigins) > 0 {
+			_, ok := g.allowedOrigin(doc)
+			return ok
+		}
+		o, err := Origin(doc)
+		return err == nil && topErr == nil && o == topOrigin
+	}}
+	for _, t := range ev.Typed {
+		if n := normalise(t); n != "" {
+			j.echoes = append(j.echoes, n)
+			j.typed = append(j.typed, strings.TrimSpace(t))
+		}
+	}
+	urls := []string{top}
+	for _, t := range page.Seen.Text {
+		urls = append(urls, t.Document)
+	}
+	for _, e := range page.Elements {
+		urls = append(urls, e.Document)
+	}
+	slices.Sort(urls)
+	for _, u := range slices.Compact(urls) {
+		j.echoes = append(j.echoes, urlEchoes(u)...)
+	}
+	return j
+}
+
+// urlEchoes returns what rawURL carries that an agent may have written,
+// decoded and normalised: its query (whole, and each value), its fragment,
+// and each path segment that needed escaping. A plain path segment
+// ("/cancelled") is the site's own name for a page, not input, and so is
+// left out.
+func urlEchoes(rawURL string) []string {
+	u, err := url.Parse(rawURL)
+	if err != nil || rawURL == "" {
+		return nil
+	}
+	var out []string
+	add := func(s string) {
+		if n := normalise(s); n != "" {
+			out = append(out, n)
+		}
+	}
+	if q, err := url.QueryUnescape(u.RawQuery); err == nil {
+		add(q)
+	} else {
+		add(u.RawQuery)
+	}
+	for _, vs := range u.Query() {
+		for _, v := range vs {
+			add(v)
+		}
+	}
+	add(u.Fragment)
+	for seg := range strings.SplitSeq(u.EscapedPath(), "/") {
+		if strings.Contains(seg, "%") {
+			if d, err := url.PathUnescape(seg); err == nil {
+				add(d)
+			}
+		}
+	}
+	return out
 }
 
 // allowedOrigin returns the origin of rawURL and whether the profile allows
@@ -118,14 +228,16 @@ type Indicator struct {
 	Holds bool `json:"holds"`
 }
 
-// Evaluate evaluates every success and failure indicator on s.
-func (g *Gate) Evaluate(s *snapshot.Snapshot) []Indicator {
+// Evaluate evaluates every success and failure indicator on s, success
+// indicators as Verify judges them with ev.
+func (g *Gate) Evaluate(s *snapshot.Snapshot, ev ...Evidence) []Indicator {
 	if g.profile == nil {
 		return nil
 	}
+	j := g.judge(s, ev)
 	var out []Indicator
 	for _, c := range g.profile.SuccessIndicators {
-		out = append(out, Indicator{Kind: "success", Rule: c.Label(), Holds: c.Match(s)})
+		out = append(out, Indicator{Kind: "success", Rule: c.Label(), Holds: c.eval(s, j, j != nil)})
 	}
 	for _, c := range g.profile.FailureIndicators {
 		out = append(out, Indicator{Kind: "failure", Rule: c.Label(), Holds: c.Match(s)})

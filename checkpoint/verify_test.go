@@ -95,3 +95,138 @@ func TestOrigin(t *testing.T) {
 		}
 	}
 }
+
+// judgedPage is a page as a judged capture gives it: text the agent's view
+// holds (text), what of it a person sees (seen, in the page's document),
+// and elements.
+func judgedPage(url, title, text string, seen []snapshot.SeenText, els ...snapshot.Element) *snapshot.Snapshot {
+	return &snapshot.Snapshot{Page: snapshot.Page{URL: url, Title: title}, Text: text, Elements: els,
+		Seen: &snapshot.Seen{Text: seen}}
+}
+
+// TestVerifyCountsOnlyWhatAPersonSees: on a judged page a success indicator
+// counts only on seen text and seen elements, in a document of an allowed
+// origin, and not inside an echo of the agent's input; failure indicators
+// count wherever they are.
+func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"name":"verdict","allowed_origins":["https://shop.example","https://pay.example"],
+		"success_indicators":[{"text_contains":"Membership cancelled"},
+			{"element":{"role":"heading","name_contains":"cancelled"}},
+			{"all":[{"title_contains":"order placed"},{"not":{"text_contains":"pending"}}]}],
+		"failure_indicators":[{"text_contains":"could not"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGate(p, nil, Options{})
+	const page = "https://shop.example/account"
+	seen := func(text, doc string) []snapshot.SeenText { return []snapshot.SeenText{{Text: text, Document: doc}} }
+	heading := func(name, doc string, shown bool) snapshot.Element {
+		e := snapshot.Element{Ref: "@e1", Role: "heading", Name: name, Seen: shown, Document: doc}
+		if shown {
+			e.SeenText = []string{name}
+		}
+		return e
+	}
+	cases := []struct {
+		name  string
+		page  *snapshot.Snapshot
+		typed []string
+		ok    bool
+	}{
+		{"seen text", judgedPage(page, "Account", "Membership cancelled", seen("Your Membership   cancelled today", page)), nil, true},
+		{"text no person sees", judgedPage(page, "Account", "Membership cancelled", seen("Plan: Premium", page)), nil, false},
+		{"seen heading", judgedPage(page, "Account", "", nil, heading("Your plan is cancelled", page, true)), nil, true},
+		{"heading no person sees", judgedPage(page, "Account", "", nil, heading("Your plan is cancelled", page, false)), nil, false},
+		{"a heading whose name is not drawn", judgedPage(page, "Account", "", nil,
+			snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your plan is cancelled", Seen: true, SeenText: []string{"Welcome"}, Document: page}), nil, false},
+		{"a heading whose drawn text is split by hidden text", judgedPage(page, "Account", "", nil,
+			snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your plan is cancelled", Seen: true, SeenText: []string{"Your plan is", "cancelled"}, Document: page}), nil, true},
+		{"a frame of an allowed origin", judgedPage(page, "Account", "", seen("Membership cancelled", "https://pay.example/status")), nil, true},
+		{"a frame of another origin", judgedPage(page, "Account", "", seen("Membership cancelled", "https://evil.example/status")), nil, false},
+		{"a heading in a frame of another origin", judgedPage(page, "Account", "", nil, heading("cancelled", "https://evil.example/x", true)), nil, false},
+		{"echo of the query", judgedPage(page+"?q=membership+cancelled", "Search", "", seen("Results for membership cancelled", page+"?q=membership+cancelled")), nil, false},
+		{"echo of a frame's query", judgedPage(page, "Search", "", seen("membership cancelled", "https://pay.example/s?q=Membership%20Cancelled")), nil, false},
+		{"echo of the fragment", judgedPage(page+"#membership%20cancelled", "Help", "", seen("Membership cancelled", page+"#membership%20cancelled")), nil, false},
+		{"echo of an escaped path segment", judgedPage("https://shop.example/search/membership%20cancelled", "Search", "",
+			seen("membership cancelled", "https://shop.example/search/membership%20cancelled")), nil, false},
+		{"a plain path segment is the site's own", judgedPage("https://shop.example/cancelled", "Done", "", nil,
+			heading("Your membership has been cancelled", "https://shop.example/cancelled", true)), nil, true},
+		{"echo of typed text", judgedPage(page, "Profile", "", seen("Membership cancelled", page)), []string{"membership  CANCELLED"}, false},
+		{"typed text inside a longer echo", judgedPage(page, "Profile", "", seen("Hello, Membership cancelled by Ada", page)),
+			[]string{"Membership cancelled by Ada"}, false},
+		{"the page's own words beside what was typed", judgedPage(page, "Done", "", seen("Membership cancelled", page)),
+			[]string{"Membership cancelled by Ada"}, true},
+		{"the same words again, once the page's own", judgedPage(page, "Done", "",
+			seen("You typed Membership cancelled by Ada. Membership cancelled.", page)), []string{"Membership cancelled by Ada"}, true},
+		{"a failure no person sees", judgedPage(page, "Account", "We could not cancel", seen("Membership cancelled", page)), nil, false},
+		{"not over text no person sees", judgedPage(page, "Order placed", "Payment pending", seen("Thank you", page)), nil, false},
+		{"not over text that is nowhere", judgedPage(page, "Order placed", "Thank you", seen("Thank you", page)), nil, true},
+		{"title echoing the query", judgedPage(page+"?q=order+placed", "Order placed - search", "", nil), nil, false},
+	}
+	urls, err := ParseProfile([]byte(`{"name":"urls","allowed_origins":["https://shop.example"],
+		"success_indicators":[{"url_contains":"/order/confirmed"},{"url_matches":"/receipt/[0-9]+$"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, url string
+		typed     []string
+		ok        bool
+	}{
+		{"reached by the task", "https://shop.example/order/confirmed", []string{"https://shop.example/cart"}, true},
+		{"a URL the agent wrote", "https://shop.example/order/confirmed", []string{"https://shop.example/order/confirmed?x=1"}, false},
+		{"a receipt reached", "https://shop.example/receipt/42", nil, true},
+		{"a receipt the agent wrote", "https://shop.example/receipt/42", []string{"https://shop.example/receipt/42"}, false},
+	} {
+		ok, msg := NewGate(urls, nil, Options{}).Verify(judgedPage(c.url, "Shop", "", nil), Evidence{Typed: c.typed})
+		if ok != c.ok {
+			t.Errorf("%s: Verify = %v (%s), want %v", c.name, ok, msg, c.ok)
+		}
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev := Evidence{Typed: c.typed}
+			ok, msg := g.Verify(c.page, ev)
+			if ok != c.ok {
+				t.Errorf("Verify = %v (%s), want %v", ok, msg, c.ok)
+			}
+			var holds bool
+			for _, in := range g.Evaluate(c.page, ev) {
+				holds = holds || (in.Kind == "success" && in.Holds)
+			}
+			if failures := len(g.Failures(c.page)) > 0; holds != c.ok && !failures {
+				t.Errorf("Evaluate says a success indicator holds: %v, Verify: %v", holds, ok)
+			}
+		})
+	}
+}
+
+// TestVerifyJudgedWithoutAllowedOrigins: with no allowed origins listed,
+// only the page's own origin may show the success.
+func TestVerifyJudgedWithoutAllowedOrigins(t *testing.T) {
+	p, err := ParseProfile([]byte(`{"name":"anywhere","success_indicators":[{"text_contains":"thank you"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGate(p, nil, Options{})
+	const page = "https://any.example/x"
+	for doc, want := range map[string]bool{"": true, page: true, "https://any.example:443/frame": true,
+		"https://other.example/frame": false, "about:blank": false} {
+		s := judgedPage(page, "Done", "", []snapshot.SeenText{{Text: "Thank you!", Document: doc}})
+		if ok, msg := g.Verify(s); ok != want {
+			t.Errorf("success in %q: Verify = %v (%s), want %v", doc, ok, msg, want)
+		}
+	}
+}
+
+// TestVerifyRefusalSaysWhy: a refusal on a page that holds the success only
+// where it is no evidence says so.
+func TestVerifyRefusalSaysWhy(t *testing.T) {
+	g := demoGate(t, nil, Options{})
+	s := judgedPage("http://demo/account", "Account", "", nil,
+		snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your membership has been cancelled", Seen: false, Document: "http://demo/account"})
+	ok, msg := g.Verify(s)
+	if ok || !strings.Contains(msg, "only where no person sees it") {
+		t.Errorf("Verify = %v, %q", ok, msg)
+	}
+}

@@ -216,6 +216,21 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 		s.Notes = append(s.Notes, leftOutNote(len(b.eligible())-keep, offscreen, opts.ViewportOnly))
 	}
 	s.Notes = append(s.Notes, b.optionNotes(refOf)...)
+	if p.judged() {
+		w := newSeer(p)
+		s.Seen = w.seen()
+		at := make(map[string]int, len(s.Elements))
+		for i, e := range s.Elements {
+			at[e.Ref] = i
+		}
+		for k, ref := range refOf {
+			c, e := &b.cands[k], &s.Elements[at[ref]]
+			if c.dom.doc >= 0 && int(c.dom.doc) < len(w.docURL) {
+				e.Seen, e.SeenText = w.element(c.dom)
+				e.Document = w.docURL[c.dom.doc]
+			}
+		}
+	}
 	text, cut := b.pageText(refOf)
 	s.Text = text
 	if cut {

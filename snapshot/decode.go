@@ -460,6 +460,10 @@ func (d *decoder) document(doc *domDocument) {
 			doc.ScrollOffsetX = d.float()
 		case "scrollOffsetY":
 			doc.ScrollOffsetY = d.float()
+		case "contentWidth":
+			doc.ContentWidth = d.float()
+		case "contentHeight":
+			doc.ContentHeight = d.float()
 		case "nodes":
 			n := &doc.Nodes
 			d.fields(func(key string) {
@@ -504,6 +508,12 @@ func (d *decoder) document(doc *domDocument) {
 					l.ScrollRects = d.floatTable()
 				case "clientRects":
 					l.ClientRects = d.floatTable()
+				case "blendedBackgroundColors":
+					l.BlendedBackgroundColors = d.ints(nil)
+				case "textColorOpacities":
+					l.TextColorOpacities = d.floats()
+				case "paintOrders":
+					l.PaintOrders = d.ints(nil)
 				default:
 					d.skip()
 				}
@@ -571,6 +581,16 @@ func (d *decoder) int64s() []int64 {
 	}
 	out := []int64{}
 	d.array(func() { out = append(out, d.integer()) })
+	return out
+}
+
+// floats reads an array of numbers, or null as none.
+func (d *decoder) floats() []float64 {
+	if d.null() {
+		return nil
+	}
+	out := []float64{}
+	d.array(func() { out = append(out, d.float()) })
 	return out
 }
 

@@ -69,12 +69,32 @@ type docIndex struct {
 // object's style list; -1 when the capture did not ask for it.
 type stylePositions struct {
 	display, visibility, cursor, overflowX, overflowY int
+	// These are in a judged capture only (capture.JudgedStyles).
+	opacity, color, fontSize, clipPath, clip, position, textFill, filter, background int
 }
 
 func newStylePositions(names []string) stylePositions {
-	p := stylePositions{-1, -1, -1, -1, -1}
+	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for i, n := range names {
 		switch n {
+		case "opacity":
+			p.opacity = i
+		case "color":
+			p.color = i
+		case "font-size":
+			p.fontSize = i
+		case "clip-path":
+			p.clipPath = i
+		case "clip":
+			p.clip = i
+		case "position":
+			p.position = i
+		case "-webkit-text-fill-color":
+			p.textFill = i
+		case "filter":
+			p.filter = i
+		case "background-color":
+			p.background = i
 		case "display":
 			p.display = i
 		case "visibility":
@@ -285,6 +305,7 @@ func (d *domCapture) merge(r capture.RemoteDOM) error {
 			str(st)
 		}
 		str(doc.Layout.Text)
+		str(doc.Layout.BlendedBackgroundColors)
 	}
 	d.Strings = append(d.Strings, sub.Strings...)
 	d.Documents = append(d.Documents, sub.Documents...)

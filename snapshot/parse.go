@@ -117,6 +117,10 @@ type domDocument struct {
 	TextBoxes     domTextBoxes `json:"textBoxes"`
 	ScrollOffsetX float64      `json:"scrollOffsetX"`
 	ScrollOffsetY float64      `json:"scrollOffsetY"`
+	// ContentWidth and ContentHeight are the size of the document's
+	// scrollable area: what a person can scroll to.
+	ContentWidth  float64 `json:"contentWidth"`
+	ContentHeight float64 `json:"contentHeight"`
 }
 
 // domNodes is the node table of a document, one entry per node in pre-order.
@@ -154,6 +158,15 @@ type domLayout struct {
 	Text        []int       `json:"text"`
 	ScrollRects [][]float64 `json:"scrollRects"`
 	ClientRects [][]float64 `json:"clientRects"`
+	// BlendedBackgroundColors (string indexes, -1 for none) and
+	// TextColorOpacities are in a judged capture only: the background a
+	// text-holding element's text is drawn on, all overlapping backgrounds
+	// blended, and the opacity its text ends up with.
+	BlendedBackgroundColors []int     `json:"blendedBackgroundColors"`
+	TextColorOpacities      []float64 `json:"textColorOpacities"`
+	// PaintOrders is each layout object's place in painting, later on
+	// top; objects painted together share one.
+	PaintOrders []int `json:"paintOrders"`
 }
 
 // domTextBoxes holds the post-layout line boxes of text layout objects.

@@ -28,6 +28,9 @@ type Snapshot struct {
 	// Notes says what the agent should know that the elements do not show: a
 	// screenshot that could not be taken, elements left out by the budget.
 	Notes []string `json:"notes,omitempty"`
+	// Seen is what a person would see of the page, for a verdict; nil
+	// unless the capture was a judged one. Never in the JSON.
+	Seen *Seen `json:"-"`
 }
 
 // Element is one thing on the page the agent can see or act on.
@@ -61,6 +64,14 @@ type Element struct {
 	DOMID string `json:"dom_id,omitempty"`
 	CSS   string `json:"css,omitempty"`
 	Frame string `json:"frame,omitempty"`
+	// Seen, SeenText and Document are set on a snapshot of a judged
+	// capture only, for a verdict, and are never in the JSON: whether a
+	// person sees the element's box, the runs of its own text they can
+	// read (its name counts as evidence only where it is drawn there),
+	// and the URL of its document, whose origin shows it.
+	Seen     bool     `json:"-"`
+	SeenText []string `json:"-"`
+	Document string   `json:"-"`
 }
 
 // BBox is an element's box in viewport CSS pixels.

@@ -2,7 +2,6 @@ package snapshot
 
 import (
 	"strings"
-	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -147,7 +146,7 @@ func (w *textWalker) text(di, j int, cell int32) {
 	if count == 0 {
 		return
 	}
-	var u16 []uint16 // only for text outside ASCII, where offsets are UTF-16
+	var u16 []uint16 // only for text outside ASCII (boxText)
 	for bi := start; bi < start+count; bi++ {
 		tb := &x.d.TextBoxes
 		if int(bi) >= len(tb.Bounds) || int(bi) >= len(tb.Start) || int(bi) >= len(tb.Length) {
@@ -159,22 +158,7 @@ func (w *textWalker) text(di, j int, cell int32) {
 		if !w.visible(box) {
 			continue
 		}
-		from, length := tb.Start[bi], tb.Length[bi]
-		var part string
-		if ascii(s) {
-			if from < 0 || from+length > len(s) {
-				continue
-			}
-			part = s[from : from+length]
-		} else {
-			if u16 == nil {
-				u16 = utf16.Encode([]rune(s))
-			}
-			if from < 0 || from+length > len(u16) {
-				continue
-			}
-			part = string(utf16.Decode(u16[from : from+length]))
-		}
+		part := boxText(s, &u16, tb.Start[bi], tb.Length[bi])
 		part = collapseSpace(part)
 		if part == "" {
 			continue

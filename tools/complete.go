@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/audit"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
 // completeInput is the arguments of complete_task.
@@ -23,7 +26,8 @@ func (s *Session) complete(ctx context.Context, in completeInput) Output {
 	// The agent still gets the page as it sees it; the verdict is judged on
 	// all of the page as it is now, never on the agent's word or view.
 	snap, _ := s.snapshot(ctx, true)
-	page, err := s.page(ctx, false)
+	page, err := s.judgedPage(ctx)
+	ev := checkpoint.Evidence{Typed: s.typed.texts()}
 	var r CompletionResult
 	switch {
 	case in.Status == "failed":
@@ -34,13 +38,13 @@ func (s *Session) complete(ctx context.Context, in completeInput) Output {
 	case err != nil:
 		r.Message = fmt.Sprintf("Not acknowledged: the page could not be checked (%v). Try complete_task again.", err)
 	default:
-		r.Acknowledged, r.Message = s.gate.Verify(page)
+		r.Acknowledged, r.Message = s.gate.Verify(page, ev)
 	}
 	s.log.Info("complete_task", "status", in.Status, "reason", s.secrets.redact(in.Reason), "acknowledged", r.Acknowledged,
 		"snapshot", snap.ID, "url", snap.Page.URL)
 	if err := s.audit.Completion(audit.Completion{
 		Status: in.Status, Reason: s.secrets.redact(in.Reason), Acknowledged: r.Acknowledged, Message: s.secrets.redact(r.Message),
-		SnapshotID: snap.ID, URL: snap.Page.URL, Indicators: s.gate.Evaluate(page),
+		SnapshotID: snap.ID, URL: snap.Page.URL, Indicators: s.gate.Evaluate(page, ev),
 	}); err != nil {
 		s.log.Warn("audit: completion not logged", "err", err)
 	}
@@ -51,4 +55,87 @@ func (s *Session) complete(ctx context.Context, in completeInput) Output {
 // not acknowledged, and why.
 func (s *Session) completeArgsInvalid(_ context.Context, err error) Output {
 	return Output{Value: CompletionResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
+}
+
+// judgedPage captures the whole page as it is now for a verdict: with what
+// tells what a person sees of it (browser.CaptureOptions.Judged), which
+// the agent's snapshots do without, as it costs more.
+func (s *Session) judgedPage(ctx context.Context) (*snapshot.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
+	opts := s.config.Capture
+	opts.Screenshot, opts.Judged = false, true
+	c, err := s.tab.Capture(ctx, opts)
+	if err != nil {
+		return nil, fmt.Errorf("look at the whole page: %w", err)
+	}
+	page, _, _ := snapshot.Build(c, judged, 0)
+	s.secrets.redactSnapshot(page)
+	return page, nil
+}
+
+// typedLog keeps what the agent typed this session, the URLs it navigated
+// to included: a page that shows it back (a live preview, a search box's
+// results) or a URL it wrote proves nothing, so a verdict does not count
+// it (checkpoint.Evidence).
+type typedLog struct {
+	done []string
+	// keys is the run of characters typed by browser_press_key since the
+	// last key that types none.
+	keys  []rune
+	bytes int
+}
+
+// maxTyped bounds what typedLog keeps; past it, the oldest goes first.
+const maxTyped = 64 << 10
+
+// fill records a value typed by browser_fill (nil records nothing).
+func (l *typedLog) fill(v *string) {
+	if v != nil {
+		l.add(*v)
+	}
+}
+
+// key records a key pressed by browser_press_key: a printable character
+// (with Shift or none) continues the run of typed text, Space adds a space,
+// and any other key ends the run.
+func (l *typedLog) key(k string) {
+	ch := strings.TrimPrefix(k, "Shift+")
+	if ch == "Space" {
+		ch = " "
+	}
+	if r, size := utf8.DecodeRuneInString(ch); size == len(ch) && size > 0 && r != utf8.RuneError {
+		if len(l.keys) < maxTyped {
+			l.keys = append(l.keys, r)
+		}
+		return
+	}
+	if len(l.keys) > 0 {
+		l.add(string(l.keys))
+		l.keys = nil
+	}
+}
+
+func (l *typedLog) add(v string) {
+	if strings.TrimSpace(v) == "" {
+		return
+	}
+	if len(v) > maxTyped {
+		v = v[:maxTyped]
+	}
+	l.done = append(l.done, v)
+	l.bytes += len(v)
+	for l.bytes > maxTyped && len(l.done) > 1 {
+		l.bytes -= len(l.done[0])
+		l.done = l.done[1:]
+	}
+}
+
+// texts returns everything typed, the run of keys under way included.
+func (l *typedLog) texts() []string {
+	out := append([]string(nil), l.done...)
+	if len(l.keys) > 0 {
+		out = append(out, string(l.keys))
+	}
+	return out
 }

@@ -17,6 +17,7 @@ type fillInput struct {
 // open prompt dialog, which OK sends. A {{NAME}} in the value types the
 // secret NAME; the field then draws its text as discs.
 func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
+	s.typed.fill(in.Value)
 	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
 		v, err := s.secrets.value(*in.Value, false)
 		if err != nil {

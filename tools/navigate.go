@@ -30,6 +30,7 @@ type destination struct {
 // ready.
 func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error) {
 	in.URL, in.Action = strings.TrimSpace(in.URL), strings.TrimSpace(in.Action)
+	s.typed.add(in.URL)
 	switch {
 	case in.URL != "" && in.Action != "":
 		return "", fail(InvalidParams, "browser_navigate takes url or action, not both.")

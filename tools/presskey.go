@@ -23,6 +23,7 @@ const keyExamples = "keys look like Enter, Escape, Tab, ArrowDown, Backspace, Pa
 // focused first, or else to whatever has focus; the gate sees the key, that
 // element and what the key will activate.
 func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error) {
+	s.typed.key(in.Key)
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {
 		return "", fail(InvalidParams, "%v: %s.", err, keyExamples)

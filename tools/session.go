@@ -247,6 +247,8 @@ type Session struct {
 	// maskKey is set by a call that presses a character into a password
 	// field: its key is masked in the audit log.
 	maskKey bool
+	// typed is what the agent typed, which no verdict takes as evidence.
+	typed typedLog
 	// caps are the opt-in capabilities of Config.Caps: a tool they do not
 	// turn on is unknown to the session.
 	caps capSet
