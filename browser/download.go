@@ -164,9 +164,6 @@ type tabDownloads struct {
 	pending []*download
 	// recent are the last downloads that ended, oldest first.
 	recent []Download
-	// names are the names handed out in Dir and not yet written, so that
-	// two downloads that end at once never pick the same.
-	names map[string]bool
 	// docs are the frames of navigation responses seen and not yet failed,
 	// by request id.
 	docs map[network.RequestID]cdp.FrameID
@@ -465,10 +462,28 @@ func (td *tabDownloads) settle(d *download, opts DownloadOptions, tooBig bool, s
 	return r
 }
 
-// place renames src into dir under name, or "name (2).ext" and so on when
-// that is taken, and returns the name used. An existing file is never
-// replaced: the name is claimed with an exclusive create first.
+// place renames src into dir under name made unique (CreateUnique), and
+// returns the name used.
 func (td *tabDownloads) place(src, dir, name string) (string, error) {
+	f, n, err := CreateUnique(dir, name)
+	if err != nil {
+		return "", fmt.Errorf("saving the download: %w", err)
+	}
+	f.Close()
+	dst := filepath.Join(dir, n)
+	if err := os.Rename(src, dst); err != nil {
+		_ = os.Remove(dst)
+		return "", fmt.Errorf("saving the download: %w", err)
+	}
+	return n, nil
+}
+
+// CreateUnique creates a new file (0600) in dir under name, or, when that
+// is taken, "stem (2).ext", "stem (3).ext" and so on, and returns it open
+// for writing with the name used. It never opens or replaces a file that
+// exists: the name is claimed by an exclusive create. name must be a plain
+// file name (SafeFileName).
+func CreateUnique(dir, name string) (*os.File, string, error) {
 	ext := filepath.Ext(name)
 	stem := strings.TrimSuffix(name, ext)
 	for i := 1; i <= 1000; i++ {
@@ -476,28 +491,16 @@ func (td *tabDownloads) place(src, dir, name string) (string, error) {
 		if i > 1 {
 			n = fmt.Sprintf("%s (%d)%s", stem, i, ext)
 		}
-		td.mu.Lock()
-		taken := td.names[n]
-		td.mu.Unlock()
-		if taken {
-			continue
-		}
-		dst := filepath.Join(dir, n)
-		f, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		f, err := os.OpenFile(filepath.Join(dir, n), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) {
 			continue
 		}
 		if err != nil {
-			return "", fmt.Errorf("saving the download: %w", err)
+			return nil, "", err
 		}
-		f.Close()
-		if err := os.Rename(src, dst); err != nil {
-			_ = os.Remove(dst)
-			return "", fmt.Errorf("saving the download: %w", err)
-		}
-		return n, nil
+		return f, n, nil
 	}
-	return "", fmt.Errorf("saving the download: no free name like %q in the directory", name)
+	return nil, "", fmt.Errorf("no free name like %q in %s", name, dir)
 }
 
 // fileType is a file's media type: from its extension, else sniffed from
