@@ -173,6 +173,8 @@ type tabDownloads struct {
 	expected []expectation
 	// arrived is closed, and replaced, when a download is held.
 	arrived chan struct{}
+	// from are the frames downloads began in, lately.
+	from map[cdp.FrameID]bool
 }
 
 // expectation is a download a frame's navigation announced.
@@ -348,11 +350,44 @@ func (td *tabDownloads) hold(d *download) bool {
 		close(td.arrived)
 		td.arrived = nil
 	}
+	if td.from == nil || len(td.from) >= maxPendingDownloads {
+		td.from = make(map[cdp.FrameID]bool)
+	}
+	td.from[d.frame] = true
 	if len(td.pending) >= maxPendingDownloads {
 		return false
 	}
 	td.pending = append(td.pending, d)
 	return true
+}
+
+// downloadedFrom reports whether a download of the tab began in frame (a
+// popup's, whose window the browser closes once it turns into a download),
+// counting every download the browser reported before the call.
+func (t *Tab) downloadedFrom(ctx context.Context, frame cdp.FrameID) bool {
+	t.syncDownloads(ctx)
+	t.dl.mu.Lock()
+	defer t.dl.mu.Unlock()
+	return t.dl.from[frame]
+}
+
+// syncDownloads makes sure every download the browser reported before the
+// call is routed to its tab.
+func (t *Tab) syncDownloads(ctx context.Context) {
+	_, s, _ := t.context()
+	if s != nil {
+		c, cancel := within(ctx, s.root, defaultCallTimeout)
+		// A round trip: the listener sees every event sent before its
+		// reply.
+		_, _ = chromedp.CallBrowser(c, cdpbrowser.GetVersion, cdp.Empty{})
+		cancel()
+	}
+	for _, r := range t.b.dl.unrouted() {
+		select {
+		case <-r:
+		case <-ctx.Done():
+		}
+	}
 }
 
 // noteNetwork follows the navigation requests of a page of the tab: one
@@ -626,20 +661,7 @@ func (t *Tab) applyDownloads(ctx context.Context) error {
 // It first makes sure that every download the browser reported before the
 // call is counted.
 func (t *Tab) TakeDownloads(ctx context.Context) []Download {
-	_, s, _ := t.context()
-	if s != nil {
-		c, cancel := within(ctx, s.root, defaultCallTimeout)
-		// A round trip: the listener sees every event sent before its
-		// reply.
-		_, _ = chromedp.CallBrowser(c, cdpbrowser.GetVersion, cdp.Empty{})
-		cancel()
-	}
-	for _, r := range t.b.dl.unrouted() {
-		select {
-		case <-r:
-		case <-ctx.Done():
-		}
-	}
+	t.syncDownloads(ctx)
 	t.dl.awaitExpected(ctx)
 	t.dl.mu.Lock()
 	pending := t.dl.pending
