@@ -84,3 +84,35 @@ func TestDownloads(t *testing.T) {
 		t.Errorf("Downloads() = %+v, want the three", r)
 	}
 }
+
+// TestDownloadsAfterRelaunch: a tab whose browser was relaunched lives in a
+// fresh browser context, which saves its downloads into the tab's directory
+// again, not nowhere.
+func TestDownloadsAfterRelaunch(t *testing.T) {
+	site := browsertest.Site(t)
+	b := browsertest.NewBrowser(t, browser.Options{})
+	tab := browsertest.TabOf(t, b)
+	ctx := testCtx(t)
+	dir := t.TempDir()
+	if err := tab.SetDownloads(ctx, browser.DownloadOptions{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Navigate(ctx, site+"/hostile/download-links"); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Relaunch(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if restarted, _, err := tab.Recover(ctx); err != nil || !restarted {
+		t.Fatalf("Recover = %v, %v; want a restart", restarted, err)
+	}
+	_, err := tab.Settle(ctx, func(c context.Context) error { return tab.Go(c, site+"/download?name=after.csv") },
+		browser.Wait{Quiet: 50 * time.Millisecond, Limit: 2 * time.Second, Navigation: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := tab.TakeDownloads(ctx)
+	if len(got) != 1 || got[0].State != browser.DownloadSaved || filepath.Dir(got[0].Path) != dir {
+		t.Fatalf("download after a relaunch = %+v, want one saved in %s", got, dir)
+	}
+}
