@@ -297,3 +297,33 @@ func TestDownloadScreenshotAndPDF(t *testing.T) {
 		t.Errorf("the PDF has no pages: %q", r.Message)
 	}
 }
+
+// TestDownloadFlags: a download directory that is not there, or a size
+// that is no size, stops the command before anything starts.
+func TestDownloadFlags(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--download-dir", "/no/such/dir"}, `--download-dir "/no/such/dir": not a directory`},
+		{[]string{"--max-download-size", "0"}, "want a positive size"},
+		{[]string{"--max-download-size", "-5MB"}, "want a positive size"},
+		{[]string{"--max-download-size", "lots"}, "want a positive size"},
+		{[]string{"--max-download-size", "99999999999GB"}, "want a positive size"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
+			if code := run(context.Background(), append([]string{"serve"}, tc.args...), e); code == 0 || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("exit %d, stderr %q, want %q", code, errOut.String(), tc.want)
+			}
+		})
+	}
+	var s sizeFlag
+	for in, want := range map[string]int64{"100MB": 100 << 20, "512kb": 512 << 10, "1G": 1 << 30, "2048": 2048, "7 B": 7} {
+		if err := s.Set(in); err != nil || int64(s) != want {
+			t.Errorf("Set(%q) = %d, %v; want %d", in, s, err, want)
+		}
+	}
+}
