@@ -619,8 +619,8 @@ func FormatBytes(n int64) string {
 // SetDownloads has the tab's browser context save downloads into
 // opts.Dir, capped at opts.MaxBytes each; the tab keeps them for
 // TakeDownloads and Downloads. A tab that gets a fresh context (Recover)
-// sets it up again. Without it, a download the tab's pages start is
-// cancelled.
+// sets it up again. Without it the browser's own download behaviour
+// applies, and the tab reports no downloads.
 func (t *Tab) SetDownloads(ctx context.Context, opts DownloadOptions) error {
 	t.dl.mu.Lock()
 	t.dl.opts = opts
@@ -629,9 +629,8 @@ func (t *Tab) SetDownloads(ctx context.Context, opts DownloadOptions) error {
 }
 
 // applyDownloads tells the browser where the tab's context saves
-// downloads. Even a tab that takes none has its downloads named by guid
-// in a directory of nobody's, so that no page writes a name of its own
-// choosing anywhere; they are cancelled as they begin.
+// downloads: named by guid, never by a name the page chose, until follow
+// renames them. Nothing when SetDownloads was never called.
 func (t *Tab) applyDownloads(ctx context.Context) error {
 	t.dl.mu.Lock()
 	dir := t.dl.opts.Dir
