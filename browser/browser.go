@@ -111,6 +111,8 @@ type Browser struct {
 	// refused holds the document requests the policy refused, until the
 	// tabs they belong to take them.
 	refused refusals
+	// dl holds the downloads under way (download.go).
+	dl downloads
 }
 
 // session is one run of a browser process or one connection to a browser.
@@ -184,6 +186,9 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	})
 	if err == nil {
 		err = b.intercept(ctx, root)
+	}
+	if err == nil {
+		err = b.watchDownloads(root)
 	}
 	if err != nil {
 		cancel()

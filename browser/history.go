@@ -25,7 +25,7 @@ type HistoryEntry struct {
 
 // Go starts loading url in the current page. It fails when the browser
 // refuses the navigation or the network fails it (the error says how, e.g.
-// net::ERR_CONNECTION_REFUSED).
+// net::ERR_CONNECTION_REFUSED); a URL that downloads is no failure.
 func (t *Tab) Go(ctx context.Context, url string) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
@@ -33,6 +33,9 @@ func (t *Tab) Go(ctx context.Context, url string) error {
 	switch {
 	case err != nil:
 		return t.fail("navigating to "+url, err)
+	case res.IsDownload:
+		// No document comes: the file is the tab's (TakeDownloads).
+		return nil
 	case res.ErrorText != "":
 		return fmt.Errorf("navigating to %s: %s", url, res.ErrorText)
 	}

@@ -388,9 +388,11 @@ func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wai
 				return finish(nil) // the page closed: finish says so
 			}
 		case res := <-opened:
-			if res.err != nil && t.b.refused.closedPopup(cdp.FrameID(openedPage.id)) {
+			if res.err != nil && (t.b.refused.closedPopup(cdp.FrameID(openedPage.id)) || t.downloadedFrom(ctx, cdp.FrameID(openedPage.id))) {
 				// The policy refused the popup's first document and
-				// closed it: the page that opened it stays current.
+				// closed it, or the popup became a download and the
+				// browser closed it: the page that opened it stays
+				// current.
 				t.mu.Lock()
 				if i := t.pages.find(openedPage.id); i >= 0 {
 					t.pages.list[i].info.gone = true

@@ -12,6 +12,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/inspector"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
@@ -54,6 +55,8 @@ type Tab struct {
 	// loaded is the storage state LoadStorageState last loaded, loaded again
 	// when Recover has to open a new browser context.
 	loaded *StorageState
+	// dl is where the tab's downloads go, and what they were (download.go).
+	dl tabDownloads
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
@@ -124,7 +127,8 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 	t.gen, t.sess, t.bctx = gen, s, bctx
 	t.replaceCurrent(p, created)
 	t.mu.Unlock()
-	return nil
+	// A fresh context saves downloads nowhere until told again.
+	return t.applyDownloads(ctx)
 }
 
 // openPage opens a target in the browser context bctx, or attaches to the
@@ -222,6 +226,8 @@ func (p *tabPage) onEvent(ev any) {
 		p.kill(fmt.Errorf("%w (%s)", errPageClosed, ev.Reason))
 	case *target.EventTargetCreated, *target.EventTargetInfoChanged, *target.EventTargetDestroyed:
 		p.t.onTarget(ev)
+	case *network.EventResponseReceived, *network.EventLoadingFinished, *network.EventLoadingFailed:
+		p.t.dl.noteNetwork(ev) // download.go
 	}
 }
 

@@ -40,7 +40,10 @@ func (s *Session) act(ctx context.Context, do step) Output {
 	// Refusals from before the action (a page's own timers) were logged;
 	// only the action's own are its result.
 	s.tab.TakeBlocked(ctx)
+	s.downloadsReady(ctx)
 	msg, err := do(ctx)
+	// What the action downloaded is said whether or not it succeeded.
+	dl := s.downloadsNote(ctx)
 	if b := s.tab.TakeBlocked(ctx); len(b) > 0 {
 		err = blockedProblem(b)
 	}
@@ -49,10 +52,10 @@ func (s *Session) act(ctx context.Context, do step) Output {
 		if m := s.recover(ctx); m != "" {
 			p = fail(ActionFailed, "%s", m)
 		}
-		return s.failed(ctx, p.code, p.msg)
+		return s.failed(ctx, p.code, joinMessage(p.msg, dl))
 	}
 	snap, serr := s.snapshot(ctx, true)
-	r := ActionResult{Success: true, Snapshot: snap, Message: msg}
+	r := ActionResult{Success: true, Snapshot: snap, Message: joinMessage(msg, dl)}
 	if serr != nil && snap != nil {
 		r.Message = strings.TrimSpace(msg + " " + serr.Error())
 	}

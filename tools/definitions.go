@@ -265,6 +265,34 @@ var catalog = []tool{
 		Destructive:  true,
 		OpenWorld:    true,
 	}, (*Session).drag)),
+	optIn(CapFiles, newAction(Definition{
+		Name:  Screenshot,
+		Title: "Save screenshot",
+		Description: "Save a full-page PNG to the download directory. " +
+			refsDie +
+			" When: keeping what a page shows." +
+			" Patterns: 1) Save. 2) Read its path." +
+			" Errors: action_failed, timeout." +
+			` Example: {} → success⏎Saved … (1280×3400 px) to /…/screenshot.png.`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).screenshot)),
+	optIn(CapFiles, newAction(Definition{
+		Name:  PDF,
+		Title: "Save PDF",
+		Description: "Print the page to a PDF in the download directory. " +
+			refsDie +
+			" When: keeping a receipt." +
+			" Patterns: 1) Save. 2) Read its path." +
+			" Errors: action_failed, timeout." +
+			` Example: {} → success⏎Saved … (2 pages) to /…/page.pdf.`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{}}`),
+		OutputSchema: json.RawMessage(actionOutput),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).pdf)),
 }
 
 // Definitions returns the definitions of the default tools, the ones listed
@@ -294,5 +322,5 @@ func DefinitionsFor(caps []string) ([]Definition, error) {
 
 // Capabilities returns the names Config.Caps accepts, CapAll last.
 func Capabilities() []string {
-	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapAll}
+	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapAll}
 }

@@ -37,9 +37,10 @@ func TestDefinitionsFor(t *testing.T) {
 		{nil, defaults, ""},
 		{[]string{CapWait}, append(slices.Clone(defaults), WaitFor), ""},
 		{[]string{"drag", " Hover "}, append(slices.Clone(defaults), Hover, Drag), ""},
-		{[]string{CapAll}, append(slices.Clone(defaults), Tabs, WaitFor, Hover, Upload, Drag), ""},
+		{[]string{CapAll}, append(slices.Clone(defaults), Tabs, WaitFor, Hover, Upload, Drag, Screenshot, PDF), ""},
+		{[]string{CapFiles}, append(slices.Clone(defaults), Screenshot, PDF), ""},
 		{[]string{CapTabs}, append(slices.Clone(defaults), Tabs), ""},
-		{[]string{CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, all`},
+		{[]string{CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, all`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.caps, ","), func(t *testing.T) {
@@ -96,6 +97,9 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 		// navigate and tabs act on no element.
 		Navigate: {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
 		Tabs:     {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible},
+		// screenshot and pdf save what is there: no element, no gate.
+		Screenshot: {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
+		PDF:        {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
 	}
 	for _, d := range allDefinitions(t) {
 		t.Run(d.Name, func(t *testing.T) {

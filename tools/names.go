@@ -21,6 +21,9 @@ const (
 	Hover   = "browser_hover"
 	Upload  = "browser_upload"
 	Drag    = "browser_drag"
+
+	Screenshot = "browser_screenshot"
+	PDF        = "browser_pdf"
 )
 
 // The capabilities that turn on opt-in tools (Config.Caps, --caps).
@@ -30,5 +33,6 @@ const (
 	CapHover  = "hover"  // browser_hover
 	CapUpload = "upload" // browser_upload
 	CapDrag   = "drag"   // browser_drag
+	CapFiles  = "files"  // browser_screenshot, browser_pdf
 	CapAll    = "all"    // every opt-in tool
 )

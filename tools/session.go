@@ -71,6 +71,11 @@ type Config struct {
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
 	Secrets map[string]string
+	// DownloadDir is where downloads, screenshots and PDFs are saved;
+	// empty gives each session a directory of its own, removed when it
+	// closes. MaxDownloadSize caps one download (default 100 MB).
+	DownloadDir     string
+	MaxDownloadSize int64
 }
 
 func (c Config) withDefaults() Config {
@@ -199,6 +204,10 @@ func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Sessi
 	}
 	s := NewSession(tab, m.config, opts...)
 	s.home = &home{m, mb}
+	if err := s.openDownloads(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("new session: %w", err)
+	}
 	if m.storage != nil {
 		if err := tab.LoadStorageState(ctx, *m.storage); err != nil {
 			s.Close()
@@ -255,6 +264,8 @@ type Session struct {
 	// home is the Manager and browser the tab lives on; nil for a session
 	// made from a tab by NewSession.
 	home *home
+	// dl is the session's download directory (download.go).
+	dl downloads
 }
 
 // NewSession wraps an open tab as a session.
@@ -285,7 +296,9 @@ func (s *Session) Close() error {
 		s.home.m.release(s.home.mb)
 		s.home = nil
 	}
-	return s.tab.Close()
+	err := s.tab.Close()
+	s.closeDownloads()
+	return err
 }
 
 // Call runs the tool name with its JSON arguments. Every failure the agent can
@@ -377,6 +390,7 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
+	s.downloadNotes(snap)
 	return snap, err
 }
 

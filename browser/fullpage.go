@@ -1,0 +1,72 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"image"
+	"math"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// maxFullPageSide bounds each side of a full-page screenshot, in CSS
+// pixels: Chromium cannot draw a bigger surface, and a page may claim any
+// size.
+const maxFullPageSide = 16384
+
+// FullPage is a screenshot of a whole page.
+type FullPage struct {
+	// PNG is the image.
+	PNG []byte
+	// Width and Height are the image's size in pixels (CSS pixels: the
+	// tab's scale factor is 1).
+	Width, Height int
+	// Cut says the page was larger than the image can be, which shows its
+	// top left part.
+	Cut bool
+}
+
+// FullPageScreenshot takes a PNG of the current page's whole content, beyond
+// the viewport, without scrolling it.
+func (t *Tab) FullPageScreenshot(ctx context.Context) (FullPage, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	m, err := chromedp.Call(c, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil {
+		return FullPage{}, t.fail("measuring the page", err)
+	}
+	if m.CSSContentSize == nil || m.CSSContentSize.Width <= 0 || m.CSSContentSize.Height <= 0 {
+		return FullPage{}, fmt.Errorf("full-page screenshot: the page has no content size")
+	}
+	w, h := math.Ceil(m.CSSContentSize.Width), math.Ceil(m.CSSContentSize.Height)
+	cut := w > maxFullPageSide || h > maxFullPageSide
+	w, h = min(w, maxFullPageSide), min(h, maxFullPageSide)
+	res, err := chromedp.Call(c, page.CaptureScreenshot, page.CaptureScreenshotParams{
+		Format:                page.CaptureScreenshotFormatPng,
+		Clip:                  &page.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: 1},
+		CaptureBeyondViewport: new(true),
+	})
+	if err != nil {
+		return FullPage{}, t.fail("taking a full-page screenshot", err)
+	}
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(res.Data))
+	if err != nil {
+		return FullPage{}, fmt.Errorf("full-page screenshot: decoding the image header: %w", err)
+	}
+	return FullPage{PNG: res.Data, Width: cfg.Width, Height: cfg.Height, Cut: cut}, nil
+}
+
+// PDF prints the current page as a PDF document (backgrounds included), as
+// the browser's print dialog would.
+func (t *Tab) PDF(ctx context.Context) ([]byte, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})
+	if err != nil {
+		return nil, t.fail("printing the page as PDF", err)
+	}
+	return res.Data, nil
+}
