@@ -44,7 +44,8 @@ var ErrNotDelivered = errors.New("the input did not reach its element")
 // DeliveryError reports input that, sent twice, did not reach the element it
 // was aimed at. It wraps ErrNotDelivered.
 type DeliveryError struct {
-	// Input is what was sent: "click", "hover" or a key's name.
+	// Input is what was sent: "click", "hover", "wheel", or "key " and the
+	// chord's name.
 	Input string
 	// Received describes what the input reached instead (tag, id, role and
 	// text), or is empty when nothing in the element's frame received it.
@@ -133,8 +134,9 @@ func (t *Tab) HoverElement(ctx context.Context, backendNodeID int64, x, y float6
 	return t.deliver(ctx, backendNodeID, "hover", x, y, t.Hover)
 }
 
-// deliver sends the pointer input kind at x, y with send, and confirms it
-// reached the node.
+// deliver sends the pointer input kind (click, hover, wheel) at x, y with
+// send, and confirms it reached the node: the one mechanism every pointer
+// input aimed at an element goes through.
 func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) error {
 	for try := 1; ; try++ {

@@ -171,3 +171,35 @@ func TestPressDelivery(t *testing.T) {
 		}
 	})
 }
+
+// TestHoverAndWheelDelivery hovers over a button of a cross-site frame that
+// moves on the pointer's first move, and turns
+// the wheel over a cross-site frame's scrollable box: both reach their
+// element, which the page shows.
+func TestHoverAndWheelDelivery(t *testing.T) {
+	t.Run("hover in a frame that moves", func(t *testing.T) {
+		tab := deliveryHost(t, "delivery-shift", false)
+		node := nodeOf(t, tab, "button", "Confirm payment")
+		in := inspect(t, tab, node, true)
+		if err := tab.HoverElement(testCtx(t), node, in.X, in.Y); err != nil {
+			t.Fatalf("HoverElement: %v", err)
+		}
+		// Where the pointer rests now is the button's: a click there
+		// needs no second try.
+		if err := tab.Click(testCtx(t), inspect(t, tab, node, true).X, inspect(t, tab, node, true).Y); err != nil {
+			t.Fatal(err)
+		}
+		if !waitUntil(t, 0, func() bool { return deliveryStatus(t, tab) == "Payment confirmed 1" }) {
+			t.Errorf("the host's status is %q", deliveryStatus(t, tab))
+		}
+	})
+	t.Run("wheel in a cross-site frame", func(t *testing.T) {
+		tab := payPage(t)
+		terms := frameNode(t, tab, "region", "Payment terms")
+		in := inspect(t, tab, terms, true)
+		if err := tab.WheelElement(testCtx(t), terms, in.X, in.Y, 40); err != nil {
+			t.Fatalf("WheelElement: %v", err)
+		}
+		waitStatus(t, tab, func(s string) bool { return strings.HasPrefix(s, "Terms scrolled to ") && s != "Terms scrolled to 0" })
+	})
+}

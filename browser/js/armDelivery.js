@@ -1,5 +1,6 @@
 // armDelivery listens, in the document of the node (this), for the trusted
-// events of an input aimed at it (kind "click" or "hover"), and returns the
+// events of an input aimed at it (kind "click", "hover" or "wheel"), and
+// returns the
 // record readDelivery reads once the input is sent. The browser routes
 // input by what it last rendered, so an input can land on something else
 // (a cover swapped in on pointerdown, the parent page while a cross-site
@@ -12,11 +13,13 @@
 // hides it.
 function armDelivery(kind) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
-	const types = kind === 'hover' ? ['pointerover', 'pointermove', 'mouseover', 'mousemove'] :
-		['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+	const types = {
+		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
+		wheel: ['wheel'],
+	}[kind] || ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
 	const doc = el.ownerDocument, win = doc.defaultView;
 	const isLabel = (n) => n && n.tagName === 'LABEL' && n.control === el;
-	const rec = {kind, el, seen: {}, hit: {}, missed: null, hovered: false};
+	const rec = {kind, el, seen: {}, hit: {}, missed: null};
 	const note = (e) => {
 		if (!e.isTrusted) return;
 		const path = e.composedPath();
@@ -24,8 +27,10 @@ function armDelivery(kind) {
 		if (path.includes(el) || path.some(isLabel)) rec.hit[e.type] = true;
 		else if (!rec.missed) rec.missed = path[0] || null;
 	};
+	// Passive: the record never cancels, and must not hold up scrolling.
+	const opts = {capture: true, passive: true};
 	const targets = [win, doc, el];
-	for (const t of types) for (const at of targets) at.addEventListener(t, note, true);
-	rec.stop = () => { for (const t of types) for (const at of targets) at.removeEventListener(t, note, true); };
+	for (const t of types) for (const at of targets) at.addEventListener(t, note, opts);
+	rec.stop = () => { for (const t of types) for (const at of targets) at.removeEventListener(t, note, opts); };
 	return rec;
 }

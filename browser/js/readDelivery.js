@@ -19,6 +19,10 @@ function readDelivery(frames, cap) {
 			if (down() && !el.isConnected) return true;
 			if (rec.seen.click) return false;
 			return final ? !!down() : null;
+		case 'wheel':
+			if (rec.hit.wheel) return true;
+			if (rec.seen.wheel) return false;
+			return final ? false : null;
 		case 'hover':
 			if (Object.keys(rec.hit).length > 0) return true;
 			try { if (el.isConnected && el.matches(':hover')) return true; } catch (e) {}
