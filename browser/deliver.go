@@ -105,7 +105,9 @@ func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageO
 // document went away (the input navigated it, or replaced the frame)
 // counts as delivered: what the input started is the settle's to follow.
 func (o *pageObject) readRecord(ctx context.Context) (delivery, error) {
-	defer o.release(ctx)
+	// Released in the background: nothing waits on it, and every click
+	// would otherwise pay a round trip for it.
+	defer func() { go o.release(ctx) }()
 	var d delivery
 	err := o.call(ctx, readDeliveryJS, &d, deliveryFrames, deliveryCap.Milliseconds())
 	if err != nil {
@@ -173,7 +175,7 @@ func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string,
 		return delivery{}, fmt.Errorf("%s: %w", kind, err)
 	}
 	rec, err := n.object(ctx, armDeliveryJS, kind)
-	n.release(ctx)
+	go n.release(ctx)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
 	}
