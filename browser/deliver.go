@@ -2,12 +2,16 @@ package browser
 
 import (
 	"context"
+	"crypto/rand"
 	_ "embed" // the page scripts
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -22,7 +26,12 @@ import (
 // own process) listens for the input's trusted events; after, the record
 // says whether they reached the element. One that did not is sent once
 // more, at where the element is then, once its frame has rendered; twice
-// missed is a DeliveryError, never a success. See docs/architecture.md.
+// missed is a DeliveryError, never a success. The first event that reaches
+// the element is also reported at once through a binding, with a token
+// only that record knows: when the document is gone by the time the record
+// is read (the input navigated it, or a page replaced the frame before the
+// input landed), that report alone says whether the input got there. See
+// docs/architecture.md.
 
 // The page scripts of delivery, kept here rather than in scripts.go so that
 // the mechanism reads in one place: armDeliveryJS and armKeyDeliveryJS
@@ -50,9 +59,15 @@ type DeliveryError struct {
 	// Received describes what the input reached instead (tag, id, role and
 	// text), or is empty when nothing in the element's frame received it.
 	Received string
+	// Gone says that the element's document went away before the input
+	// reached it.
+	Gone bool
 }
 
 func (e *DeliveryError) Error() string {
+	if e.Gone {
+		return fmt.Sprintf("the %s did not reach the element: its document went away first", e.Input)
+	}
 	if e.Received == "" {
 		return fmt.Sprintf("the %s did not reach the element: nothing in its frame received it", e.Input)
 	}
@@ -69,9 +84,17 @@ const (
 	deliveryCap    = 150 * time.Millisecond
 )
 
+// deliveryBinding is the name of the binding through which records report
+// that an input reached its element.
+const deliveryBinding = "chaperoneDelivered"
+
+var cmdAddBinding = cdp.Command[map[string]any, json.RawMessage]{Method: "Runtime.addBinding"}
+
 // delivery is what readDeliveryJS reports.
 type delivery struct {
 	Delivered bool `json:"delivered"`
+	// Gone says that the record's document went away before it was read.
+	Gone bool `json:"-"`
 	// Seen says that some event of the input reached the record's document.
 	Seen bool `json:"seen"`
 	// Received describes what an event reached instead of the element.
@@ -101,23 +124,71 @@ func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageO
 	return &pageObject{t: o.t, id: res.Result.ObjectID, frame: o.frame}, nil
 }
 
-// readRecord reads an armed record and releases it. A record whose
-// document went away (the input navigated it, or replaced the frame)
-// counts as delivered: what the input started is the settle's to follow.
-func (o *pageObject) readRecord(ctx context.Context) (delivery, error) {
+// record is an armed delivery record: the page object readDeliveryJS reads,
+// and the report of its first hit through the binding.
+type record struct {
+	obj   *pageObject
+	token string
+	heard <-chan struct{}
+	stop  context.CancelFunc
+}
+
+// hear subscribes, on the session of c, to the binding's reports of token,
+// and makes sure the binding is there. The channel closes at the first
+// report; stop ends the subscription.
+func hear(c context.Context) (token string, heard <-chan struct{}, stop context.CancelFunc, err error) {
+	token = rand.Text()
+	ch := make(chan struct{})
+	var once sync.Once
+	lc, stop := context.WithCancel(c)
+	// Listen sees an event before the reply to a command sent after it:
+	// a report made before the document went away is in before the read
+	// that finds it gone returns.
+	err = chromedp.Listen(lc, func(ev any) {
+		if b, ok := ev.(*runtime.EventBindingCalled); ok && b.Name == deliveryBinding && b.Payload == token {
+			once.Do(func() { close(ch) })
+		}
+	})
+	if err == nil {
+		_, err = chromedp.Call(c, cmdAddBinding, map[string]any{"name": deliveryBinding})
+	}
+	if err != nil {
+		stop()
+		return "", nil, nil, err
+	}
+	return token, ch, stop, nil
+}
+
+// read reads the record and releases it. When its document went away (the
+// input navigated it, or a page replaced the frame), the input counts as
+// delivered only if the element had reported it: what it started is then
+// the settle's to follow.
+func (r *record) read(ctx context.Context) (delivery, error) {
+	defer r.stop()
 	// Released in the background: nothing waits on it, and every click
 	// would otherwise pay a round trip for it.
-	defer func() { go o.release(ctx) }()
+	defer func() { go r.obj.release(ctx) }()
 	var d delivery
-	err := o.call(ctx, readDeliveryJS, &d, deliveryFrames, deliveryCap.Milliseconds())
-	if err != nil {
-		if ctx.Err() != nil {
-			return d, ctx.Err()
-		}
-		o.t.log.Debug("the input's document went away before its delivery was read", "err", err)
-		return delivery{Delivered: true, Holds: true}, nil
+	err := r.obj.call(ctx, readDeliveryJS, &d, deliveryFrames, deliveryCap.Milliseconds())
+	if err == nil {
+		return d, nil
 	}
-	return d, nil
+	if ctx.Err() != nil {
+		return d, ctx.Err()
+	}
+	select {
+	case <-r.heard:
+		return delivery{Delivered: true, Holds: true}, nil
+	default:
+	}
+	r.obj.t.log.Debug("the input's document went away before its delivery was read", "err", err)
+	return delivery{Gone: true, Holds: true}, nil
+}
+
+// release forgets the record without reading it.
+func (r *record) release(ctx context.Context) {
+	r.stop()
+	go r.obj.release(ctx)
 }
 
 // ClickElement clicks the node at x, y, its click point as Inspect found
@@ -147,12 +218,15 @@ func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, 
 			return err
 		}
 		if try == 2 {
-			return &DeliveryError{Input: kind, Received: d.Received}
+			return &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
 		}
 		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", backendNodeID, "received", d.Received)
 		// The record waited for the element's frame to render; aim anew
 		// at where the element is now, as an agent's next try would.
 		in, err := t.Inspect(ctx, backendNodeID, true)
+		if d.Gone && errors.Is(err, ErrDetached) {
+			return &DeliveryError{Input: kind, Gone: true}
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -170,57 +244,78 @@ func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, 
 // record.
 func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) (delivery, error) {
-	n, err := t.node(ctx, backendNodeID)
+	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: %w", kind, err)
 	}
-	rec, err := n.object(ctx, armDeliveryJS, kind)
-	go n.release(ctx)
+	defer cancel()
+	token, heard, stop, err := hear(c)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
 	}
+	n, err := t.node(ctx, backendNodeID)
+	if err != nil {
+		stop()
+		return delivery{}, fmt.Errorf("%s: %w", kind, err)
+	}
+	obj, err := n.object(ctx, armDeliveryJS, kind, token, deliveryBinding)
+	go n.release(ctx)
+	if err != nil {
+		stop()
+		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
+	}
+	rec := &record{obj: obj, token: token, heard: heard, stop: stop}
 	if err := send(ctx, x, y); err != nil {
 		rec.release(ctx)
 		return delivery{}, err
 	}
-	return rec.readRecord(ctx)
+	return rec.read(ctx)
 }
 
 // armKeys arms a keydown record for key in the main frame and in every
 // out-of-process frame of the page, since the focus may be in any of
-// them. A frame that cannot be armed is left out.
-func (t *Tab) armKeys(ctx context.Context, key string) ([]*pageObject, error) {
+// them. A frame that cannot be armed is left out; the main frame must be.
+func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
-	defer cancel()
 	frames, err := t.remoteFrames(ctx, p, chromedp.FromContext(c))
 	if err != nil {
 		t.log.Debug("press: no out-of-process frames", "err", err)
 	}
-	expr, err := applyJS(armKeyDeliveryJS, key)
-	if err != nil {
-		return nil, err
-	}
-	recs := make([]*pageObject, len(frames)+1)
+	recs := make([]*record, len(frames)+1)
 	errs := make([]error, len(frames)+1)
-	arm := func(i int, c context.Context, f *remoteFrame) {
-		res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": expr})
+	// arm arms a record in the session of c, which it cancels with the
+	// record, or at once when it fails.
+	arm := func(i int, c context.Context, cancel context.CancelFunc, f *remoteFrame) {
+		token, heard, stop, err := hear(c)
+		if err != nil {
+			cancel()
+			errs[i] = err
+			return
+		}
+		var res scriptResult
+		expr, err := applyJS(armKeyDeliveryJS, key, token, deliveryBinding)
+		if err == nil {
+			res, err = chromedp.Call(c, cmdEvaluate, map[string]any{"expression": expr})
+		}
 		if err == nil {
 			err = res.err()
 		}
 		if err != nil {
+			stop()
+			cancel()
 			errs[i] = err
 			return
 		}
-		recs[i] = &pageObject{t: t, id: res.Result.ObjectID, frame: f}
+		recs[i] = &record{obj: &pageObject{t: t, id: res.Result.ObjectID, frame: f}, token: token, heard: heard,
+			stop: func() { stop(); cancel() }}
 	}
 	var wg sync.WaitGroup
-	wg.Go(func() { arm(0, c, nil) })
+	wg.Go(func() { arm(0, c, cancel, nil) })
 	for i, f := range frames {
 		wg.Go(func() {
-			fc, cancel := f.cdp(ctx)
-			defer cancel()
-			arm(i+1, fc, f)
+			fc, fcancel := f.cdp(ctx)
+			arm(i+1, fc, fcancel, f)
 		})
 	}
 	wg.Wait()
@@ -245,12 +340,12 @@ func (t *Tab) armKeys(ctx context.Context, key string) ([]*pageObject, error) {
 // when a document that held the focus saw it reach its focused element,
 // or when no armed document held the focus (it is in a frame the page
 // has not shown yet) and some document saw it at all.
-func (t *Tab) readKeys(ctx context.Context, recs []*pageObject) (delivery, error) {
+func (t *Tab) readKeys(ctx context.Context, recs []*record) (delivery, error) {
 	ds := make([]delivery, len(recs))
 	errs := make([]error, len(recs))
 	var wg sync.WaitGroup
 	for i, r := range recs {
-		wg.Go(func() { ds[i], errs[i] = r.readRecord(ctx) })
+		wg.Go(func() { ds[i], errs[i] = r.read(ctx) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -264,6 +359,7 @@ func (t *Tab) readKeys(ctx context.Context, recs []*pageObject) (delivery, error
 		}
 		holds = holds || d.Holds
 		seen = seen || d.Seen
+		out.Gone = out.Gone || d.Gone
 		if out.Received == "" {
 			out.Received = d.Received
 		}

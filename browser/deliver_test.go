@@ -51,36 +51,43 @@ func TestClickDelivery(t *testing.T) {
 	for _, tc := range []struct {
 		name, inner string
 		same        bool
-		// want is the host's status afterwards; received, when set, is
-		// part of what a DeliveryError must say got the click.
-		want, received string
+		// fails says the click must be a DeliveryError, whose Received
+		// holds received; otherwise it must happen, once.
+		fails    bool
+		received string
 	}{
-		{"cross-site late layout is retried", "delivery-shift", false, "Payment confirmed 1", ""},
-		{"same-site late layout is retried", "delivery-shift", true, "Payment confirmed 1", ""},
-		{"cross-site cover fails", "delivery-cover", false, "Waiting for the provider", "div"},
-		{"same-site cover fails", "delivery-cover", true, "Waiting for the provider", "div"},
+		{"cross-site late layout is retried", "delivery-shift", false, false, ""},
+		{"same-site late layout is retried", "delivery-shift", true, false, ""},
+		{"cross-site cover fails", "delivery-cover", false, true, "div"},
+		{"same-site cover fails", "delivery-cover", true, true, "div"},
+		// The frame has its parent replace it on the pointer's first
+		// move: the document the click was aimed at is gone.
+		{"same-site frame replaced fails", "delivery-vanish", true, true, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := deliveryHost(t, tc.inner, tc.same)
-			node := nodeOf(t, tab, "button", "Confirm payment")
+			node := nodeOf(t, tab, "button", "Apply coupon")
 			if !tc.same && node < browser.NodeBase(1) {
 				t.Fatalf("the button has node id %d: not in an out-of-process frame", node)
 			}
 			err := clickAt(t, tab, node)
 			var d *browser.DeliveryError
 			switch {
-			case tc.received == "" && err != nil:
+			case !tc.fails && err != nil:
 				t.Fatalf("ClickElement: %v, want the click delivered", err)
-			case tc.received != "" && !errors.As(err, &d):
+			case tc.fails && !errors.As(err, &d):
 				t.Fatalf("ClickElement: %v, want a DeliveryError", err)
-			case tc.received != "" && (!errors.Is(err, browser.ErrNotDelivered) || !strings.Contains(d.Received, tc.received) || d.Input != "click"):
-				t.Errorf("DeliveryError %+v (%v), want the click received by %s", d, err, tc.received)
+			case tc.fails && (!errors.Is(err, browser.ErrNotDelivered) || !strings.Contains(d.Received, tc.received) || d.Input != "click"):
+				t.Errorf("DeliveryError %+v (%v), want the click received by %q", d, err, tc.received)
 			}
-			if tc.received == "" {
-				waitUntil(t, 0, func() bool { return deliveryStatus(t, tab) == tc.want })
+			want := "Coupon applied 1"
+			if tc.fails {
+				want = "Waiting for the provider"
+			} else {
+				waitUntil(t, 0, func() bool { return deliveryStatus(t, tab) == want })
 			}
-			if got := deliveryStatus(t, tab); got != tc.want {
-				t.Errorf("the host's status is %q, want %q", got, tc.want)
+			if got := deliveryStatus(t, tab); got != want {
+				t.Errorf("the host's status is %q, want %q", got, want)
 			}
 		})
 	}
@@ -147,6 +154,24 @@ func TestPressDelivery(t *testing.T) {
 			t.Fatalf("Press in the frame's field: %v", err)
 		}
 	})
+	t.Run("Enter submits and navigates", func(t *testing.T) {
+		tab := browsertest.Tab(t)
+		navigate(t, tab, browsertest.Site(t)+"/variants/keys")
+		search := nodeOf(t, tab, "searchbox", "Search titles")
+		if _, err := tab.Type(testCtx(t), search, "heist", true); err != nil {
+			t.Fatal(err)
+		}
+		chord, err := browser.ParseKey("Enter")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Press(testCtx(t), chord); err != nil {
+			t.Fatalf("Press Enter in a search form: %v", err)
+		}
+		if !waitUntil(t, 0, func() bool { return strings.Contains(tab.URL(), "/variants/search-results") }) {
+			t.Errorf("Enter did not submit the search: the page is %s", tab.URL())
+		}
+	})
 	t.Run("focus moved on Shift", func(t *testing.T) {
 		tab := browsertest.Tab(t)
 		navigate(t, tab, browsertest.Site(t)+"/hostile/delivery-edges")
@@ -179,7 +204,7 @@ func TestPressDelivery(t *testing.T) {
 func TestHoverAndWheelDelivery(t *testing.T) {
 	t.Run("hover in a frame that moves", func(t *testing.T) {
 		tab := deliveryHost(t, "delivery-shift", false)
-		node := nodeOf(t, tab, "button", "Confirm payment")
+		node := nodeOf(t, tab, "button", "Apply coupon")
 		in := inspect(t, tab, node, true)
 		if err := tab.HoverElement(testCtx(t), node, in.X, in.Y); err != nil {
 			t.Fatalf("HoverElement: %v", err)
@@ -189,7 +214,7 @@ func TestHoverAndWheelDelivery(t *testing.T) {
 		if err := tab.Click(testCtx(t), inspect(t, tab, node, true).X, inspect(t, tab, node, true).Y); err != nil {
 			t.Fatal(err)
 		}
-		if !waitUntil(t, 0, func() bool { return deliveryStatus(t, tab) == "Payment confirmed 1" }) {
+		if !waitUntil(t, 0, func() bool { return deliveryStatus(t, tab) == "Coupon applied 1" }) {
 			t.Errorf("the host's status is %q", deliveryStatus(t, tab))
 		}
 	})

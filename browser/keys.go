@@ -170,8 +170,10 @@ func (t *Tab) Press(ctx context.Context, c Chord) error {
 		if err != nil || d.Delivered {
 			return err
 		}
-		if try == 2 {
-			return &DeliveryError{Input: "key " + c.Name, Received: d.Received}
+		// A document that went away took the focus with it: a second
+		// press would go to whatever replaced it.
+		if try == 2 || d.Gone {
+			return &DeliveryError{Input: "key " + c.Name, Received: d.Received, Gone: d.Gone}
 		}
 		t.log.Debug("the key did not reach the focused element; pressing it again", "key", c.Name, "received", d.Received)
 		_ = t.callPage(ctx, waitFramesJS, nil, routeFrames, routeMaxWait.Milliseconds())

@@ -14,16 +14,16 @@ import (
 func TestClickNotDelivered(t *testing.T) {
 	h := open(t, "/hostile/delivery-host?inner=delivery-cover")
 	s := h.snap(false)
-	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Confirm payment")})
+	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Apply coupon")})
 	if r.Success || *r.Error != ActionFailed {
 		t.Fatalf("click under a swapped-in cover: success %v, error %v, message %q; want action_failed", r.Success, r.Error, r.Message)
 	}
-	for _, want := range []string{"did not reach", "Confirm payment", "div"} {
+	for _, want := range []string{"did not reach", "Apply coupon", "div"} {
 		if !strings.Contains(r.Message, want) {
 			t.Errorf("the message lacks %q: %q", want, r.Message)
 		}
 	}
-	if strings.Contains(r.Snapshot.Text, "Payment confirmed") {
+	if strings.Contains(r.Snapshot.Text, "Coupon applied") {
 		t.Errorf("the failed click happened:\n%s", r.Snapshot.Text)
 	}
 }

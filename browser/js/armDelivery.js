@@ -10,8 +10,10 @@
 // so a page that stops the event in its own handlers is still seen, and on
 // the node itself, which sees events inside closed shadow roots. Only a
 // page that stops the event in a window capture listener it added earlier
-// hides it.
-function armDelivery(kind) {
+// hides it. The first event that reaches the node is also reported at once
+// through the binding named binding, with token, so that it is known even
+// when the document goes away before the record is read.
+function armDelivery(kind, token, binding) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const types = {
 		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
@@ -20,11 +22,16 @@ function armDelivery(kind) {
 	const doc = el.ownerDocument, win = doc.defaultView;
 	const isLabel = (n) => n && n.tagName === 'LABEL' && n.control === el;
 	const rec = {kind, el, seen: {}, hit: {}, missed: null};
+	const report = win[binding];
+	let reported = false;
 	const note = (e) => {
 		if (!e.isTrusted) return;
 		const path = e.composedPath();
 		rec.seen[e.type] = true;
-		if (path.includes(el) || path.some(isLabel)) rec.hit[e.type] = true;
+		if (path.includes(el) || path.some(isLabel)) {
+			rec.hit[e.type] = true;
+			if (!reported && typeof report === 'function') { reported = true; try { report(token); } catch (x) {} }
+		}
 		else if (!rec.missed) rec.missed = path[0] || null;
 	};
 	// Passive: the record never cancels, and must not hold up scrolling.

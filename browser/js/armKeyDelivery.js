@@ -4,8 +4,10 @@
 // roots and same-origin frames) is not a frame of another process: a key
 // counts as delivered only when it reached that element, or the body when
 // nothing is focused. A keydown that reaches an iframe element went to the
-// page while the frame inside should have had it.
-function armKeyDelivery(key) {
+// page while the frame inside should have had it. A keydown that reached
+// the element is also reported at once through the binding named binding,
+// with token, so that it is known even when the document goes away first.
+function armKeyDelivery(key, token, binding) {
 	let el = document.activeElement;
 	for (;;) {
 		if (el && el.shadowRoot && el.shadowRoot.activeElement) { el = el.shadowRoot.activeElement; continue; }
@@ -17,11 +19,13 @@ function armKeyDelivery(key) {
 	const isFrame = (n) => !!n && /^(IFRAME|FRAME|OBJECT|EMBED|FENCEDFRAME|PORTAL)$/.test(n.tagName || '');
 	const doc = (el && el.ownerDocument) || document, win = doc.defaultView;
 	const rec = {kind: 'key', el: el || doc.body, holds: !isFrame(el), seen: {}, hit: {}, missed: null};
+	const report = win[binding];
 	const note = (e) => {
 		if (!e.isTrusted || e.key !== key) return;
 		const path = e.composedPath();
 		rec.seen.keydown = true;
 		if (!isFrame(path[0]) && (path.includes(rec.el) || path[0] === doc.body || path[0] === doc.documentElement || path[0] === doc)) {
+			if (!rec.hit.keydown && typeof report === 'function') { try { report(token); } catch (x) {} }
 			rec.hit.keydown = true;
 		} else if (!rec.hit.keydown) {
 			rec.missed = path[0] || null;
