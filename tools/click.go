@@ -38,10 +38,13 @@ func undelivered(err error, t snapshot.Target) error {
 	if !errors.As(err, &d) {
 		return err
 	}
-	what := "nothing in its frame received it"
-	if d.Received != "" {
-		what = d.Received + " received it instead"
+	what := "nothing in its frame received it, twice"
+	switch {
+	case d.Gone:
+		what = "its document went away before the " + d.Input + " reached it"
+	case d.Received != "":
+		what = d.Received + " received it instead, twice"
 	}
-	return fail(ActionFailed, "The %s did not reach %s (%s %q), twice: %s. Nothing happened to %s; check the new snapshot before trying again.",
+	return fail(ActionFailed, "The %s did not reach %s (%s %q): %s. Nothing happened to %s; check the new snapshot before trying again.",
 		d.Input, t.Ref, t.Role, t.Name, what, t.Ref)
 }
