@@ -56,7 +56,11 @@ func TestDeliveryAttack(t *testing.T) {
 		{"same-site frame replaced on the pointer's first move", "inner=delivery-vanish&same=1", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/delivery-host?"+tc.query, "--profile", "none")
+			// A wide action budget: a retried click inspects the element
+			// anew and waits for its frame to render, which a machine
+			// busy with other tests' browsers can stretch past the 2 s
+			// default; what is under test is the answer, not the time.
+			c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/delivery-host?"+tc.query, "--profile", "none", "--action-timeout", "20s")
 			s := getSnapshot(t, c)
 			r, after := click(t, c, browsertest.Ref(t, s, "button", "Apply coupon"))
 			if got := deliveryOutcome(t, r, after); got != tc.succeeds {
