@@ -63,6 +63,10 @@ func TestClickDelivery(t *testing.T) {
 		// The frame has its parent replace it on the pointer's first
 		// move: the document the click was aimed at is gone.
 		{"same-site frame replaced fails", "delivery-vanish", true, true, ""},
+		// The button handles the press by having its frame replaced:
+		// its document is gone before the record is read, and the press
+		// it reported counts.
+		{"same-site frame gone after the press", "delivery-leave", true, false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := deliveryHost(t, tc.inner, tc.same)
