@@ -50,8 +50,10 @@ var (
 // aimed at.
 var ErrNotDelivered = errors.New("the input did not reach its element")
 
-// DeliveryError reports input that, sent twice, did not reach the element it
-// was aimed at. It wraps ErrNotDelivered.
+// DeliveryError reports input that did not reach the element it was aimed
+// at: not on a second try either, or not before the element's document went
+// away (no second try then: it would go to whatever replaced it). It wraps
+// ErrNotDelivered.
 type DeliveryError struct {
 	// Input is what was sent: "click", "hover", "wheel", or "key " and the
 	// chord's name.
@@ -128,7 +130,6 @@ func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageO
 // and the report of its first hit through the binding.
 type record struct {
 	obj   *pageObject
-	token string
 	heard <-chan struct{}
 	stop  context.CancelFunc
 }
@@ -264,7 +265,7 @@ func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string,
 		stop()
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
 	}
-	rec := &record{obj: obj, token: token, heard: heard, stop: stop}
+	rec := &record{obj: obj, heard: heard, stop: stop}
 	if err := send(ctx, x, y); err != nil {
 		rec.release(ctx)
 		return delivery{}, err
@@ -307,7 +308,7 @@ func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
 			errs[i] = err
 			return
 		}
-		recs[i] = &record{obj: &pageObject{t: t, id: res.Result.ObjectID, frame: f}, token: token, heard: heard,
+		recs[i] = &record{obj: &pageObject{t: t, id: res.Result.ObjectID, frame: f}, heard: heard,
 			stop: func() { stop(); cancel() }}
 	}
 	var wg sync.WaitGroup

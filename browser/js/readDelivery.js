@@ -36,10 +36,11 @@ function readDelivery(frames, cap) {
 		if (!n || n.nodeType !== 1) return n && n.nodeType === 9 ? 'the document' : '';
 		const tag = n.tagName.toLowerCase();
 		const role = n.getAttribute('role');
-		const name = n.getAttribute('aria-label') || n.getAttribute('title') || n.getAttribute('alt') ||
-			(n.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
-		const id = n.id ? '#' + n.id : '';
-		return tag + id + (role ? ' (' + role + ')' : '') + (name ? ' "' + name + '"' : '');
+		// Page text, so bounded: it goes into the agent's message.
+		const name = (n.getAttribute('aria-label') || n.getAttribute('title') || n.getAttribute('alt') ||
+			n.textContent || '').trim().replace(/\s+/g, ' ').slice(0, 60);
+		const id = n.id ? '#' + n.id.slice(0, 40) : '';
+		return tag + id + (role ? ' (' + role.slice(0, 20) + ')' : '') + (name ? ' "' + name + '"' : '');
 	};
 	const answer = (delivered) => {
 		rec.stop();
