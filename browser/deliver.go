@@ -250,14 +250,23 @@ func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string,
 		return delivery{}, fmt.Errorf("%s: %w", kind, err)
 	}
 	defer cancel()
+	// The binding and the node, at once: two round trips for the time of
+	// one, on the path of every click.
+	var n *pageObject
+	var nodeErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { n, nodeErr = t.node(ctx, backendNodeID) })
 	token, heard, stop, err := hear(c)
-	if err != nil {
+	wg.Wait()
+	switch {
+	case err != nil:
+		if nodeErr == nil {
+			go n.release(ctx)
+		}
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
-	}
-	n, err := t.node(ctx, backendNodeID)
-	if err != nil {
+	case nodeErr != nil:
 		stop()
-		return delivery{}, fmt.Errorf("%s: %w", kind, err)
+		return delivery{}, fmt.Errorf("%s: %w", kind, nodeErr)
 	}
 	obj, err := n.object(ctx, armDeliveryJS, kind, token, deliveryBinding)
 	go n.release(ctx)
