@@ -211,8 +211,38 @@ func (c Chord) shortcut() bool {
 // Press presses the chord as a keyboard does: modifiers down, the key down
 // and up, modifiers up, with the key codes, code and text Chromium needs to
 // act on them (Enter submits a form, Tab moves focus, Control+A selects),
-// to whatever has focus.
+// to whatever has focus. It confirms that the keydown reached the focused
+// element of the document that holds the focus, following it into
+// out-of-process frames: a key that went elsewhere is pressed once more
+// after the page has rendered, and a second miss is a DeliveryError.
 func (t *Tab) Press(ctx context.Context, c Chord) error {
+	for try := 1; ; try++ {
+		recs, err := t.armKeys(ctx, c.key.Key)
+		if err != nil {
+			return fmt.Errorf("press %s: %w", c.Name, err)
+		}
+		if err := t.pressOnce(ctx, c); err != nil {
+			for _, r := range recs {
+				r.release(ctx)
+			}
+			return err
+		}
+		d, err := t.readKeys(ctx, recs)
+		if err != nil || d.Delivered {
+			return err
+		}
+		// A document that went away took the focus with it: a second
+		// press would go to whatever replaced it.
+		if try == 2 || d.Gone {
+			return &DeliveryError{Input: "key " + c.Name, Received: d.Received, Gone: d.Gone}
+		}
+		t.log.Debug("the key did not reach the focused element; pressing it again", "key", c.Name, "received", d.Received)
+		_ = t.callPage(ctx, waitFramesJS, nil, routeFrames, routeMaxWait.Milliseconds())
+	}
+}
+
+// pressOnce sends the chord's key events once, to the page's focused frame.
+func (t *Tab) pressOnce(ctx context.Context, c Chord) error {
 	cx, cancel := t.cdp(ctx)
 	defer cancel()
 	send := func(ev map[string]any) error {

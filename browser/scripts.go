@@ -35,11 +35,6 @@ var (
 	//go:embed js/scrollElement.js
 	scrollElementJS string
 
-	// scrollUnlessMovedJS scrolls a node's content by script when a
-	// wheel over it did not.
-	//go:embed js/scrollUnlessMoved.js
-	scrollUnlessMovedJS string
-
 	// scrollPageJS scrolls the page to an edge.
 	//go:embed js/scrollPage.js
 	scrollPageJS string

@@ -35,26 +35,14 @@ func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge str
 
 // WheelElement turns the mouse wheel by dy over a scrollable node at x, y
 // (main-viewport CSS pixels, the node's click point), so that scroll
-// listeners fire as for a person. A wheel over a cross-site frame is at
-// times routed to the page instead, just after the frame changed; when the
-// node's content has not moved a few frames later, it is scrolled by script,
-// so that it moves either way.
+// listeners fire as for a person. The wheel must reach the node, as a
+// click must (ClickElement): one routed elsewhere (to the page, just after
+// a cross-site frame changed) is turned once more where the node is then,
+// and a second miss is a DeliveryError.
 func (t *Tab) WheelElement(ctx context.Context, backendNodeID int64, x, y, dy float64) error {
-	var before float64
-	if err := t.callOn(ctx, backendNodeID, scrollElementJS, &before, "none"); err != nil {
-		return fmt.Errorf("wheel over element: %w", err)
-	}
-	if err := t.Wheel(ctx, x, y, 0, dy); err != nil {
-		return err
-	}
-	var moved bool
-	if err := t.callOn(ctx, backendNodeID, scrollUnlessMovedJS, &moved, before, dy); err != nil {
-		return fmt.Errorf("wheel over element: %w", err)
-	}
-	if !moved {
-		t.log.Debug("the wheel did not reach the element; scrolled it by script", "node", backendNodeID)
-	}
-	return nil
+	return t.deliver(ctx, backendNodeID, "wheel", x, y, func(ctx context.Context, x, y float64) error {
+		return t.Wheel(ctx, x, y, 0, dy)
+	})
 }
 
 // ScrollPageTo scrolls the page to its top or bottom edge, firing scroll

@@ -12,7 +12,8 @@ type hoverInput struct {
 
 // hover runs browser_hover: the pointer rests on the element, checked as a
 // click target is, and what opens on hover is in the fresh snapshot. It
-// changes nothing a person must approve.
+// changes nothing a person must approve. The pointer must reach the
+// element (browser.HoverElement).
 func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
 	t, err := s.target(in.Ref)
 	if err != nil {
@@ -25,7 +26,8 @@ func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
-		return s.tab.Hover(ctx, insp.X, insp.Y)
+	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+		return s.tab.HoverElement(ctx, t.BackendNodeID, insp.X, insp.Y)
 	}, fmt.Sprintf("Hovered over %s %s %q.", t.Ref, t.Role, t.Name))
+	return msg, undelivered(err, t)
 }

@@ -1,0 +1,43 @@
+// armDelivery listens, in the document of the node (this), for the trusted
+// events of an input aimed at it (kind "click", "hover" or "wheel"), and
+// returns the
+// record readDelivery reads once the input is sent. The browser routes
+// input by what it last rendered, so an input can land on something else
+// (a cover swapped in on pointerdown, the parent page while a cross-site
+// frame is not ready): only an event that reaches the node, or something
+// inside it, or a label of it, counts. Listeners go on the window and the
+// document in the capture phase, the earliest a script added now can be,
+// so a page that stops the event in its own handlers is still seen, and on
+// the node itself, which sees events inside closed shadow roots. Only a
+// page that stops the event in a window capture listener it added earlier
+// hides it. The first event that reaches the node is also reported at once
+// through the binding named binding, with token, so that it is known even
+// when the document goes away before the record is read.
+function armDelivery(kind, token, binding) {
+	const el = this.nodeType === 1 ? this : this.parentElement;
+	const types = {
+		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
+		wheel: ['wheel'],
+	}[kind] || ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+	const doc = el.ownerDocument, win = doc.defaultView;
+	const isLabel = (n) => n && n.tagName === 'LABEL' && n.control === el;
+	const rec = {kind, el, seen: {}, hit: {}, missed: null};
+	const report = win[binding];
+	let reported = false;
+	const note = (e) => {
+		if (!e.isTrusted) return;
+		const path = e.composedPath();
+		rec.seen[e.type] = true;
+		if (path.includes(el) || path.some(isLabel)) {
+			rec.hit[e.type] = true;
+			if (!reported && typeof report === 'function') { reported = true; try { report(token); } catch (x) {} }
+		}
+		else if (!rec.missed) rec.missed = path[0] || null;
+	};
+	// Passive: the record never cancels, and must not hold up scrolling.
+	const opts = {capture: true, passive: true};
+	const targets = [win, doc, el];
+	for (const t of types) for (const at of targets) at.addEventListener(t, note, opts);
+	rec.stop = () => { for (const t of types) for (const at of targets) at.removeEventListener(t, note, opts); };
+	return rec;
+}
