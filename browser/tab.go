@@ -79,6 +79,8 @@ type tabPage struct {
 	mu        sync.Mutex
 	url       string
 	mainFrame cdp.FrameID
+	// mainDoc is the loader id of the main frame's document (where.go).
+	mainDoc cdp.LoaderID
 	dialog    *capture.Dialog
 	viewport  capture.Viewport // of the last capture
 	// dialogOpened is closed when a dialog opens; a new one is made when
@@ -207,6 +209,7 @@ func (p *tabPage) onEvent(ev any) {
 				u = ev.Frame.UnreachableURL
 			}
 			p.setURL(u, ev.Frame.ID)
+			p.setDocument(ev.Frame.LoaderID)
 			p.origins.add(u)
 		}
 	case *page.EventNavigatedWithinDocument:

@@ -144,17 +144,21 @@ func (t *Tab) Where(ctx context.Context, backendNodeID int64) (Where, error) {
 }
 
 // PageWhere says where the current page's main document is, for an action
-// on the page as a whole or on its JavaScript dialog.
+// on the page as a whole or on its JavaScript dialog. It asks the browser
+// nothing: it is what the page's events said last, which an open dialog,
+// blocking the page, does not stop.
 func (t *Tab) PageWhere(ctx context.Context) (Where, error) {
 	p, _ := t.page()
-	w := Where{Target: string(p.id)}
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	tree, err := chromedp.Call(c, cmdGetFrameTree, map[string]any{})
-	if err != nil {
-		return w, fmt.Errorf("where is the page: frame tree: %w", err)
-	}
-	f := tree.FrameTree.Frame
-	w.Frame, w.Document, w.URL = f.ID, f.LoaderID, f.URL+f.Fragment
-	return w, nil
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	// Before its first navigation a page has only its initial blank
+	// document, which no event named: that document is the empty one.
+	return Where{Target: string(p.id), Frame: string(p.mainFrame), Document: string(p.mainDoc), URL: p.url}, nil
+}
+
+// setDocument notes the loader id of the main frame's new document.
+func (p *tabPage) setDocument(id cdp.LoaderID) {
+	p.mu.Lock()
+	p.mainDoc = id
+	p.mu.Unlock()
 }

@@ -288,6 +288,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	masked := s.fillsPassword(name, args)
 	s.approvalID, s.maskKey = "", false
 	out := s.redactOutput(t.run(s, ctx, args))
+	if name != RequestApproval {
+		// The README's promise: an approval covers the agent's next call
+		// only, whatever it is. The action it covers took it already.
+		s.gate.UseUp()
+	}
 	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)
@@ -387,18 +392,20 @@ func (s *Session) page(ctx context.Context, shot bool) (*snapshot.Snapshot, erro
 	return page, nil
 }
 
-// redactOutput hides every secret in a tool's answer; the snapshots in it
-// were redacted when they were built.
+// redactOutput hides every secret in a tool's answer and bounds its
+// message; the snapshots in it were redacted when they were built.
 func (s *Session) redactOutput(out Output) Output {
+	// Every message is bounded too, whatever page text reached it: each
+	// place that quotes the page cuts its quote, and this is the backstop.
 	switch v := out.Value.(type) {
 	case ActionResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	case ApprovalResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	case CompletionResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	}
 	return out
