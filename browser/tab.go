@@ -79,8 +79,6 @@ type tabPage struct {
 	mu        sync.Mutex
 	url       string
 	mainFrame cdp.FrameID
-	// mainDoc is the loader id of the main frame's document (where.go).
-	mainDoc cdp.LoaderID
 	dialog    *capture.Dialog
 	viewport  capture.Viewport // of the last capture
 	// dialogOpened is closed when a dialog opens; a new one is made when
@@ -91,6 +89,9 @@ type tabPage struct {
 	// docFrames are the ids of the page's frames, main frame included,
 	// so that the policy's refusals of their documents are the tab's.
 	docFrames map[cdp.FrameID]bool
+
+	// mainDoc is the loader id of the main frame's document (where.go).
+	mainDoc cdp.LoaderID
 }
 
 // open makes the tab's page in the current browser, in the browser context
