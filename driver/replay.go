@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -290,6 +291,16 @@ func (r *replay) resolve(step ScriptStep) (json.RawMessage, *StepTarget, string)
 			return nil, nil, fmt.Sprintf("the step's arguments do not parse: %v", err)
 		}
 	}
+	// Acts only where it recorded: on another page a same-named element is
+	// another element, and may belong to another site.
+	if step.Before.URL != "" && r.seen != nil {
+		if ok, why := samePage(step.Before.URL, r.seen.Page.URL); !ok {
+			return nil, nil, why
+		}
+	}
+	if step.secretStep() && step.recordedOrigin() == "" {
+		return nil, nil, "the step types a secret, and the script does not say on which site it was recorded"
+	}
 	target := step.Target
 	if target != nil {
 		if moved, ok := r.moved[*target]; ok {
@@ -453,6 +464,10 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		return ToolResult{Text: "the model did not call a tool", IsError: true}, false, nil
 	}
 	r.redact.notePassword(call.Name, call.Input, before)
+	if why := secretElsewhere(step, call.Input, before); why != "" {
+		r.log.Warn("model's call refused", "step", n, "tool", call.Name, "why", why)
+		return ToolResult{Text: why, IsError: true}, false, nil
+	}
 	res, err := r.call(ctx, call.Name, call.Input)
 	if w := failureOf(res, err); w != "" {
 		if err != nil {
@@ -490,4 +505,33 @@ func recoverPrompt(n, of int, step ScriptStep, why, hint string) string {
 	}
 	b.WriteString("Do this one step on the page as it is now, with one tool call on a ref of the snapshot below: the element that does what the recorded one did, even if its label changed. Do not do later steps.\nThe page now:")
 	return b.String()
+}
+
+// secretElsewhere says why a call the model answered with during a
+// replay's recovery must not run: it types a secret or a password on
+// another site than the one the step was recorded on (its frame's, or its
+// page's), or the script does not say which that was. "" lets it run.
+func secretElsewhere(step ScriptStep, input json.RawMessage, before *snapshot.Snapshot) string {
+	if !typesSecret(input, before) {
+		return ""
+	}
+	want := step.recordedOrigin()
+	if want == "" {
+		return "refused: the call types a secret or a password, and the script does not say on which site the step was recorded"
+	}
+	var in struct {
+		Ref string `json:"ref"`
+	}
+	_ = json.Unmarshal(input, &in) // typesSecret read it
+	if before == nil {
+		return "refused: the call types a secret or a password, and the page it would go to is unknown"
+	}
+	at := before.Page.URL
+	if e, ok := before.Element(in.Ref); ok && e.Frame != "" {
+		at = e.Frame
+	}
+	if origin(at) != want {
+		return fmt.Sprintf("refused: the call types a secret or a password on %s, but the step was recorded on %s; a secret is typed only on the site it was recorded on", firstNonEmpty(origin(at), at), want)
+	}
+	return ""
 }
