@@ -74,9 +74,13 @@ func bindingRejected(t *testing.T, host *approvalHost, r actionResult, what stri
 // "Place order" approved in the pencil cart's tab does not cover the
 // same-named button of the TV cart in another tab, whose node ids repeat
 // those of the first: the person is asked again, and sees the TV cart.
+// The carts are on two sites of loopback ("localhost" and "127.0.0.1"), so
+// each tab has a process of its own, and the same page gives its nodes the
+// same ids in each.
 func TestBindingApprovalStaysInItsTab(t *testing.T) {
 	base := bindingSite(t)
-	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", base+"/hostile/binding-cart?item=pencil")
+	pencil := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/hostile/binding-cart?item=pencil"
+	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", pencil)
 	s := getSnapshot(t, c)
 	shown := bindingApprove(t, c, host, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
 	if !strings.Contains(shown, "Place order") {
@@ -118,7 +122,7 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 		{"a call that fails", func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e99999"} }},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			s := getSnapshot(t, c)
+			_, s := act(t, c, tools.Navigate, map[string]any{"url": cart})
 			bindingApprove(t, c, host, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
 			var now *snapshot.Snapshot
 			switch tc.tool {
