@@ -54,6 +54,7 @@ func bindingApprove(t *testing.T, c *client.Client, host *approvalHost, args map
 	if !a.Approved || shown.Concrete == nil {
 		t.Fatalf("approval: %+v; the person was shown %+v", a, shown.Concrete)
 	}
+	t.Logf("approved node %d at %+v", shown.Concrete.Node, shown.Concrete.Where)
 	return shown.Concrete.String()
 }
 
@@ -62,6 +63,9 @@ func bindingApprove(t *testing.T, c *client.Client, host *approvalHost, args map
 func bindingRejected(t *testing.T, host *approvalHost, r actionResult, what string) {
 	t.Helper()
 	p := host.asked(t)
+	if p.Concrete != nil {
+		t.Logf("asked again about node %d at %+v", p.Concrete.Node, p.Concrete.Where)
+	}
 	if p.Concrete == nil || !strings.Contains(p.Concrete.String(), what) {
 		t.Errorf("the person was asked about %+v, want %s", p.Concrete, what)
 	}
@@ -81,16 +85,22 @@ func TestBindingApprovalStaysInItsTab(t *testing.T) {
 	base := bindingSite(t)
 	pencil := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/hostile/binding-cart?item=pencil"
 	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", pencil)
-	s := getSnapshot(t, c)
+	tab := func(args map[string]any, want string) *snapshot.Snapshot {
+		t.Helper()
+		r, s := act(t, c, tools.Tabs, args)
+		if !r.Success || !strings.Contains(s.Page.URL, want) {
+			t.Fatalf("browser_tabs %v: %v %q at %s", args, r.Error, r.Message, s.Page.URL)
+		}
+		return s
+	}
+	tab(map[string]any{"action": "new", "url": base + "/hostile/binding-cart?item=tv"}, "item=tv")
+	s := tab(map[string]any{"action": "select", "index": 0}, "item=pencil")
 	shown := bindingApprove(t, c, host, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
 	if !strings.Contains(shown, "Place order") {
 		t.Fatalf("the person approved %s", shown)
 	}
 
-	r, tv := act(t, c, tools.Tabs, map[string]any{"action": "new", "url": base + "/hostile/binding-cart?item=tv"})
-	if !r.Success || !strings.Contains(tv.Page.URL, "item=tv") {
-		t.Fatalf("new tab: %v %q at %s", r.Error, r.Message, tv.Page.URL)
-	}
+	tv := tab(map[string]any{"action": "select", "index": 1}, "item=tv")
 	host.decisions <- map[string]any{"approved": false, "feedback": "I approved the pencil"}
 	r, after := click(t, c, browsertest.Ref(t, tv, "button", "Place order"))
 	bindingRejected(t, host, r, "Place order")
