@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -65,15 +66,20 @@ func (s *Session) choose(ctx context.Context, in selectInput) (string, error) {
 }
 
 // tookEffect reports whether the options selected after a select are the
-// ones planned (and approved): the same texts in the same order, and the
-// same values wherever the plan knew them (a closed combobox's options are
-// known by their text alone).
+// ones planned (and approved): the same options in the same order. A
+// closed combobox's options are known only by the text the agent gave,
+// which picks the option showing it up to case and spacing; the others by
+// their text and value.
 func tookEffect(planned, got []checkpoint.Option) bool {
 	if len(planned) != len(got) {
 		return false
 	}
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	for i, o := range planned {
-		if o.Text != got[i].Text || (o.Value != "" && o.Value != got[i].Value) {
+		switch {
+		case o.Value == "" && !strings.EqualFold(squash(o.Text), squash(got[i].Text)):
+			return false
+		case o.Value != "" && (o.Text != got[i].Text || o.Value != got[i].Value):
 			return false
 		}
 	}
