@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -96,6 +97,45 @@ type replay struct {
 	// lastInput is the input of the newest call, which says the status of
 	// a complete_task.
 	lastInput json.RawMessage
+	// where maps the places the script recorded to this replay's.
+	where placeMap
+}
+
+// placeMap is where a replay stands to its script: a replay started on
+// another site than the recording (the script's start URL's origin, from)
+// acts on that site instead (to), as the person chose by starting it
+// there; one started on another page of it (moved) cannot expect the
+// recorded paths. Every other origin stays as recorded.
+type placeMap struct {
+	from, to string
+	moved    bool
+}
+
+// origin is the origin a step recorded on (rec) stands for in this replay.
+func (m placeMap) origin(rec string) string {
+	if rec != "" && rec == m.from {
+		return m.to
+	}
+	return rec
+}
+
+// page says why a replay at now is not on the page a step recorded (rec,
+// a URL pattern), or "": the same origin, as mapped, and, unless the replay
+// started elsewhere than the recording, the same path pattern.
+func (m placeMap) page(rec, now string) string {
+	if m.moved {
+		if want := m.origin(origin(rec)); want == "" || origin(now) != want {
+			return fmt.Sprintf("the page is %s, but the step was recorded on %s (%s in this replay)", urlPattern(now), rec, firstNonEmpty(want, "no site"))
+		}
+		return ""
+	}
+	if m.from != m.to {
+		rec = m.to + strings.TrimPrefix(rec, m.from)
+	}
+	if ok, why := samePage(rec, now); !ok {
+		return why
+	}
+	return ""
 }
 
 // Replay performs a script's steps through the tools, with no model as
@@ -175,6 +215,11 @@ func (r *replay) all(ctx context.Context) Result {
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + err.Error()}
 	}
 	start.URL = r.redact.String(r.seen.Page.URL)
+	r.where = placeMap{from: origin(r.script.StartURL), to: origin(r.seen.Page.URL),
+		moved: r.script.StartURL != "" && pathOf(r.script.StartURL) != pathOf(r.seen.Page.URL)}
+	if r.where.from == "" {
+		r.where.to = ""
+	}
 	r.cfg.Record.begin(start, r.page.Image)
 	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, Steps: []ScriptStep{}}
 	for i, step := range r.script.Steps {
@@ -294,7 +339,7 @@ func (r *replay) resolve(step ScriptStep) (json.RawMessage, *StepTarget, string)
 	// Acts only where it recorded: on another page a same-named element is
 	// another element, and may belong to another site.
 	if step.Before.URL != "" && r.seen != nil {
-		if ok, why := samePage(step.Before.URL, r.seen.Page.URL); !ok {
+		if why := r.where.page(step.Before.URL, r.seen.Page.URL); why != "" {
 			return nil, nil, why
 		}
 	}
@@ -464,7 +509,7 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		return ToolResult{Text: "the model did not call a tool", IsError: true}, false, nil
 	}
 	r.redact.notePassword(call.Name, call.Input, before)
-	if why := secretElsewhere(step, call.Input, before); why != "" {
+	if why := secretElsewhere(step, call.Input, before, r.where); why != "" {
 		r.log.Warn("model's call refused", "step", n, "tool", call.Name, "why", why)
 		return ToolResult{Text: why, IsError: true}, false, nil
 	}
@@ -511,11 +556,11 @@ func recoverPrompt(n, of int, step ScriptStep, why, hint string) string {
 // replay's recovery must not run: it types a secret or a password on
 // another site than the one the step was recorded on (its frame's, or its
 // page's), or the script does not say which that was. "" lets it run.
-func secretElsewhere(step ScriptStep, input json.RawMessage, before *snapshot.Snapshot) string {
+func secretElsewhere(step ScriptStep, input json.RawMessage, before *snapshot.Snapshot, where placeMap) string {
 	if !typesSecret(input, before) {
 		return ""
 	}
-	want := step.recordedOrigin()
+	want := where.origin(step.recordedOrigin())
 	if want == "" {
 		return "refused: the call types a secret or a password, and the script does not say on which site the step was recorded"
 	}
@@ -534,4 +579,13 @@ func secretElsewhere(step ScriptStep, input json.RawMessage, before *snapshot.Sn
 		return fmt.Sprintf("refused: the call types a secret or a password on %s, but the step was recorded on %s; a secret is typed only on the site it was recorded on", firstNonEmpty(origin(at), at), want)
 	}
 	return ""
+}
+
+// pathOf is a URL's path, "" when it does not parse.
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Path
 }

@@ -104,3 +104,47 @@ func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestReplayOnAnotherSite: a replay started on another site than the
+// recording (a staging copy, the demo site on another port) maps the
+// recorded start site to it, and only that one; one started on another
+// page of the site does not expect the recorded paths, but still the
+// recorded sites. A click on "Sign in" takes the replay to then.
+func TestReplayOnAnotherSite(t *testing.T) {
+	const recorded = "https://shop.test/login"
+	steps := []driver.ScriptStep{
+		{Tool: tools.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"}, Before: driver.PageState{URL: recorded}},
+		{Tool: tools.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
+			Target: &driver.StepTarget{Role: "textbox", Name: "Password", Kind: "password"}, Before: driver.PageState{URL: recorded}},
+	}
+	for _, tt := range []struct {
+		name, start, then string
+		typed             bool
+	}{
+		{"the recorded site", recorded, recorded, true},
+		{"a copy of the site", "https://staging.test:8443/login", "https://staging.test:8443/login", true},
+		{"a copy, then a third site", "https://staging.test:8443/login", "https://evil.test/login", false},
+		{"a copy, then the recorded site", "https://staging.test:8443/login", recorded, false},
+		{"another page of the site", "https://shop.test/welcome", "https://shop.test/welcome", true},
+		{"another page, then another site", "https://shop.test/welcome", "https://evil.test/login", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			mb := &drivertest.MockBrowser{Page: signInAt(tt.start, ""),
+				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e1": {Snapshot: signInAt(tt.then, "")}}}
+			h := newHarness(t, mb)
+			script := &driver.Script{Format: 1, Version: 1, Goal: "g", StartURL: recorded + "?from=mail", Steps: steps}
+			cfg := driver.ReplayConfig{Script: script, Config: h.cfg}
+			cfg.Model, cfg.Secrets = nil, map[string]string{"PASSWORD": "hunter2-pw"}
+			if _, err := driver.Replay(context.Background(), cfg); err != nil {
+				t.Fatal(err)
+			}
+			got := actions(mb)
+			if len(got) == 0 || got[0] != tools.Click+" @e1" {
+				t.Fatalf("calls = %q: the first step did not replay", got)
+			}
+			if typed := len(got) > 1 && strings.HasPrefix(got[1], tools.Fill); typed != tt.typed {
+				t.Errorf("the secret was typed: %v, want %v (calls %q)", typed, tt.typed, got)
+			}
+		})
+	}
+}
