@@ -119,6 +119,15 @@ func (m placeMap) origin(rec string) string {
 	return rec
 }
 
+// back is a URL (pattern) of this replay as the script would have
+// recorded it: on the start site of the recording rather than this one.
+func (m placeMap) back(u string) string {
+	if m.from == "" || m.from == m.to || origin(u) != m.to {
+		return u
+	}
+	return m.from + strings.TrimPrefix(u, m.to)
+}
+
 // page says why a replay at now is not on the page a step recorded (rec,
 // a URL pattern), or "": the same origin, as mapped, and, unless the replay
 // started elsewhere than the recording, the same path pattern.
@@ -521,6 +530,12 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		return res, false, nil
 	}
 	if s, ok := stepOf(call.Name, call.Input, before, r.redact); ok {
+		// The next version speaks of the recorded site, as its other
+		// steps and its start URL do.
+		s.Before.URL = r.where.back(s.Before.URL)
+		if s.Target != nil {
+			s.Target.Frame = r.where.back(s.Target.Frame)
+		}
 		r.next.Steps = append(r.next.Steps, s)
 		if step.Target != nil && s.Target != nil {
 			r.moved[*step.Target] = *s.Target
