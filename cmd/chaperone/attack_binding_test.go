@@ -1,12 +1,17 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 
@@ -232,6 +237,110 @@ func TestBindingOutputsAreBounded(t *testing.T) {
 			}
 			if len(r.Message) > 4100 || !strings.Contains(r.Message, tc.says) || !strings.Contains(r.Message, "…") {
 				t.Errorf("message (%d characters) = %.300q…", len(r.Message), r.Message)
+			}
+		})
+	}
+}
+
+// bindingSignal is the fixture site with a signal the hostile pages poll
+// (/hostile/binding-signal): a command, taken by the first poll after it is
+// set, and word of each document that loaded.
+type bindingSignal struct {
+	mu  sync.Mutex
+	cmd string
+	// loaded receives the URL of each document that loaded; taken, each
+	// command a page took.
+	loaded, taken chan string
+}
+
+// bindingSignalSite serves the fixture site with the signal, on loopback.
+func bindingSignalSite(t *testing.T) (string, *bindingSignal) {
+	t.Helper()
+	sig := &bindingSignal{loaded: make(chan string, 64), taken: make(chan string, 8)}
+	site := fixtures.Site()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/hostile/binding-signal" {
+			site.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "no-store")
+		if u := r.URL.Query().Get("loaded"); u != "" {
+			select {
+			case sig.loaded <- u:
+			default:
+			}
+			return
+		}
+		sig.mu.Lock()
+		cmd := sig.cmd
+		sig.cmd = ""
+		sig.mu.Unlock()
+		if cmd != "" {
+			sig.taken <- cmd
+		}
+		io.WriteString(w, cmd)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL, sig
+}
+
+// waitLoaded waits for a document whose URL holds want to say it loaded.
+func (s *bindingSignal) waitLoaded(t *testing.T, want string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case u := <-s.loaded:
+			if strings.Contains(u, want) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("no document of %s loaded", want)
+		}
+	}
+}
+
+// send sets the command and waits until a page takes it.
+func (s *bindingSignal) send(t *testing.T, cmd string) {
+	t.Helper()
+	s.mu.Lock()
+	s.cmd = cmd
+	s.mu.Unlock()
+	select {
+	case <-s.taken:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("no page took %q", cmd)
+	}
+}
+
+// TestBindingApprovalDiesWithItsDocument: a person is asked about "Place
+// order", and before they answer, the page reloads, goes to its own URL
+// again, or replaces the document of the frame holding the button. The
+// approval was for the document the person saw: nothing is ordered, and
+// the agent is told the page changed.
+func TestBindingApprovalDiesWithItsDocument(t *testing.T) {
+	base, sig := bindingSignalSite(t)
+	c, host, _ := webhookServe(t, "--url", base+"/hostile/binding-cart?item=pencil")
+	for _, tc := range []struct{ name, page, cmd string }{
+		{"reload", "/hostile/binding-cart?item=pencil&signal=1", "reload"},
+		{"same-URL navigation", "/hostile/binding-cart?item=pencil&signal=1", "assign"},
+		{"the frame's document replaced", "/hostile/binding-frame", "reload"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, s := act(t, c, tools.Navigate, map[string]any{"url": base + tc.page})
+			sig.waitLoaded(t, "binding-cart")
+			done := clickAsync(context.Background(), c, browsertest.Ref(t, s, "button", "Place order"))
+			host.asked(t)
+			sig.send(t, tc.cmd)
+			sig.waitLoaded(t, "binding-cart")
+			host.decisions <- map[string]any{"approved": true}
+			r := <-done
+			t.Logf("%v: %s", r.Error, r.Message)
+			if r.Success || r.Error == nil || *r.Error != string(tools.RefInvalid) {
+				t.Errorf("the click approved on the old document: success %v, error %v, %q", r.Success, r.Error, r.Message)
+			}
+			if after := getSnapshot(t, c); strings.Contains(after.Page.URL, "order-placed") {
+				t.Errorf("the order was placed: %s", after.Page.URL)
 			}
 		})
 	}
