@@ -280,6 +280,15 @@ func (s *Session) Close() error {
 // act on is inside the Output; the error is only for an unknown tool, which
 // an opt-in tool that Config.Caps does not turn on is too.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
+	// The README's promise: an approval covers the agent's next call only,
+	// whatever it is, a call that fails or names no tool too. The action it
+	// covers takes it while it runs; a new request for approval replaces
+	// it, whether or not it gets as far as asking.
+	if name == RequestApproval {
+		s.gate.UseUp()
+	} else {
+		defer s.gate.UseUp()
+	}
 	t, ok := lookup(name, s.caps)
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
@@ -288,11 +297,6 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	masked := s.fillsPassword(name, args)
 	s.approvalID, s.maskKey = "", false
 	out := s.redactOutput(t.run(s, ctx, args))
-	if name != RequestApproval {
-		// The README's promise: an approval covers the agent's next call
-		// only, whatever it is. The action it covers took it already.
-		s.gate.UseUp()
-	}
 	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)

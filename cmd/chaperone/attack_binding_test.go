@@ -135,6 +135,9 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 		{tools.WaitFor, func(*snapshot.Snapshot) map[string]any { return map[string]any{"text": "Your cart"} }},
 		{tools.Navigate, func(*snapshot.Snapshot) map[string]any { return map[string]any{"url": cart} }},
 		{"a call that fails", func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e99999"} }},
+		{"a request for approval that fails", func(*snapshot.Snapshot) map[string]any {
+			return map[string]any{"action": "place it", "reason": "r", "ref": "@e99999"}
+		}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
 			_, s := act(t, c, tools.Navigate, map[string]any{"url": cart})
@@ -145,6 +148,11 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 				now = getSnapshot(t, c)
 			case "a call that fails":
 				_, now = act(t, c, tools.Click, tc.args(s))
+			case "a request for approval that fails":
+				if a := requestApproval(t, c, tc.args(s)); a.Approved || !strings.Contains(a.Message, "ref_invalid") {
+					t.Fatalf("a request on no element: %+v", a)
+				}
+				now = s
 			default:
 				var r actionResult
 				r, now = act(t, c, tc.tool, tc.args(s))
