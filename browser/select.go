@@ -40,6 +40,9 @@ type optionResult struct {
 	Missing  string      `json:"missing"`
 	Options  []string    `json:"options"`
 	Picked   []Selection `json:"picked"`
+	// Selected is what is selected once a choice ran: read back, since
+	// the page's handlers may change it.
+	Selected []Selection `json:"selected"`
 	// Combo is set for a combobox, which must show its choice afterwards.
 	Combo bool `json:"combo"`
 }
@@ -82,7 +85,10 @@ func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []str
 	return r.Picked, nil
 }
 
-// Select chooses the options for values (see PickOptions) and returns them.
+// Select chooses the options for values (see PickOptions) and returns
+// what took effect: the options selected afterwards, read back from the
+// page, which its own handlers (focus, input, change) may have made other
+// than what was picked; for a combobox, the option whose text it shows.
 // A native <select> is chosen by script, firing input and change as a
 // person's choice does, with no pointer: pages often hide it under a styled
 // proxy. A listbox's options are clicked with the mouse, each one whose
@@ -91,8 +97,11 @@ func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []str
 // must show that text.
 func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
 	r, err := t.options(ctx, backendNodeID, values, list, "choose")
-	if err != nil || r.Kind == kindNative {
-		return r.Picked, err
+	if err != nil {
+		return nil, err
+	}
+	if r.Kind == kindNative {
+		return orNone(r.Selected), nil
 	}
 	if r.Kind == kindClosed {
 		if err := t.clickNode(ctx, backendNodeID, "the combobox"); err != nil {
@@ -121,7 +130,27 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 			return nil, fmt.Errorf("select %q: clicked the option, but the combobox shows %q", r.Picked[0].Text, shows.Shown)
 		}
 	}
-	return r.Picked, nil
+	if r.Combo {
+		return r.Picked, nil
+	}
+	var now optionResult
+	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &now, []string{}, list, "selected", 0); err != nil {
+		return nil, fmt.Errorf("select %q: read back the selected options: %w", values, err)
+	}
+	if !now.OK {
+		// Its options say nothing of being selected: the clicks are all
+		// there is to go by.
+		return r.Picked, nil
+	}
+	return orNone(now.Selected), nil
+}
+
+// orNone is s, or an empty list for none: no option selected is an answer.
+func orNone(s []Selection) []Selection {
+	if s == nil {
+		return []Selection{}
+	}
+	return s
 }
 
 // options runs selectOptionJS in mode on the node and turns what it found

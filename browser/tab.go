@@ -92,6 +92,9 @@ type tabPage struct {
 	// docFrames are the ids of the page's frames, main frame included,
 	// so that the policy's refusals of their documents are the tab's.
 	docFrames map[cdp.FrameID]bool
+
+	// mainDoc is the loader id of the main frame's document (where.go).
+	mainDoc cdp.LoaderID
 }
 
 // open makes the tab's page in the current browser, in the browser context
@@ -211,6 +214,7 @@ func (p *tabPage) onEvent(ev any) {
 				u = ev.Frame.UnreachableURL
 			}
 			p.setURL(u, ev.Frame.ID)
+			p.setDocument(ev.Frame.LoaderID)
 			p.origins.add(u)
 		}
 	case *page.EventNavigatedWithinDocument:

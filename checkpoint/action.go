@@ -166,13 +166,21 @@ func (a Action) String() string {
 
 // Same reports whether b is the very action a is: the same verb on the same
 // element, which still has the same role and name, with the same value,
-// options (the very set, in the same order) and dialog.
+// options (the very set, in the same order), dialog and activated control,
+// in the same place: the same page, frame, document and URL. Node ids
+// repeat across pages and documents, so a node alone names no element; a
+// reload or any navigation of the frame is a new document, which no
+// approval given before it covers.
 func (a Action) Same(b Action) bool {
 	if a.Verb != b.Verb || a.Node != b.Node || a.Role != b.Role || a.Name != b.Name ||
-		a.Value != b.Value || a.Masked != b.Masked || !slices.Equal(a.Options, b.Options) {
+		a.Value != b.Value || a.Masked != b.Masked || !slices.Equal(a.Options, b.Options) ||
+		a.Where != b.Where {
 		return false
 	}
 	if (a.Dialog == nil) != (b.Dialog == nil) || (a.Dialog != nil && *a.Dialog != *b.Dialog) {
+		return false
+	}
+	if (a.Activates == nil) != (b.Activates == nil) || (a.Activates != nil && *a.Activates != *b.Activates) {
 		return false
 	}
 	return true

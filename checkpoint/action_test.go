@@ -32,3 +32,41 @@ func TestSameSelectCoversOnlyItsOptions(t *testing.T) {
 		t.Errorf("String = %s, want %s", got, want)
 	}
 }
+
+// TestSameIsBoundToItsPlace: an approval of an action on a node covers it
+// only on the same page, in the same frame and document, at the same URL,
+// and for the same activated control: node ids repeat across tabs and
+// documents.
+func TestSameIsBoundToItsPlace(t *testing.T) {
+	here := Where{Target: "T0", Frame: "F0", Document: "D0", URL: "http://shop/cart?item=pencil"}
+	approved := Action{Verb: VerbClick, Node: 12, Role: "button", Name: "Place order", Where: here}
+	for _, c := range []struct {
+		name  string
+		where Where
+		same  bool
+	}{
+		{"the same place", here, true},
+		{"another tab", Where{Target: "T1", Frame: "F0", Document: "D0", URL: here.URL}, false},
+		{"another frame", Where{Target: "T0", Frame: "F1", Document: "D0", URL: here.URL}, false},
+		{"the page reloaded", Where{Target: "T0", Frame: "F0", Document: "D1", URL: here.URL}, false},
+		{"another URL", Where{Target: "T0", Frame: "F0", Document: "D0", URL: "http://shop/cart?item=tv"}, false},
+		{"nowhere", Where{}, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := approved
+			b.Where = c.where
+			if got := approved.Same(b); got != c.same {
+				t.Errorf("Same at %+v = %v, want %v", c.where, got, c.same)
+			}
+		})
+	}
+	submit := approved
+	submit.Verb, submit.Value, submit.Activates = VerbPress, "Enter", &Control{Role: "button", Name: "Pay"}
+	other := submit
+	other.Activates = &Control{Role: "button", Name: "Pay $6000"}
+	none := submit
+	none.Activates = nil
+	if !submit.Same(submit) || submit.Same(other) || submit.Same(none) {
+		t.Errorf("Same ignores the activated control: %v %v %v", submit.Same(submit), submit.Same(other), submit.Same(none))
+	}
+}

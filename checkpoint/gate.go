@@ -196,6 +196,18 @@ func (g *Gate) Covers(a Action) bool {
 	return g.pre != nil && g.pre.action.Same(a)
 }
 
+// UseUp drops a pending approval of the agent's request: the agent's next
+// tool call uses an approval up, whatever the tool, so that nothing the page
+// or the agent does in between (a scroll, a tab switch, a wait) can leave it
+// standing for a later action. The session calls it after every tool call
+// but request_human_approval; the action an approval covers takes it
+// (Authorize) before that.
+func (g *Gate) UseUp() {
+	if p := g.takePreApproval(); p != nil {
+		g.log.Info("prior approval used up by another call", "approved", p.action.String(), "request", p.decision.RequestID)
+	}
+}
+
 func (g *Gate) takePreApproval() *preApproval {
 	g.mu.Lock()
 	defer g.mu.Unlock()

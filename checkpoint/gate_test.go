@@ -418,3 +418,23 @@ func ExampleGate_Authorize() {
 	// The system wants to proceed with: click button "Finish Cancellation". Approve?
 	// false User feedback: not today <nil>
 }
+
+// TestUseUpDropsThePreApproval: whatever call comes next uses an approval
+// up; the approved action after it asks again.
+func TestUseUpDropsThePreApproval(t *testing.T) {
+	h := &human{decision: Decision{Approved: true, Channel: "web"}}
+	g := demoGate(t, h, Options{})
+	finish := snap(t, finishPage)
+	if _, err := g.RequestApproval(t.Context(), finish, &finishClick, "finish", "r"); err != nil {
+		t.Fatal(err)
+	}
+	g.UseUp()
+	if g.Covers(finishClick) {
+		t.Fatal("the approval survived UseUp")
+	}
+	h.decision = Decision{Channel: "web"}
+	if d, _ := g.Authorize(t.Context(), finish, finishClick); d.Approved || h.count() != 2 {
+		t.Errorf("after UseUp: %+v, asked %d; want asked again and rejected", d, h.count())
+	}
+	g.UseUp() // nothing pending: a no-op
+}

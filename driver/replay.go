@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -95,6 +97,54 @@ type replay struct {
 	// lastInput is the input of the newest call, which says the status of
 	// a complete_task.
 	lastInput json.RawMessage
+	// where maps the places the script recorded to this replay's.
+	where placeMap
+}
+
+// placeMap is where a replay stands to its script: a replay started on
+// another site than the recording (the script's start URL's origin, from)
+// acts on that site instead (to), as the person chose by starting it
+// there; one started on another page of it (moved) cannot expect the
+// recorded paths. Every other origin stays as recorded.
+type placeMap struct {
+	from, to string
+	moved    bool
+}
+
+// origin is the origin a step recorded on (rec) stands for in this replay.
+func (m placeMap) origin(rec string) string {
+	if rec != "" && rec == m.from {
+		return m.to
+	}
+	return rec
+}
+
+// back is a URL (pattern) of this replay as the script would have
+// recorded it: on the start site of the recording rather than this one.
+func (m placeMap) back(u string) string {
+	if m.from == "" || m.from == m.to || origin(u) != m.to {
+		return u
+	}
+	return m.from + strings.TrimPrefix(u, m.to)
+}
+
+// page says why a replay at now is not on the page a step recorded (rec,
+// a URL pattern), or "": the same origin, as mapped, and, unless the replay
+// started elsewhere than the recording, the same path pattern.
+func (m placeMap) page(rec, now string) string {
+	if m.moved {
+		if want := m.origin(origin(rec)); want == "" || origin(now) != want {
+			return fmt.Sprintf("the page is %s, but the step was recorded on %s (%s in this replay)", urlPattern(now), rec, firstNonEmpty(want, "no site"))
+		}
+		return ""
+	}
+	if m.from != m.to {
+		rec = m.to + strings.TrimPrefix(rec, m.from)
+	}
+	if ok, why := samePage(rec, now); !ok {
+		return why
+	}
+	return ""
 }
 
 // Replay performs a script's steps through the tools, with no model as
@@ -174,6 +224,11 @@ func (r *replay) all(ctx context.Context) Result {
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + err.Error()}
 	}
 	start.URL = r.redact.String(r.seen.Page.URL)
+	r.where = placeMap{from: origin(r.script.StartURL), to: origin(r.seen.Page.URL),
+		moved: r.script.StartURL != "" && pathOf(r.script.StartURL) != pathOf(r.seen.Page.URL)}
+	if r.where.from == "" {
+		r.where.to = ""
+	}
 	r.cfg.Record.begin(start, r.page.Image)
 	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, Steps: []ScriptStep{}}
 	for i, step := range r.script.Steps {
@@ -289,6 +344,16 @@ func (r *replay) resolve(step ScriptStep) (json.RawMessage, *StepTarget, string)
 		if err := json.Unmarshal(step.Args, &args); err != nil {
 			return nil, nil, fmt.Sprintf("the step's arguments do not parse: %v", err)
 		}
+	}
+	// Acts only where it recorded: on another page a same-named element is
+	// another element, and may belong to another site.
+	if step.Before.URL != "" && r.seen != nil {
+		if why := r.where.page(step.Before.URL, r.seen.Page.URL); why != "" {
+			return nil, nil, why
+		}
+	}
+	if step.secretStep() && step.recordedOrigin() == "" {
+		return nil, nil, "the step types a secret, and the script does not say on which site it was recorded"
 	}
 	target := step.Target
 	if target != nil {
@@ -453,6 +518,10 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		return ToolResult{Text: "the model did not call a tool", IsError: true}, false, nil
 	}
 	r.redact.notePassword(call.Name, call.Input, before)
+	if why := secretElsewhere(step, call.Input, before, r.where); why != "" {
+		r.log.Warn("model's call refused", "step", n, "tool", call.Name, "why", why)
+		return ToolResult{Text: why, IsError: true}, false, nil
+	}
 	res, err := r.call(ctx, call.Name, call.Input)
 	if w := failureOf(res, err); w != "" {
 		if err != nil {
@@ -461,6 +530,12 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		return res, false, nil
 	}
 	if s, ok := stepOf(call.Name, call.Input, before, r.redact); ok {
+		// The next version speaks of the recorded site, as its other
+		// steps and its start URL do.
+		s.Before.URL = r.where.back(s.Before.URL)
+		if s.Target != nil {
+			s.Target.Frame = r.where.back(s.Target.Frame)
+		}
 		r.next.Steps = append(r.next.Steps, s)
 		if step.Target != nil && s.Target != nil {
 			r.moved[*step.Target] = *s.Target
@@ -490,4 +565,42 @@ func recoverPrompt(n, of int, step ScriptStep, why, hint string) string {
 	}
 	b.WriteString("Do this one step on the page as it is now, with one tool call on a ref of the snapshot below: the element that does what the recorded one did, even if its label changed. Do not do later steps.\nThe page now:")
 	return b.String()
+}
+
+// secretElsewhere says why a call the model answered with during a
+// replay's recovery must not run: it types a secret or a password on
+// another site than the one the step was recorded on (its frame's, or its
+// page's), or the script does not say which that was. "" lets it run.
+func secretElsewhere(step ScriptStep, input json.RawMessage, before *snapshot.Snapshot, where placeMap) string {
+	if !typesSecret(input, before) {
+		return ""
+	}
+	want := where.origin(step.recordedOrigin())
+	if want == "" {
+		return "refused: the call types a secret or a password, and the script does not say on which site the step was recorded"
+	}
+	var in struct {
+		Ref string `json:"ref"`
+	}
+	_ = json.Unmarshal(input, &in) // typesSecret read it
+	if before == nil {
+		return "refused: the call types a secret or a password, and the page it would go to is unknown"
+	}
+	at := before.Page.URL
+	if e, ok := before.Element(in.Ref); ok && e.Frame != "" {
+		at = e.Frame
+	}
+	if origin(at) != want {
+		return fmt.Sprintf("refused: the call types a secret or a password on %s, but the step was recorded on %s; a secret is typed only on the site it was recorded on", firstNonEmpty(origin(at), at), want)
+	}
+	return ""
+}
+
+// pathOf is a URL's path, "" when it does not parse.
+func pathOf(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return u.Path
 }

@@ -252,10 +252,88 @@ func refIndex(text, ref string) int {
 	}
 }
 
+// origin is the scheme, host and port of a URL or URL pattern, or "" when
+// it has none (about:blank, a data: URL).
+func origin(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// samePage reports whether a page at now is the page a step was recorded on
+// (recorded, a URL pattern): the same origin, and the same path, where a
+// segment holding a digit (an order number, a date, an id) may hold
+// another. Otherwise it says where each is.
+func samePage(recorded, now string) (bool, string) {
+	was, is := urlPattern(recorded), urlPattern(now)
+	why := fmt.Sprintf("the page is %s, but the step was recorded on %s", is, was)
+	if origin(was) == "" || origin(was) != origin(is) {
+		return false, why
+	}
+	wu, err1 := url.Parse(was)
+	nu, err2 := url.Parse(is)
+	if err1 != nil || err2 != nil {
+		return false, why
+	}
+	ws, ns := strings.Split(strings.Trim(wu.Path, "/"), "/"), strings.Split(strings.Trim(nu.Path, "/"), "/")
+	if len(ws) != len(ns) {
+		return false, why
+	}
+	for i := range ws {
+		if ws[i] != ns[i] && !(hasDigit(ws[i]) && hasDigit(ns[i])) {
+			return false, why
+		}
+	}
+	return true, ""
+}
+
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
+
+// typesSecret reports whether a call's arguments type a secret: a {{NAME}}
+// placeholder in any of them, or a value for a password field of before.
+func typesSecret(input json.RawMessage, before *snapshot.Snapshot) bool {
+	var args map[string]any
+	if json.Unmarshal(input, &args) != nil {
+		return len(input) > 0 // unreadable: treat as the worst case
+	}
+	for _, v := range args {
+		if s, ok := v.(string); ok && strings.Contains(s, "{{") {
+			return true
+		}
+	}
+	ref, _ := args["ref"].(string)
+	_, hasValue := args["value"]
+	if before == nil {
+		return hasValue
+	}
+	if e, ok := before.Element(ref); ok && hasValue && e.Kind == passwordKind {
+		return true
+	}
+	return false
+}
+
+// recordedOrigin is the origin a step acted on: its element's frame's, or
+// else its page's; "" when the script does not say.
+func (st ScriptStep) recordedOrigin() string {
+	if st.Target != nil && st.Target.Frame != "" {
+		return origin(st.Target.Frame)
+	}
+	return origin(st.Before.URL)
+}
+
+// secretStep reports whether a step types a secret or a password.
+func (st ScriptStep) secretStep() bool {
+	return st.ValueWithheld || strings.Contains(string(st.Args), "{{")
+}
+
 // find returns the refs of the elements of s that t describes, and which
 // way found them: the first way that finds any decides, so two buttons
 // with the same role and name are ambiguous even if their labels differ.
-// An element in another frame than the recorded one never matches.
+// An element in another frame than the recorded one never matches, nor
+// does one in a frame when the recorded one was in the page itself: a page
+// can hold a same-named field in a frame of another site.
 func (t *StepTarget) find(s *snapshot.Snapshot) ([]string, string) {
 	same := func(a, b string) bool { return strings.EqualFold(strings.TrimSpace(a), strings.TrimSpace(b)) }
 	ways := []struct {
@@ -277,7 +355,7 @@ func (t *StepTarget) find(s *snapshot.Snapshot) ([]string, string) {
 		}
 		var refs []string
 		for _, e := range s.Elements {
-			if t.Frame != "" && urlPattern(e.Frame) != t.Frame {
+			if urlPattern(e.Frame) != t.Frame {
 				continue
 			}
 			if w.ok(e) {

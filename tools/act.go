@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -67,7 +68,7 @@ func (s *Session) act(ctx context.Context, do step) Output {
 func blockedProblem(b []browser.Blocked) *problem {
 	var reasons []string
 	for _, x := range b {
-		r := fmt.Sprintf("%s (%s)", x.Reason, x.URL)
+		r := fmt.Sprintf("%s (%s)", x.Reason, clip(x.URL, urlLimit))
 		if !slices.Contains(reasons, r) {
 			reasons = append(reasons, r)
 		}
@@ -114,7 +115,7 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 		return nil, err
 	}
 	if t.DocumentURL != "" && in.DocumentURL != t.DocumentURL {
-		return nil, fail(RefInvalid, "%s belonged to %s, but the page is now %s. Use a ref from the new snapshot.", t.Ref, t.DocumentURL, in.DocumentURL)
+		return nil, fail(RefInvalid, "%s belonged to %s, but the page is now %s. Use a ref from the new snapshot.", t.Ref, s.clip(t.DocumentURL, urlLimit), s.clip(in.DocumentURL, urlLimit))
 	}
 	if needBox && !in.Visible && (in.AXRole == "none" || in.AXRole == "") {
 		// Hidden since the snapshot: the tree ignores it now, so its role
@@ -123,7 +124,7 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	}
 	if in.AXRole != t.AXRole || in.AXName != t.AXName {
 		return nil, fail(RefInvalid, "%s changed since the snapshot: it was %s %q and is now %s %q. Nothing was done; check the new snapshot.",
-			t.Ref, t.AXRole, t.AXName, in.AXRole, in.AXName)
+			t.Ref, t.AXRole, s.clip(t.AXName, textLimit), in.AXRole, s.clip(in.AXName, textLimit))
 	}
 	if in.Disabled {
 		return nil, fail(ElementDisabled, "%s (%s %q) is disabled.", t.Ref, t.Role, t.Name)
@@ -137,7 +138,7 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 		return nil, fail(ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
 	}
 	if needBox && in.Covered != "" {
-		return nil, fail(ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, in.Covered)
+		return nil, fail(ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, s.clip(in.Covered, textLimit))
 	}
 	return in, nil
 }
@@ -167,12 +168,9 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 	// A capture taken while the page settled, and still true at the end of
 	// the quiet window, serves as the result's snapshot.
 	s.settled = out.Capture
-	msg := done + s.pagesNote(out)
-	for _, a := range out.Alerts {
-		msg += fmt.Sprintf(" The page showed an alert, which was accepted: %q.", a)
-	}
+	msg := done + s.pagesNote(out) + s.alertsNote(out.Alerts)
 	if out.Dialog != nil {
-		msg += fmt.Sprintf(" The page opened a %s dialog: %q. It is in the snapshot as an alertdialog; answer it with its buttons.", out.Dialog.Type, out.Dialog.Message)
+		msg += fmt.Sprintf(" The page opened a %s dialog: %q. It is in the snapshot as an alertdialog; answer it with its buttons.", out.Dialog.Type, s.clip(out.Dialog.Message, textLimit))
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
@@ -186,6 +184,60 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 	return strings.TrimSpace(msg), nil
 }
 
+// alertsNote says which alerts the page showed (each was accepted), within
+// bounds whatever the page raises: a page may raise alerts without end, each
+// as long as it likes.
+func (s *Session) alertsNote(alerts []string) string {
+	switch len(alerts) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf(" The page showed an alert, which was accepted: %q.", s.clip(alerts[0], textLimit))
+	}
+	const shown = 3
+	var b strings.Builder
+	fmt.Fprintf(&b, " The page showed %d alerts, which were accepted: ", len(alerts))
+	for i, a := range alerts[:min(len(alerts), shown)] {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", s.clip(a, textLimit))
+	}
+	if len(alerts) > shown {
+		fmt.Fprintf(&b, " and %d more", len(alerts)-shown)
+	}
+	b.WriteString(".")
+	return b.String()
+}
+
+// Bounds, in characters, on what a page controls in a message to the agent
+// (every output stays within the token budget, whatever the page holds):
+// a dialog's text, an element's name and the like; a URL; an action as a
+// person is asked about it; and a whole message, the last line of defence.
+const (
+	textLimit    = 200
+	urlLimit     = 300
+	messageLimit = 600
+	resultLimit  = 4000
+)
+
+// clip is text from the page (or shaped by it) as a message may quote it:
+// the session's secrets redacted first, so that a cut never leaves part of a
+// secret behind, then cut to at most n characters (see clip).
+func (s *Session) clip(text string, n int) string {
+	return clip(s.secrets.redact(text), n)
+}
+
+// clip cuts text to at most n characters, saying with "…" and a count how
+// much was left off.
+func clip(text string, n int) string {
+	if utf8.RuneCountInString(text) <= n {
+		return text
+	}
+	r := []rune(text)
+	return fmt.Sprintf("%s… (%d more characters)", string(r[:n]), len(r)-n)
+}
+
 // stillLoading is what the agent hears when a new page is there but its
 // images or scripts still load.
 const stillLoading = "The page is still loading (images or scripts); what is shown may change."
@@ -195,10 +247,10 @@ const stillLoading = "The page is still loading (images or scripts); what is sho
 func (s *Session) pagesNote(out browser.Outcome) string {
 	switch {
 	case out.Opened != nil:
-		return fmt.Sprintf(" Opened a new tab: %q %s; %s.", out.Opened.Title, out.Opened.URL, tabCount(len(s.tab.Pages())))
+		return fmt.Sprintf(" Opened a new tab: %q %s; %s.", s.clip(out.Opened.Title, textLimit), s.clip(out.Opened.URL, urlLimit), tabCount(len(s.tab.Pages())))
 	case out.Closed != nil:
 		cur := s.tab.Current()
-		return fmt.Sprintf(" The page %s closed; back on %q %s; %s.", out.Closed.URL, cur.Title, cur.URL, tabCount(len(s.tab.Pages())))
+		return fmt.Sprintf(" The page %s closed; back on %q %s; %s.", s.clip(out.Closed.URL, urlLimit), s.clip(cur.Title, textLimit), s.clip(cur.URL, urlLimit), tabCount(len(s.tab.Pages())))
 	}
 	return ""
 }
@@ -225,7 +277,7 @@ func (s *Session) answerDialog(ctx context.Context, p planned) (string, error) {
 	if !accept {
 		verb = "Dismissed"
 	}
-	return fmt.Sprintf("%s the %s dialog %q.", verb, p.action.Dialog.Type, p.action.Dialog.Message), nil
+	return fmt.Sprintf("%s the %s dialog %q.", verb, p.action.Dialog.Type, s.clip(p.action.Dialog.Message, textLimit)), nil
 }
 
 // settleDialog answers the open dialog and waits for what that started (a

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaperone-mcp/chaperone/audit"
+	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
@@ -29,7 +30,7 @@ func WithAudit(a *audit.Log) SessionOption {
 // plans again and goes on only if that is still the very action the person
 // approved.
 func (s *Session) gated(ctx context.Context, plan func(context.Context) (planned, error)) (planned, error) {
-	p, err := plan(ctx)
+	p, err := s.placed(ctx, plan)
 	if err != nil {
 		return p, err
 	}
@@ -37,15 +38,59 @@ func (s *Session) gated(ctx context.Context, plan func(context.Context) (planned
 	if err != nil || !asked {
 		return p, err
 	}
-	again, err := plan(ctx)
+	again, err := s.placed(ctx, plan)
 	if err != nil {
 		return again, err
 	}
 	if !again.action.Same(p.action) {
+		if again.action.Where != p.action.Where {
+			return again, fail(RefInvalid, "The page changed while a human was asked: they approved %s on %s, but %s. Nothing was done; check the new snapshot.",
+				s.clip(p.action.String(), messageLimit), s.clip(p.action.Where.URL, urlLimit), placeChange(p.action.Where, again.action.Where))
+		}
 		return again, fail(RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
-			p.action, again.action)
+			s.clip(p.action.String(), messageLimit), s.clip(again.action.String(), messageLimit))
 	}
 	return again, nil
+}
+
+// placed plans an action and says where it acts (checkpoint.Action.Where):
+// the page, frame and document of its element, or of the current page for
+// an action on no element (a key press to the page, a navigation, a
+// JavaScript dialog). An approval holds only there, since node ids repeat
+// across tabs and documents. Every gated action, and every action
+// request_human_approval names, is placed here, whatever tool plans it.
+func (s *Session) placed(ctx context.Context, plan func(context.Context) (planned, error)) (planned, error) {
+	p, err := plan(ctx)
+	if err != nil {
+		return p, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
+	defer cancel()
+	var w browser.Where
+	if p.action.Node != 0 {
+		w, err = s.tab.Where(ctx, p.action.Node)
+	} else {
+		w, err = s.tab.PageWhere(ctx)
+	}
+	if err != nil {
+		return p, fmt.Errorf("%s: find the page and document it acts in: %w", s.clip(p.action.String(), messageLimit), err)
+	}
+	p.action.Where = checkpoint.Where{Target: w.Target, Frame: w.Frame, Document: w.Document, URL: s.secrets.redact(w.URL)}
+	return p, nil
+}
+
+// placeChange says how the place of an action changed: another tab, frame
+// or document (a navigation or a reload), or another URL.
+func placeChange(was, now checkpoint.Where) string {
+	switch {
+	case was.Target != now.Target:
+		return "another tab is current now"
+	case was.Frame != now.Frame:
+		return "the element is in another frame now"
+	case was.Document != now.Document:
+		return "the page has loaded a new document since (a navigation or a reload)"
+	}
+	return "the page is at another URL now"
 }
 
 // authorize asks the gate whether the concrete action a may run on the page
@@ -58,7 +103,7 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	if s.gate.NeedsPage() {
 		if page, err = s.page(ctx, false); err != nil {
 			// Without the page nothing says it is not a checkpoint.
-			return false, fail(ActionFailed, "%s was not performed: the page could not be checked for a checkpoint (%v). Try again.", a, err)
+			return false, fail(ActionFailed, "%s was not performed: the page could not be checked for a checkpoint (%v). Try again.", s.clip(a.String(), messageLimit), err)
 		}
 	}
 	// A person will be asked, and must see the page, unless the agent's
@@ -68,7 +113,7 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	}
 	d, err := s.gate.Authorize(ctx, page, a)
 	if err != nil {
-		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, a)
+		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, s.clip(a.String(), messageLimit))
 	}
 	if !d.Approved {
 		return true, fail(HumanRejected, "%s", d.Message())

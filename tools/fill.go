@@ -3,6 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // fillInput is the arguments of browser_fill.
@@ -49,7 +52,43 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		return "", err
 	}
 	if setValue && got != v.text {
-		return "", fail(InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, got)
+		return "", fail(InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
+	}
+	if clear := orDefault(in.ClearFirst, true); !setValue && !holds(got, v.text, clear) {
+		// What was done must be what was approved: the page's handlers
+		// changed the value under the action.
+		now := fmt.Sprintf("%q", s.clip(got, textLimit))
+		if v.masked {
+			now = fmt.Sprintf("a different value (%d characters)", utf8.RuneCountInString(got))
+		}
+		return "", fail(ActionFailed, "%s %s %q holds %s, not %s as planned and shown for approval: the page changed the value as it was typed. Do not submit it; check the field in the new snapshot.",
+			p.t.Ref, p.t.Role, p.t.Name, now, v)
 	}
 	return fmt.Sprintf("Filled %s %s %q with %s.", p.t.Ref, p.t.Role, p.t.Name, v), nil
+}
+
+// holds reports whether a field's value read back after typing is the text
+// typed: all of it, or, without clearing first, its end. Fields normalise
+// what they hold (spaces and separators a formatter adds, case, line
+// breaks), so only letters and digits are compared.
+func holds(value, typed string, clear bool) bool {
+	v, t := significant(value), significant(typed)
+	if t == "" && typed != "" {
+		// Nothing but punctuation: nothing to normalise either.
+		v, t = value, typed
+	}
+	if clear {
+		return v == t
+	}
+	return strings.HasSuffix(v, t)
+}
+
+// significant keeps the letters and digits of s, lower-cased.
+func significant(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.ToLower(r)
+		}
+		return -1
+	}, s)
 }

@@ -33,7 +33,7 @@ func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output 
 	}
 	var concrete *checkpoint.Action
 	if in.Ref != "" {
-		p, err := s.planAhead(ctx, in)
+		p, err := s.placed(ctx, func(ctx context.Context) (planned, error) { return s.planAhead(ctx, in) })
 		if err != nil {
 			p := asProblem(err)
 			return answer("%s: %s Nothing was asked.", p.code, p.msg)
@@ -48,7 +48,7 @@ func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output 
 	}
 	msg := d.Message()
 	if d.Approved && concrete != nil {
-		msg += fmt.Sprintf(" The approval covers exactly %s, as your next action; any other action that needs approval asks again.", concrete)
+		msg += fmt.Sprintf(" The approval covers exactly %s, as your next call, in this tab and this page as it is now; any other call uses it up.", s.clip(concrete.String(), messageLimit))
 	}
 	return Output{Value: ApprovalResult{Approved: d.Approved, Message: msg}}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -54,7 +55,35 @@ func (s *Session) choose(ctx context.Context, in selectInput) (string, error) {
 	if err != nil {
 		return "", selectProblem(err, p.t.Ref, p.t.Name)
 	}
-	return fmt.Sprintf("Selected %s in %s %q.", checkpoint.OptionList(s.options(picked)), p.t.Ref, p.t.Name), nil
+	got := s.options(picked)
+	if !tookEffect(p.action.Options, got) {
+		// What was done must be what was approved: the page's handlers
+		// changed the choice under the action.
+		return "", fail(ActionFailed, "%s %q now has %s selected, not %s as planned and shown for approval: the page changed the choice as it was made. Do not go on with this choice; check the select in the new snapshot.",
+			p.t.Ref, p.t.Name, s.clip(checkpoint.OptionList(got), messageLimit), s.clip(checkpoint.OptionList(p.action.Options), messageLimit))
+	}
+	return fmt.Sprintf("Selected %s in %s %q.", s.clip(checkpoint.OptionList(got), messageLimit), p.t.Ref, p.t.Name), nil
+}
+
+// tookEffect reports whether the options selected after a select are the
+// ones planned (and approved): the same options in the same order. A
+// closed combobox's options are known only by the text the agent gave,
+// which picks the option showing it up to case and spacing; the others by
+// their text and value.
+func tookEffect(planned, got []checkpoint.Option) bool {
+	if len(planned) != len(got) {
+		return false
+	}
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for i, o := range planned {
+		switch {
+		case o.Value == "" && !strings.EqualFold(squash(o.Text), squash(got[i].Text)):
+			return false
+		case o.Value != "" && (o.Text != got[i].Text || o.Value != got[i].Value):
+			return false
+		}
+	}
+	return true
 }
 
 // options are the options a select chooses as a person reads them, with the

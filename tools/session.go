@@ -305,6 +305,15 @@ func (s *Session) Close() error {
 // act on is inside the Output; the error is only for an unknown tool, which
 // an opt-in tool that Config.Caps does not turn on is too.
 func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (Output, error) {
+	// The README's promise: an approval covers the agent's next call only,
+	// whatever it is, a call that fails or names no tool too. The action it
+	// covers takes it while it runs; a new request for approval replaces
+	// it, whether or not it gets as far as asking.
+	if name == RequestApproval {
+		s.gate.UseUp()
+	} else {
+		defer s.gate.UseUp()
+	}
 	t, ok := lookup(name, s.caps)
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
@@ -417,18 +426,20 @@ func (s *Session) page(ctx context.Context, shot bool) (*snapshot.Snapshot, erro
 	return page, nil
 }
 
-// redactOutput hides every secret in a tool's answer; the snapshots in it
-// were redacted when they were built.
+// redactOutput hides every secret in a tool's answer and bounds its
+// message; the snapshots in it were redacted when they were built.
 func (s *Session) redactOutput(out Output) Output {
+	// Every message is bounded too, whatever page text reached it: each
+	// place that quotes the page cuts its quote, and this is the backstop.
 	switch v := out.Value.(type) {
 	case ActionResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	case ApprovalResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	case CompletionResult:
-		v.Message = s.secrets.redact(v.Message)
+		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	}
 	return out

@@ -19,7 +19,12 @@
 //   - 'shows': a promise of whether the combobox shows the text of values[0]
 //     within ms, and what it shows;
 //   - 'change': a promise of whether the page changed within ms, for a page
-//     that answers a click late.
+//     that answers a click late;
+//   - 'selected': the options selected now ({kind, ok, selected}), read
+//     back after a choice: what took effect, which the page's own handlers
+//     may have made other than what was picked.
+//
+// 'choose' reports the options selected once its events ran as selected.
 function selectOption(values, list, mode, ms) {
 	const el = this;
 	const doc = el.ownerDocument;
@@ -69,6 +74,15 @@ function selectOption(values, list, mode, ms) {
 		let looks = 0;
 		return until(() => ({ok: looks++ > 0})).then(r => r.ok);
 	}
+	const selected = (o) => native ? o.selected : o.getAttribute('aria-selected') === 'true';
+	const described = (os) => os.map(o => ({value: value(o), text: text(o)}));
+	if (mode === 'selected') {
+		// Read anew: the page may have replaced the options meanwhile.
+		const now = options().opts;
+		// A listbox that marks no option at all tells nothing to read.
+		if (!native && !now.some(o => o.hasAttribute('aria-selected'))) return {ok: false, kind: 'list'};
+		return {ok: true, kind: native ? 'native' : 'list', combo, selected: described(now.filter(selected))};
+	}
 	if (list && !multiple) return {ok: false, single: true, kind: native ? 'native' : 'list'};
 	if (closed) return {ok: true, kind: 'closed', combo};
 	const norm = (s) => squash(s).toLowerCase();
@@ -83,7 +97,6 @@ function selectOption(values, list, mode, ms) {
 		picks.add(o);
 	}
 	const ordered = opts.filter(o => picks.has(o));
-	const selected = (o) => native ? o.selected : o.getAttribute('aria-selected') === 'true';
 	if (mode === 'next') {
 		if (!multiple) return ordered[0];
 		return opts.find(o => selected(o) !== picks.has(o)) || null;
@@ -96,6 +109,7 @@ function selectOption(values, list, mode, ms) {
 		}
 		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
 		el.dispatchEvent(new Event('change', {bubbles: true}));
+		return {ok: true, kind: 'native', picked: described(ordered), selected: described(Array.from(el.options).filter(selected))};
 	}
-	return {ok: true, kind: native ? 'native' : 'list', combo, picked: ordered.map(o => ({value: value(o), text: text(o)}))};
+	return {ok: true, kind: native ? 'native' : 'list', combo, picked: described(ordered)};
 }
