@@ -12,7 +12,7 @@ import (
 // left off, after the session's secrets are redacted, so that a cut never
 // leaves part of a secret behind.
 func TestClip(t *testing.T) {
-	s := &Session{secrets: newSecrets(map[string]string{"TOKEN": "tok-81f3e2a9"})}
+	s := &Session{secrets: newSecrets(map[string]string{"TOKEN": "tok-81f3e2a9"}, nil)}
 	for _, tc := range []struct {
 		in   string
 		n    int
@@ -31,7 +31,7 @@ func TestClip(t *testing.T) {
 
 // TestAlertsNoteIsBounded: 50 long alerts are said in one bounded line.
 func TestAlertsNoteIsBounded(t *testing.T) {
-	s := &Session{secrets: newSecrets(nil)}
+	s := &Session{secrets: newSecrets(nil, nil)}
 	alerts := make([]string, 50)
 	for i := range alerts {
 		alerts[i] = strings.Repeat("A", 20_000)
