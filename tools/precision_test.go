@@ -72,6 +72,8 @@ var defaultGated = map[string][]string{
 	"/hostile/keys-checkout": {`click checkbox "Subscribe to monthly deliveries"`, `click button "Place order"`,
 		`click button "Buy now with one click"`, `click button "Continue"`},
 	"/hostile/keys-compose":     {`click button "Send"`},
+	"/hostile/binding-cart":     {`click button "Place order"`},
+	"/hostile/binding-frame":    {`click button "Place order"`},
 	"/hostile/keys-confirm":     {`click button "Place order"`},
 	"/hostile/keys-frame":       {`click button "Pay now"`},
 	"/hostile/keys-frame-pay":   {`click button "Pay now"`},

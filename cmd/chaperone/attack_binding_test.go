@@ -89,7 +89,9 @@ func bindingRejected(t *testing.T, host *approvalHost, r actionResult, what stri
 func TestBindingApprovalStaysInItsTab(t *testing.T) {
 	base := bindingSite(t)
 	pencil := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/hostile/binding-cart?item=pencil"
-	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", pencil)
+	// The TV cart's site is in the write set: opening it with its query is
+	// not the data leak that asks a person (attack_leak_test.go).
+	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", pencil, "--write-origins", base)
 	tab := func(args map[string]any, want string) *snapshot.Snapshot {
 		t.Helper()
 		r, s := act(t, c, tools.Tabs, args)
