@@ -126,10 +126,7 @@ func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error
 func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) error {
 	c, cancel := o.cdp(ctx)
 	defer cancel()
-	callArgs := make([]map[string]any, len(args))
-	for i, a := range args {
-		callArgs[i] = map[string]any{"value": a}
-	}
+	callArgs := argValues(args)
 	params := map[string]any{
 		"objectId":            o.id,
 		"functionDeclaration": fn,
@@ -143,6 +140,15 @@ func (o *pageObject) call(ctx context.Context, fn string, out any, args ...any) 
 		return err
 	}
 	return res.decode(out)
+}
+
+// argValues are args as Runtime.callFunctionOn takes them.
+func argValues(args []any) []map[string]any {
+	vs := make([]map[string]any, len(args))
+	for i, a := range args {
+		vs[i] = map[string]any{"value": a}
+	}
+	return vs
 }
 
 // release lets the page forget the object. It has its own short deadline,

@@ -110,10 +110,7 @@ type delivery struct {
 func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageObject, error) {
 	c, cancel := o.cdp(ctx)
 	defer cancel()
-	callArgs := make([]map[string]any, len(args))
-	for i, a := range args {
-		callArgs[i] = map[string]any{"value": a}
-	}
+	callArgs := argValues(args)
 	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
 		"objectId": o.id, "functionDeclaration": fn, "arguments": callArgs,
 	})

@@ -280,10 +280,7 @@ func (t *Tab) escape(ctx context.Context) error {
 func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64, error) {
 	c, cancel := o.cdp(ctx)
 	defer cancel()
-	callArgs := make([]map[string]any, len(args))
-	for i, a := range args {
-		callArgs[i] = map[string]any{"value": a}
-	}
+	callArgs := argValues(args)
 	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
 		"objectId": o.id, "functionDeclaration": fn, "arguments": callArgs, "userGesture": true,
 	})

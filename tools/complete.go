@@ -61,17 +61,9 @@ func (s *Session) completeArgsInvalid(_ context.Context, err error) Output {
 // tells what a person sees of it (browser.CaptureOptions.Judged), which
 // the agent's snapshots do without, as it costs more.
 func (s *Session) judgedPage(ctx context.Context) (*snapshot.Snapshot, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
-	defer cancel()
 	opts := s.config.Capture
 	opts.Screenshot, opts.Judged = false, true
-	c, err := s.tab.Capture(ctx, opts)
-	if err != nil {
-		return nil, fmt.Errorf("look at the whole page: %w", err)
-	}
-	page, _, _ := snapshot.Build(c, judged, 0)
-	s.secrets.redactSnapshot(page)
-	return page, nil
+	return s.capturePage(ctx, opts)
 }
 
 // typedLog keeps what the agent typed this session, the URLs it navigated

@@ -413,10 +413,15 @@ var judged = snapshot.Options{MaxElements: 100_000, TokenBudget: 1 << 30, TextBu
 // carries a screenshot. It works while a JavaScript dialog is open: the page
 // is then the dialog.
 func (s *Session) page(ctx context.Context, shot bool) (*snapshot.Snapshot, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
-	defer cancel()
 	opts := s.config.Capture
 	opts.Screenshot = shot
+	return s.capturePage(ctx, opts)
+}
+
+// capturePage captures the whole page with opts and builds it as page does.
+func (s *Session) capturePage(ctx context.Context, opts browser.CaptureOptions) (*snapshot.Snapshot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
 	c, err := s.tab.Capture(ctx, opts)
 	if err != nil {
 		return nil, fmt.Errorf("look at the whole page: %w", err)
