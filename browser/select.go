@@ -235,7 +235,7 @@ func (t *Tab) clickNode(ctx context.Context, backendNodeID int64, what string) e
 	case in.Covered != "":
 		return fmt.Errorf("click %s %q: it is covered by %s", what, in.AXName, in.Covered)
 	}
-	return t.Click(ctx, in.X, in.Y)
+	return t.ClickElement(ctx, backendNodeID, in.X, in.Y)
 }
 
 // waitPopup waits for the combobox's popup to show its options.

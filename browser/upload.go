@@ -37,19 +37,20 @@ func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string)
 	return nil
 }
 
-// ChooseFiles clicks at x, y, where a control opens a file chooser (a styled
-// button over a hidden file input, a label), and answers the chooser with
+// ChooseFiles clicks the node at x, y, a control that opens a file chooser
+// (a styled button over a hidden file input, a label), confirming the click
+// reached it as ClickElement does, and answers the chooser with
 // the files at paths instead of showing it. It returns the backend node id
 // of the file input the chooser was for, ErrNoFileChooser when none opens
 // within wait, and an error when the chooser takes one file and paths has
 // more.
-func (t *Tab) ChooseFiles(ctx context.Context, x, y float64, paths []string, wait time.Duration) (int64, error) {
+func (t *Tab) ChooseFiles(ctx context.Context, backendNodeID int64, x, y float64, paths []string, wait time.Duration) (int64, error) {
 	opened, stop, err := intercept(ctx, t, cmdInterceptFileChooser, evFileChooserOpened)
 	if err != nil {
 		return 0, fmt.Errorf("intercept the file chooser: %w", err)
 	}
 	defer stop()
-	if err := t.Click(ctx, x, y); err != nil {
+	if err := t.ClickElement(ctx, backendNodeID, x, y); err != nil {
 		return 0, err
 	}
 	var fc fileChooserOpened

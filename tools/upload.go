@@ -38,7 +38,7 @@ func (s *Session) upload(ctx context.Context, in uploadInput) (string, error) {
 			return s.tab.SetFiles(ctx, holder, files)
 		}
 		var err error
-		holder, err = s.tab.ChooseFiles(ctx, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
+		holder, err = s.tab.ChooseFiles(ctx, p.t.BackendNodeID, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
 		if errors.Is(err, browser.ErrNoFileChooser) {
 			return fail(InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
 		}
