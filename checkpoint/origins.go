@@ -261,3 +261,52 @@ func (g *Gate) AuthorizeSend(ctx context.Context, page *snapshot.Snapshot, a Act
 	}
 	return g.ask(ctx, g.newRequest(page, KindCheckpoint, &a, reason))
 }
+
+// Writes reports whether action a gives a page something of the agent's:
+// it types (a fill, a key into a field, a prompt's text), selects, uploads,
+// drags, or submits a form. Loading, reading, scrolling, hovering and
+// clicking links and buttons that submit no form are reads. A key that
+// activates a control (Enter on a form's field submits it) writes too.
+func Writes(a Action) bool {
+	switch a.Verb {
+	case VerbFill, VerbSelect, VerbUpload, VerbDrag:
+		return true
+	case VerbPress:
+		return a.Field || a.Submits || a.Activates != nil
+	case VerbClick:
+		return a.Submits || (a.Dialog != nil && a.Value != "")
+	}
+	return false
+}
+
+// WritesOutside reports whether a writes (Writes) in a document whose site
+// is outside w, and names that site. The document is the one the action
+// acts in (a.Where.URL): a cross-site frame inside a page of the write set
+// is judged as its own site. A document with no site of its own
+// (about:blank, about:srcdoc, data:, blob:, or no URL at all) is named by
+// its scheme and counts as outside: nothing says which site it writes to.
+func (w WriteSet) WritesOutside(a Action) (site string, ok bool) {
+	if !Writes(a) {
+		return "", false
+	}
+	s, err := Site(a.Where.URL)
+	if err != nil {
+		if u, perr := url.Parse(strings.TrimSpace(a.Where.URL)); perr == nil && u.Scheme != "" {
+			return strings.ToLower(u.Scheme) + ":", true
+		}
+		return "(a document with no URL)", true
+	}
+	if slices.Contains(w.sites, s) {
+		return "", false
+	}
+	return s, true
+}
+
+// Add returns w with site's site added: the person widened the write set.
+func (w WriteSet) Add(site string) WriteSet {
+	s, err := Site(site)
+	if err != nil || slices.Contains(w.sites, s) {
+		return w
+	}
+	return WriteSet{sites: append(slices.Clip(w.sites), s)}
+}
