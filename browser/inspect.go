@@ -54,6 +54,9 @@ type Inspection struct {
 	// otherwise.
 	Activates        *Activation
 	ActivatesPayment bool
+	// SubmitsForm is true for a submit control of a form: a click on it
+	// sends the form.
+	SubmitsForm bool
 }
 
 // Box is a rectangle in CSS pixels.
@@ -91,6 +94,7 @@ type inspectResult struct {
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
 	Submits        bool    `json:"submits"`
 	Implicit       bool    `json:"implicit"`
+	Form           bool    `json:"form"`
 	Label          bool    `json:"label"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
@@ -200,6 +204,6 @@ func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bo
 		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
 		Box:          r.Box,
 		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
-		EnterSubmitsPayment: r.EnterSubmits,
+		EnterSubmitsPayment: r.EnterSubmits, SubmitsForm: r.Submits && r.Form,
 	}, nil
 }

@@ -158,6 +158,8 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Verb: verb, Ref: t.Ref, Node: t.BackendNodeID, Role: t.Role, Name: s.secrets.redact(name),
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
+		Field:          insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
+		Submits:        verb == checkpoint.VerbClick && insp.SubmitsForm,
 	}
 	if c := insp.Activates; c != nil {
 		// A click in a label activates the label's control.

@@ -118,6 +118,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 	if insp != nil {
 		a = s.actionOn(checkpoint.VerbPress, t, insp)
 		a.SubmitsPayment = chord.IsEnter() && insp.EnterSubmitsPayment
+		a.Submits = chord.Activates() && insp.SubmitsForm
 	}
 	a.Value = chord.Name
 	if insp != nil && chord.IsEnter() {

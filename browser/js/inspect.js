@@ -42,6 +42,7 @@ function inspect(scroll, payment, at) {
 	// script cannot read: whether the node submits a form, or Enter in it
 	// does.
 	out.submits = submits;
+	out.form = !!el.form;
 	// A click inside a label activates the label's control.
 	const label = el.closest('label');
 	out.label = !!(label && label.control && label.control !== el && !label.control.contains(el) && !el.contains(label.control));
