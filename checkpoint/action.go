@@ -102,6 +102,10 @@ type Action struct {
 	// what the write set's rule reads (Writes).
 	Field   bool `json:"field,omitempty"`
 	Submits bool `json:"submits,omitempty"`
+	// Origin is the origin of the document the action acts in, which an
+	// about:blank or about:srcdoc document inherits from the one that
+	// made it: its site when its URL has none.
+	Origin string `json:"origin,omitempty"`
 	// Where is the page, frame and document the action acts in: an
 	// approval covers the action only there.
 	Where Where `json:"where"`

@@ -282,14 +282,18 @@ func Writes(a Action) bool {
 // WritesOutside reports whether a writes (Writes) in a document whose site
 // is outside w, and names that site. The document is the one the action
 // acts in (a.Where.URL): a cross-site frame inside a page of the write set
-// is judged as its own site. A document with no site of its own
-// (about:blank, about:srcdoc, data:, blob:, or no URL at all) is named by
-// its scheme and counts as outside: nothing says which site it writes to.
+// is judged as its own site. A document whose URL has no site (about:blank,
+// about:srcdoc) is judged by the origin it inherited (a.Origin); one with
+// neither (an opaque origin, data:, no URL at all) is named by its scheme
+// and counts as outside: nothing says which site it writes to.
 func (w WriteSet) WritesOutside(a Action) (site string, ok bool) {
 	if !Writes(a) {
 		return "", false
 	}
 	s, err := Site(a.Where.URL)
+	if err != nil && a.Origin != "" && a.Origin != "null" {
+		s, err = Site(a.Origin)
+	}
 	if err != nil {
 		if u, perr := url.Parse(strings.TrimSpace(a.Where.URL)); perr == nil && u.Scheme != "" {
 			return strings.ToLower(u.Scheme) + ":", true

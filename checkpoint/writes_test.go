@@ -18,6 +18,11 @@ func in(a checkpoint.Action, url string) checkpoint.Action {
 	return a
 }
 
+func withOrigin(a checkpoint.Action, origin string) checkpoint.Action {
+	a.Origin = origin
+	return a
+}
+
 // TestWritesOutside is the rule of issue 23's origin sets: every site
 // outside the write set is read-only, so typing, selecting, uploading,
 // dragging, submitting a form or keys into a field there is a write outside,
@@ -50,6 +55,10 @@ func TestWritesOutside(t *testing.T) {
 		{"key to the page on another site", in(checkpoint.Action{Verb: checkpoint.VerbPress, Value: "PageDown"}, other), ""},
 		{"prompt answered with text on another site", in(checkpoint.Action{Verb: checkpoint.VerbClick, Role: "button", Name: "OK", Value: "secret", Dialog: &snapshotDialog}, other), "http://localhost"},
 		{"fill in a srcdoc frame", in(field, "about:srcdoc"), "about:"},
+		{"fill in a srcdoc frame of the start site", in(withOrigin(field, "http://127.0.0.1:8080"), "about:srcdoc"), ""},
+		{"fill in a srcdoc frame of another site", in(withOrigin(field, "http://localhost:8080"), "about:srcdoc"), "http://localhost"},
+		{"fill in a blank frame of an opaque origin", in(withOrigin(field, "null"), "about:blank"), "about:"},
+		{"the URL's site wins over the origin", in(withOrigin(field, "http://127.0.0.1:8080"), other), "http://localhost"},
 		{"fill in a data: document", in(field, "data:text/html,<input>"), "data:"},
 		{"fill placed nowhere", field, "(a document with no URL)"},
 		{"navigation is not this rule's", in(checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: other}, other), ""},

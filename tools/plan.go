@@ -160,6 +160,7 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
 		Field:          insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
 		Submits:        verb == checkpoint.VerbClick && insp.SubmitsForm,
+		Origin:         insp.Origin,
 	}
 	if c := insp.Activates; c != nil {
 		// A click in a label activates the label's control.

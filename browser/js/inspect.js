@@ -14,6 +14,7 @@ function inspect(scroll, payment, at) {
 	if (!out.connected) return out;
 	const doc = el.ownerDocument;
 	out.documentURL = doc.URL;
+	out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 	out.tag = el.tagName.toLowerCase();
 	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
 	out.editable = !!el.isContentEditable;

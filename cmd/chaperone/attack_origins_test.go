@@ -95,6 +95,12 @@ func TestOriginsReadOnlySite(t *testing.T) {
 	if !r.Success || !strings.Contains(s.Text, "Saved: hello") {
 		t.Fatalf("submit on the start site: %v %q", r.Error, r.Message)
 	}
+	// A frame the start page wrote itself (about:srcdoc) is the start
+	// site's: it inherits its origin.
+	r, s = act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Greeting"), "value": "hi"})
+	if !r.Success || originsValue(t, s, "textbox", "Greeting") != "hi" {
+		t.Fatalf("fill in the start site's srcdoc frame: %v %q", r.Error, r.Message)
+	}
 	host.notAsked(t)
 
 	s = originsToForm(t, c, host)
@@ -106,6 +112,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		{"select", tools.Select, "combobox", "Plan", "selecting an option", map[string]any{"value": "gold"}},
 		{"key into the field", tools.PressKey, "textbox", "Email", "pressing keys into a field", map[string]any{"key": "a"}},
 		{"submit", tools.Click, "button", "Join", "submitting a form", nil},
+		{"fill in the other site's srcdoc frame", tools.Fill, "textbox", "Comment", "typing", map[string]any{"value": originsEmail}},
 	} {
 		t.Run(tc.name+" rejected", func(t *testing.T) {
 			args := map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.label)}
@@ -116,8 +123,10 @@ func TestOriginsReadOnlySite(t *testing.T) {
 			r, after := act(t, c, tc.tool, args)
 			originsAskedAbout(t, host, tc.doing)
 			originsRejected(t, r)
-			if v := originsValue(t, after, "textbox", "Email"); v != "" {
-				t.Errorf("the email field holds %q after a rejection", v)
+			for _, field := range []string{"Email", "Comment"} {
+				if v := originsValue(t, after, "textbox", field); v != "" {
+					t.Errorf("the %s field holds %q after a rejection", field, v)
+				}
 			}
 			if strings.Contains(after.Text, "Joined") {
 				t.Errorf("the form was submitted after a rejection:\n%s", after.Text)
