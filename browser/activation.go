@@ -64,6 +64,8 @@ type Activation struct {
 	// of its own is named by its text.
 	Role string
 	Name string
+	// SubmitsForm says that activating it submits a form (Inspection's).
+	SubmitsForm bool
 }
 
 // formTextMax bounds the text that names a form with no name of its own.
@@ -134,6 +136,7 @@ func (t *Tab) labelControl(ctx context.Context, backendNodeID int64) (*Activatio
 	if err != nil {
 		return nil, false, fmt.Errorf("the control of the label: %w", err)
 	}
+	a.SubmitsForm = in.SubmitsForm
 	return a, in.SubmitsPayment, nil
 }
 

@@ -159,7 +159,7 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
 		Field:          insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
-		Submits:        verb == checkpoint.VerbClick && insp.SubmitsForm,
+		Submits:        verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
 		Origin:         insp.Origin,
 	}
 	if c := insp.Activates; c != nil {

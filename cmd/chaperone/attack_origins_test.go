@@ -112,6 +112,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		{"select", tools.Select, "combobox", "Plan", "selecting an option", map[string]any{"value": "gold"}},
 		{"key into the field", tools.PressKey, "textbox", "Email", "pressing keys into a field", map[string]any{"key": "a"}},
 		{"submit", tools.Click, "button", "Join", "submitting a form", nil},
+		{"a label for the submit control", tools.Click, "button", "Read more", "submitting a form", nil},
 		{"fill in the other site's srcdoc frame", tools.Fill, "textbox", "Comment", "typing", map[string]any{"value": originsEmail}},
 	} {
 		t.Run(tc.name+" rejected", func(t *testing.T) {
