@@ -36,7 +36,7 @@ func TestTTYAllowOnSite(t *testing.T) {
 			tty, person := newTTYPair(t)
 			res := approveAsync(t.Context(), tty, tc.req)
 			screen := person.readUntil(t, tc.prompt)
-			if tc.req.Site != "" && !strings.Contains(screen, "on http://localhost, a site outside this task's write set. Approve?") {
+			if tc.req.Site != "" && !strings.Contains(screen, "which writes to http://localhost, a site outside this task's write set. Approve?") {
 				t.Errorf("the prompt does not name the site:\n%s", screen)
 			}
 			person.say("a")

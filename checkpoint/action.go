@@ -102,6 +102,9 @@ type Action struct {
 	// what the write set's rule reads (Writes).
 	Field   bool `json:"field,omitempty"`
 	Submits bool `json:"submits,omitempty"`
+	// SubmitsTo is the URL the form an action submits is sent to: a form
+	// of a site in the write set may send what it holds to another.
+	SubmitsTo string `json:"submits_to,omitempty"`
 	// Origin is the origin of the document the action acts in, which an
 	// about:blank or about:srcdoc document inherits from the one that
 	// made it: its site when its URL has none.

@@ -103,7 +103,7 @@ func (r Request) Prompt() string {
 		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))
 	}
 	if r.Site != "" {
-		return fmt.Sprintf("The system wants to proceed with: %s on %s, a site outside this task's write set. Approve?", OneLine(r.Action), OneLine(r.Site))
+		return fmt.Sprintf("The system wants to proceed with: %s, which writes to %s, a site outside this task's write set. Approve?", OneLine(r.Action), OneLine(r.Site))
 	}
 	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", OneLine(r.Action))
 }

@@ -164,7 +164,7 @@ func (g *Gate) GatedIn(page *snapshot.Snapshot, a Action, w WriteSet) (rule stri
 	if rule, ok := g.Gated(page, a); ok {
 		return rule, ok
 	}
-	if site, ok := g.writesOutside(a, &w); ok {
+	if site, _, ok := g.writesOutside(a, &w); ok {
 		return "write outside " + site, true
 	}
 	return "", false
@@ -182,11 +182,11 @@ func (g *Gate) Widen(w WriteSet) WriteSet {
 
 // writesOutside applies the write set's rule: only with a profile, and
 // with the sites a person added.
-func (g *Gate) writesOutside(a Action, w *WriteSet) (string, bool) {
+func (g *Gate) writesOutside(a Action, w *WriteSet) (site string, sent, ok bool) {
 	if w == nil || g.profile == nil {
-		return "", false
+		return "", false, false
 	}
-	return g.Widen(*w).WritesOutside(a)
+	return g.Widen(*w).writesOutside(a)
 }
 
 // writing says what a writes in a person's words: "typing", "submitting a
@@ -216,10 +216,14 @@ func writing(a Action) string {
 func (g *Gate) authorize(ctx context.Context, page *snapshot.Snapshot, a Action, w *WriteSet) (Decision, error) {
 	pre := g.takePreApproval()
 	_, reason, gated := g.gated(page, a)
-	site, outside := g.writesOutside(a, w)
+	site, sent, outside := g.writesOutside(a, w)
 	if outside {
-		why := fmt.Sprintf("This is %s on %s, a site outside this task's write set (%s): other sites are read-only for the agent unless a person allows it, since pages can tell an agent to type what it knows elsewhere.",
-			writing(a), site, g.Widen(*w))
+		doing := writing(a) + " on"
+		if sent {
+			doing = "submitting a form to"
+		}
+		why := fmt.Sprintf("This is %s %s, a site outside this task's write set (%s): other sites are read-only for the agent unless a person allows it, since pages can tell an agent to type what it knows elsewhere.",
+			doing, site, g.Widen(*w))
 		reason = strings.TrimSpace(reason + " " + why)
 		gated = true
 	}

@@ -286,10 +286,35 @@ func Writes(a Action) bool {
 // about:srcdoc) is judged by the origin it inherited (a.Origin); one with
 // neither (an opaque origin, data:, no URL at all) is named by its scheme
 // and counts as outside: nothing says which site it writes to.
+//
+// A form sent elsewhere carries what it holds there: an action that
+// submits a form to a site outside w (a.SubmitsTo) writes on that site,
+// wherever the form is.
 func (w WriteSet) WritesOutside(a Action) (site string, ok bool) {
+	site, _, ok = w.writesOutside(a)
+	return site, ok
+}
+
+// writesOutside is WritesOutside, also saying whether the site is the one
+// a form is sent to rather than the document's.
+func (w WriteSet) writesOutside(a Action) (site string, sent, ok bool) {
 	if !Writes(a) {
-		return "", false
+		return "", false, false
 	}
+	if site, ok := w.document(a); ok {
+		return site, false, true
+	}
+	if a.Submits && a.SubmitsTo != "" {
+		if s, err := Site(a.SubmitsTo); err == nil && !slices.Contains(w.sites, s) {
+			return s, true, true
+		}
+	}
+	return "", false, false
+}
+
+// document reports whether the document a acts in is outside w, and names
+// its site.
+func (w WriteSet) document(a Action) (site string, ok bool) {
 	s, err := Site(a.Where.URL)
 	if err != nil && a.Origin != "" && a.Origin != "null" {
 		s, err = Site(a.Origin)

@@ -61,6 +61,11 @@ func TestWritesOutside(t *testing.T) {
 		{"the URL's site wins over the origin", in(withOrigin(field, "http://127.0.0.1:8080"), other), "http://localhost"},
 		{"fill in a data: document", in(field, "data:text/html,<input>"), "data:"},
 		{"fill placed nowhere", field, "(a document with no URL)"},
+		{"submit to another site from the start site", in(checkpoint.Action{Verb: checkpoint.VerbClick, Role: "button", Name: "Subscribe", Submits: true, SubmitsTo: other + "?x=1"}, "http://127.0.0.1:8080/"), "http://localhost"},
+		{"submit to the start site", in(checkpoint.Action{Verb: checkpoint.VerbClick, Role: "button", Name: "Save", Submits: true, SubmitsTo: "http://127.0.0.1:8080/save"}, "http://127.0.0.1:8080/"), ""},
+		{"submit to a script", in(checkpoint.Action{Verb: checkpoint.VerbClick, Role: "button", Name: "Save", Submits: true, SubmitsTo: "javascript:void(0)"}, "http://127.0.0.1:8080/"), ""},
+		{"Enter in a start-site field sending elsewhere", in(checkpoint.Action{Verb: checkpoint.VerbPress, Role: "textbox", Name: "Email", Value: "Enter", Field: true, Submits: true, SubmitsTo: other}, "http://127.0.0.1:8080/"), "http://localhost"},
+		{"a form's action without a submit", in(checkpoint.Action{Verb: checkpoint.VerbFill, Role: "textbox", Name: "Email", Field: true, SubmitsTo: other}, "http://127.0.0.1:8080/"), ""},
 		{"navigation is not this rule's", in(checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: other}, other), ""},
 	}
 	for _, tt := range tests {
@@ -122,7 +127,7 @@ func TestGateWriteSet(t *testing.T) {
 			if tt.asked > 0 {
 				r := p.Requests()[0]
 				text := r.Prompt() + "\n" + strings.Join(r.Lines(), "\n")
-				for _, want := range []string{"typing on http://localhost, a site outside this task's write set", "on http://localhost, a site outside this task's write set. Approve?"} {
+				for _, want := range []string{"typing on http://localhost, a site outside this task's write set", "which writes to http://localhost, a site outside this task's write set. Approve?"} {
 					if !strings.Contains(text, want) {
 						t.Errorf("the person is not shown %q:\n%s", want, text)
 					}

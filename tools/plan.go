@@ -162,6 +162,9 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Submits:        verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
 		Origin:         insp.Origin,
 	}
+	if a.Submits && insp.SubmitsForm {
+		a.SubmitsTo = s.secrets.redact(insp.FormAction)
+	}
 	if c := insp.Activates; c != nil {
 		// A click in a label activates the label's control.
 		a.Activates = &checkpoint.Control{Role: c.Role, Name: s.secrets.redact(c.Name), SubmitsPayment: insp.ActivatesPayment}

@@ -44,6 +44,9 @@ function inspect(scroll, payment, at) {
 	// does.
 	out.submits = submits;
 	out.form = !!el.form;
+	// Where the form is sent: a submit control's own formaction, else its
+	// form's action (the document's URL when it has none).
+	out.formAction = !el.form ? '' : (submits && el.hasAttribute('formaction') ? el.formAction : el.form.action);
 	// A click inside a label activates the label's control.
 	const label = el.closest('label');
 	out.label = !!(label && label.control && label.control !== el && !label.control.contains(el) && !el.contains(label.control));

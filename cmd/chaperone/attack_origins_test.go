@@ -37,12 +37,16 @@ func originsToForm(t *testing.T, c *client.Client, host *approvalHost) *snapshot
 }
 
 // originsAskedAbout checks that the person was asked about writing on the
-// other site, the prompt naming it, and returns the request.
+// other site, the prompt naming it: doing names the write ("typing"), and
+// says "to" when a form is sent there from elsewhere.
 func originsAskedAbout(t *testing.T, host *approvalHost, doing string) {
 	t.Helper()
 	p := host.asked(t)
 	text := p.Prompt + "\n" + strings.Join(p.Lines, "\n")
-	for _, want := range []string{doing + " on " + originsOtherSite + ", a site outside this task's write set", originsOtherSite + ", a site outside this task's write set. Approve?"} {
+	if !strings.Contains(doing, " to") {
+		doing += " on"
+	}
+	for _, want := range []string{doing + " " + originsOtherSite + ", a site outside this task's write set", originsOtherSite + ", a site outside this task's write set. Approve?"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the person is not told %q:\n%s", want, text)
 		}
@@ -102,6 +106,33 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		t.Fatalf("fill in the start site's srcdoc frame: %v %q", r.Error, r.Message)
 	}
 	host.notAsked(t)
+
+	// A form of the start site sent to the other site carries what it
+	// holds there: submitting it asks, by a click or by Enter.
+	r, s = act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Newsletter email"), "value": originsEmail})
+	if !r.Success {
+		t.Fatalf("fill the newsletter form: %v %q", r.Error, r.Message)
+	}
+	host.notAsked(t)
+	for _, send := range []struct {
+		tool, role, name string
+		args             map[string]any
+	}{
+		{tools.Click, "button", "Get updates", nil},
+		{tools.PressKey, "textbox", "Newsletter email", map[string]any{"key": "Enter"}},
+	} {
+		args := map[string]any{"ref": browsertest.Ref(t, s, send.role, send.name)}
+		for k, v := range send.args {
+			args[k] = v
+		}
+		host.decisions <- map[string]any{"approved": false}
+		r, s = act(t, c, send.tool, args)
+		originsAskedAbout(t, host, "submitting a form to")
+		originsRejected(t, r)
+		if !strings.Contains(s.Page.URL, originsStart) || site.saw("email=member") {
+			t.Fatalf("the rejected %s sent the form: at %s", send.tool, s.Page.URL)
+		}
+	}
 
 	s = originsToForm(t, c, host)
 	for _, tc := range []struct {
