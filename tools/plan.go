@@ -162,8 +162,11 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Submits:        verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
 		Origin:         insp.Origin,
 	}
-	if a.Submits && insp.SubmitsForm {
+	switch {
+	case a.Submits && insp.SubmitsForm:
 		a.SubmitsTo = s.secrets.redact(insp.FormAction)
+	case a.Submits:
+		a.SubmitsTo = s.secrets.redact(insp.Activates.FormAction)
 	}
 	if c := insp.Activates; c != nil {
 		// A click in a label activates the label's control.

@@ -119,6 +119,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		args             map[string]any
 	}{
 		{tools.Click, "button", "Get updates", nil},
+		{tools.Click, "button", "Learn more", nil}, // a label for a hidden submit
 		{tools.PressKey, "textbox", "Newsletter email", map[string]any{"key": "Enter"}},
 	} {
 		args := map[string]any{"ref": browsertest.Ref(t, s, send.role, send.name)}
