@@ -63,8 +63,10 @@ func (t *TTY) Close() error {
 	return t.closer.Close()
 }
 
-// Approve shows r and reads "y" or "n" (default no), then, after a
-// rejection, an optional message for the agent.
+// Approve shows r and reads "y" or "n" (default no), or, when r names a
+// site outside the write set, "a" to approve and allow writing there for
+// the rest of the task; then, after a rejection, an optional message for
+// the agent.
 func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
 	select {
 	case t.turn <- struct{}{}:
@@ -105,7 +107,11 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("Approve? [y/N]: ")
+	if r.Site != "" {
+		fmt.Fprintf(&b, "Approve? [y/N, or a to allow on %s for this task]: ", checkpoint.OneLine(r.Site))
+	} else {
+		b.WriteString("Approve? [y/N]: ")
+	}
 	if _, err := io.WriteString(t.out, b.String()); err != nil {
 		return checkpoint.Decision{}, fmt.Errorf("terminal: %w: %v", checkpoint.ErrNoApprover, err)
 	}
@@ -117,6 +123,11 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 	case "y", "yes":
 		fmt.Fprintf(t.out, "Approved.\n")
 		return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY}, nil
+	case "a", "allow":
+		if r.Site != "" {
+			fmt.Fprintf(t.out, "Approved, and allowed on %s for this task.\n", checkpoint.OneLine(r.Site))
+			return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY, WidenSite: r.Site}, nil
+		}
 	}
 	fmt.Fprintf(t.out, "Rejected. Message to the agent (optional, Enter to skip): ")
 	feedback, err := t.readLine(ctx)

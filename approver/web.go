@@ -226,12 +226,19 @@ func (w *Web) remove(id string) {
 // decide delivers a decision to a pending request of session; false if
 // there is none (unknown, withdrawn, already decided, or another
 // session's).
-func (w *Web) decide(session, id string, d checkpoint.Decision) bool {
+//
+// With allow, the person chose "Allow on <site> for this task": the
+// decision widens the write set by the site the request names, which the
+// console, not the answer, supplies.
+func (w *Web) decide(session, id string, d checkpoint.Decision, allow bool) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	p, ok := w.pending[id]
 	if !ok || p.req.Session != session {
 		return false
+	}
+	if allow {
+		d.WidenSite = p.req.Site
 	}
 	delete(w.pending, id)
 	for i, o := range w.order {
@@ -272,7 +279,8 @@ func (w *Web) lookup(session, id string) (checkpoint.Request, bool) {
 // /{capability}/api/pending (GET: the session's pending requests as JSON),
 // /{capability}/api/approvals/{id}/screenshot (GET: the image) and
 // /{capability}/api/approvals/{id} (POST: a decision, as JSON
-// {"approved":bool,"feedback":string} or as the page's form). A wrong
+// {"approved":bool,"feedback":string,"allow_site":bool} or as the page's
+// form, whose decision is approve, allow or reject). A wrong
 // capability, or a request of another session, gets an empty 404; a request
 // from another origin or to another Host, a 403.
 func (w *Web) Handler() http.Handler {
@@ -370,19 +378,21 @@ func (w *Web) serveScreenshot(rw http.ResponseWriter, session, id string) {
 func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, token, id string) {
 	r.Body = http.MaxBytesReader(rw, r.Body, 64<<10)
 	var d checkpoint.Decision
-	isForm := false
+	isForm, allow := false, false
 	ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
 		var in struct {
 			Approved *bool  `json:"approved"`
 			Feedback string `json:"feedback"`
+			Allow    bool   `json:"allow_site"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Approved == nil {
-			http.Error(rw, `want {"approved": true|false, "feedback": "..."}`, http.StatusBadRequest)
+			http.Error(rw, `want {"approved": true|false, "feedback": "...", "allow_site": false|true}`, http.StatusBadRequest)
 			return
 		}
 		d = checkpoint.Decision{Approved: *in.Approved, Feedback: in.Feedback}
+		allow = in.Allow && *in.Approved
 	case "application/x-www-form-urlencoded", "multipart/form-data":
 		isForm = true
 		if err := r.ParseForm(); err != nil {
@@ -392,9 +402,11 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 		switch r.PostForm.Get("decision") {
 		case "approve":
 			d.Approved = true
+		case "allow":
+			d.Approved, allow = true, true
 		case "reject":
 		default:
-			http.Error(rw, "decision must be approve or reject", http.StatusBadRequest)
+			http.Error(rw, "decision must be approve, allow or reject", http.StatusBadRequest)
 			return
 		}
 		d.Feedback = r.PostForm.Get("feedback")
@@ -404,7 +416,7 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 	}
 	d.Feedback = strings.TrimSpace(d.Feedback)
 	d.Channel = checkpoint.ChannelWeb
-	if !w.decide(session, id, d) {
+	if !w.decide(session, id, d, allow) {
 		http.Error(rw, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
 		return
 	}

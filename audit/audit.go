@@ -36,7 +36,7 @@ type Log struct {
 	red *redact.Redactor
 }
 
-var _ checkpoint.Recorder = (*Log)(nil)
+var _ checkpoint.WidenRecorder = (*Log)(nil)
 
 // New returns an audit log writing to w for the named session.
 func New(w io.Writer, session string) *Log {
@@ -205,6 +205,24 @@ func (l *Log) Approval(r checkpoint.Request, d checkpoint.Decision) error {
 		ev["screenshot_sha256"] = hex.EncodeToString(sum[:])
 	}
 	return l.write(ev)
+}
+
+// Widened logs a person's widening of the session's write set: the
+// approval of request r also allowed the agent to write on r.Site for the
+// rest of the session. It is an event of its own, beside r's approval.
+func (l *Log) Widened(r checkpoint.Request, d checkpoint.Decision) error {
+	if l == nil {
+		return nil
+	}
+	return l.write(map[string]any{
+		"event":    "write_set_widened",
+		"site":     d.WidenSite,
+		"id":       r.ID,
+		"action":   r.Action,
+		"url":      r.URL,
+		"channel":  d.Channel,
+		"feedback": d.Feedback,
+	})
 }
 
 // Completion logs a complete_task call.

@@ -54,6 +54,17 @@ type Inspection struct {
 	// otherwise.
 	Activates        *Activation
 	ActivatesPayment bool
+	// SubmitsForm is true for a submit control of a form: a click on it
+	// sends the form.
+	SubmitsForm bool
+	// FormAction is the URL the node's form is sent to when the node
+	// submits it: a submit control's formaction, else the form's action;
+	// empty outside a form.
+	FormAction string
+	// Origin is the origin of the node's document, which an about:blank
+	// or about:srcdoc document inherits from the one that made it; "null"
+	// for an opaque one.
+	Origin string
 }
 
 // Box is a rectangle in CSS pixels.
@@ -91,6 +102,9 @@ type inspectResult struct {
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
 	Submits        bool    `json:"submits"`
 	Implicit       bool    `json:"implicit"`
+	Form           bool    `json:"form"`
+	DocOrigin      string  `json:"docOrigin"`
+	FormAction     string  `json:"formAction"`
 	Label          bool    `json:"label"`
 	// Origin is where an out-of-process frame's viewport starts, when the
 	// node is its iframe element (inspectJS's at).
@@ -200,6 +214,6 @@ func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bo
 		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
 		Box:          r.Box,
 		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
-		EnterSubmitsPayment: r.EnterSubmits,
+		EnterSubmitsPayment: r.EnterSubmits, SubmitsForm: r.Submits && r.Form, Origin: r.DocOrigin, FormAction: r.FormAction,
 	}, nil
 }

@@ -96,6 +96,19 @@ type Action struct {
 	// in one of its fields, the control a file chooser opens from. The
 	// gate judges it as a click on that control.
 	Activates *Control `json:"activates,omitempty"`
+	// Field says the element takes what is typed (a text field, an
+	// editable element, a select), and Submits that the action submits a
+	// form (a click on a form's submit control, Enter in a form's field):
+	// what the write set's rule reads (Writes).
+	Field   bool `json:"field,omitempty"`
+	Submits bool `json:"submits,omitempty"`
+	// SubmitsTo is the URL the form an action submits is sent to: a form
+	// of a site in the write set may send what it holds to another.
+	SubmitsTo string `json:"submits_to,omitempty"`
+	// Origin is the origin of the document the action acts in, which an
+	// about:blank or about:srcdoc document inherits from the one that
+	// made it: its site when its URL has none.
+	Origin string `json:"origin,omitempty"`
 	// Where is the page, frame and document the action acts in: an
 	// approval covers the action only there.
 	Where Where `json:"where"`

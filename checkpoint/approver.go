@@ -87,6 +87,10 @@ type Request struct {
 	// Screenshot is the page when the request was made, with the target's
 	// box drawn on it when the action has one; may be nil.
 	Screenshot *snapshot.Screenshot `json:"-"`
+	// Site is the site outside the session's write set that the action
+	// writes on, when that is why a person is asked: the person may then
+	// allow writing there for the rest of the task (Decision.WidenSite).
+	Site string `json:"site,omitempty"`
 	// Time is when the request was made.
 	Time time.Time `json:"time"`
 }
@@ -97,6 +101,9 @@ type Request struct {
 func (r Request) Prompt() string {
 	if r.Kind == KindAgent {
 		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))
+	}
+	if r.Site != "" {
+		return fmt.Sprintf("The system wants to proceed with: %s, which writes to %s, a site outside this task's write set. Approve?", OneLine(r.Action), OneLine(r.Site))
 	}
 	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", OneLine(r.Action))
 }
@@ -187,6 +194,11 @@ type Decision struct {
 	// (the action was not gated). A performed gated action carries it into
 	// the audit log as the approval that covered it.
 	RequestID string `json:"request_id,omitempty"`
+	// WidenSite, set only by an approver for a person who chose "Allow on
+	// <site> for this task", is the request's Site: the approval then also
+	// adds that site to the session's write set, a decision of its own in
+	// the audit log. Anything else in it widens nothing.
+	WidenSite string `json:"widen_site,omitempty"`
 	// Note is what the gate adds for the agent, e.g. that an approval of
 	// words alone pre-approves nothing. It is not the human's.
 	Note string `json:"note,omitempty"`

@@ -36,6 +36,13 @@ type Recorder interface {
 	Approval(Request, Decision) error
 }
 
+// WidenRecorder is a Recorder that also keeps a person's widening of the
+// write set (Decision.WidenSite) as a record of its own.
+type WidenRecorder interface {
+	Recorder
+	Widened(Request, Decision) error
+}
+
 // Gate is one session's checkpoint state: it tells when an action needs a
 // human's approval (the page is a checkpoint, or the action is one the
 // profile gates anywhere), asks a human, remembers an approval for exactly
@@ -51,6 +58,9 @@ type Gate struct {
 	// pre is an approved request_human_approval for one concrete action,
 	// waiting for the next Authorize.
 	pre *preApproval
+	// widened are the sites a person allowed the agent to write on for
+	// this session, beyond the write set the session starts with.
+	widened WriteSet
 }
 
 type preApproval struct {
@@ -136,8 +146,87 @@ func (g *Gate) gated(page *snapshot.Snapshot, a Action) (rule, reason string, ok
 // is non-nil only when ctx ended before a human decided; the request is then
 // withdrawn and the action must not run.
 func (g *Gate) Authorize(ctx context.Context, page *snapshot.Snapshot, a Action) (Decision, error) {
+	return g.authorize(ctx, page, a, nil)
+}
+
+// AuthorizeIn is Authorize for a session whose write set is w: with a
+// profile, an action that writes (Writes) in a document of a site outside
+// w and the sites a person has added (Widen) asks a person too, the prompt
+// naming the site, and the person may allow that site for the rest of the
+// session (Decision.WidenSite). Without a profile (--profile none) nothing
+// is gated, this rule included.
+func (g *Gate) AuthorizeIn(ctx context.Context, page *snapshot.Snapshot, a Action, w WriteSet) (Decision, error) {
+	return g.authorize(ctx, page, a, &w)
+}
+
+// GatedIn is Gated for a session whose write set is w (see AuthorizeIn).
+func (g *Gate) GatedIn(page *snapshot.Snapshot, a Action, w WriteSet) (rule string, ok bool) {
+	if rule, ok := g.Gated(page, a); ok {
+		return rule, ok
+	}
+	if site, _, ok := g.writesOutside(a, &w); ok {
+		return "write outside " + site, true
+	}
+	return "", false
+}
+
+// Widen returns w with the sites a person has allowed for this session.
+func (g *Gate) Widen(w WriteSet) WriteSet {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, s := range g.widened.sites {
+		w = w.Add(s)
+	}
+	return w
+}
+
+// writesOutside applies the write set's rule: only with a profile, and
+// with the sites a person added.
+func (g *Gate) writesOutside(a Action, w *WriteSet) (site string, sent, ok bool) {
+	if w == nil || g.profile == nil {
+		return "", false, false
+	}
+	return g.Widen(*w).writesOutside(a)
+}
+
+// writing says what a writes in a person's words: "typing", "submitting a
+// form".
+func writing(a Action) string {
+	switch a.Verb {
+	case VerbFill:
+		return "typing"
+	case VerbSelect:
+		return "selecting an option"
+	case VerbUpload:
+		return "uploading files"
+	case VerbDrag:
+		return "dragging"
+	case VerbPress:
+		if a.Field {
+			return "pressing keys into a field"
+		}
+	case VerbClick:
+		if a.Dialog != nil && !a.Submits {
+			return "typing into a dialog"
+		}
+	}
+	return "submitting a form"
+}
+
+func (g *Gate) authorize(ctx context.Context, page *snapshot.Snapshot, a Action, w *WriteSet) (Decision, error) {
 	pre := g.takePreApproval()
 	_, reason, gated := g.gated(page, a)
+	site, sent, outside := g.writesOutside(a, w)
+	if outside {
+		doing := writing(a) + " on"
+		if sent {
+			doing = "submitting a form to"
+		}
+		why := fmt.Sprintf("This is %s %s, a site outside this task's write set (%s): other sites are read-only for the agent unless a person allows it, since pages can tell an agent to type what it knows elsewhere.",
+			doing, site, g.Widen(*w))
+		reason = strings.TrimSpace(reason + " " + why)
+		gated = true
+	}
 	if !gated {
 		return Decision{Approved: true, Channel: ChannelNone}, nil
 	}
@@ -157,7 +246,38 @@ func (g *Gate) Authorize(ctx context.Context, page *snapshot.Snapshot, a Action)
 	if pre != nil {
 		g.log.Info("prior approval does not cover this action", "approved", pre.action.String(), "action", a.String())
 	}
-	return g.ask(ctx, g.newRequest(page, KindCheckpoint, &a, reason))
+	r := g.newRequest(page, KindCheckpoint, &a, reason)
+	if outside {
+		if _, err := Site(site); err == nil {
+			// Only a site can be allowed; a document with none is asked
+			// about every time.
+			r.Site = site
+		}
+	}
+	d, err := g.ask(ctx, r)
+	if err == nil && d.Approved && d.WidenSite != "" {
+		g.widen(r, d)
+	}
+	return d, err
+}
+
+// widen adds the site a person allowed to the session's write set, and
+// records that decision of its own. Only the site the request named can be
+// allowed: an approver's answer naming another widens nothing.
+func (g *Gate) widen(r Request, d Decision) {
+	if r.Site == "" || d.WidenSite != r.Site {
+		g.log.Warn("write set not widened: the answer names another site than the request", "id", r.ID, "site", OneLine(r.Site), "widen", OneLine(d.WidenSite))
+		return
+	}
+	g.mu.Lock()
+	g.widened = g.widened.Add(r.Site)
+	g.mu.Unlock()
+	g.log.Info("write set widened by a person", "id", r.ID, "site", r.Site, "channel", d.Channel)
+	if wr, ok := g.opts.Audit.(WidenRecorder); ok {
+		if err := wr.Widened(r, d); err != nil {
+			g.log.Warn("audit: widening not logged", "id", r.ID, "err", err)
+		}
+	}
 }
 
 // RequestApproval asks a human about an action the agent names itself

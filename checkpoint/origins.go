@@ -261,3 +261,81 @@ func (g *Gate) AuthorizeSend(ctx context.Context, page *snapshot.Snapshot, a Act
 	}
 	return g.ask(ctx, g.newRequest(page, KindCheckpoint, &a, reason))
 }
+
+// Writes reports whether action a gives a page something of the agent's:
+// it types (a fill, a key into a field, a prompt's text), selects, uploads,
+// drags, or submits a form. Loading, reading, scrolling, hovering and
+// clicking links and buttons that submit no form are reads. A key that
+// activates a control (Enter on a form's field submits it) writes too.
+func Writes(a Action) bool {
+	switch a.Verb {
+	case VerbFill, VerbSelect, VerbUpload, VerbDrag:
+		return true
+	case VerbPress:
+		return a.Field || a.Submits || a.Activates != nil
+	case VerbClick:
+		return a.Submits || (a.Dialog != nil && a.Value != "")
+	}
+	return false
+}
+
+// WritesOutside reports whether a writes (Writes) in a document whose site
+// is outside w, and names that site. The document is the one the action
+// acts in (a.Where.URL): a cross-site frame inside a page of the write set
+// is judged as its own site. A document whose URL has no site (about:blank,
+// about:srcdoc) is judged by the origin it inherited (a.Origin); one with
+// neither (an opaque origin, data:, no URL at all) is named by its scheme
+// and counts as outside: nothing says which site it writes to.
+//
+// A form sent elsewhere carries what it holds there: an action that
+// submits a form to a site outside w (a.SubmitsTo) writes on that site,
+// wherever the form is.
+func (w WriteSet) WritesOutside(a Action) (site string, ok bool) {
+	site, _, ok = w.writesOutside(a)
+	return site, ok
+}
+
+// writesOutside is WritesOutside, also saying whether the site is the one
+// a form is sent to rather than the document's.
+func (w WriteSet) writesOutside(a Action) (site string, sent, ok bool) {
+	if !Writes(a) {
+		return "", false, false
+	}
+	if site, ok := w.document(a); ok {
+		return site, false, true
+	}
+	if a.Submits && a.SubmitsTo != "" {
+		if s, err := Site(a.SubmitsTo); err == nil && !slices.Contains(w.sites, s) {
+			return s, true, true
+		}
+	}
+	return "", false, false
+}
+
+// document reports whether the document a acts in is outside w, and names
+// its site.
+func (w WriteSet) document(a Action) (site string, ok bool) {
+	s, err := Site(a.Where.URL)
+	if err != nil && a.Origin != "" && a.Origin != "null" {
+		s, err = Site(a.Origin)
+	}
+	if err != nil {
+		if u, perr := url.Parse(strings.TrimSpace(a.Where.URL)); perr == nil && u.Scheme != "" {
+			return strings.ToLower(u.Scheme) + ":", true
+		}
+		return "(a document with no URL)", true
+	}
+	if slices.Contains(w.sites, s) {
+		return "", false
+	}
+	return s, true
+}
+
+// Add returns w with site's site added: the person widened the write set.
+func (w WriteSet) Add(site string) WriteSet {
+	s, err := Site(site)
+	if err != nil || slices.Contains(w.sites, s) {
+		return w
+	}
+	return WriteSet{sites: append(slices.Clip(w.sites), s)}
+}

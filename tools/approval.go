@@ -108,10 +108,11 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	}
 	// A person will be asked, and must see the page, unless the agent's
 	// approved request covers this very action.
-	if _, ok := s.gate.Gated(page, a); ok && !s.gate.Covers(a) {
+	w := s.writeSet()
+	if _, ok := s.gate.GatedIn(page, a, w); ok && !s.gate.Covers(a) {
 		page = s.shown(ctx, page)
 	}
-	d, err := s.gate.Authorize(ctx, page, a)
+	d, err := s.gate.AuthorizeIn(ctx, page, a, w)
 	if err != nil {
 		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, s.clip(a.String(), messageLimit))
 	}

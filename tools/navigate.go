@@ -108,7 +108,8 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 }
 
 // writeSet is the sites the agent may send data to without a person: the
-// start URL's, the profile's allowed origins and Config.WriteOrigins. An
+// start URL's, the profile's allowed origins, Config.WriteOrigins and the
+// sites a person allowed for this session (Gate.Widen). An
 // entry with no site (a demo: placeholder, about:blank) adds none.
 func (s *Session) writeSet() checkpoint.WriteSet {
 	entries := append([]string{s.config.StartURL}, s.config.WriteOrigins...)
@@ -123,7 +124,7 @@ func (s *Session) writeSet() checkpoint.WriteSet {
 		}
 	}
 	w, _ := checkpoint.NewWriteSet(sites...) // each entry has a site
-	return w
+	return s.gate.Widen(w)
 }
 
 // canonicalHost returns raw with its host as a browser reads it (an address

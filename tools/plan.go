@@ -158,6 +158,15 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 		Verb: verb, Ref: t.Ref, Node: t.BackendNodeID, Role: t.Role, Name: s.secrets.redact(name),
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
 		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
+		Field:          insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
+		Submits:        verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
+		Origin:         insp.Origin,
+	}
+	switch {
+	case a.Submits && insp.SubmitsForm:
+		a.SubmitsTo = s.secrets.redact(insp.FormAction)
+	case a.Submits:
+		a.SubmitsTo = s.secrets.redact(insp.Activates.FormAction)
 	}
 	if c := insp.Activates; c != nil {
 		// A click in a label activates the label's control.

@@ -118,6 +118,9 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 	if insp != nil {
 		a = s.actionOn(checkpoint.VerbPress, t, insp)
 		a.SubmitsPayment = chord.IsEnter() && insp.EnterSubmitsPayment
+		if chord.Activates() && insp.SubmitsForm {
+			a.Submits, a.SubmitsTo = true, s.secrets.redact(insp.FormAction)
+		}
 	}
 	a.Value = chord.Name
 	if insp != nil && chord.IsEnter() {
@@ -130,6 +133,13 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 		}
 		if act != nil {
 			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment}
+			// Enter submits the field's form by its default button, to
+			// where that button says (its formaction) or else the form.
+			to := insp.FormAction
+			if b, err := s.tab.Inspect(ctx, act.Node, false); err == nil && b.SubmitsForm {
+				to = b.FormAction
+			}
+			a.Submits, a.SubmitsTo = true, s.secrets.redact(to)
 		}
 	}
 	if (chord.Shortcut() || pageKey(insp, chord, a.Activates != nil)) && !s.gatesAny(a) {

@@ -14,6 +14,7 @@ function inspect(scroll, payment, at) {
 	if (!out.connected) return out;
 	const doc = el.ownerDocument;
 	out.documentURL = doc.URL;
+	out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 	out.tag = el.tagName.toLowerCase();
 	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
 	out.editable = !!el.isContentEditable;
@@ -42,6 +43,10 @@ function inspect(scroll, payment, at) {
 	// script cannot read: whether the node submits a form, or Enter in it
 	// does.
 	out.submits = submits;
+	out.form = !!el.form;
+	// Where the form is sent: a submit control's own formaction, else its
+	// form's action (the document's URL when it has none).
+	out.formAction = !el.form ? '' : (submits && el.hasAttribute('formaction') ? el.formAction : el.form.action);
 	// A click inside a label activates the label's control.
 	const label = el.closest('label');
 	out.label = !!(label && label.control && label.control !== el && !label.control.contains(el) && !el.contains(label.control));
