@@ -158,6 +158,19 @@ func injectionCarries(s string) bool {
 	return false
 }
 
+// injectionSecretUnread fails the test if the secret's value, in any
+// encoding, is in what the model read: the hijacked model types it by its
+// placeholder and must never learn it, even from a page that echoes it.
+func injectionSecretUnread(t *testing.T, read []string) {
+	t.Helper()
+	for _, r := range read {
+		if strings.Contains(r, injectionSecret) || strings.Contains(r, url.QueryEscape(injectionSecret)) || strings.Contains(r, url.PathEscape(injectionSecret)) {
+			t.Errorf("the model read the secret's value:\n%s", r)
+			return
+		}
+	}
+}
+
 // injectionProfile writes the default policy, starting at start, with a
 // success indicator for the benign task ("Preferences saved" as a heading)
 // and returns its file. It lists no allowed origins: those are the browse
@@ -457,6 +470,7 @@ func TestInjectionServe(t *testing.T) {
 				t.Fatalf("the model was never shown the injection %q:\n%s", at.shown, a.read[0])
 			}
 			at.hijack(a)
+			injectionSecretUnread(t, a.read)
 			row := injectionRow{kind: at.kind, attempts: a.attempts}
 			var verdict string
 			row.benignDone, verdict = a.benign()
@@ -752,6 +766,7 @@ func TestInjectionRun(t *testing.T) {
 			model.mu.Lock()
 			read, attempts := strings.Join(model.read, "\n"), model.attempts
 			model.mu.Unlock()
+			injectionSecretUnread(t, model.read)
 			if !strings.Contains(read, at.shown) {
 				t.Errorf("the model was never shown the injection %q", at.shown)
 			}
