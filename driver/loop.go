@@ -115,6 +115,9 @@ type Config struct {
 	RequestCap    int
 	// Record receives the run record; nil records nothing.
 	Record *Recorder
+	// Origin is where and under which profile the run started, as the
+	// script it leaves records it for a replay.
+	Origin ScriptOrigin
 	// Secrets are the values the page may be given but no record may hold,
 	// by placeholder name: the model writes {{NAME}} and never sees them.
 	// Should one reach the driver anyway (a page that echoes it, a model
@@ -266,7 +269,7 @@ func (r *run) loop(ctx context.Context) Result {
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
 	r.seen, _ = parseSnapshot(initial.JSON())
-	r.script = &Script{Format: ScriptFormat, Version: 1, Goal: r.redact.String(r.cfg.Goal), StartURL: r.redact.String(pageURL(initial.JSON())), Steps: []ScriptStep{}}
+	r.script = &Script{Format: ScriptFormat, Version: 1, Goal: r.redact.String(r.cfg.Goal), StartURL: r.redact.String(pageURL(initial.JSON())), ScriptOrigin: ScriptOrigin{Start: r.redact.String(r.cfg.Origin.Start), Profile: r.cfg.Origin.Profile}, Steps: []ScriptStep{}}
 	r.cfg.Record.begin(StartRecord{
 		Time: r.cfg.Now(), Goal: r.redact.String(r.cfg.Goal), Model: r.cfg.ModelName, MaxTurns: r.cfg.MaxTurns,
 		SystemTokens: textTokens(r.system), URL: r.redact.String(pageURL(initial.JSON())),

@@ -230,7 +230,7 @@ func (r *replay) all(ctx context.Context) Result {
 		r.where.to = ""
 	}
 	r.cfg.Record.begin(start, r.page.Image)
-	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, Steps: []ScriptStep{}}
+	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, ScriptOrigin: r.script.ScriptOrigin, Steps: []ScriptStep{}}
 	for i, step := range r.script.Steps {
 		done, res := r.step(ctx, i+1, step)
 		if done {

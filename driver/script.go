@@ -21,7 +21,9 @@ import (
 const ScriptName = "script.json"
 
 // ScriptFormat is the version of the script format (not of one script).
-const ScriptFormat = 1
+// Format 2 added Start and Profile; a format 1 script still reads, and
+// replays where it is told to.
+const ScriptFormat = 2
 
 //go:embed script.schema.json
 var scriptSchemaJSON []byte
@@ -39,9 +41,25 @@ type Script struct {
 	// had to recover steps.
 	Version int    `json:"version"`
 	Goal    string `json:"goal"`
-	// StartURL is where the recorded run started.
-	StartURL string       `json:"start_url,omitempty"`
-	Steps    []ScriptStep `json:"steps"`
+	// StartURL is the page the recorded run started on, as the browser
+	// saw it. A replay maps its origin to the one it starts on, so that
+	// the steps' recorded pages still bind.
+	StartURL string `json:"start_url,omitempty"`
+	ScriptOrigin
+	Steps []ScriptStep `json:"steps"`
+}
+
+// ScriptOrigin is where and under which rules a run started, in a form that
+// starts the same way on another day: what `chaperone replay` uses unless
+// told otherwise.
+type ScriptOrigin struct {
+	// Start is the start URL as given, or demo:/path for a page of the
+	// embedded demo site, which a replay serves afresh.
+	Start string `json:"start,omitempty"`
+	// Profile is a built-in profile's name or a profile file's absolute
+	// path; empty for the default policy. Never "none": a script cannot
+	// turn the checkpoints off.
+	Profile string `json:"profile,omitempty"`
 }
 
 // ScriptStep is one tool call of a script.

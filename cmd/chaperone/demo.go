@@ -49,7 +49,7 @@ func demoTask(e *env, t *task, model string) error {
 	if err != nil {
 		return err
 	}
-	t.goal, t.profiles = demoGoal, profiles{named: p}
+	t.goal, t.profiles, t.profileName = demoGoal, profiles{named: p}, "demo"
 	cc, err := driver.ClaudeConfigFromEnv(e.getenv, model)
 	switch {
 	case errors.Is(err, driver.ErrNoAPIKey):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,7 +14,7 @@ import (
 // for a step that does not, then with the person.
 func replayCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "replay", "replay SCRIPT [flags]")
-	sf := addSiteFlags(fs, "the `URL` to start at, demo:/path for a page of the demo site (default: the profile's start URL, else the script's)")
+	sf := addSiteFlags(fs, "the `URL` to start at, demo:/path for a page of the demo site (default: the script's, or with --profile the profile's start URL)")
 	model := fs.String("model", driver.DefaultModel, "the Claude `model` that recovers a step that does not replay, when ANTHROPIC_API_KEY is set")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
 	tf := addTaskFlags(fs)
@@ -29,6 +30,18 @@ func replayCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The script says where to start and under which profile, unless the
+	// person says otherwise. It is a file anyone may have written: it may
+	// name a profile but never turn the checkpoints off, and its start URL
+	// passes the same URL policy as --url.
+	profileGiven := *sf.profile != ""
+	if !profileGiven && script.Profile != "" {
+		if script.Profile == profileNone {
+			return fmt.Errorf("read script %s: a script cannot turn the checkpoints off (profile %q); say --profile %s to replay without them", rest[0], profileNone, profileNone)
+		}
+		*sf.profile = script.Profile
+		fmt.Fprintf(e.stdout, "Profile: %s (the script's)\n", script.Profile)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err
@@ -38,8 +51,13 @@ func replayCmd(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	t.goal, t.script = script.Goal, script
-	if t.startURL == "" && t.profiles.named == nil {
-		t.startURL = script.StartURL
+	switch {
+	case t.startURL != "":
+	case profileGiven && t.profiles.named != nil && t.profiles.named.StartURL != "":
+		// The person's profile says where to start.
+	default:
+		// A script of format 1 says only the page it started on.
+		t.startURL = cmp.Or(script.Start, script.StartURL)
 	}
 	t.modelTimeout = *modelTimeout
 	cc, err := driver.ClaudeConfigFromEnv(e.getenv, *model)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,7 +100,23 @@ func (f *siteFlags) task(e *env, tf *taskFlags, st setup) (task, error) {
 	}
 	t := tf.task(st)
 	t.profiles, t.secrets, t.startURL = profs, secrets, *f.url
+	t.profileName = scriptProfile(*f.profile)
 	return t, nil
+}
+
+// scriptProfile is how a script names the profile --profile named, so that
+// a replay from another directory loads it again: a built-in profile by
+// name, a file by absolute path, and nothing for the default policy or for
+// none (a replay is not run with the checkpoints off unless the person says
+// so again).
+func scriptProfile(name string) string {
+	if name == "" || name == profileNone || slices.Contains(checkpoint.BuiltinProfiles(), name) {
+		return strings.TrimPrefix(name, profileNone)
+	}
+	if abs, err := filepath.Abs(name); err == nil {
+		return abs
+	}
+	return name
 }
 
 // taskFlags are the flags of the commands that drive a task in process,
@@ -129,6 +146,9 @@ type task struct {
 	setup
 	goal     string
 	profiles profiles
+	// profileName is the named profile as a script records it (see
+	// scriptProfile).
+	profileName string
 	// secrets are the values of --secret, by name.
 	secrets      map[string]string
 	startURL     string // overrides the profile's
@@ -253,6 +273,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		Model: t.model, ModelName: t.modelName, Tools: browserTools,
 		Goal: t.goal, Guidance: guidance, MaxTurns: maxTurns, ModelTimeout: t.modelTimeout,
 		Record: rec, Secrets: t.secrets, Logger: log, Ask: askWhenStuck(approver),
+		Origin: driver.ScriptOrigin{Start: start.portable(), Profile: t.profileName},
 	}
 	if t.script != nil {
 		out, err := driver.Replay(ctx, driver.ReplayConfig{Script: t.script, Config: cfg})
@@ -272,9 +293,24 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	}
 	printResult(e.stdout, res, rec.ReportPath())
 	if res.Success {
-		fmt.Fprintf(e.stdout, "Script: %s (chaperone replay performs it again)\n", filepath.Join(rec.Dir(), driver.ScriptName))
+		script := filepath.Join(rec.Dir(), driver.ScriptName)
+		if abs, err := filepath.Abs(script); err == nil {
+			script = abs
+		}
+		// The command is printed to be pasted: the script says where to
+		// start and under which profile, so it needs no flags.
+		fmt.Fprintf(e.stdout, "Script: %s\nReplay it: chaperone replay %s\n", script, shellQuote(script))
 	}
 	return res, nil
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters a path usually has.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:=@,") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // askWhenStuck asks the person, through the approver, what to do with an

@@ -105,6 +105,19 @@ func (s *start) withProfileOrigins() error {
 	return nil
 }
 
+// portable is the start URL as a script records it: a page of the demo
+// site as demo:/path, which a replay serves afresh on another port.
+func (s *start) portable() string {
+	if s.site == nil {
+		return s.url
+	}
+	rest, ok := strings.CutPrefix(s.url, s.site.URL)
+	if !ok || (rest != "" && rest[0] != '/') {
+		return s.url
+	}
+	return checkpoint.DemoScheme + "/" + strings.TrimPrefix(rest, "/")
+}
+
 // stop stops serving the demo site, if one is served.
 func (s *start) stop() {
 	if s.site != nil {
