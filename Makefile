@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo snapshot test conformance bench bench-mcp build
+.PHONY: demo snapshot test conformance bench bench-mcp build release-snapshot
 
 ## demo: the product's main job on the embedded demo site: an agent (Claude
 ## when ANTHROPIC_API_KEY is set, else a scripted one) cancels a membership,
@@ -43,3 +43,8 @@ bench-mcp:
 
 build:
 	$(GO) build -o bin/chaperone ./cmd/chaperone
+
+## release-snapshot: the release built locally, publishing and signing
+## nothing (installs the pinned GoReleaser when missing).
+release-snapshot:
+	./scripts/release-snapshot
