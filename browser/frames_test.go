@@ -247,7 +247,7 @@ func TestCrossSiteFrameBelowTheFold(t *testing.T) {
 	if !in.Visible || in.Covered != "" || in.Y < 0 || in.Y > vp.Height {
 		t.Fatalf("after scrolling, Pay inspects as visible %v at %v,%v (covered %q) in a viewport of height %v", in.Visible, in.X, in.Y, in.Covered, vp.Height)
 	}
-	if err := tab.Click(testCtx(t), in.X, in.Y); err != nil {
+	if err := tab.ClickElement(testCtx(t), pay, in.X, in.Y); err != nil {
 		t.Fatal(err)
 	}
 	waitStatus(t, tab, func(s string) bool { return s == "Paid with card ending , country none, save no" })
