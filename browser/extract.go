@@ -1,0 +1,91 @@
+package browser
+
+import (
+	"context"
+	_ "embed" // the page script
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/chromedp/chromedp"
+)
+
+// extractJS finds items by CSS selector and reads their fields.
+//
+//go:embed js/extract.js
+var extractJS string
+
+// ErrSelector is the error of Extract when a selector is not valid CSS; the
+// error's text carries the browser's reason.
+var ErrSelector = errors.New("invalid selector")
+
+// Extracted is what Extract found.
+type Extracted struct {
+	// Items are the items read, in document order, the page's first and
+	// then each cross-site frame's, at most the limit asked for.
+	Items []map[string]string
+	// Total is how many items match, beyond the limit too.
+	Total int
+	// FramesFailed counts the cross-site frames that did not answer.
+	FramesFailed int
+}
+
+// extractAnswer is the page script's answer.
+type extractAnswer struct {
+	Items []map[string]string `json:"items"`
+	Total int                 `json:"total"`
+	Error string              `json:"error"`
+}
+
+// Extract finds the elements matching the CSS selector and reads fields of
+// each: fields maps a name to a selector relative to the item ("" for the
+// item), with "@attr" at its end for an attribute instead of the text. With
+// region non-zero (a backend node id) it looks only inside that element;
+// else in the page, its same-origin frames and its cross-site frames. A
+// selector the browser refuses is ErrSelector, wrapped with its reason.
+func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields map[string]string, limit int) (*Extracted, error) {
+	if fields == nil {
+		fields = map[string]string{}
+	}
+	var a extractAnswer
+	var err error
+	if region != 0 {
+		err = t.callOn(ctx, region, extractJS, &a, selector, fields, limit)
+	} else {
+		err = t.callPage(ctx, extractJS, &a, selector, fields, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("extract %q: %w", selector, err)
+	}
+	if a.Error != "" {
+		return nil, fmt.Errorf("%w: %s", ErrSelector, a.Error)
+	}
+	out := &Extracted{Items: a.Items, Total: a.Total}
+	if region != 0 {
+		return out, nil
+	}
+	p, _ := t.page()
+	c, cancel := t.cdp(ctx)
+	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
+		if _, err := t.remoteFrames(c, p, cc); err != nil {
+			t.log.Debug("extract: listing the frames", "err", err)
+		}
+	}
+	cancel()
+	frames := p.liveFrames()
+	// The frames in the order they were met, which is stable across calls.
+	slices.SortFunc(frames, func(a, b *remoteFrame) int { return int(a.index - b.index) })
+	for _, f := range frames {
+		fc, cancel := f.cdp(ctx)
+		var fa extractAnswer
+		err := callIn(fc, extractJS, &fa, selector, fields, max(limit-len(out.Items), 0))
+		cancel()
+		if err != nil || fa.Error != "" {
+			out.FramesFailed++
+			continue
+		}
+		out.Items = append(out.Items, fa.Items...)
+		out.Total += fa.Total
+	}
+	return out, nil
+}
