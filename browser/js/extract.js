@@ -41,7 +41,9 @@ function extract(selector, fields, limit) {
 				for (const f of parsed) {
 					const t = f.sel ? el.querySelector(f.sel) : el;
 					let v = '';
-					if (t && f.attr) {
+					if (t && f.attr && t.localName === 'input' && t.type === 'password') {
+						// A password's value is never read, as in the snapshot.
+					} else if (t && f.attr) {
 						// href and src read as the absolute URL a click would open.
 						const p = (f.attr === 'href' || f.attr === 'src') ? t[f.attr] : undefined;
 						v = typeof p === 'string' ? p : (t.getAttribute(f.attr) || '');
