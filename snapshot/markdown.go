@@ -38,9 +38,13 @@ func BuildMarkdown(c *capture.Page, opts Options, firstRef int, region int64) (s
 		return s, table, next, nil, region == 0
 	}
 	w := mdWalker{b: b, refs: make(map[domRef]int32, len(refOf)), refOf: refOf, seen: make([]bool, len(p.docs))}
+	w.holdsRefs = make(map[domRef]bool)
 	for k := range refOf {
 		if c := &b.cands[k]; c.interactive && c.dom.doc >= 0 {
 			w.refs[c.dom] = k
+			for a := p.parent(c.dom); a.doc >= 0 && !w.holdsRefs[a]; a = p.parent(a) {
+				w.holdsRefs[a] = true
+			}
 		}
 	}
 	switch {
@@ -104,6 +108,10 @@ type mdWalker struct {
 	// refOf gives the candidate's ref.
 	refs  map[domRef]int32
 	refOf map[int32]string
+	// holdsRefs marks the elements that hold another shown element: a
+	// clickable card with a link in it is read for its content, and the
+	// controls in it show as refs of their own.
+	holdsRefs map[domRef]bool
 	// kids are each document's children lists, made on first use.
 	kids   [][][]int32
 	seen   []bool
@@ -192,9 +200,18 @@ func (w *mdWalker) node(r domRef, hidden bool) {
 	if v, _ := p.attr(r, "aria-hidden"); v == "true" {
 		return
 	}
-	if k, ok := w.refs[r]; ok {
-		w.ref(k)
-		return
+	if k, ok := w.refs[r]; ok && !w.holdsRefs[r] {
+		c := &w.b.cands[k]
+		switch {
+		case c.scrollable || mdContainerRoles[c.el.Role]:
+			// A scrollable box, a list, a region: its content is read.
+		case c.el.Role != "link" && len(c.el.Name) > textNameLen:
+			// A clickable block of text: its ref, then its text whole.
+			w.inline("[" + w.refOf[k] + " " + c.el.Role + "]")
+		default:
+			w.ref(k)
+			return
+		}
 	}
 	tag := p.tag(r)
 	switch tag {
@@ -249,6 +266,15 @@ func (w *mdWalker) node(r domRef, hidden bool) {
 		return
 	}
 	w.kidsOf(r, hidden)
+}
+
+// mdContainerRoles are the roles of interactive elements whose content is
+// read rather than summed up in their ref.
+var mdContainerRoles = map[string]bool{
+	"group": true, "region": true, "list": true, "listbox": true, "grid": true,
+	"table": true, "treegrid": true, "tree": true, "tabpanel": true, "dialog": true, "alertdialog": true,
+	"form": true, "article": true, "main": true, "navigation": true, "menu": true, "menubar": true,
+	"toolbar": true, "radiogroup": true, "tablist": true, "document": true, "application": true,
 }
 
 // mdBlockTags are the elements that start and end a block of their own.
