@@ -28,14 +28,14 @@ type Block struct {
 // returned table, so that the agent can act on what it read. Page text never
 // forges one: its brackets are escaped. Text a person cannot see (display:
 // none, visibility: hidden, aria-hidden) and the text inside form fields are
-// left out; a password's dots are never text. With region non-zero (a
-// backend node id, as Target.BackendNodeID), only that element's subtree is
-// rendered; found reports whether the capture holds it.
-func BuildMarkdown(c *capture.Page, opts Options, firstRef int, region int64) (s *Snapshot, table Table, next int, blocks []Block, found bool) {
+// left out; a password's dots are never text. With region (a target of an
+// earlier table) that has a node, only that element's subtree is rendered;
+// found reports whether the capture holds it, in the same frame.
+func BuildMarkdown(c *capture.Page, opts Options, firstRef int, region Target) (s *Snapshot, table Table, next int, blocks []Block, found bool) {
 	s, table, next, b, refOf := buildAll(c, opts, firstRef)
 	p := b.p
 	if len(p.docs) == 0 {
-		return s, table, next, nil, region == 0
+		return s, table, next, nil, region.BackendNodeID == 0
 	}
 	w := mdWalker{b: b, refs: make(map[domRef]int32, len(refOf)), refOf: refOf, seen: make([]bool, len(p.docs))}
 	w.holdsRefs = make(map[domRef]bool)
@@ -48,9 +48,11 @@ func BuildMarkdown(c *capture.Page, opts Options, firstRef int, region int64) (s
 		}
 	}
 	switch {
-	case region != 0:
-		r, ok := p.byBackend[region]
-		if !ok {
+	case region.BackendNodeID != 0:
+		// Node ids of out-of-process frames are offset per frame: the
+		// frame must be the same too, or the id may name another node.
+		r, ok := p.byBackend[region.BackendNodeID]
+		if !ok || (region.FrameID != "" && p.docs[r.doc].frameID != "" && p.docs[r.doc].frameID != region.FrameID) {
 			return s, table, next, nil, false
 		}
 		w.seen[r.doc] = true

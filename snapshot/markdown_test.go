@@ -18,7 +18,7 @@ func TestMarkdownGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("no capture %s", name)
 			}
-			_, table, _, blocks, found := BuildMarkdown(c, Options{MaxElements: 5000, TokenBudget: 1 << 30}, 1, 0)
+			_, table, _, blocks, found := BuildMarkdown(c, Options{MaxElements: 5000, TokenBudget: 1 << 30}, 1, Target{})
 			if !found {
 				t.Fatal("the page is not found")
 			}

@@ -30,6 +30,10 @@ const (
 	extractMaxTokens = 20_000
 	extractLimit     = 100
 	extractMaxLimit  = 1000
+	extractMaxFields = 20
+	// extractValueLen is where an item's value is cut: a field that
+	// matched the whole page must not flood the answer.
+	extractValueLen = 500
 	// extractBytesPerToken turns the token budget into bytes: markdown of
 	// short table cells runs near 3 bytes a cl100k token, so the page stays
 	// within the budget where the snapshot's 4 would not.
@@ -66,7 +70,7 @@ type ExtractResult struct {
 // or a table of the items, and what was cut.
 func (r ExtractResult) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "page %q %s\n", r.Title, r.URL)
+	fmt.Fprintf(&b, "page %q %s%s\n", r.Title, r.URL, snapshot.Untrusted)
 	if r.Markdown != "" {
 		b.WriteString(r.Markdown + "\n")
 	}
@@ -91,13 +95,13 @@ func (s *Session) extract(ctx context.Context, in extractInput) Output {
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, ActionFailed, msg)
 	}
-	var region int64
+	var region snapshot.Target
 	if in.Ref != "" {
 		t, ok := s.live[in.Ref]
 		if !ok || t.BackendNodeID == 0 {
 			return s.failed(ctx, RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
 		}
-		region = t.BackendNodeID
+		region = t
 	}
 	if in.Selector != "" || len(in.Fields) > 0 {
 		return s.extractItems(ctx, in, region)
@@ -109,7 +113,7 @@ func (s *Session) extract(ctx context.Context, in extractInput) Output {
 // capture, one page of blocks from the cursor on, within the token budget.
 // The capture's ref table, which covers the whole page, becomes the live
 // one, so that the refs the markdown shows can be acted on next.
-func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region int64) Output {
+func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region snapshot.Target) Output {
 	tokens := orDefault(in.MaxTokens, extractTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
 		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
@@ -152,13 +156,13 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region i
 	default:
 		notes = append(notes, fmt.Sprintf("Blocks %d–%d of %d: the end.", from+1, end, len(blocks)))
 	}
-	r.Message = strings.Join(notes, " ")
+	r.Message = s.clip(strings.Join(notes, " "), resultLimit)
 	return Output{Value: r}
 }
 
 // extractItems answers the items the selector finds, with the fields read
 // from each.
-func (s *Session) extractItems(ctx context.Context, in extractInput, region int64) Output {
+func (s *Session) extractItems(ctx context.Context, in extractInput, region snapshot.Target) Output {
 	if in.Selector == "" {
 		return s.failed(ctx, InvalidParams, "fields need a selector for the items")
 	}
@@ -166,11 +170,18 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region int6
 	if limit < 1 || limit > extractMaxLimit {
 		return s.failed(ctx, InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
 	}
+	tokens := orDefault(in.MaxTokens, extractTokens)
+	if tokens < extractMinTokens || tokens > extractMaxTokens {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	}
+	if len(in.Fields) > extractMaxFields {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
+	}
 	fields := in.Fields
 	if len(fields) == 0 {
 		fields = map[string]string{"text": ""}
 	}
-	found, err := s.tab.Extract(ctx, region, in.Selector, fields, limit)
+	found, err := s.tab.Extract(ctx, region.BackendNodeID, in.Selector, fields, limit)
 	if errors.Is(err, browser.ErrSelector) {
 		return s.failed(ctx, InvalidParams, s.secrets.redact(err.Error()))
 	}
@@ -192,19 +203,36 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region int6
 			}
 		}
 	})
+	// The items stop where their text would pass the token budget, as
+	// the markdown does.
+	size, kept := 0, 0
 	for _, it := range r.Items {
 		for k, v := range it {
-			it[k] = s.secrets.redact(v)
+			v = s.secrets.redact(v)
+			if len(v) > extractValueLen {
+				v = clip(v, extractValueLen)
+			}
+			it[k] = v
+			size += len(v) + 3
 		}
+		if kept > 0 && size > tokens*extractBytesPerToken {
+			break
+		}
+		kept++
 	}
+	cutByBudget := kept < len(r.Items)
+	r.Items = r.Items[:kept]
 	msg := fmt.Sprintf("%d items of %d matching %q.", len(r.Items), found.Total, in.Selector)
-	if found.Total > len(r.Items) {
+	switch {
+	case cutByBudget:
+		msg += fmt.Sprintf(" %d more past max_tokens %d: a narrower selector or fewer fields, or a region ref.", found.Total-len(r.Items), tokens)
+	case found.Total > len(r.Items):
 		msg += fmt.Sprintf(" %d more past limit %d.", found.Total-len(r.Items), limit)
 	}
 	if found.FramesFailed > 0 {
 		msg += fmt.Sprintf(" %d cross-site frames did not answer.", found.FramesFailed)
 	}
-	r.Message = msg
+	r.Message = s.clip(msg, resultLimit)
 	if r.Items == nil {
 		r.Items = []map[string]string{}
 	}

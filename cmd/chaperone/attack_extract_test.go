@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"net/url"
 	"regexp"
@@ -84,5 +85,56 @@ func TestExtractRedactsSecrets(t *testing.T) {
 				t.Errorf("extract %v shows the secret:\n%s", args, where)
 			}
 		}
+	}
+}
+
+// TestExtractBounds: arguments an agent gets wrong or pushes too far are
+// invalid_params (or ref_invalid) with the reason, and what a page could
+// flood an answer with is cut under the budget; the session stays usable.
+func TestExtractBounds(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/extract-table", "--profile", "none")
+	many := map[string]any{}
+	for i := range 21 {
+		many[fmt.Sprintf("f%d", i)] = "td"
+	}
+	for _, tc := range []struct {
+		name string
+		args map[string]any
+		code string
+		says string
+	}{
+		{"too small a budget", map[string]any{"max_tokens": 10}, "invalid_params", "max_tokens 10"},
+		{"too big a budget", map[string]any{"max_tokens": 1_000_000}, "invalid_params", "max_tokens 1000000"},
+		{"a cursor not given", map[string]any{"cursor": "abc"}, "invalid_params", "next_cursor"},
+		{"a cursor past the end", map[string]any{"cursor": "99999:x"}, "invalid_params", "past the end"},
+		{"a ref never seen", map[string]any{"ref": "@e99999"}, "ref_invalid", "@e99999"},
+		{"too many fields", map[string]any{"selector": "tr", "fields": many}, "invalid_params", "at most 20"},
+		{"no selector for the fields", map[string]any{"fields": map[string]any{"a": "td"}}, "invalid_params", "selector"},
+		{"limit 0", map[string]any{"selector": "tr", "limit": 0}, "invalid_params", "limit 0"},
+		{"fields not names to strings", map[string]any{"selector": "tr", "fields": map[string]any{"a": 1}}, "invalid_params", "fields"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, _ := extractCall(t, c, tc.args)
+			if out.Success || out.Error == nil || *out.Error != tc.code || !strings.Contains(out.Message, tc.says) {
+				t.Errorf("%v: success %v, error %v, %q; want %s saying %q", tc.args, out.Success, out.Error, out.Message, tc.code, tc.says)
+			}
+		})
+	}
+
+	// A field that matches the whole page is cut.
+	out, _ := extractCall(t, c, map[string]any{"selector": "body"})
+	if len(out.Items) != 1 || len(out.Items[0]["text"]) > 600 || !strings.Contains(out.Items[0]["text"], "more characters") {
+		t.Errorf("the body's text is not cut: %d bytes", len(out.Items[0]["text"]))
+	}
+	// Many items stop at the token budget, and the message says so.
+	out, text := extractCall(t, c, map[string]any{"selector": "td", "fields": map[string]any{"a": "", "b": "", "c": ""}, "limit": 1000, "max_tokens": 300})
+	if out.Total != 800 || len(out.Items) == 0 || len(out.Items) >= 800 || !strings.Contains(out.Message, "past max_tokens 300") || len(text) > 300*4+600 {
+		t.Errorf("%d items of %d, %q, %d bytes of text", len(out.Items), out.Total, out.Message, len(text))
+	}
+	// Still usable.
+	if out, _ := extractCall(t, c, map[string]any{"selector": "h1"}); len(out.Items) != 1 || out.Items[0]["text"] != "Orders" {
+		t.Errorf("after the bad calls: %v %q", out.Items, out.Message)
 	}
 }
