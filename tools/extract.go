@@ -142,6 +142,9 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region s
 	}
 	r := ExtractResult{Success: true, URL: s.secrets.redact(snap.Page.URL), Title: s.secrets.redact(snap.Page.Title)}
 	var notes []string
+	if snap.Dialog != nil {
+		notes = append(notes, fmt.Sprintf("A %s dialog is open (%q): get_snapshot shows its buttons.", snap.Dialog.Type, clip(s.secrets.redact(snap.Dialog.Message), 200)))
+	}
 	if from > 0 && blockMark(blocks[from-1]) != mark {
 		notes = append(notes, "The page changed since that cursor: some content may repeat or be missed.")
 	}
