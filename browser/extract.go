@@ -50,7 +50,7 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 	var a extractAnswer
 	var err error
 	if region != 0 {
-		err = t.callOn(ctx, region, extractJS, &a, selector, fields, limit)
+		err = t.readOn(ctx, region, extractJS, &a, selector, fields, limit)
 	} else {
 		err = t.callPage(ctx, extractJS, &a, selector, fields, limit)
 	}
@@ -88,4 +88,28 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 		out.Total += fa.Total
 	}
 	return out, nil
+}
+
+// readOn runs the page script fn on a node as callOn does, but as no user
+// gesture: reading must not give the page a user activation (to open a
+// popup, say) that nobody's input gave it.
+func (t *Tab) readOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
+	o, err := t.node(ctx, backendNodeID)
+	if err != nil {
+		return err
+	}
+	defer o.release(ctx)
+	c, cancel := o.cdp(ctx)
+	defer cancel()
+	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
+		"objectId":            o.id,
+		"functionDeclaration": fn,
+		"arguments":           argValues(args),
+		"returnByValue":       true,
+		"awaitPromise":        true,
+	})
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
 }

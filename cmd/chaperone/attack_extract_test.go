@@ -6,10 +6,12 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -137,4 +139,45 @@ func TestExtractBounds(t *testing.T) {
 	if out, _ := extractCall(t, c, map[string]any{"selector": "h1"}); len(out.Items) != 1 || out.Items[0]["text"] != "Orders" {
 		t.Errorf("after the bad calls: %v %q", out.Items, out.Message)
 	}
+}
+
+// TestExtractGivesNoUserActivation: reading the items of a region runs a
+// script on the region's node; it must not count as a person's gesture,
+// which the page could spend on a popup or the clipboard. The page reports,
+// on a timer, whether it has ever been activated.
+func TestExtractGivesNoUserActivation(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/extract-activation", "--profile", "none")
+	region := browsertest.Ref(t, wholePage(t, c), "region", "Box")
+	if out, _ := extractCall(t, c, map[string]any{"selector": "p", "ref": region}); len(out.Items) != 1 {
+		t.Fatalf("the region's items: %v %q", out.Items, out.Message)
+	}
+	status := regexp.MustCompile(`^active (true|false) tick (\d+)$`)
+	read := func() (string, int) {
+		t.Helper()
+		out, _ := extractCall(t, c, map[string]any{"selector": "#status"})
+		if len(out.Items) != 1 {
+			t.Fatalf("no status: %v", out.Items)
+		}
+		m := status.FindStringSubmatch(out.Items[0]["text"])
+		if m == nil {
+			t.Fatalf("status %q", out.Items[0]["text"])
+		}
+		n, _ := strconv.Atoi(m[2])
+		return m[1], n
+	}
+	// Wait for a tick of the page's timer after the read: it then has seen
+	// whatever the read gave it.
+	_, first := read()
+	for range 1000 {
+		active, n := read()
+		if n > first {
+			if active != "false" {
+				t.Errorf("the page was activated by reading it")
+			}
+			return
+		}
+	}
+	t.Fatal("the page's timer never ticked")
 }
