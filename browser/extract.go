@@ -35,6 +35,9 @@ type extractAnswer struct {
 	Items []map[string]string `json:"items"`
 	Total int                 `json:"total"`
 	Error string              `json:"error"`
+	// Failed is set when the page threw something else than a selector's
+	// syntax error.
+	Failed string `json:"failed"`
 }
 
 // Extract finds the elements matching the CSS selector and reads fields of
@@ -60,6 +63,9 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 	if a.Error != "" {
 		return nil, fmt.Errorf("%w: %s", ErrSelector, a.Error)
 	}
+	if a.Failed != "" {
+		return nil, fmt.Errorf("extract %q: the page threw: %s", selector, a.Failed)
+	}
 	out := &Extracted{Items: a.Items, Total: a.Total}
 	if region != 0 {
 		return out, nil
@@ -80,7 +86,7 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 		var fa extractAnswer
 		err := callIn(fc, extractJS, &fa, selector, fields, max(limit-len(out.Items), 0))
 		cancel()
-		if err != nil || fa.Error != "" {
+		if err != nil || fa.Error != "" || fa.Failed != "" {
 			out.FramesFailed++
 			continue
 		}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 )
@@ -69,15 +70,18 @@ func BuildMarkdown(c *capture.Page, opts Options, firstRef int, region Target) (
 	return s, table, next, w.blocks, true
 }
 
-// PageMarkdown joins blocks from index from on, as many as fit in maxBytes
-// (at least one, cut to fit when it alone is over), and returns the text and
-// the index of the first block left out: len(blocks) when none is. A page
-// that starts inside a table repeats the table's header.
-func PageMarkdown(blocks []Block, from, maxBytes int) (string, int) {
+// PageMarkdown joins blocks from index from on, as many as fit in
+// maxTokens (by TextTokens; at least one block, cut to fit when it alone is
+// over), and returns the text and the index of the first block left out:
+// len(blocks) when none is. A page that starts inside a table repeats the
+// table's header.
+func PageMarkdown(blocks []Block, from, maxTokens int) (string, int) {
 	var sb strings.Builder
+	used := 0
 	i := max(from, 0)
 	if i < len(blocks) && blocks[i].Head != "" {
 		sb.WriteString(blocks[i].Head)
+		used = TextTokens(blocks[i].Head)
 	}
 	for ; i < len(blocks); i++ {
 		bl := &blocks[i]
@@ -89,18 +93,80 @@ func PageMarkdown(blocks []Block, from, maxBytes int) (string, int) {
 		default:
 			sep = "\n"
 		}
-		if sb.Len()+len(sep)+len(bl.Text) > maxBytes {
+		n := TextTokens(bl.Text) + len(sep)
+		if used+n > maxTokens {
 			if i == from {
 				sb.WriteString(sep)
-				sb.WriteString(cutWords(bl.Text, max(maxBytes-sb.Len(), 1)))
+				sb.WriteString(cutTokens(bl.Text, maxTokens-used-len(sep)))
 				i++
 			}
 			break
 		}
 		sb.WriteString(sep)
 		sb.WriteString(bl.Text)
+		used += n
 	}
 	return sb.String(), i
+}
+
+// TextTokens estimates the tokens of text from above, for budgets that a
+// model's tokenizer (cl100k and the like) must not overrun: a run of letters
+// counts a token per 4 letters, a run of digits a token per 3, every other
+// ASCII mark one, a space one unless a word follows it, and every other
+// character one.
+func TextTokens(s string) int {
+	n := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case isLetter(c):
+			j := i
+			for j < len(s) && isLetter(s[j]) {
+				j++
+			}
+			n += (j - i + 3) / 4
+			i = j
+		case c >= '0' && c <= '9':
+			j := i
+			for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+				j++
+			}
+			n += (j - i + 2) / 3
+			i = j
+		case c == ' ':
+			if i+1 >= len(s) || !isLetter(s[i+1]) {
+				n++
+			}
+			i++
+		case c < utf8.RuneSelf:
+			n++
+			i++
+		default:
+			_, size := utf8.DecodeRuneInString(s[i:])
+			n++
+			i += size
+		}
+	}
+	return n
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// cutTokens cuts s at a word boundary to about n tokens of TextTokens.
+func cutTokens(s string, n int) string {
+	if n <= 0 {
+		return ""
+	}
+	lo, hi := 0, len(s)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if TextTokens(s[:mid]) <= n {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return cutWords(s, lo)
 }
 
 // mdWalker renders the captured DOM as markdown blocks.

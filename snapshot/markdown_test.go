@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 )
 
 // TestMarkdownGolden renders recorded captures as markdown and compares them
@@ -67,6 +70,7 @@ func TestPageMarkdown(t *testing.T) {
 		{Text: "after", Gap: true},
 		{Text: strings.Repeat("word ", 40)},
 	}
+	tok := TextTokens
 	tests := []struct {
 		name     string
 		from     int
@@ -74,10 +78,10 @@ func TestPageMarkdown(t *testing.T) {
 		want     string
 		wantNext int
 	}{
-		{"all", 0, 1 << 20, "# Title\n\n" + head + "\n| 1 | x |\n| 2 | y |\n\nafter\n" + strings.TrimSpace(strings.Repeat("word ", 40)) + " ", 6},
-		{"stops between blocks", 0, 40, "# Title\n\n" + head, 2},
-		{"a page inside a table repeats its header", 3, 60, head + "\n| 2 | y |\n\nafter", 5},
-		{"a block over the budget alone is cut", 5, 22, "word word word word", 6},
+		{"all", 0, 1 << 20, "# Title\n\n" + head + "\n| 1 | x |\n| 2 | y |\n\nafter\n" + strings.Repeat("word ", 40), 6},
+		{"stops between blocks", 0, tok("# Title") + 2 + tok(head), "# Title\n\n" + head, 2},
+		{"a page inside a table repeats its header", 3, tok(head) + 1 + tok("| 2 | y |") + 2 + tok("after"), head + "\n| 2 | y |\n\nafter", 5},
+		{"a block over the budget alone is cut", 5, 4, "word word word", 6},
 		{"past the end", 6, 100, "", 6},
 	}
 	for _, tc := range tests {
@@ -87,5 +91,38 @@ func TestPageMarkdown(t *testing.T) {
 				t.Errorf("PageMarkdown(from %d, %d) = %q, %d; want %q, %d", tc.from, tc.max, got, next, tc.want, tc.wantNext)
 			}
 		})
+	}
+}
+
+// TestTextTokensBoundsCl100k holds TextTokens above what cl100k counts, on
+// the golden markdown and on text of other kinds, since the budget a page of
+// markdown keeps is a promise in a model's tokens.
+func TestTextTokensBoundsCl100k(t *testing.T) {
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		t.Fatalf("load cl100k: %v", err)
+	}
+	texts := []string{
+		"| R001 | Customer 1 | Lyon | 47.13 EUR |",
+		"Invoice SF-1040 · February 14, 2026 · $22.99",
+		"価格は月額 1,200 円です。キャンセルはいつでも可能です。",
+		"Ünïcödé wörds, ёлка и ёж; مرحبا بالعالم",
+		"[@e12 button \"Save\"] [Help centre](@e13) \\[x\\]",
+		"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa 0000000000000000000000 ............ !!!!!!",
+		"https://shop.example/path?q=a%20b&x=1#frag",
+	}
+	paths, _ := filepath.Glob(filepath.Join("testdata", "markdown", "*.md"))
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts = append(texts, string(b))
+	}
+	for _, s := range texts {
+		if got, real := TextTokens(s), len(enc.Encode(s, nil, nil)); got < real {
+			t.Errorf("TextTokens = %d, cl100k %d, of %.80q", got, real, s)
+		}
 	}
 }

@@ -149,7 +149,7 @@ var catalog = []tool{
 			" Patterns: 1) Read, then next_cursor until none. 2) selector=\".card\", fields={\"name\":\"h3\"}." +
 			" Errors: ref_invalid, invalid_params (bad selector: why), action_failed, timeout." +
 			` Example: {"selector":"li","fields":{"name":"h3"}} → | name |⏎| Café Luna |`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"cursor":{"type":"string"},"max_tokens":{"type":"integer","default":2000},"selector":{"type":"string"},"fields":{"type":"object"},"limit":{"type":"integer","default":100}}}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"cursor":{"type":"string"},"max_tokens":{"type":"integer"},"selector":{"type":"string"},"fields":{"type":"object"},"limit":{"type":"integer","default":100}}}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"success":{"type":"boolean"},"markdown":{"type":"string"},"items":{"type":"array"}},"required":["success"]}`),
 		ReadOnly:     true,
 		OpenWorld:    true,

@@ -298,7 +298,7 @@ func TestDefaults(t *testing.T) {
 		Fill:        {"clear_first": true},
 		Scroll:      {"amount": float64(300)},
 		WaitFor:     {"timeout": float64(10)},
-		Extract:     {"max_tokens": float64(2000), "limit": float64(100)},
+		Extract:     {"limit": float64(100)},
 	}
 	for _, d := range allDefinitions(t) {
 		got := d.Defaults()

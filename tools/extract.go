@@ -34,10 +34,6 @@ const (
 	// extractValueLen is where an item's value is cut: a field that
 	// matched the whole page must not flood the answer.
 	extractValueLen = 500
-	// extractBytesPerToken turns the token budget into bytes: markdown of
-	// short table cells runs near 3 bytes a cl100k token, so the page stays
-	// within the budget where the snapshot's 4 would not.
-	extractBytesPerToken = 3
 )
 
 // extractSnapshot is how much of the page the markdown's ref table covers:
@@ -148,7 +144,7 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region s
 	if from > 0 && blockMark(blocks[from-1]) != mark {
 		notes = append(notes, "The page changed since that cursor: some content may repeat or be missed.")
 	}
-	text, end := snapshot.PageMarkdown(blocks, from, tokens*extractBytesPerToken)
+	text, end := snapshot.PageMarkdown(blocks, from, tokens)
 	r.Markdown = s.secrets.redact(text)
 	switch {
 	case len(blocks) == 0:
@@ -173,7 +169,10 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region snap
 	if limit < 1 || limit > extractMaxLimit {
 		return s.failed(ctx, InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
 	}
-	tokens := orDefault(in.MaxTokens, extractTokens)
+	// Items are bounded by limit first: the token budget cuts them only
+	// when asked for, or at the most any call may read, since an agent
+	// that asked for 50 items by limit wants the 50.
+	tokens := orDefault(in.MaxTokens, extractMaxTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
 		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
@@ -216,9 +215,9 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region snap
 				v = clip(v, extractValueLen)
 			}
 			it[k] = v
-			size += len(v) + 3
+			size += snapshot.TextTokens(v) + 2
 		}
-		if kept > 0 && size > tokens*extractBytesPerToken {
+		if kept > 0 && size > tokens {
 			break
 		}
 		kept++

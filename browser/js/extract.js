@@ -56,7 +56,10 @@ function extract(selector, fields, limit) {
 			}
 		}
 	} catch (e) {
-		return { error: String(e && e.message || e) };
+		// Only a selector the browser cannot parse is the agent's error;
+		// anything else the page threw is a failure to read it.
+		if (e && e.name === 'SyntaxError') return { error: String(e.message) };
+		return { failed: String(e && e.message || e) };
 	}
 	return { items, total };
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/mark3labs/mcp-go/client"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
@@ -91,10 +93,15 @@ func TestExtractTableAcrossPages(t *testing.T) {
 	}
 	row := regexp.MustCompile(`^\| R(\d{3}) \| Customer (\d+) \| (\w+) \| [\d.]+ EUR \|$`)
 	header := "| Order | Customer | City | Total |\n| --- | --- | --- | --- |"
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		t.Fatalf("load cl100k: %v", err)
+	}
 	var seen []int
 	for i, p := range pages {
-		if len(p) > 600*4 {
-			t.Errorf("page %d is %d bytes, over the budget", i, len(p))
+		if n := len(enc.Encode(p, nil, nil)); n > 600 {
+			t.Errorf("page %d is %d cl100k tokens, over the budget of 600", i, n)
 		}
 		rows := 0
 		for _, line := range strings.Split(p, "\n") {
