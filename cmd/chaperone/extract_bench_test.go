@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -33,15 +34,18 @@ func BenchmarkExtract(b *testing.B) {
 	defer site.Close()
 	pages := []struct {
 		name, path, last string
-		items            map[string]any
+		// each finds one row or card in what was read; the distinct
+		// ones are reported, since a way may skip some.
+		each  *regexp.Regexp
+		items map[string]any
 	}{
-		{"table", "/variants/extract-table", "R200", nil},
-		{"cards", "/variants/extract-cards", "Green Table 5", map[string]any{"selector": ".card", "fields": map[string]any{"name": ".name", "rating": ".rating", "address": ".address", "link": "a@href"}}},
+		{"table", "/variants/extract-table", "R200", regexp.MustCompile(`R\d{3}`), nil},
+		{"cards", "/variants/extract-cards", "Green Table 5", regexp.MustCompile(`\d+ (?:Rue Basse|Main Street|Kirkegata|Via Roma|Hauptstraße)`), map[string]any{"selector": ".card", "fields": map[string]any{"name": ".name", "rating": ".rating", "address": ".address", "link": "a@href"}}},
 	}
 	for _, pg := range pages {
 		for _, way := range []string{"extract", "scroll"} {
 			b.Run(pg.name+"/"+way, func(b *testing.B) {
-				var tokens, calls int
+				var tokens, calls, found int
 				var took time.Duration
 				for b.Loop() {
 					b.StopTimer()
@@ -87,6 +91,11 @@ func BenchmarkExtract(b *testing.B) {
 					}
 					took += time.Since(start)
 					b.StopTimer()
+					distinct := map[string]bool{}
+					for _, m := range pg.each.FindAllString(seen.String(), -1) {
+						distinct[m] = true
+					}
+					found += len(distinct)
 					if !strings.Contains(seen.String(), pg.last) {
 						b.Errorf("%s by %s never showed %q", pg.name, way, pg.last)
 					}
@@ -97,6 +106,7 @@ func BenchmarkExtract(b *testing.B) {
 				b.ReportMetric(float64(tokens)/n, "tokens/read")
 				b.ReportMetric(float64(calls)/n, "calls/read")
 				b.ReportMetric(float64(took.Milliseconds())/n, "ms/read")
+				b.ReportMetric(float64(found)/n, "rows-seen/read")
 			})
 		}
 	}
