@@ -62,11 +62,16 @@ type ExtractResult struct {
 	Total  int                 `json:"total,omitempty"`
 }
 
-// Render is the result as the model reads it: the page line, the markdown
-// or a table of the items, and what was cut.
+// Render is the result as the model reads it: the page line and what the
+// server says (what was cut, the next cursor) first, then the markdown or a
+// table of the items, so that nothing the page writes can pass for the
+// server's word about the paging ("the end").
 func (r ExtractResult) Render() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "page %q %s%s\n", r.Title, r.URL, snapshot.Untrusted)
+	if r.Message != "" {
+		b.WriteString(r.Message + "\n")
+	}
 	if r.Markdown != "" {
 		b.WriteString(r.Markdown + "\n")
 	}
@@ -79,9 +84,6 @@ func (r ExtractResult) Render() string {
 			}
 			b.WriteString("\n")
 		}
-	}
-	if r.Message != "" {
-		b.WriteString(r.Message + "\n")
 	}
 	return b.String()
 }
