@@ -183,7 +183,7 @@ func callTool(t *testing.T, ctx context.Context, c *client.Client, name string, 
 // tools of the capabilities, as their definitions say, and counts the
 // tokens a model pays for the list with the cl100k tokenizer (its table is
 // embedded in the loader: no network). The default set must stay within
-// 3,200 tokens and everything on under 4,664.
+// 3,400 tokens and everything on under 4,664.
 func TestToolsListIsTheDefinitions(t *testing.T) {
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
@@ -195,10 +195,11 @@ func TestToolsListIsTheDefinitions(t *testing.T) {
 		caps      []string
 		maxTokens int // inclusive
 	}{
-		{"default", nil, 3200},
+		{"default", nil, 3400},
 		{"wait", []string{tools.CapWait}, 4309},
 		// browser_screenshot and browser_pdf (capability files) cost 354.
-		{"all", []string{tools.CapAll}, 4663},
+		// browser_extract (default set) costs about 300.
+		{"all", []string{tools.CapAll}, 4980},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -168,6 +168,13 @@ const (
 // (rank: wholly in the viewport, partly, outside; then role priority; then
 // document order) and a note says how many.
 func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) {
+	s, table, next, _, _ := buildAll(c, opts, firstRef)
+	return s, table, next
+}
+
+// buildAll is Build, also returning the builder and the refs of its candidates,
+// which the markdown of BuildMarkdown is rendered from.
+func buildAll(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int, *builder, map[int32]string) {
 	opts = opts.withDefaults()
 	p := newPage(c)
 	b := &builder{p: p, opts: opts}
@@ -239,7 +246,7 @@ func Build(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, int) 
 	if b.modal >= 0 {
 		s.Notes = append(s.Notes, fmt.Sprintf("modal dialog %q is open: the page text leaves out the page behind it", b.cands[b.modal].el.Name))
 	}
-	return s, table, next
+	return s, table, next, b, refOf
 }
 
 // leftOutNote says how many elements the agent does not see and why.

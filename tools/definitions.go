@@ -140,6 +140,20 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).scroll),
+	newTool(Definition{
+		Name:  Extract,
+		Title: "Extract content",
+		Description: "Read the page (or ref's region, frames included) as markdown with live refs ([name](@eN), [@eN button \"Save\"]), paged: pass next_cursor back; or with selector and fields (name → CSS in the item, \"a@href\" for an attribute) get up to limit items as JSON. " +
+			refsDie +
+			" When: long lists, tables, articles; instead of scrolling." +
+			" Patterns: 1) Read, then next_cursor until none. 2) selector=\".card\", fields={\"name\":\"h3\"}." +
+			" Errors: ref_invalid, invalid_params (bad selector: why), action_failed, timeout." +
+			` Example: {"selector":"li","fields":{"name":"h3"}} → | name |⏎| Café Luna |`,
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"cursor":{"type":"string"},"max_tokens":{"type":"integer"},"selector":{"type":"string"},"fields":{"type":"object"},"limit":{"type":"integer","default":100}}}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"success":{"type":"boolean"},"markdown":{"type":"string"},"items":{"type":"array"}},"required":["success"]}`),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).extract, (*Session).extractArgsInvalid),
 	newAction(Definition{
 		Name:  Navigate,
 		Title: "Navigate",

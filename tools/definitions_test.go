@@ -28,7 +28,7 @@ func resolveSchema(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
 }
 
 func TestDefinitionsFor(t *testing.T) {
-	defaults := []string{GetSnapshot, Click, Fill, Select, Scroll, Navigate, PressKey, RequestApproval, CompleteTask}
+	defaults := []string{GetSnapshot, Click, Fill, Select, Scroll, Extract, Navigate, PressKey, RequestApproval, CompleteTask}
 	tests := []struct {
 		caps    []string
 		want    []string
@@ -100,6 +100,8 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 		// screenshot and pdf save what is there: no element, no gate.
 		Screenshot: {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
 		PDF:        {RefInvalid, ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
+		// extract reads: no gate, no input.
+		Extract: {ElementDisabled, ElementObscured, ElementNotVisible, HumanRejected},
 	}
 	for _, d := range allDefinitions(t) {
 		t.Run(d.Name, func(t *testing.T) {
@@ -296,6 +298,7 @@ func TestDefaults(t *testing.T) {
 		Fill:        {"clear_first": true},
 		Scroll:      {"amount": float64(300)},
 		WaitFor:     {"timeout": float64(10)},
+		Extract:     {"limit": float64(100)},
 	}
 	for _, d := range allDefinitions(t) {
 		got := d.Defaults()

@@ -8,6 +8,7 @@ const (
 	Fill            = "browser_fill"
 	Select          = "browser_select"
 	Scroll          = "browser_scroll"
+	Extract         = "browser_extract"
 	RequestApproval = "request_human_approval"
 	CompleteTask    = "complete_task"
 

@@ -1,0 +1,271 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// extractInput is the arguments of browser_extract.
+type extractInput struct {
+	Ref       string            `json:"ref,omitempty"`
+	Cursor    string            `json:"cursor,omitempty"`
+	MaxTokens *int              `json:"max_tokens,omitempty"`
+	Selector  string            `json:"selector,omitempty"`
+	Fields    map[string]string `json:"fields,omitempty"`
+	Limit     *int              `json:"limit,omitempty"`
+}
+
+// The bounds of browser_extract's arguments.
+const (
+	extractTokens    = 2000
+	extractMinTokens = 100
+	extractMaxTokens = 20_000
+	extractLimit     = 100
+	extractMaxLimit  = 1000
+	extractMaxFields = 20
+	// extractValueLen is where an item's value is cut: a field that
+	// matched the whole page must not flood the answer.
+	extractValueLen = 500
+)
+
+// extractSnapshot is how much of the page the markdown's ref table covers:
+// all of it, so that every link and control the markdown shows has a live
+// ref.
+var extractSnapshot = snapshot.Options{MaxElements: 5000, TokenBudget: 1 << 30, TextBudget: 1}
+
+// ExtractResult is the answer to browser_extract: the page's content as
+// markdown (one page of it, with the cursor of the next), or the items a
+// selector found.
+type ExtractResult struct {
+	Success bool   `json:"success"`
+	Error   *Code  `json:"error"`
+	Message string `json:"message,omitempty"`
+	URL     string `json:"url"`
+	Title   string `json:"title,omitempty"`
+	// Markdown is one page of the content; its refs are live.
+	Markdown string `json:"markdown,omitempty"`
+	// NextCursor continues the markdown where this page stops; "" at the
+	// end.
+	NextCursor string `json:"next_cursor,omitempty"`
+	// Fields are the items' field names, in the order of the text's
+	// columns; Items the items (at most the limit), Total how many match.
+	Fields []string            `json:"fields,omitempty"`
+	Items  []map[string]string `json:"items,omitempty"`
+	Total  int                 `json:"total,omitempty"`
+}
+
+// Render is the result as the model reads it: the page line and what the
+// server says (what was cut, the next cursor) first, then the markdown or a
+// table of the items, so that nothing the page writes can pass for the
+// server's word about the paging ("the end").
+func (r ExtractResult) Render() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "page %q %s%s\n", r.Title, r.URL, snapshot.Untrusted)
+	if r.Message != "" {
+		b.WriteString(r.Message + "\n")
+	}
+	if r.Markdown != "" {
+		b.WriteString(r.Markdown + "\n")
+	}
+	if len(r.Fields) > 0 {
+		b.WriteString("| " + strings.Join(r.Fields, " | ") + " |\n")
+		for _, it := range r.Items {
+			b.WriteString("|")
+			for _, f := range r.Fields {
+				b.WriteString(" " + strings.ReplaceAll(it[f], "|", `\|`) + " |")
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// extract runs browser_extract.
+func (s *Session) extract(ctx context.Context, in extractInput) Output {
+	if msg := s.recover(ctx); msg != "" {
+		return s.failed(ctx, ActionFailed, msg)
+	}
+	var region snapshot.Target
+	if in.Ref != "" {
+		t, ok := s.live[in.Ref]
+		if !ok || t.BackendNodeID == 0 {
+			return s.failed(ctx, RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
+		}
+		region = t
+	}
+	if in.Selector != "" || len(in.Fields) > 0 {
+		return s.extractItems(ctx, in, region)
+	}
+	return s.extractMarkdown(ctx, in, region)
+}
+
+// extractMarkdown answers the markdown of the page or region from a fresh
+// capture, one page of blocks from the cursor on, within the token budget.
+// The capture's ref table, which covers the whole page, becomes the live
+// one, so that the refs the markdown shows can be acted on next.
+func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region snapshot.Target) Output {
+	tokens := orDefault(in.MaxTokens, extractTokens)
+	if tokens < extractMinTokens || tokens > extractMaxTokens {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	}
+	from, mark, err := parseCursor(in.Cursor)
+	if err != nil {
+		return s.failed(ctx, InvalidParams, err.Error())
+	}
+	cctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+	defer cancel()
+	opts := s.config.Capture
+	opts.Screenshot = false
+	c, err := s.tab.Capture(cctx, opts)
+	if err != nil {
+		return s.failed(ctx, ActionFailed, fmt.Sprintf("extract: look at the page: %v", err))
+	}
+	s.settled = nil
+	snap, table, next, blocks, found := snapshot.BuildMarkdown(c, extractSnapshot, s.next, region)
+	s.secrets.redactSnapshot(snap)
+	s.live, s.last, s.next = table, snap, next
+	if !found {
+		return s.failed(ctx, RefInvalid, fmt.Sprintf("ref %s is gone from the page", in.Ref))
+	}
+	if from > len(blocks) {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("cursor %q is past the end: the content has %d blocks", in.Cursor, len(blocks)))
+	}
+	r := ExtractResult{Success: true, URL: s.secrets.redact(snap.Page.URL), Title: s.secrets.redact(snap.Page.Title)}
+	var notes []string
+	if snap.Dialog != nil {
+		notes = append(notes, fmt.Sprintf("A %s dialog is open (%q): get_snapshot shows its buttons.", snap.Dialog.Type, clip(s.secrets.redact(snap.Dialog.Message), 200)))
+	}
+	if from > 0 && blockMark(blocks[from-1]) != mark {
+		notes = append(notes, "The page changed since that cursor: some content may repeat or be missed.")
+	}
+	text, end := snapshot.PageMarkdown(blocks, from, tokens)
+	r.Markdown = s.secrets.redact(text)
+	switch {
+	case len(blocks) == 0:
+		notes = append(notes, "No readable text here.")
+	case end < len(blocks):
+		r.NextCursor = strconv.Itoa(end) + ":" + blockMark(blocks[end-1])
+		notes = append(notes, fmt.Sprintf("Blocks %d–%d of %d; cut at about %d tokens: %d blocks left, next cursor %q.", from+1, end, len(blocks), tokens, len(blocks)-end, r.NextCursor))
+	default:
+		notes = append(notes, fmt.Sprintf("Blocks %d–%d of %d: the end.", from+1, end, len(blocks)))
+	}
+	r.Message = s.clip(strings.Join(notes, " "), resultLimit)
+	return Output{Value: r}
+}
+
+// extractItems answers the items the selector finds, with the fields read
+// from each.
+func (s *Session) extractItems(ctx context.Context, in extractInput, region snapshot.Target) Output {
+	if in.Selector == "" {
+		return s.failed(ctx, InvalidParams, "fields need a selector for the items")
+	}
+	limit := orDefault(in.Limit, extractLimit)
+	if limit < 1 || limit > extractMaxLimit {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
+	}
+	// Items are bounded by limit first: the token budget cuts them only
+	// when asked for, or at the most any call may read, since an agent
+	// that asked for 50 items by limit wants the 50.
+	tokens := orDefault(in.MaxTokens, extractMaxTokens)
+	if tokens < extractMinTokens || tokens > extractMaxTokens {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	}
+	if len(in.Fields) > extractMaxFields {
+		return s.failed(ctx, InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
+	}
+	fields := in.Fields
+	if len(fields) == 0 {
+		fields = map[string]string{"text": ""}
+	}
+	found, err := s.tab.Extract(ctx, region.BackendNodeID, in.Selector, fields, limit)
+	if errors.Is(err, browser.ErrSelector) {
+		return s.failed(ctx, InvalidParams, s.secrets.redact(err.Error()))
+	}
+	if err != nil {
+		c := ActionFailed
+		if errors.Is(err, context.DeadlineExceeded) {
+			c = Timeout
+		}
+		return s.failed(ctx, c, err.Error())
+	}
+	r := ExtractResult{Success: true, URL: s.secrets.redact(s.tab.URL()), Total: found.Total, Items: found.Items}
+	if s.last != nil && s.last.Page.URL == s.tab.URL() {
+		r.Title = s.secrets.redact(s.last.Page.Title)
+	}
+	r.Fields = slices.Sorted(func(yield func(string) bool) {
+		for k := range fields {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	// The items stop where their text would pass the token budget, as
+	// the markdown does.
+	size, kept := 0, 0
+	for _, it := range r.Items {
+		for k, v := range it {
+			v = s.secrets.redact(v)
+			if len(v) > extractValueLen {
+				v = clip(v, extractValueLen)
+			}
+			it[k] = v
+			size += snapshot.TextTokens(v) + 2
+		}
+		if kept > 0 && size > tokens {
+			break
+		}
+		kept++
+	}
+	cutByBudget := kept < len(r.Items)
+	r.Items = r.Items[:kept]
+	msg := fmt.Sprintf("%d items of %d matching %q.", len(r.Items), found.Total, in.Selector)
+	switch {
+	case cutByBudget:
+		msg += fmt.Sprintf(" %d more past max_tokens %d: a narrower selector or fewer fields, or a region ref.", found.Total-len(r.Items), tokens)
+	case found.Total > len(r.Items):
+		msg += fmt.Sprintf(" %d more past limit %d.", found.Total-len(r.Items), limit)
+	}
+	if found.FramesFailed > 0 {
+		msg += fmt.Sprintf(" %d cross-site frames did not answer.", found.FramesFailed)
+	}
+	r.Message = s.clip(msg, resultLimit)
+	if r.Items == nil {
+		r.Items = []map[string]string{}
+	}
+	return Output{Value: r}
+}
+
+// parseCursor reads a cursor "<block>:<mark>"; "" is the start.
+func parseCursor(c string) (int, string, error) {
+	if c == "" {
+		return 0, "", nil
+	}
+	n, mark, _ := strings.Cut(c, ":")
+	from, err := strconv.Atoi(n)
+	if err != nil || from < 0 {
+		return 0, "", fmt.Errorf("cursor %q: use next_cursor of the previous result", c)
+	}
+	return from, mark, nil
+}
+
+// blockMark fingerprints a block, so that a cursor can tell the page
+// changed under it.
+func blockMark(b snapshot.Block) string {
+	h := fnv.New32a()
+	h.Write([]byte(b.Text))
+	return strconv.FormatUint(uint64(h.Sum32()), 36)
+}
+
+// extractArgsInvalid answers arguments that do not decode, with a fresh
+// snapshot like every failed action.
+func (s *Session) extractArgsInvalid(ctx context.Context, err error) Output {
+	return s.failed(ctx, InvalidParams, err.Error())
+}
