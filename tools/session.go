@@ -266,6 +266,8 @@ type Session struct {
 	home *home
 	// dl is the session's download directory (download.go).
 	dl downloads
+	// wheel says whether a person has the browser (takeover.go).
+	wheel takeover
 }
 
 // NewSession wraps an open tab as a session.
@@ -317,6 +319,9 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	t, ok := lookup(name, s.caps)
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
+	}
+	if out, refused := s.refuseTaken(ctx); refused { // takeover.go
+		return out, nil
 	}
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
@@ -400,6 +405,7 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
+	s.takeoverNote(snap)
 	return snap, err
 }
 

@@ -1,0 +1,137 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// ErrNotTaken reports a person's input while the person does not have the
+// browser: they must take it over first.
+var ErrNotTaken = errors.New("take over the browser first")
+
+// maxHandBackNote bounds the note a person leaves the agent.
+const maxHandBackNote = 500
+
+// takeover is whether a person has the session's browser. A person takes it
+// and hands it back from the console, on goroutines of their own, while the
+// agent's calls run on theirs: it has its own lock.
+type takeover struct {
+	mu    sync.Mutex
+	taken bool
+	// back is set when a person handed the browser back and the agent has
+	// not heard of it yet; note is what they left it.
+	back bool
+	note string
+}
+
+// TakeOver gives the browser to a person: until HandBack, the agent's calls
+// answer that a person has it, and PersonInput reaches the page. Only the
+// console, under the session's capability, calls it; nothing the agent or
+// a page sends does.
+func (s *Session) TakeOver() {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	s.wheel.taken = true
+	s.log.Info("a person took over the browser")
+}
+
+// HandBack gives the browser back to the agent with the person's note,
+// which its next snapshot carries, with the page as it is then. Handing
+// back a browser nobody took does nothing.
+func (s *Session) HandBack(note string) {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	if !s.wheel.taken {
+		return
+	}
+	s.wheel.taken, s.wheel.back = false, true
+	s.wheel.note = clipNote(note)
+	s.log.Info("a person handed the browser back")
+}
+
+// Taken reports whether a person has the browser.
+func (s *Session) Taken() bool {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	return s.wheel.taken
+}
+
+// PersonInput sends a person's mouse or key event to the page; it fails
+// with ErrNotTaken unless they took the browser over, and with
+// browser.ErrBadInput for an event that is not a known, well-formed one.
+func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	if !s.Taken() {
+		return ErrNotTaken
+	}
+	return s.tab.DispatchPersonInput(ctx, ev)
+}
+
+// Screencast streams pictures of the session's current page until ctx
+// ends.
+func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) {
+	return s.tab.StartScreencast(ctx)
+}
+
+// refuseTaken answers a call made while a person has the browser: at once,
+// never waiting for them, with what the agent can do. It also takes up a
+// hand-back the agent has not heard of: every ref is then invalid, since
+// the person may have changed anything. ok is false when the call may run.
+func (s *Session) refuseTaken(ctx context.Context) (Output, bool) {
+	s.wheel.mu.Lock()
+	taken, back := s.wheel.taken, s.wheel.back
+	s.wheel.mu.Unlock()
+	if back {
+		s.live = nil
+	}
+	if !taken {
+		return Output{}, false
+	}
+	return s.failed(ctx, ActionFailed, "A person has the browser: they took it over from the approval console and "+
+		"act on the page themselves; try again after they hand back. Nothing was done."), true
+}
+
+// takeoverNote tells the agent, in the first snapshot after a hand-back,
+// that a person acted, what they said, and where the page is now.
+func (s *Session) takeoverNote(snap *snapshot.Snapshot) {
+	s.wheel.mu.Lock()
+	back, note := s.wheel.back, s.wheel.note
+	if back && !s.wheel.taken {
+		s.wheel.back, s.wheel.note = false, ""
+	}
+	taken := s.wheel.taken
+	s.wheel.mu.Unlock()
+	if !back || taken || snap == nil {
+		return
+	}
+	said := "."
+	if note != "" {
+		said = ": " + strings.TrimSuffix(note, ".") + "."
+	}
+	title := checkpoint.OneLine(s.clip(snap.Page.Title, 120))
+	snap.Notes = append(snap.Notes, fmt.Sprintf("A person took the browser and handed it back%s The page is now %q %s; earlier refs are invalid.",
+		said, title, checkpoint.OneLine(s.clip(snap.Page.URL, 300))))
+}
+
+// clipNote makes a person's note one bounded line.
+func clipNote(note string) string {
+	note = strings.Join(strings.Fields(note), " ")
+	if len(note) <= maxHandBackNote {
+		return note
+	}
+	cut := maxHandBackNote
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "…"
+}
