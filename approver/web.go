@@ -73,6 +73,8 @@ type Web struct {
 	caps  map[string]string
 	addr  string // host:port, once listening
 	srv   *http.Server
+	// wheels are the sessions' browsers the live view reaches (takeover.go).
+	wheels map[string]Wheel
 }
 
 type webPending struct {
@@ -318,6 +320,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		default:
 			http.NotFound(rw, r)
 		}
+	case strings.HasPrefix(sub, "live") && w.serveLive(rw, r, session, sub): // takeover.go
 	default:
 		http.NotFound(rw, r)
 	}
