@@ -14,6 +14,8 @@ import (
 	"mime"
 	"net/http"
 	"unicode/utf8"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
 // liveHTML is the live view's page.
@@ -194,8 +196,9 @@ func (w *Web) serveLive(rw http.ResponseWriter, r *http.Request, session, sub st
 			return true
 		}
 		wh.HandBack(in.Note)
-		w.log.Info("a person handed the browser back from the console")
-		writeJSON(rw, map[string]any{"taken": false})
+		answered := w.answerTakeover(session, in.Note)
+		w.log.Info("a person handed the browser back from the console", "answered", answered)
+		writeJSON(rw, map[string]any{"taken": false, "answered": answered})
 	case sub == "live/input" && r.Method == http.MethodPost:
 		var ev PersonInput
 		if err := strictJSON(r, &ev); err != nil {
@@ -219,6 +222,29 @@ func (w *Web) serveLive(rw http.ResponseWriter, r *http.Request, session, sub st
 		http.Error(rw, "method not allowed", http.StatusMethodNotAllowed)
 	}
 	return true
+}
+
+// answerTakeover answers the session's pending requests that asked a
+// person for help in the agent's own words (a login, a second factor, a
+// CAPTCHA; run's stuck question): handing back is the person's answer, with
+// their note as its feedback. A request bound to an action (Concrete) is
+// left for the person to decide: handing back never approves an action.
+// It returns how many it answered.
+func (w *Web) answerTakeover(session, note string) int {
+	n := 0
+	for _, r := range w.snapshotPending(session) {
+		if r.Kind != checkpoint.KindAgent || r.Concrete != nil {
+			continue
+		}
+		fb := "A person took the browser and handed it back"
+		if note != "" {
+			fb += ": " + note
+		}
+		if w.decide(session, r.ID, checkpoint.Decision{Approved: true, Feedback: fb, Channel: checkpoint.ChannelWeb}) {
+			n++
+		}
+	}
+	return n
 }
 
 // strictJSON decodes one JSON object with no unknown field.

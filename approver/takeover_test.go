@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
 // fakeWheel is a session's browser as the live view sees it, recording
@@ -144,5 +146,46 @@ func TestWebLiveView(t *testing.T) {
 	w.Detach("alice")
 	if code, _, _ := get(t, aliceURL+"live"); code != http.StatusNotFound {
 		t.Errorf("a detached session's live view: %d", code)
+	}
+}
+
+// Handing back answers the agent's own request for a person (a login),
+// with the note; a request bound to an action, or another session's, is
+// left for the person to decide: a hand-back approves no action.
+func TestWebHandBackAnswersTheAgentsRequest(t *testing.T) {
+	w, urls := startWeb(t)
+	wh := &fakeWheel{}
+	view, err := w.Attach("sess-1", wh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	login := testRequest("login")
+	login.Kind, login.Concrete, login.Action = checkpoint.KindAgent, nil, "Sign in for me"
+	bound := testRequest("bound")
+	bound.Kind = checkpoint.KindAgent
+	other := testRequest("other")
+	other.Kind, other.Concrete, other.Session = checkpoint.KindAgent, nil, "sess-2"
+	var done []<-chan result
+	for _, r := range []checkpoint.Request{login, bound, other} {
+		done = append(done, approveAsync(t.Context(), w, r))
+		<-urls
+	}
+	for _, step := range []struct{ path, body string }{{"live/take", `{}`}, {"live/handback", `{"note":"Signed in"}`}} {
+		resp, err := http.Post(view+step.path, "application/json", strings.NewReader(step.body))
+		if err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %v %v", step.path, resp, err)
+		}
+		resp.Body.Close()
+	}
+	got := <-done[0]
+	if got.err != nil || !got.d.Approved || got.d.Feedback != "A person took the browser and handed it back: Signed in" {
+		t.Errorf("the agent's request: %+v", got)
+	}
+	for i, name := range []string{"bound", "other"} {
+		select {
+		case r := <-done[i+1]:
+			t.Errorf("the hand-back decided the %s request: %+v", name, r)
+		default:
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -319,5 +320,111 @@ func TestTakeoverLiveViewRefusesStrangers(t *testing.T) {
 	r, _ := act(t, c, tools.Navigate, map[string]any{"url": live})
 	if r.Success {
 		t.Errorf("the agent's browser opened the live view: %q", r.Message)
+	}
+}
+
+// takeoverServe starts serve over stdio with the web console at the
+// takeover fixture, and returns the client and the session's live view
+// address, read on stderr.
+func takeoverServe(t *testing.T) (*client.Client, string) {
+	t.Helper()
+	site := httptest.NewServer(fixtures.Site())
+	t.Cleanup(site.Close)
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
+		"--approver", "web", "--open-approvals=false")
+	t.Cleanup(func() { c.Close() })
+	var live string
+	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
+		m := takeoverLiveURL.FindStringSubmatch(stderr.String())
+		if m != nil {
+			live = m[1]
+		}
+		return m != nil
+	})
+	return c, live
+}
+
+// takeoverPerson opens the live view in a Chromium of the person's own,
+// once a frame of the agent's page shows.
+func takeoverPerson(t *testing.T, live string) *browser.Tab {
+	t.Helper()
+	person := browsertest.TabOf(t, browsertest.NewBrowser(t, browser.Options{}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := person.Navigate(ctx, live); err != nil {
+		t.Fatalf("open the live view: %v", err)
+	}
+	takeoverWaitFor(t, "a frame of the agent's page in the live view", func() bool {
+		var n int
+		takeoverEval(t, person, `Number(document.getElementById("screen").dataset.frames)`, &n)
+		return n > 0
+	})
+	return person
+}
+
+// takeoverSetTaken clicks Take over or Hand back and waits for the console
+// to show it.
+func takeoverSetTaken(t *testing.T, person *browser.Tab, take bool) {
+	t.Helper()
+	button := "handback"
+	if take {
+		button = "take"
+	}
+	takeoverEval(t, person, `document.getElementById("`+button+`").click(), true`, nil)
+	takeoverWaitFor(t, "the console to show who has the browser", func() bool {
+		var taken bool
+		takeoverEval(t, person, `document.body.classList.contains("taken")`, &taken)
+		return taken == take
+	})
+}
+
+// The agent asks for a person (a login) through request_human_approval in
+// its own words; the person takes over from the live view, signs in, and
+// hands back with a note: the hand-back is the answer the agent's call
+// gets, and the next snapshot shows what the person typed.
+func TestTakeoverAgentAsksForIt(t *testing.T) {
+	c, live := takeoverServe(t)
+	getSnapshot(t, c)
+	answer := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = tools.RequestApproval
+		req.Params.Arguments = map[string]any{"action": "Sign in for me", "reason": "The site asks for a login and a code I do not have"}
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			res = mcp.NewToolResultError(err.Error())
+		}
+		answer <- res
+	}()
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	takeoverClickAt(t, person, 240, 140)
+	takeoverType(t, person, "ada")
+	takeoverEval(t, person, `document.getElementById("note").value = "Signed in", true`, nil)
+	takeoverSetTaken(t, person, false)
+	var res *mcp.CallToolResult
+	select {
+	case res = <-answer:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the agent's request was not answered by the hand-back")
+	}
+	if res.IsError {
+		t.Fatalf("request_human_approval: %v", res.Content)
+	}
+	var a approval
+	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &a); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Approved || !strings.Contains(a.Message, "A person took the browser and handed it back: Signed in") {
+		t.Errorf("the agent's answer: %+v", a)
+	}
+	s := getSnapshot(t, c)
+	if got := takeoverValue(s, "User name"); got != "ada" {
+		t.Errorf("the user name field holds %q, want ada", got)
+	}
+	if !strings.Contains(strings.Join(s.Notes, "\n"), "handed it back: Signed in.") {
+		t.Errorf("no hand-back note: %q", s.Notes)
 	}
 }
