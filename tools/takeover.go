@@ -116,7 +116,9 @@ func (s *Session) takeoverNote(snap *snapshot.Snapshot) {
 	}
 	said := "."
 	if note != "" {
-		said = ": " + strings.TrimSuffix(note, ".") + "."
+		// The person may have pasted a secret into their note: the agent
+		// sees its placeholder, as everywhere else.
+		said = ": " + strings.TrimSuffix(s.secrets.redact(note), ".") + "."
 	}
 	title := checkpoint.OneLine(s.clip(snap.Page.Title, 120))
 	snap.Notes = append(snap.Notes, fmt.Sprintf("A person took the browser and handed it back%s The page is now %q %s; earlier refs are invalid.",
