@@ -320,9 +320,6 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
-	if out, refused := s.refuseTaken(ctx); refused { // takeover.go
-		return out, nil
-	}
 	start := time.Now()
 	masked := s.fillsPassword(name, args)
 	s.approvalID, s.maskKey = "", false
@@ -330,7 +327,10 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if s.last != nil {
 		before = s.last.Page.URL
 	}
-	out := s.redactOutput(t.run(s, ctx, args))
+	out, refused := s.refuseTaken(ctx) // takeover.go
+	if !refused {
+		out = s.redactOutput(t.run(s, ctx, args))
+	}
 	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)

@@ -85,14 +85,18 @@ func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) 
 
 // refuseTaken answers a call made while a person has the browser: at once,
 // never waiting for them, with what the agent can do. It also takes up a
-// hand-back the agent has not heard of: every ref is then invalid, since
-// the person may have changed anything. ok is false when the call may run.
-func (s *Session) refuseTaken(ctx context.Context) (Output, bool) {
+// hand-back the agent has not heard of: every ref is then invalid, and any
+// approval used up, since the person may have changed anything. refused is
+// false when the call may run; a refused call is logged as any other.
+func (s *Session) refuseTaken(ctx context.Context) (out Output, refused bool) {
 	s.wheel.mu.Lock()
 	taken, back := s.wheel.taken, s.wheel.back
 	s.wheel.mu.Unlock()
 	if back {
+		// What the agent saw, and what a person approved before taking
+		// over, describe a page the person has since acted on.
 		s.live = nil
+		s.gate.UseUp()
 	}
 	if !taken {
 		return Output{}, false
