@@ -31,7 +31,7 @@ var (
 )
 
 // StartScreencast streams pictures of the tab's current page until ctx
-// ends, when the channel closes. It follows the current page: a popup that
+// ends or the tab closes, when the channel closes. It follows the current page: a popup that
 // becomes current, or a page reopened after a crash, is shown from then on.
 // A receiver that falls behind misses frames, never delays the page: only
 // the newest picture waits in the channel.
@@ -43,6 +43,12 @@ func (t *Tab) StartScreencast(ctx context.Context) (<-chan Frame, error) {
 	go func() {
 		defer close(out)
 		for ctx.Err() == nil {
+			t.mu.Lock()
+			closed := t.closed
+			t.mu.Unlock()
+			if closed {
+				return
+			}
 			p, _, changed := t.pagesState()
 			if err := t.castPage(ctx, p, changed, out); err != nil && ctx.Err() == nil {
 				t.log.Debug("screencast of a page ended", "err", err)

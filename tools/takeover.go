@@ -30,6 +30,15 @@ type takeover struct {
 	// not heard of it yet; note is what they left it.
 	back bool
 	note string
+	// viewers are the live views watching the page; one screencast feeds
+	// them all, since a page has one. last is its newest frame, which a
+	// new viewer gets at once: a still page sends none.
+	viewers  map[chan browser.Frame]struct{}
+	stopCast context.CancelFunc
+	last     *browser.Frame
+	// cast counts the screencasts started, so that one that ends late
+	// leaves the viewers of the next alone.
+	cast uint64
 }
 
 // TakeOver gives the browser to a person: until HandBack, the agent's calls
@@ -78,9 +87,73 @@ func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error
 }
 
 // Screencast streams pictures of the session's current page until ctx
-// ends.
+// ends or the session closes. Several viewers share one screencast; a
+// viewer that falls behind misses frames, never delays the others.
 func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) {
-	return s.tab.StartScreencast(ctx)
+	ch := make(chan browser.Frame, 1)
+	w := &s.wheel
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.viewers) == 0 {
+		cast, stop := context.WithCancel(context.Background())
+		frames, err := s.tab.StartScreencast(cast)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("live view: %w", err)
+		}
+		w.viewers, w.stopCast, w.last = map[chan browser.Frame]struct{}{}, stop, nil
+		w.cast++
+		go s.fanOut(frames, w.cast)
+	}
+	w.viewers[ch] = struct{}{}
+	if w.last != nil {
+		ch <- *w.last
+	}
+	context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if _, ok := w.viewers[ch]; !ok {
+			return // the screencast ended first
+		}
+		delete(w.viewers, ch)
+		close(ch)
+		if len(w.viewers) == 0 {
+			w.stopCast()
+		}
+	})
+	return ch, nil
+}
+
+// fanOut hands each frame to every viewer, keeping only the newest waiting
+// for each; when the screencast ends (the session closed), the viewers'
+// channels close.
+func (s *Session) fanOut(frames <-chan browser.Frame, cast uint64) {
+	w := &s.wheel
+	for f := range frames {
+		w.mu.Lock()
+		if w.cast != cast {
+			w.mu.Unlock()
+			continue // a newer screencast feeds the viewers
+		}
+		w.last = &f
+		for ch := range w.viewers {
+			select {
+			case <-ch:
+			default:
+			}
+			ch <- f
+		}
+		w.mu.Unlock()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cast != cast {
+		return
+	}
+	for ch := range w.viewers {
+		close(ch)
+	}
+	w.viewers, w.last = nil, nil
 }
 
 // refuseTaken answers a call made while a person has the browser: at once,
