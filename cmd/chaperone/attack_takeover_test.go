@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -87,6 +88,22 @@ func takeoverType(t *testing.T, tab *browser.Tab, text string) {
 		if err := tab.Press(ctx, k); err != nil {
 			t.Fatalf("type %q into the live view: %v", r, err)
 		}
+	}
+}
+
+// takeoverSettled waits until the live view has sent every input event
+// of the person's, want in all (a click is three, a key two), and fails the
+// test if any was refused.
+func takeoverSettled(t *testing.T, tab *browser.Tab, want int) {
+	t.Helper()
+	var st struct{ Sent, Done, Refused, State string }
+	takeoverWaitFor(t, "the person's input to reach the page", func() bool {
+		takeoverEval(t, tab, `({Sent: document.body.dataset.sent || "0", Done: document.body.dataset.done || "0",
+			Refused: document.body.dataset.refused || "0", State: document.getElementById("state").textContent})`, &st)
+		return st.Sent == st.Done
+	})
+	if st.Refused != "0" || st.Sent != strconv.Itoa(want) {
+		t.Fatalf("the live view sent %s events, want %d; %s refused; it says %q", st.Sent, want, st.Refused, st.State)
 	}
 }
 
@@ -187,8 +204,10 @@ func TestTakeoverPersonTakesTheWheel(t *testing.T) {
 	// the code field, inside the cross-site frame.
 	takeoverClickAt(t, person, 240, 140)
 	takeoverType(t, person, "ada")
+	takeoverSettled(t, person, 9)
 	takeoverClickAt(t, person, 210, 260)
 	takeoverType(t, person, "424242")
+	takeoverSettled(t, person, 24)
 	// The picture follows what the person typed: the frames keep coming.
 	seen := frames()
 	takeoverClickAt(t, person, 240, 140)
@@ -402,6 +421,7 @@ func TestTakeoverAgentAsksForIt(t *testing.T) {
 	takeoverSetTaken(t, person, true)
 	takeoverClickAt(t, person, 240, 140)
 	takeoverType(t, person, "ada")
+	takeoverSettled(t, person, 9)
 	takeoverEval(t, person, `document.getElementById("note").value = "Signed in", true`, nil)
 	takeoverSetTaken(t, person, false)
 	var res *mcp.CallToolResult
