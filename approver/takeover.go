@@ -182,11 +182,11 @@ func (w *Web) serveLive(rw http.ResponseWriter, r *http.Request, session, sub st
 	case sub == "live" && r.Method == http.MethodGet:
 		w.serveLivePage(rw)
 	case sub == "live/frames" && r.Method == http.MethodGet:
-		w.serveFrames(rw, r, wh)
+		w.serveFrames(rw, r, session, wh)
 	case sub == "live/take" && r.Method == http.MethodPost:
-		wh.TakeOver()
+		gen := w.turn(session, wh.TakeOver)
 		w.log.Info("a person took over the browser from the console")
-		writeJSON(rw, map[string]any{"taken": true})
+		writeJSON(rw, map[string]any{"taken": true, "gen": gen})
 	case sub == "live/handback" && r.Method == http.MethodPost:
 		var in struct {
 			Note string `json:"note"`
@@ -195,10 +195,10 @@ func (w *Web) serveLive(rw http.ResponseWriter, r *http.Request, session, sub st
 			http.Error(rw, `want {"note": "..."}`, http.StatusBadRequest)
 			return true
 		}
-		wh.HandBack(in.Note)
+		gen := w.turn(session, func() { wh.HandBack(in.Note) })
 		answered := w.answerTakeover(session, in.Note)
 		w.log.Info("a person handed the browser back from the console", "answered", answered)
-		writeJSON(rw, map[string]any{"taken": false, "answered": answered})
+		writeJSON(rw, map[string]any{"taken": false, "gen": gen, "answered": answered})
 	case sub == "live/input" && r.Method == http.MethodPost:
 		var ev PersonInput
 		if err := strictJSON(r, &ev); err != nil {
@@ -247,6 +247,29 @@ func (w *Web) answerTakeover(session, note string) int {
 	return n
 }
 
+// turn runs a take-over or hand-back of session and returns its number.
+// Frames carry the number of the last one before them, so that the live
+// view ignores a frame sent before the person's own click, which would
+// otherwise show the old state and drop their first input.
+func (w *Web) turn(session string, f func()) uint64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	f()
+	if w.turns == nil {
+		w.turns = map[string]uint64{}
+	}
+	w.turns[session]++
+	return w.turns[session]
+}
+
+// state is whether the person has session's browser, and the number of the
+// last turn.
+func (w *Web) state(session string, wh Wheel) (bool, uint64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return wh.Taken(), w.turns[session]
+}
+
 // strictJSON decodes one JSON object with no unknown field.
 func strictJSON(r *http.Request, v any) error {
 	d := json.NewDecoder(r.Body)
@@ -284,8 +307,8 @@ func (w *Web) serveLivePage(rw http.ResponseWriter) {
 }
 
 // serveFrames streams the session's pictures as server-sent events, each
-// {"jpeg": base64, "w", "h", "taken"}, until the person leaves.
-func (w *Web) serveFrames(rw http.ResponseWriter, r *http.Request, wh Wheel) {
+// {"jpeg": base64, "w", "h", "taken", "gen"}, until the person leaves.
+func (w *Web) serveFrames(rw http.ResponseWriter, r *http.Request, session string, wh Wheel) {
 	fl, ok := rw.(http.Flusher)
 	if !ok {
 		http.Error(rw, "streaming unsupported", http.StatusInternalServerError)
@@ -303,8 +326,9 @@ func (w *Web) serveFrames(rw http.ResponseWriter, r *http.Request, wh Wheel) {
 	rw.WriteHeader(http.StatusOK)
 	fl.Flush()
 	for f := range frames {
+		taken, gen := w.state(session, wh)
 		b, _ := json.Marshal(map[string]any{
-			"jpeg": base64.StdEncoding.EncodeToString(f.JPEG), "w": f.Width, "h": f.Height, "taken": wh.Taken(),
+			"jpeg": base64.StdEncoding.EncodeToString(f.JPEG), "w": f.Width, "h": f.Height, "taken": taken, "gen": gen,
 		})
 		if _, err := fmt.Fprintf(rw, "data: %s\n\n", b); err != nil {
 			return

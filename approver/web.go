@@ -75,6 +75,7 @@ type Web struct {
 	srv   *http.Server
 	// wheels are the sessions' browsers the live view reaches (takeover.go).
 	wheels map[string]Wheel
+	turns  map[string]uint64
 }
 
 type webPending struct {
