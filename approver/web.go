@@ -73,6 +73,9 @@ type Web struct {
 	caps  map[string]string
 	addr  string // host:port, once listening
 	srv   *http.Server
+	// wheels are the sessions' browsers the live view reaches (takeover.go).
+	wheels map[string]Wheel
+	turns  map[string]uint64
 }
 
 type webPending struct {
@@ -326,6 +329,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		default:
 			http.NotFound(rw, r)
 		}
+	case strings.HasPrefix(sub, "live") && w.serveLive(rw, r, session, sub): // takeover.go
 	default:
 		http.NotFound(rw, r)
 	}

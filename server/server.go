@@ -148,7 +148,8 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithToolHandlerMiddleware(s.elicit.Middleware),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions("A real Chromium browser. Start with get_snapshot; act on elements by their refs (@e5); "+
-			"every action returns a fresh snapshot and kills older refs. A person approves risky steps; "+
+			"every action returns a fresh snapshot and kills older refs. A person approves risky steps, and can take the "+
+			"browser over for a login, 2FA or CAPTCHA: ask with request_human_approval, no ref; "+
 			"finish with complete_task."),
 	)
 	for _, d := range defs {

@@ -266,6 +266,8 @@ type Session struct {
 	home *home
 	// dl is the session's download directory (download.go).
 	dl downloads
+	// wheel says whether a person has the browser (takeover.go).
+	wheel takeover
 }
 
 // NewSession wraps an open tab as a session.
@@ -325,7 +327,10 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if s.last != nil {
 		before = s.last.Page.URL
 	}
-	out := s.redactOutput(t.run(s, ctx, args))
+	out, refused := s.refuseTaken(ctx) // takeover.go
+	if !refused {
+		out = s.redactOutput(t.run(s, ctx, args))
+	}
 	masked = masked || s.maskKey
 	took := time.Since(start)
 	code := resultCode(out)
@@ -400,6 +405,7 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
+	s.takeoverNote(snap)
 	return snap, err
 }
 

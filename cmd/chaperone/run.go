@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	approverpkg "github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
@@ -246,7 +247,16 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	srv, err := server.New(server.Config{
 		NewSession: func(ctx context.Context) (server.Session, error) {
 			gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
-			return mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
+			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
+			if err != nil {
+				return nil, err
+			}
+			web, _ := approver.(*approverpkg.Web)
+			if _, err := attachLive(web, e.stderr, "driver", s); err != nil { // takeover.go
+				s.Close()
+				return nil, err
+			}
+			return s, nil
 		},
 		MaxSessions: 1,
 		Version:     version(),
@@ -319,7 +329,9 @@ func shellQuote(s string) string {
 func askWhenStuck(a checkpoint.Approver) driver.AskPerson {
 	return func(ctx context.Context, q driver.StuckQuestion) (driver.StuckAnswer, error) {
 		d, err := a.Approve(ctx, checkpoint.Request{
-			ID: uuid.NewString(), Kind: checkpoint.KindAgent, Action: driver.StuckPrompt,
+			// The driver's session: the console's view of it has the live
+			// view, where the person may take over and hand back instead.
+			ID: uuid.NewString(), Session: "driver", Kind: checkpoint.KindAgent, Action: driver.StuckPrompt,
 			Words:  "The calls that failed or made no progress:\n- " + strings.Join(q.Failures, "\n- "),
 			Reason: "Approve to let the agent continue (write a hint for it if you have one); reject to stop the run.",
 			URL:    q.URL, Title: q.Title, Time: time.Now(),

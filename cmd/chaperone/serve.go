@@ -185,7 +185,14 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				auditLog.Close()
 				return nil, err
 			}
-			return auditedSession{s, auditLog}, nil
+			web, _ := started[checkpoint.ChannelWeb].(*approver.Web)
+			detach, err := attachLive(web, e.stderr, id, s) // takeover.go
+			if err != nil {
+				s.Close()
+				auditLog.Close()
+				return nil, err
+			}
+			return auditedSession{s, auditLog, detach}, nil
 		},
 		MaxSessions: *maxSessions,
 		SessionIdle: *sessionIdle,
@@ -252,10 +259,13 @@ func chainApprovers(srv *server.Server, chain []checkpoint.Channel, started map[
 type auditedSession struct {
 	*tools.Session
 	audit *audit.Log
+	// detach takes the session off the console's live view.
+	detach func()
 }
 
 // Close closes the browser session, then its audit log.
 func (s auditedSession) Close() error {
+	s.detach()
 	err := s.Session.Close()
 	if aerr := s.audit.Close(); err == nil {
 		err = aerr

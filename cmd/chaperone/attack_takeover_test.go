@@ -1,0 +1,450 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/tools"
+)
+
+// takeoverLiveURL matches the live view's address serve prints on stderr
+// when a session opens.
+var takeoverLiveURL = regexp.MustCompile(`Live view \(watch the browser, take over, hand back\): (http://127\.0\.0\.1:\d+/([^/\s]+)/live)`)
+
+// takeoverScreenshot is where the test saves the console with the live
+// view, for the pull request's description.
+const takeoverScreenshot = "/tmp/takeover-console.png"
+
+// takeoverWaitFor polls cond until it holds, failing the test after a
+// minute: the machine is shared, so the wait is for a condition, never a
+// time.
+func takeoverWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// takeoverEval evaluates expr in the person's console tab.
+func takeoverEval(t *testing.T, tab *browser.Tab, expr string, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tab.Evaluate(ctx, expr, out); err != nil {
+		t.Fatalf("console: %s: %v", expr, err)
+	}
+}
+
+// takeoverClickAt clicks the live view's picture where the agent's page has
+// the point x, y (its viewport's CSS pixels), with the person's real mouse.
+func takeoverClickAt(t *testing.T, tab *browser.Tab, x, y float64) {
+	t.Helper()
+	var at struct{ X, Y float64 }
+	takeoverEval(t, tab, `(() => { const r = document.getElementById("screen").getBoundingClientRect();
+		const w = document.getElementById("screen").naturalWidth, h = document.getElementById("screen").naturalHeight;
+		return {X: r.left + `+jsNum(x)+` * r.width / w, Y: r.top + `+jsNum(y)+` * r.height / h}; })()`, &at)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tab.Click(ctx, at.X, at.Y); err != nil {
+		t.Fatalf("click the live view at %v: %v", at, err)
+	}
+}
+
+func jsNum(f float64) string {
+	b, _ := json.Marshal(f)
+	return string(b)
+}
+
+// takeoverType types text with the person's real keyboard into the
+// console tab, where the live view has the focus.
+func takeoverType(t *testing.T, tab *browser.Tab, text string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, r := range text {
+		k, err := browser.ParseKey(string(r))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Press(ctx, k); err != nil {
+			t.Fatalf("type %q into the live view: %v", r, err)
+		}
+	}
+}
+
+// takeoverSettled waits until the live view has sent every input event
+// of the person's, want in all (a click is three, a key two), and fails the
+// test if any was refused.
+func takeoverSettled(t *testing.T, tab *browser.Tab, want int) {
+	t.Helper()
+	var st struct{ Sent, Done, Refused, State string }
+	takeoverWaitFor(t, "the person's input to reach the page", func() bool {
+		takeoverEval(t, tab, `({Sent: document.body.dataset.sent || "0", Done: document.body.dataset.done || "0",
+			Refused: document.body.dataset.refused || "0", State: document.getElementById("state").textContent})`, &st)
+		return st.Sent == st.Done
+	})
+	if st.Refused != "0" || st.Sent != strconv.Itoa(want) {
+		t.Fatalf("the live view sent %s events, want %d; %s refused; it says %q", st.Sent, want, st.Refused, st.State)
+	}
+}
+
+// takeoverValue is the value the snapshot shows of the element named name.
+func takeoverValue(s *snapshot.Snapshot, name string) string {
+	for _, e := range s.Elements {
+		if e.Name == name && e.Value != nil {
+			return *e.Value
+		}
+	}
+	return ""
+}
+
+// A person takes the wheel, end to end with a real browser on both sides:
+// serve over stdio with the web console; a second Chromium opens the
+// session's live view (its address read on serve's stderr, never in an MCP
+// message), sees frames arrive, takes over, types a user name into the
+// agent's page and a code into its cross-site frame through the picture,
+// and hands back with a note. Meanwhile the agent's calls answer at once
+// that a person has the browser; afterwards its snapshot shows what the
+// person typed and their note, and its earlier refs are dead.
+func TestTakeoverPersonTakesTheWheel(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
+		"--approver", "web", "--open-approvals=false")
+	defer c.Close()
+
+	var live, capability string
+	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
+		m := takeoverLiveURL.FindStringSubmatch(stderr.String())
+		if m != nil {
+			live, capability = m[1], m[2]
+		}
+		return m != nil
+	})
+	before := getSnapshot(t, c)
+	var userRef string
+	for _, e := range before.Elements {
+		if e.Name == "User name" {
+			userRef = e.Ref
+		}
+	}
+	if userRef == "" {
+		t.Fatalf("no user name field in the agent's snapshot:\n%s", before.Render())
+	}
+
+	// The person's own browser, not the agent's.
+	person := browsertest.TabOf(t, browsertest.NewBrowser(t, browser.Options{}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := person.Navigate(ctx, live); err != nil {
+		t.Fatalf("open the live view: %v", err)
+	}
+	frames := func() int {
+		var n int
+		takeoverEval(t, person, `Number(document.getElementById("screen").dataset.frames)`, &n)
+		return n
+	}
+	takeoverWaitFor(t, "a frame of the agent's page in the live view", func() bool { return frames() > 0 })
+	var src string
+	takeoverEval(t, person, `document.getElementById("screen").src.slice(0, 23)`, &src)
+	if src != "data:image/jpeg;base64," {
+		t.Fatalf("the live view shows %q, want a JPEG frame", src)
+	}
+
+	takeoverEval(t, person, `document.getElementById("take").click(), true`, nil)
+	takeoverWaitFor(t, "the console to say the person has the browser", func() bool {
+		var taken bool
+		takeoverEval(t, person, `document.body.classList.contains("taken")`, &taken)
+		return taken
+	})
+
+	// The agent, meanwhile, is told at once; nothing it asks runs. A failed
+	// get_snapshot is an error result, as any is (its output is a
+	// snapshot): its text says why.
+	req := mcp.CallToolRequest{}
+	req.Params.Name = tools.GetSnapshot
+	if res, err := c.CallTool(ctx, req); err != nil {
+		t.Fatalf("get_snapshot during the takeover: %v", err)
+	} else if text := textOf(t, res); !strings.Contains(text, "error: action_failed\nA person has the browser") {
+		t.Errorf("get_snapshot during the takeover: %s", text)
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{tools.Fill, map[string]any{"ref": userRef, "value": "mallory"}},
+		{tools.Navigate, map[string]any{"url": site.URL + "/account"}},
+	} {
+		r, _ := act(t, c, tc.tool, tc.args)
+		if r.Success || r.Error == nil || *r.Error != string(tools.ActionFailed) || !strings.Contains(r.Message, "A person has the browser") {
+			t.Errorf("%s during the takeover: success %v, error %v, %q; want action_failed, a person has the browser", tc.tool, r.Success, r.Error, r.Message)
+		}
+	}
+
+	// The person clicks the user name field on the picture and types; then
+	// the code field, inside the cross-site frame.
+	takeoverClickAt(t, person, 240, 140)
+	takeoverType(t, person, "ada")
+	takeoverSettled(t, person, 9)
+	takeoverClickAt(t, person, 210, 260)
+	takeoverType(t, person, "424242")
+	takeoverSettled(t, person, 24)
+	// The picture follows what the person typed: the frames keep coming.
+	seen := frames()
+	takeoverClickAt(t, person, 240, 140)
+	takeoverWaitFor(t, "a new frame after the person's input", func() bool { return frames() > seen })
+
+	takeoverEval(t, person, `document.getElementById("note").value = "Signed in and entered the code for you", window.scrollTo(0, 0), true`, nil)
+	takeoverWaitFor(t, "the newest frame drawn", func() bool {
+		var done bool
+		takeoverEval(t, person, `document.getElementById("screen").complete`, &done)
+		return done
+	})
+	ctx2, cancel2 := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel2()
+	shot, err := person.Screenshot(ctx2, browser.CaptureOptions{Format: "png"})
+	if err != nil {
+		t.Fatalf("screenshot of the console: %v", err)
+	}
+	if err := os.WriteFile(takeoverScreenshot, shot.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the console with the live view: %s", takeoverScreenshot)
+
+	takeoverEval(t, person, `document.getElementById("handback").click(), true`, nil)
+	takeoverWaitFor(t, "the console to say the agent has the browser again", func() bool {
+		var taken bool
+		takeoverEval(t, person, `document.body.classList.contains("taken")`, &taken)
+		return !taken
+	})
+
+	// The agent's old ref is dead, and the answer says why.
+	r, s := act(t, c, tools.Fill, map[string]any{"ref": userRef, "value": "mallory"})
+	if r.Success || r.Error == nil || *r.Error != string(tools.RefInvalid) {
+		t.Errorf("an old ref after the hand-back: success %v, error %v, %q; want ref_invalid", r.Success, r.Error, r.Message)
+	}
+	note := strings.Join(s.Notes, "\n")
+	for _, want := range []string{"A person took the browser and handed it back: Signed in and entered the code for you.",
+		`The page is now "Sign in - Takeover Bank"`, "earlier refs are invalid"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("the first snapshot after the hand-back does not say %q:\n%s", want, note)
+		}
+	}
+	if got := takeoverValue(s, "User name"); got != "ada" {
+		t.Errorf("the user name field holds %q, want what the person typed, ada", got)
+	}
+	if got := takeoverValue(s, "Security code"); got != "424242" {
+		t.Errorf("the code field of the cross-site frame holds %q, want what the person typed, 424242", got)
+	}
+	// The note is said once.
+	if after := getSnapshot(t, c); strings.Contains(strings.Join(after.Notes, "\n"), "A person took the browser") {
+		t.Errorf("the hand-back note is repeated: %q", after.Notes)
+	}
+	// The capability never reaches the agent.
+	if strings.Contains(string(mustJSON(t, s)), capability) {
+		t.Error("the live view's capability reached the agent")
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// The live view keeps the console's protections: another site cannot take
+// the browser or send it input, a wrong capability sees nothing, input
+// without a takeover and malformed input are refused with the session
+// left usable, and the agent's browser cannot open the live view.
+func TestTakeoverLiveViewRefusesStrangers(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
+		"--approver", "web", "--open-approvals=false")
+	defer c.Close()
+	var live string
+	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
+		m := takeoverLiveURL.FindStringSubmatch(stderr.String())
+		if m != nil {
+			live = m[1]
+		}
+		return m != nil
+	})
+	base := strings.TrimSuffix(live, "live")
+	wrong := regexp.MustCompile(`/[^/]+/live$`).ReplaceAllString(live, "/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/live")
+	post := func(url, body string, hdr map[string]string) int {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		for k, v := range hdr {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		return res.StatusCode
+	}
+	evil := map[string]string{"Origin": site.URL, "Sec-Fetch-Site": "cross-site"}
+	click := `{"type":"mousePressed","x":240,"y":140,"button":"left","clickCount":1}`
+	for _, tc := range []struct {
+		name, url, body string
+		hdr             map[string]string
+		want            int
+	}{
+		{"another site takes over", base + "live/take", `{}`, evil, http.StatusForbidden},
+		{"another site sends input", base + "live/input", click, evil, http.StatusForbidden},
+		{"a wrong capability", wrong + "/take", `{}`, nil, http.StatusNotFound},
+		{"input before a takeover", base + "live/input", click, nil, http.StatusConflict},
+		{"an unknown event", base + "live/input", `{"type":"dispatchEvil","x":1,"y":1}`, nil, http.StatusBadRequest},
+		{"a coordinate out of range", base + "live/input", `{"type":"mouseMoved","x":-5,"y":1e12}`, nil, http.StatusBadRequest},
+		{"an unknown field", base + "live/input", `{"type":"keyDown","key":"a","expression":"alert(1)"}`, nil, http.StatusBadRequest},
+		{"a form, not JSON", base + "live/take", `{}`, map[string]string{"Content-Type": "text/plain"}, http.StatusUnsupportedMediaType},
+	} {
+		if got := post(tc.url, tc.body, tc.hdr); got != tc.want {
+			t.Errorf("%s: status %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// None of it took the browser from the agent.
+	s := getSnapshot(t, c)
+	if strings.Contains(strings.Join(s.Notes, "\n"), "A person") {
+		t.Errorf("a stranger's request reached the session: %q", s.Notes)
+	}
+	// The agent's browser never opens the console.
+	r, _ := act(t, c, tools.Navigate, map[string]any{"url": live})
+	if r.Success {
+		t.Errorf("the agent's browser opened the live view: %q", r.Message)
+	}
+}
+
+// takeoverServe starts serve over stdio with the web console at the
+// takeover fixture, and returns the client and the session's live view
+// address, read on stderr.
+func takeoverServe(t *testing.T) (*client.Client, string) {
+	t.Helper()
+	site := httptest.NewServer(fixtures.Site())
+	t.Cleanup(site.Close)
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
+		"--approver", "web", "--open-approvals=false")
+	t.Cleanup(func() { c.Close() })
+	var live string
+	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
+		m := takeoverLiveURL.FindStringSubmatch(stderr.String())
+		if m != nil {
+			live = m[1]
+		}
+		return m != nil
+	})
+	return c, live
+}
+
+// takeoverPerson opens the live view in a Chromium of the person's own,
+// once a frame of the agent's page shows.
+func takeoverPerson(t *testing.T, live string) *browser.Tab {
+	t.Helper()
+	person := browsertest.TabOf(t, browsertest.NewBrowser(t, browser.Options{}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := person.Navigate(ctx, live); err != nil {
+		t.Fatalf("open the live view: %v", err)
+	}
+	takeoverWaitFor(t, "a frame of the agent's page in the live view", func() bool {
+		var n int
+		takeoverEval(t, person, `Number(document.getElementById("screen").dataset.frames)`, &n)
+		return n > 0
+	})
+	return person
+}
+
+// takeoverSetTaken clicks Take over or Hand back and waits for the console
+// to show it.
+func takeoverSetTaken(t *testing.T, person *browser.Tab, take bool) {
+	t.Helper()
+	button := "handback"
+	if take {
+		button = "take"
+	}
+	takeoverEval(t, person, `document.getElementById("`+button+`").click(), true`, nil)
+	takeoverWaitFor(t, "the console to show who has the browser", func() bool {
+		var taken bool
+		takeoverEval(t, person, `document.body.classList.contains("taken")`, &taken)
+		return taken == take
+	})
+}
+
+// The agent asks for a person (a login) through request_human_approval in
+// its own words; the person takes over from the live view, signs in, and
+// hands back with a note: the hand-back is the answer the agent's call
+// gets, and the next snapshot shows what the person typed.
+func TestTakeoverAgentAsksForIt(t *testing.T) {
+	c, live := takeoverServe(t)
+	getSnapshot(t, c)
+	answer := make(chan *mcp.CallToolResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = tools.RequestApproval
+		req.Params.Arguments = map[string]any{"action": "Sign in for me", "reason": "The site asks for a login and a code I do not have"}
+		res, err := c.CallTool(ctx, req)
+		if err != nil {
+			res = mcp.NewToolResultError(err.Error())
+		}
+		answer <- res
+	}()
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	takeoverClickAt(t, person, 240, 140)
+	takeoverType(t, person, "ada")
+	takeoverSettled(t, person, 9)
+	takeoverEval(t, person, `document.getElementById("note").value = "Signed in", true`, nil)
+	takeoverSetTaken(t, person, false)
+	var res *mcp.CallToolResult
+	select {
+	case res = <-answer:
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the agent's request was not answered by the hand-back")
+	}
+	if res.IsError {
+		t.Fatalf("request_human_approval: %v", res.Content)
+	}
+	var a approval
+	if err := json.Unmarshal(mustJSON(t, res.StructuredContent), &a); err != nil {
+		t.Fatal(err)
+	}
+	if !a.Approved || !strings.Contains(a.Message, "A person took the browser and handed it back: Signed in") {
+		t.Errorf("the agent's answer: %+v", a)
+	}
+	s := getSnapshot(t, c)
+	if got := takeoverValue(s, "User name"); got != "ada" {
+		t.Errorf("the user name field holds %q, want ada", got)
+	}
+	if !strings.Contains(strings.Join(s.Notes, "\n"), "handed it back: Signed in.") {
+		t.Errorf("no hand-back note: %q", s.Notes)
+	}
+}

@@ -1,0 +1,216 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// ErrNotTaken reports a person's input while the person does not have the
+// browser: they must take it over first.
+var ErrNotTaken = errors.New("take over the browser first")
+
+// maxHandBackNote bounds the note a person leaves the agent.
+const maxHandBackNote = 500
+
+// takeover is whether a person has the session's browser. A person takes it
+// and hands it back from the console, on goroutines of their own, while the
+// agent's calls run on theirs: it has its own lock.
+type takeover struct {
+	mu    sync.Mutex
+	taken bool
+	// back is set when a person handed the browser back and the agent has
+	// not heard of it yet; note is what they left it.
+	back bool
+	note string
+	// viewers are the live views watching the page; one screencast feeds
+	// them all, since a page has one. last is its newest frame, which a
+	// new viewer gets at once: a still page sends none.
+	viewers  map[chan browser.Frame]struct{}
+	stopCast context.CancelFunc
+	last     *browser.Frame
+	// cast counts the screencasts started, so that one that ends late
+	// leaves the viewers of the next alone.
+	cast uint64
+}
+
+// TakeOver gives the browser to a person: until HandBack, the agent's calls
+// answer that a person has it, and PersonInput reaches the page. Only the
+// console, under the session's capability, calls it; nothing the agent or
+// a page sends does.
+func (s *Session) TakeOver() {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	s.wheel.taken = true
+	s.log.Info("a person took over the browser")
+}
+
+// HandBack gives the browser back to the agent with the person's note,
+// which its next snapshot carries, with the page as it is then. Handing
+// back a browser nobody took does nothing.
+func (s *Session) HandBack(note string) {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	if !s.wheel.taken {
+		return
+	}
+	s.wheel.taken, s.wheel.back = false, true
+	s.wheel.note = clipNote(note)
+	s.log.Info("a person handed the browser back")
+}
+
+// Taken reports whether a person has the browser.
+func (s *Session) Taken() bool {
+	s.wheel.mu.Lock()
+	defer s.wheel.mu.Unlock()
+	return s.wheel.taken
+}
+
+// PersonInput sends a person's mouse or key event to the page; it fails
+// with ErrNotTaken unless they took the browser over, and with
+// browser.ErrBadInput for an event that is not a known, well-formed one.
+func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error {
+	if err := ev.Validate(); err != nil {
+		return err
+	}
+	if !s.Taken() {
+		return ErrNotTaken
+	}
+	return s.tab.DispatchPersonInput(ctx, ev)
+}
+
+// Screencast streams pictures of the session's current page until ctx
+// ends or the session closes. Several viewers share one screencast; a
+// viewer that falls behind misses frames, never delays the others.
+func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) {
+	ch := make(chan browser.Frame, 1)
+	w := &s.wheel
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.viewers) == 0 {
+		cast, stop := context.WithCancel(context.Background())
+		frames, err := s.tab.StartScreencast(cast)
+		if err != nil {
+			stop()
+			return nil, fmt.Errorf("live view: %w", err)
+		}
+		w.viewers, w.stopCast, w.last = map[chan browser.Frame]struct{}{}, stop, nil
+		w.cast++
+		go s.fanOut(frames, w.cast)
+	}
+	w.viewers[ch] = struct{}{}
+	if w.last != nil {
+		ch <- *w.last
+	}
+	context.AfterFunc(ctx, func() {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		if _, ok := w.viewers[ch]; !ok {
+			return // the screencast ended first
+		}
+		delete(w.viewers, ch)
+		close(ch)
+		if len(w.viewers) == 0 {
+			w.stopCast()
+		}
+	})
+	return ch, nil
+}
+
+// fanOut hands each frame to every viewer, keeping only the newest waiting
+// for each; when the screencast ends (the session closed), the viewers'
+// channels close.
+func (s *Session) fanOut(frames <-chan browser.Frame, cast uint64) {
+	w := &s.wheel
+	for f := range frames {
+		w.mu.Lock()
+		if w.cast != cast {
+			w.mu.Unlock()
+			continue // a newer screencast feeds the viewers
+		}
+		w.last = &f
+		for ch := range w.viewers {
+			select {
+			case <-ch:
+			default:
+			}
+			ch <- f
+		}
+		w.mu.Unlock()
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.cast != cast {
+		return
+	}
+	for ch := range w.viewers {
+		close(ch)
+	}
+	w.viewers, w.last = nil, nil
+}
+
+// refuseTaken answers a call made while a person has the browser: at once,
+// never waiting for them, with what the agent can do. It also takes up a
+// hand-back the agent has not heard of: every ref is then invalid, and any
+// approval used up, since the person may have changed anything. refused is
+// false when the call may run; a refused call is logged as any other.
+func (s *Session) refuseTaken(ctx context.Context) (out Output, refused bool) {
+	s.wheel.mu.Lock()
+	taken, back := s.wheel.taken, s.wheel.back
+	s.wheel.mu.Unlock()
+	if back {
+		// What the agent saw, and what a person approved before taking
+		// over, describe a page the person has since acted on.
+		s.live = nil
+		s.gate.UseUp()
+	}
+	if !taken {
+		return Output{}, false
+	}
+	return s.failed(ctx, ActionFailed, "A person has the browser: they took it over from the approval console and "+
+		"act on the page themselves; try again after they hand back. Nothing was done."), true
+}
+
+// takeoverNote tells the agent, in the first snapshot after a hand-back,
+// that a person acted, what they said, and where the page is now.
+func (s *Session) takeoverNote(snap *snapshot.Snapshot) {
+	s.wheel.mu.Lock()
+	back, note := s.wheel.back, s.wheel.note
+	if back && !s.wheel.taken {
+		s.wheel.back, s.wheel.note = false, ""
+	}
+	taken := s.wheel.taken
+	s.wheel.mu.Unlock()
+	if !back || taken || snap == nil {
+		return
+	}
+	said := "."
+	if note != "" {
+		// The person may have pasted a secret into their note: the agent
+		// sees its placeholder, as everywhere else.
+		said = ": " + strings.TrimSuffix(s.secrets.redact(note), ".") + "."
+	}
+	title := checkpoint.OneLine(s.clip(snap.Page.Title, 120))
+	snap.Notes = append(snap.Notes, fmt.Sprintf("A person took the browser and handed it back%s The page is now %q %s; earlier refs are invalid.",
+		said, title, checkpoint.OneLine(s.clip(snap.Page.URL, 300))))
+}
+
+// clipNote makes a person's note one bounded line.
+func clipNote(note string) string {
+	note = strings.Join(strings.Fields(note), " ")
+	if len(note) <= maxHandBackNote {
+		return note
+	}
+	cut := maxHandBackNote
+	for cut > 0 && !utf8.RuneStart(note[cut]) {
+		cut--
+	}
+	return note[:cut] + "…"
+}
