@@ -240,7 +240,7 @@ func (w *Web) answerTakeover(session, note string) int {
 		if note != "" {
 			fb += ": " + note
 		}
-		if w.decide(session, r.ID, checkpoint.Decision{Approved: true, Feedback: fb, Channel: checkpoint.ChannelWeb}) {
+		if w.decide(session, r.ID, checkpoint.Decision{Approved: true, Feedback: fb, Channel: checkpoint.ChannelWeb}, false) {
 			n++
 		}
 	}
