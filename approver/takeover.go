@@ -10,11 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
-	"math"
 	"mime"
 	"net/http"
-	"unicode/utf8"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 )
 
@@ -35,79 +34,11 @@ type LiveFrame struct {
 }
 
 // PersonInput is a mouse, wheel or key event a person sends from the live
-// view; its fields are those of the browser's (browser.PersonInput).
-type PersonInput struct {
-	Type       string  `json:"type"`
-	X          float64 `json:"x"`
-	Y          float64 `json:"y"`
-	Button     string  `json:"button,omitempty"`
-	ClickCount int     `json:"clickCount,omitempty"`
-	DeltaX     float64 `json:"deltaX,omitempty"`
-	DeltaY     float64 `json:"deltaY,omitempty"`
-	Key        string  `json:"key,omitempty"`
-	Code       string  `json:"code,omitempty"`
-	Text       string  `json:"text,omitempty"`
-	KeyCode    int     `json:"keyCode,omitempty"`
-	Modifiers  int     `json:"modifiers,omitempty"`
-}
+// view (capture.PersonInput: the browser takes the same value).
+type PersonInput = capture.PersonInput
 
 // ErrBadInput reports a PersonInput that is not a known, well-formed event.
-var ErrBadInput = errors.New("bad input event")
-
-// maxCoord bounds coordinates and wheel deltas.
-const maxCoord = 100_000
-
-// Validate checks that ev is a known event type with its values in range;
-// the console refuses anything else before it reaches the browser.
-func (ev PersonInput) Validate() error {
-	bad := func(why string) error { return fmt.Errorf("%w: %s", ErrBadInput, why) }
-	in := func(v, lo, hi float64) bool { return !math.IsNaN(v) && v >= lo && v <= hi }
-	if ev.Modifiers < 0 || ev.Modifiers > 15 {
-		return bad("modifiers must be 0 to 15")
-	}
-	switch ev.Type {
-	case "mouseMoved", "mousePressed", "mouseReleased", "mouseWheel":
-		if !in(ev.X, 0, maxCoord) || !in(ev.Y, 0, maxCoord) {
-			return bad("x and y must be within the page")
-		}
-		switch ev.Button {
-		case "", "none", "left", "middle", "right":
-		default:
-			return bad("button must be none, left, middle or right")
-		}
-		if ev.ClickCount < 0 || ev.ClickCount > 3 {
-			return bad("clickCount must be 0 to 3")
-		}
-		if !in(ev.DeltaX, -maxCoord, maxCoord) || !in(ev.DeltaY, -maxCoord, maxCoord) {
-			return bad("deltaX and deltaY out of range")
-		}
-		if ev.Key != "" || ev.Code != "" || ev.Text != "" || ev.KeyCode != 0 {
-			return bad("a mouse event carries no key")
-		}
-	case "keyDown", "keyUp":
-		if ev.Key == "" || len(ev.Key) > 32 || !utf8.ValidString(ev.Key) {
-			return bad("key must be a DOM key name")
-		}
-		if len(ev.Code) > 32 || !utf8.ValidString(ev.Code) {
-			return bad("code too long")
-		}
-		if utf8.RuneCountInString(ev.Text) > 1 || !utf8.ValidString(ev.Text) {
-			return bad("text must be one character at most")
-		}
-		if r, _ := utf8.DecodeRuneInString(ev.Text); ev.Text != "" && r < 0x20 && r != '\r' && r != '\t' {
-			return bad("text must be printable")
-		}
-		if ev.KeyCode < 0 || ev.KeyCode > 255 {
-			return bad("keyCode must be 0 to 255")
-		}
-		if ev.X != 0 || ev.Y != 0 || ev.Button != "" || ev.ClickCount != 0 || ev.DeltaX != 0 || ev.DeltaY != 0 {
-			return bad("a key event carries no pointer")
-		}
-	default:
-		return bad(fmt.Sprintf("unknown event type %.20q", ev.Type))
-	}
-	return nil
-}
+var ErrBadInput = capture.ErrBadInput
 
 // Wheel is a session's browser as the live view reaches it: its pictures,
 // and a person taking it over, sending it input, and handing it back.

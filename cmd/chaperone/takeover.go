@@ -6,7 +6,6 @@ import (
 	"io"
 
 	"github.com/chaperone-mcp/chaperone/approver"
-	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -37,7 +36,7 @@ func (w sessionWheel) HandBack(note string) { w.s.HandBack(note) }
 func (w sessionWheel) Taken() bool          { return w.s.Taken() }
 
 func (w sessionWheel) Input(ctx context.Context, ev approver.PersonInput) error {
-	return w.s.PersonInput(ctx, browser.PersonInput(ev))
+	return w.s.PersonInput(ctx, ev)
 }
 
 // attachLive makes session id's browser reachable from the console's live
