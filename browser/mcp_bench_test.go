@@ -19,7 +19,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The end-to-end benchmark drives the built chaperone binary over stdio with
@@ -210,7 +210,7 @@ func (s *mcpServer) snapshot(ctx context.Context) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.GetSnapshot
+	req.Params.Name = toolapi.GetSnapshot
 	res, err := s.c.CallTool(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("get_snapshot: %w%s", err, s.log())

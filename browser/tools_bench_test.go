@@ -10,6 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
@@ -78,7 +79,7 @@ func callTool(b *testing.B, s *tools.Session, name string, args any) tools.Outpu
 	if err != nil {
 		b.Fatal(err)
 	}
-	if r, ok := out.Value.(tools.ActionResult); ok && !r.Success {
+	if r, ok := out.Value.(toolapi.ActionResult); ok && !r.Success {
 		b.Fatalf("%s: %s: %s", name, *r.Error, r.Message)
 	}
 	return out
@@ -88,7 +89,7 @@ func lastSnapshot(out tools.Output) *snapshot.Snapshot {
 	switch v := out.Value.(type) {
 	case *snapshot.Snapshot:
 		return v
-	case tools.ActionResult:
+	case toolapi.ActionResult:
 		return v.Snapshot
 	}
 	return nil
@@ -232,7 +233,7 @@ func BenchmarkActions(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			var waited time.Duration
-			s := tools.NewSession(tab, tools.Config{Caps: []string{tools.CapAll}})
+			s := tools.NewSession(tab, tools.Config{Caps: []string{toolapi.CapAll}})
 			if err := tab.Navigate(b.Context(), site+bc.path); err != nil {
 				b.Fatal(err)
 			}

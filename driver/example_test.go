@@ -7,7 +7,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // A scripted model drives the mock browser: it finds the button by name in
@@ -20,12 +20,12 @@ func ExampleRun() {
 	cancelled := &snapshot.Snapshot{Page: snapshot.Page{URL: "https://shop.test/cancelled"}}
 	browser := &drivertest.MockBrowser{
 		Page:    home,
-		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e4": {Snapshot: cancelled}},
+		Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e4": {Snapshot: cancelled}},
 		Done:    func(p *snapshot.Snapshot) bool { return p == cancelled },
 	}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.ActOn(tools.Click, "button", "Cancel subscription", nil),
-		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "cancelled"}),
+		driver.ActOn(toolapi.Click, "button", "Cancel subscription", nil),
+		driver.Call(toolapi.CompleteTask, map[string]string{"status": "success", "reason": "cancelled"}),
 	}}
 	res, err := driver.Run(context.Background(), driver.Config{
 		Model: model, Tools: browser, Goal: "Cancel my subscription",

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // turn is one round of the conversation: the model's message and the user
@@ -13,7 +15,7 @@ type turn struct {
 	user      Message
 	// image is the screenshot the result brought, if the model is to see
 	// it: it is shown only while this turn is the newest.
-	image *Image
+	image *toolapi.Image
 	// action is the turn's line in the "Previous actions" summary, without
 	// the leading "- ".
 	action string
@@ -24,7 +26,7 @@ type turn struct {
 // longer fit, then the newest turns.
 type history struct {
 	intro   string
-	initial ToolResult
+	initial toolapi.ToolResult
 	turns   []turn
 	// dropped is how many of the first turns are shown only as summary lines.
 	dropped int
@@ -90,7 +92,7 @@ func (h *history) kept() int { return len(h.turns) - h.dropped }
 
 // resultText is the text block of a tool's result: the text the model
 // reads, with the result's JSON beside it for scripts.
-func resultText(res ToolResult) Block {
+func resultText(res toolapi.ToolResult) Block {
 	return Block{Type: TextBlock, Text: res.Text, Structured: res.Structured}
 }
 
@@ -114,7 +116,7 @@ func parseOutcome(data []byte) (toolOutcome, bool) {
 // describe returns a short form of an outcome: "success", "failed
 // (element_disabled)", "approved", "rejected", "acknowledged", "not
 // acknowledged", "error".
-func describe(res ToolResult) string {
+func describe(res toolapi.ToolResult) string {
 	if res.IsError {
 		return "error"
 	}

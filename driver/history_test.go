@@ -6,24 +6,24 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestDescribe(t *testing.T) {
 	tests := []struct {
-		res  ToolResult
+		res  toolapi.ToolResult
 		want string
 	}{
-		{ToolResult{Text: `{"success":true,"snapshot":{},"error":null}`}, "success"},
-		{ToolResult{Text: `{"success":false,"snapshot":{},"error":"element_disabled"}`}, "failed (element_disabled)"},
-		{ToolResult{Text: `{"success":false,"snapshot":{},"error":"human_rejected","message":"User feedback: no"}`}, "failed (human_rejected)"},
-		{ToolResult{Text: `{"approved":true,"message":""}`}, "approved"},
-		{ToolResult{Text: `{"approved":false,"message":"no"}`}, "rejected"},
-		{ToolResult{Text: `{"acknowledged":true,"message":""}`}, "acknowledged"},
-		{ToolResult{Text: `{"acknowledged":false,"message":""}`}, "not acknowledged"},
-		{ToolResult{Text: `{"snapshot_id":"x","elements":[]}`}, "done"},
-		{ToolResult{Text: `not json`}, "done"},
-		{ToolResult{Text: `unknown tool`, IsError: true}, "error"},
+		{toolapi.ToolResult{Text: `{"success":true,"snapshot":{},"error":null}`}, "success"},
+		{toolapi.ToolResult{Text: `{"success":false,"snapshot":{},"error":"element_disabled"}`}, "failed (element_disabled)"},
+		{toolapi.ToolResult{Text: `{"success":false,"snapshot":{},"error":"human_rejected","message":"User feedback: no"}`}, "failed (human_rejected)"},
+		{toolapi.ToolResult{Text: `{"approved":true,"message":""}`}, "approved"},
+		{toolapi.ToolResult{Text: `{"approved":false,"message":"no"}`}, "rejected"},
+		{toolapi.ToolResult{Text: `{"acknowledged":true,"message":""}`}, "acknowledged"},
+		{toolapi.ToolResult{Text: `{"acknowledged":false,"message":""}`}, "not acknowledged"},
+		{toolapi.ToolResult{Text: `{"snapshot_id":"x","elements":[]}`}, "done"},
+		{toolapi.ToolResult{Text: `not json`}, "done"},
+		{toolapi.ToolResult{Text: `unknown tool`, IsError: true}, "error"},
 	}
 	for _, tt := range tests {
 		if got := describe(tt.res); got != tt.want {
@@ -36,13 +36,13 @@ func TestTarget(t *testing.T) {
 	tests := []struct {
 		name, input, want string
 	}{
-		{tools.Click, `{"ref":"@e5"}`, "@e5"},
-		{tools.Fill, `{"ref":"@e3","value":"secret"}`, "@e3"},
-		{tools.Scroll, `{"direction":"down","amount":300}`, "down"},
-		{tools.CompleteTask, `{"status":"failed","reason":"x"}`, "failed"},
-		{tools.RequestApproval, `{"action":"Click Confirm cancellation","reason":"irreversible"}`, "Click Confirm cancellation"},
-		{tools.GetSnapshot, `{}`, ""},
-		{tools.Click, `garbage`, ""},
+		{toolapi.Click, `{"ref":"@e5"}`, "@e5"},
+		{toolapi.Fill, `{"ref":"@e3","value":"secret"}`, "@e3"},
+		{toolapi.Scroll, `{"direction":"down","amount":300}`, "down"},
+		{toolapi.CompleteTask, `{"status":"failed","reason":"x"}`, "failed"},
+		{toolapi.RequestApproval, `{"action":"Click Confirm cancellation","reason":"irreversible"}`, "Click Confirm cancellation"},
+		{toolapi.GetSnapshot, `{}`, ""},
+		{toolapi.Click, `garbage`, ""},
 	}
 	for _, tt := range tests {
 		if got := target(tt.name, json.RawMessage(tt.input)); got != tt.want {
@@ -56,14 +56,14 @@ func TestTarget(t *testing.T) {
 // the same; the two newest user messages end in breakpoints; the turns kept
 // are not changed.
 func TestHistoryWindow(t *testing.T) {
-	img := func() *Image { return &Image{MIMEType: "image/png", Data: []byte("x")} }
-	h := history{intro: "goal", initial: ToolResult{Text: "page", Image: img()}}
+	img := func() *toolapi.Image { return &toolapi.Image{MIMEType: "image/png", Data: []byte("x")} }
+	h := history{intro: "goal", initial: toolapi.ToolResult{Text: "page", Image: img()}}
 	if m := h.messages(); len(m) != 1 || m[0].Content[2].Type != ImageBlock || !m[0].Content[1].Cache {
 		t.Fatalf("initial window = %+v", m)
 	}
 	for i, id := range []string{"a", "b"} {
 		h.turns = append(h.turns, turn{
-			assistant: Message{Role: RoleAssistant, Content: []Block{ToolUse(id, tools.Click, json.RawMessage(`{}`))}},
+			assistant: Message{Role: RoleAssistant, Content: []Block{ToolUse(id, toolapi.Click, json.RawMessage(`{}`))}},
 			user:      Message{Role: RoleUser, Content: []Block{ToolResultOf(id, false, Text("{}"))}},
 			image:     img(),
 		})

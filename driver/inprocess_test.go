@@ -5,11 +5,10 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The whole path: Claude (against the fake API) drives the real server
@@ -18,7 +17,7 @@ func TestRunThroughInProcessServer(t *testing.T) {
 	done := drivertest.ValidPage("https://shop.test/cancelled", "Home")
 	mb := &drivertest.MockBrowser{
 		Page:    drivertest.ValidPage("https://shop.test/", "Buy", "Cancel"),
-		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Snapshot: done}},
+		Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e2": {Snapshot: done}},
 		Done:    func(p *snapshot.Snapshot) bool { return p == done },
 	}
 	h := newHarness(t, mb, reply(click("@e2")), reply(complete("success")))
@@ -27,7 +26,7 @@ func TestRunThroughInProcessServer(t *testing.T) {
 	if !res.Success || res.Turns != 2 {
 		t.Fatalf("result = %+v", res)
 	}
-	if got := h.actions(); !slices.Equal(got, []string{tools.Click + " @e2", tools.CompleteTask + " success"}) {
+	if got := h.actions(); !slices.Equal(got, []string{toolapi.Click + " @e2", toolapi.CompleteTask + " success"}) {
 		t.Fatalf("browser calls = %q", got)
 	}
 	if n := h.api.Requests()[0].images(); n != 1 {
@@ -38,7 +37,7 @@ func TestRunThroughInProcessServer(t *testing.T) {
 // throughServer serves mb through the real server, whose results carry the
 // compact text, and returns an in-process client of it as the driver's
 // tools.
-func throughServer(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
+func throughServer(t *testing.T, mb *drivertest.MockBrowser) toolapi.Tools {
 	t.Helper()
 	return serveInProcess(t, func(context.Context) (server.Session, error) {
 		return &drivertest.Session{Browser: mb}, nil
@@ -47,7 +46,7 @@ func throughServer(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
 
 // serveInProcess runs the real server on the sessions newSession opens and
 // returns an in-process client of it as the driver's tools.
-func serveInProcess(t *testing.T, newSession func(context.Context) (server.Session, error)) driver.Tools {
+func serveInProcess(t *testing.T, newSession func(context.Context) (server.Session, error)) toolapi.Tools {
 	t.Helper()
 	srv, err := server.New(server.Config{NewSession: newSession, MaxSessions: 1})
 	if err != nil {

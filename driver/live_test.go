@@ -12,6 +12,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -26,7 +27,7 @@ func (tabSession) Close() error { return nil }
 // liveDemo returns the real server's tools, in process, on a tab of real
 // Chromium at path of the fixture site, gated by the demo profile with a
 // person who approves.
-func liveDemo(t *testing.T, path string) driver.Tools {
+func liveDemo(t *testing.T, path string) toolapi.Tools {
 	t.Helper()
 	site := browsertest.Site(t)
 	p, err := checkpoint.LoadProfile("demo")
@@ -85,14 +86,14 @@ func actOn(tool, role, name string, extra map[string]any) fakeReply {
 // cancellation flow, as the scripted demo agent does.
 func demoReplies() []fakeReply {
 	return []fakeReply{
-		actOn(tools.Click, "button", "Cancel Membership", nil),
-		actOn(tools.Click, "button", "Continue to Cancel", nil),
-		actOn(tools.Click, "radio", "It's too expensive", nil),
-		actOn(tools.Click, "button", "Continue", nil),
-		actOn(tools.RequestApproval, "button", "Finish Cancellation", map[string]any{
+		actOn(toolapi.Click, "button", "Cancel Membership", nil),
+		actOn(toolapi.Click, "button", "Continue to Cancel", nil),
+		actOn(toolapi.Click, "radio", "It's too expensive", nil),
+		actOn(toolapi.Click, "button", "Continue", nil),
+		actOn(toolapi.RequestApproval, "button", "Finish Cancellation", map[string]any{
 			"verb": "click", "action": `click "Finish Cancellation"`, "reason": "This cancels the membership and cannot be undone.",
 		}),
-		actOn(tools.Click, "button", "Finish Cancellation", nil),
+		actOn(toolapi.Click, "button", "Finish Cancellation", nil),
 		reply(complete("success")),
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Reasons a run ends, in [Result.Reason].
@@ -89,7 +89,7 @@ type Config struct {
 	Model     Model
 	ModelName string
 	// Tools is the browser.
-	Tools Tools
+	Tools toolapi.Tools
 	// Goal is the task; Guidance is the profile's advice for the site.
 	Goal     string
 	Guidance string
@@ -235,7 +235,7 @@ func (r *run) settle(res Result) Result {
 type run struct {
 	cfg    Config
 	log    *slog.Logger
-	specs  []ToolSpec
+	specs  []toolapi.ToolSpec
 	system string
 	hist   history
 	cal    calibration
@@ -258,7 +258,7 @@ type run struct {
 }
 
 func (r *run) loop(ctx context.Context) Result {
-	initial, err := r.cfg.Tools.Call(ctx, tools.GetSnapshot, json.RawMessage(`{}`))
+	initial, err := r.cfg.Tools.Call(ctx, toolapi.GetSnapshot, json.RawMessage(`{}`))
 	if err != nil || initial.IsError {
 		detail := initial.Text
 		if err != nil {
@@ -352,7 +352,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	if err != nil {
 		// The call never reached a result: tell the model, text only.
 		r.log.Error("tool call failed", "turn", n, "tool", call.Name, "err", r.redact.String(err.Error()))
-		res = ToolResult{Text: fmt.Sprintf("The tool call failed: %v", err), IsError: true}
+		res = toolapi.ToolResult{Text: fmt.Sprintf("The tool call failed: %v", err), IsError: true}
 		rec.Error = err.Error()
 	}
 	outcome := describe(res)
@@ -362,7 +362,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		switch {
 		case o.Approved != nil:
 			rec.Approval = outcome
-		case o.Error != nil && *o.Error == string(tools.HumanRejected):
+		case o.Error != nil && *o.Error == string(toolapi.HumanRejected):
 			rec.Approval = "rejected"
 		case strings.HasPrefix(o.Message, "Approved by a human"):
 			rec.Approval = "approved"
@@ -395,7 +395,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		img = nil
 	}
 	t := turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action}
-	if r.cfg.AllScreenshots || failed || call.Name == tools.GetSnapshot {
+	if r.cfg.AllScreenshots || failed || call.Name == toolapi.GetSnapshot {
 		t.image = img
 	}
 	r.hist.turns = append(r.hist.turns, t)
@@ -404,7 +404,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		return true, *stop
 	}
 
-	if call.Name != tools.CompleteTask || res.IsError {
+	if call.Name != toolapi.CompleteTask || res.IsError {
 		return false, Result{}
 	}
 	o, _ := parseOutcome(res.JSON())
@@ -426,7 +426,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 // toolResultBlock turns a tool's result into the tool_result the API
 // accepts: its text. The screenshot, when the model is to see it, follows
 // the results (see history.messages).
-func toolResultBlock(id string, res ToolResult) Block {
+func toolResultBlock(id string, res toolapi.ToolResult) Block {
 	content := []Block{resultText(res)}
 	if res.Text == "" {
 		content[0].Text = "(empty result)"

@@ -5,20 +5,20 @@
 //
 // The loop speaks to the model through [Model], over a transport-free
 // conversation ([Request], [Message], [Block]); only [Claude] knows the
-// Anthropic SDK. It speaks to the browser through [Tools]: in production an
+// Anthropic SDK. It speaks to the browser through [toolapi.Tools]: in production an
 // in-process MCP client of the real server (package server adapts one), in
 // tests the mock browser of package drivertest.
 package driver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"image"
 	_ "image/jpeg" // screenshots may be JPEG
 	_ "image/png"  // screenshots are PNG by default
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Model produces the next assistant message of a conversation. An
@@ -33,7 +33,7 @@ type Model interface {
 type Request struct {
 	System    string
 	Messages  []Message
-	Tools     []ToolSpec
+	Tools     []toolapi.ToolSpec
 	MaxTokens int
 	// Cache asks for prompt-cache breakpoints on the last tool and on the
 	// system prompt; the blocks of Messages mark their own (Block.Cache).
@@ -119,7 +119,7 @@ type Block struct {
 	// Text is a text block's text, or a thinking block's thinking.
 	Text string
 	// Image is an image block's image.
-	Image *Image
+	Image *toolapi.Image
 	// ID, Name and Input describe a tool_use block.
 	ID    string
 	Name  string
@@ -147,7 +147,7 @@ type Block struct {
 func Text(s string) Block { return Block{Type: TextBlock, Text: s} }
 
 // ImageOf returns an image block.
-func ImageOf(img *Image) Block { return Block{Type: ImageBlock, Image: img} }
+func ImageOf(img *toolapi.Image) Block { return Block{Type: ImageBlock, Image: img} }
 
 // ToolUse returns a tool_use block.
 func ToolUse(id, name string, input json.RawMessage) Block {
@@ -157,30 +157,6 @@ func ToolUse(id, name string, input json.RawMessage) Block {
 // ToolResultOf returns a tool_result block answering the tool_use id.
 func ToolResultOf(id string, isError bool, content ...Block) Block {
 	return Block{Type: ToolResultBlock, ToolUseID: id, IsError: isError, Content: content}
-}
-
-// ToolSpec describes a tool the model may call.
-type ToolSpec struct {
-	Name        string
-	Description string
-	// InputSchema is the JSON Schema of the tool's arguments (an object).
-	InputSchema json.RawMessage
-}
-
-// Image is a screenshot or other picture sent to the model.
-type Image struct {
-	// MIMEType is image/png or image/jpeg.
-	MIMEType string
-	Data     []byte
-}
-
-// Size decodes the image header and returns its dimensions.
-func (img *Image) Size() (width, height int, err error) {
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(img.Data))
-	if err != nil {
-		return 0, 0, fmt.Errorf("decode %s header: %w", img.MIMEType, err)
-	}
-	return cfg.Width, cfg.Height, nil
 }
 
 // TransientError marks a model error worth retrying: a network failure, a

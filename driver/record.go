@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/google/uuid"
 )
 
@@ -174,7 +175,7 @@ func (r *Recorder) keep(err error) {
 	}
 }
 
-func (r *Recorder) begin(rec StartRecord, img *Image) {
+func (r *Recorder) begin(rec StartRecord, img *toolapi.Image) {
 	if r == nil {
 		return
 	}
@@ -186,7 +187,7 @@ func (r *Recorder) begin(rec StartRecord, img *Image) {
 	r.line(rec)
 }
 
-func (r *Recorder) turn(rec TurnRecord, img *Image) {
+func (r *Recorder) turn(rec TurnRecord, img *toolapi.Image) {
 	if r == nil {
 		return
 	}
@@ -242,7 +243,7 @@ func (r *Recorder) writeScript(name string, s *Script) {
 }
 
 // saveImage writes a turn's screenshot and returns its file name, or "".
-func (r *Recorder) saveImage(turn int, img *Image) string {
+func (r *Recorder) saveImage(turn int, img *toolapi.Image) string {
 	if img == nil {
 		return ""
 	}

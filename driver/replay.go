@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // ReasonScriptEnded: a replay ran out of steps before an acknowledged
@@ -87,7 +87,7 @@ type replay struct {
 	next *Script
 	// page is the result that carried the newest snapshot (run.seen): its
 	// text is what the model reads, its image the screenshot.
-	page ToolResult
+	page toolapi.ToolResult
 	// moved maps a target that did not replay to the one that worked
 	// instead, so that a later step on the same element (the click after
 	// its approval) finds it with no model call.
@@ -243,7 +243,7 @@ func (r *replay) all(ctx context.Context) Result {
 
 // look takes a fresh snapshot of the page.
 func (r *replay) look(ctx context.Context) error {
-	res, err := r.cfg.Tools.Call(ctx, tools.GetSnapshot, json.RawMessage(`{}`))
+	res, err := r.cfg.Tools.Call(ctx, toolapi.GetSnapshot, json.RawMessage(`{}`))
 	if err != nil {
 		return err
 	}
@@ -255,7 +255,7 @@ func (r *replay) look(ctx context.Context) error {
 }
 
 // noteResult keeps the newest snapshot a result carried.
-func (r *replay) noteResult(res ToolResult) {
+func (r *replay) noteResult(res toolapi.ToolResult) {
 	if s, ok := parseSnapshot(res.JSON()); ok {
 		r.seen, r.page = s, res
 	}
@@ -267,7 +267,7 @@ func (r *replay) step(ctx context.Context, n int, step ScriptStep) (bool, Result
 	rec := TurnRecord{Turn: n, Time: r.cfg.Now(), Tool: step.Tool, Target: step.Target.String()}
 	out := ReplayStep{Step: n, Tool: step.Tool, Target: r.redact.String(step.Target.String())}
 	input, target, why := r.resolve(step)
-	var res ToolResult
+	var res toolapi.ToolResult
 	if why == "" {
 		var err error
 		res, err = r.call(ctx, step.Tool, input)
@@ -314,7 +314,7 @@ func (r *replay) step(ctx context.Context, n int, step ScriptStep) (bool, Result
 
 // ended reports whether a result that worked ends the replay: an
 // acknowledged complete_task, or a person who rejected a step.
-func (r *replay) ended(res ToolResult) (bool, Result) {
+func (r *replay) ended(res toolapi.ToolResult) (bool, Result) {
 	o, _ := parseOutcome(res.JSON())
 	switch {
 	case o.Acknowledged != nil && *o.Acknowledged:
@@ -326,7 +326,7 @@ func (r *replay) ended(res ToolResult) (bool, Result) {
 			return true, Result{Success: true, Reason: ReasonCompleted, Detail: o.Message}
 		}
 		return true, Result{Reason: ReasonTaskFailed, Detail: o.Message}
-	case o.Approved != nil && !*o.Approved, o.Error != nil && *o.Error == string(tools.HumanRejected):
+	case o.Approved != nil && !*o.Approved, o.Error != nil && *o.Error == string(toolapi.HumanRejected):
 		return true, Result{Reason: ReasonTaskFailed, Detail: "a person rejected the step: " + o.Message}
 	}
 	return false, Result{}
@@ -387,7 +387,7 @@ func withTarget(step ScriptStep, target *StepTarget) ScriptStep {
 }
 
 // call calls a tool and keeps the snapshot its result carries.
-func (r *replay) call(ctx context.Context, name string, input json.RawMessage) (ToolResult, error) {
+func (r *replay) call(ctx context.Context, name string, input json.RawMessage) (toolapi.ToolResult, error) {
 	r.lastInput = input
 	res, err := r.cfg.Tools.Call(ctx, name, input)
 	if err == nil {
@@ -397,7 +397,7 @@ func (r *replay) call(ctx context.Context, name string, input json.RawMessage) (
 }
 
 // failureOf says why a call did not work, or "" when it did.
-func failureOf(res ToolResult, err error) string {
+func failureOf(res toolapi.ToolResult, err error) string {
 	if err != nil {
 		return err.Error()
 	}
@@ -406,7 +406,7 @@ func failureOf(res ToolResult, err error) string {
 		return ""
 	}
 	o, _ := parseOutcome(res.JSON())
-	if o.Approved != nil || (o.Error != nil && *o.Error == string(tools.HumanRejected)) {
+	if o.Approved != nil || (o.Error != nil && *o.Error == string(toolapi.HumanRejected)) {
 		// A person's no is an answer, not a failure to recover from.
 		return ""
 	}
@@ -423,7 +423,7 @@ func failureOf(res ToolResult, err error) string {
 // recover gives a step that did not replay to the model, then to the
 // person. It returns the result of the call that worked, or the result
 // that ends the replay.
-func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string, out *ReplayStep) (ToolResult, *Result) {
+func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string, out *ReplayStep) (toolapi.ToolResult, *Result) {
 	var failures []string
 	failures = append(failures, fmt.Sprintf("replay of %s(%s): %s", step.Tool, step.Target, why))
 	hint := ""
@@ -436,7 +436,7 @@ func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string
 			for range calls {
 				res, worked, err := r.askModel(ctx, n, step, why, hint, out)
 				if err != nil {
-					return ToolResult{}, &Result{Reason: ReasonAPIError, Detail: err.Error()}
+					return toolapi.ToolResult{}, &Result{Reason: ReasonAPIError, Detail: err.Error()}
 				}
 				if worked {
 					return res, nil
@@ -449,7 +449,7 @@ func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string
 			break
 		}
 		if r.cfg.Ask == nil {
-			return ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) did not replay: %s", n, step.Tool, why)}
+			return toolapi.ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) did not replay: %s", n, step.Tool, why)}
 		}
 		q := StuckQuestion{Goal: r.redact.String(r.cfg.Goal), Failures: failures}
 		if r.seen != nil {
@@ -461,9 +461,9 @@ func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string
 		ans, err := r.cfg.Ask(ctx, q)
 		switch {
 		case err != nil:
-			return ToolResult{}, &Result{Reason: ReasonStuck, Detail: "asking a person failed: " + err.Error()}
+			return toolapi.ToolResult{}, &Result{Reason: ReasonStuck, Detail: "asking a person failed: " + err.Error()}
 		case ans.Stop:
-			return ToolResult{}, &Result{Reason: ReasonStuck, Detail: firstNonEmpty(ans.Hint, "a person stopped the replay")}
+			return toolapi.ToolResult{}, &Result{Reason: ReasonStuck, Detail: firstNonEmpty(ans.Hint, "a person stopped the replay")}
 		case strings.TrimSpace(ans.Hint) != "" && r.hasModel():
 			hint = strings.TrimSpace(ans.Hint)
 			continue
@@ -471,7 +471,7 @@ func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string
 		// Continue: the page may have changed since; try the step as
 		// recorded once more.
 		if err := r.look(ctx); err != nil {
-			return ToolResult{}, &Result{Reason: ReasonBrowserError, Detail: err.Error()}
+			return toolapi.ToolResult{}, &Result{Reason: ReasonBrowserError, Detail: err.Error()}
 		}
 		input, target, w := r.resolve(step)
 		if w == "" {
@@ -481,18 +481,18 @@ func (r *replay) recover(ctx context.Context, n int, step ScriptStep, why string
 				return res, nil
 			}
 		}
-		return ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) did not replay: %s", n, step.Tool, w)}
+		return toolapi.ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) did not replay: %s", n, step.Tool, w)}
 	}
-	return ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) could not be recovered: %s", n, step.Tool, why)}
+	return toolapi.ToolResult{}, &Result{Reason: ReasonStuck, Detail: fmt.Sprintf("step %d (%s) could not be recovered: %s", n, step.Tool, why)}
 }
 
 // askModel asks the model to do one step on a fresh snapshot, and performs
 // the call it answers with. worked says whether that call worked; the
 // step then goes to the next script, and a new target for the same
 // element is remembered.
-func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint string, out *ReplayStep) (ToolResult, bool, error) {
+func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint string, out *ReplayStep) (toolapi.ToolResult, bool, error) {
 	if err := r.look(ctx); err != nil {
-		return ToolResult{}, false, err
+		return toolapi.ToolResult{}, false, err
 	}
 	before := r.seen
 	req := Request{System: r.system, Tools: r.specs, MaxTokens: r.cfg.MaxTokens, Cache: !r.cfg.NoCache,
@@ -502,7 +502,7 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 	}
 	resp, _, err := r.ask(ctx, req)
 	if err != nil {
-		return ToolResult{}, false, err
+		return toolapi.ToolResult{}, false, err
 	}
 	out.ModelCalls++
 	out.Tokens.Add(resp.Usage)
@@ -515,17 +515,17 @@ func (r *replay) askModel(ctx context.Context, n int, step ScriptStep, why, hint
 		}
 	}
 	if call == nil {
-		return ToolResult{Text: "the model did not call a tool", IsError: true}, false, nil
+		return toolapi.ToolResult{Text: "the model did not call a tool", IsError: true}, false, nil
 	}
 	r.redact.notePassword(call.Name, call.Input, before)
 	if why := secretElsewhere(step, call.Input, before, r.where); why != "" {
 		r.log.Warn("model's call refused", "step", n, "tool", call.Name, "why", why)
-		return ToolResult{Text: why, IsError: true}, false, nil
+		return toolapi.ToolResult{Text: why, IsError: true}, false, nil
 	}
 	res, err := r.call(ctx, call.Name, call.Input)
 	if w := failureOf(res, err); w != "" {
 		if err != nil {
-			res = ToolResult{Text: w, IsError: true}
+			res = toolapi.ToolResult{Text: w, IsError: true}
 		}
 		return res, false, nil
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // signInAt is a sign-in form at url: a "Password" field, and the button;
@@ -28,9 +28,9 @@ func signInAt(url, frame string) *snapshot.Snapshot {
 // and nothing is typed.
 func TestReplayActsOnlyWhereRecorded(t *testing.T) {
 	const recorded = "https://shop.test/login"
-	fill := driver.ScriptStep{Tool: tools.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
+	fill := driver.ScriptStep{Tool: toolapi.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
 		Target: &driver.StepTarget{Role: "textbox", Name: "Password", Kind: "password"}, Before: driver.PageState{URL: recorded}}
-	click := driver.ScriptStep{Tool: tools.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"},
+	click := driver.ScriptStep{Tool: toolapi.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"},
 		Before: driver.PageState{URL: "https://shop.test/orders/1042/confirm"}}
 	legacy := fill
 	legacy.Before = driver.PageState{}
@@ -74,9 +74,9 @@ func TestReplayActsOnlyWhereRecorded(t *testing.T) {
 // the model, the model's call may not type the secret on another site than
 // the step's, whatever it answers; on the recorded site it may.
 func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
-	step := driver.ScriptStep{Tool: tools.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
+	step := driver.ScriptStep{Tool: toolapi.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
 		Target: &driver.StepTarget{Role: "textbox", Name: "Passcode"}, Before: driver.PageState{URL: "https://shop.test/login"}}
-	typeIt := reply(wireCall(tools.Fill, map[string]any{"ref": "@e2", "value": "{{PASSWORD}}"}))
+	typeIt := reply(wireCall(toolapi.Fill, map[string]any{"ref": "@e2", "value": "{{PASSWORD}}"}))
 	for _, tt := range []struct {
 		name  string
 		page  *snapshot.Snapshot
@@ -96,7 +96,7 @@ func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
 			}
 			typed := false
 			for _, c := range mb.Calls() {
-				typed = typed || c.Name == tools.Fill
+				typed = typed || c.Name == toolapi.Fill
 			}
 			if typed != tt.typed {
 				t.Errorf("the secret was typed: %v, want %v (calls %q)", typed, tt.typed, actions(mb))
@@ -113,8 +113,8 @@ func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
 func TestReplayOnAnotherSite(t *testing.T) {
 	const recorded = "https://shop.test/login"
 	steps := []driver.ScriptStep{
-		{Tool: tools.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"}, Before: driver.PageState{URL: recorded}},
-		{Tool: tools.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
+		{Tool: toolapi.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"}, Before: driver.PageState{URL: recorded}},
+		{Tool: toolapi.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
 			Target: &driver.StepTarget{Role: "textbox", Name: "Password", Kind: "password"}, Before: driver.PageState{URL: recorded}},
 	}
 	for _, tt := range []struct {
@@ -130,7 +130,7 @@ func TestReplayOnAnotherSite(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			mb := &drivertest.MockBrowser{Page: signInAt(tt.start, ""),
-				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e1": {Snapshot: signInAt(tt.then, "")}}}
+				Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e1": {Snapshot: signInAt(tt.then, "")}}}
 			h := newHarness(t, mb)
 			script := &driver.Script{Format: 1, Version: 1, Goal: "g", StartURL: recorded + "?from=mail", Steps: steps}
 			cfg := driver.ReplayConfig{Script: script, Config: h.cfg}
@@ -139,10 +139,10 @@ func TestReplayOnAnotherSite(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := actions(mb)
-			if len(got) == 0 || got[0] != tools.Click+" @e1" {
+			if len(got) == 0 || got[0] != toolapi.Click+" @e1" {
 				t.Fatalf("calls = %q: the first step did not replay", got)
 			}
-			if typed := len(got) > 1 && strings.HasPrefix(got[1], tools.Fill); typed != tt.typed {
+			if typed := len(got) > 1 && strings.HasPrefix(got[1], toolapi.Fill); typed != tt.typed {
 				t.Errorf("the secret was typed: %v, want %v (calls %q)", typed, tt.typed, got)
 			}
 		})

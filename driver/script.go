@@ -11,7 +11,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // ScriptName is the file a successful run writes beside its session log:
@@ -177,7 +177,7 @@ func pageState(before *snapshot.Snapshot) PageState {
 // without the ref, redacted. It reports false for a call not worth
 // replaying (get_snapshot), or whose ref before does not show.
 func stepOf(name string, input json.RawMessage, before *snapshot.Snapshot, red *redactor) (ScriptStep, bool) {
-	if name == tools.GetSnapshot {
+	if name == toolapi.GetSnapshot {
 		return ScriptStep{}, false
 	}
 	var args map[string]any

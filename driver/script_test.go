@@ -12,7 +12,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // loginPage is a login form: a named field, a password field named only by
@@ -37,10 +37,10 @@ func TestScriptRecorded(t *testing.T) {
 	const password, token = "hunter2-pw", "tok-81f3e2a9"
 	mb := &drivertest.MockBrowser{
 		Page:    loginPage(),
-		Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Error: tools.ElementObscured}},
+		Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e2": {Error: toolapi.ElementObscured}},
 	}
 	fill := func(ref, v string) fakeReply {
-		return reply(wireCall(tools.Fill, map[string]any{"ref": ref, "value": v}))
+		return reply(wireCall(toolapi.Fill, map[string]any{"ref": ref, "value": v}))
 	}
 	h := newHarness(t, mb, fill("@e3", "ada"), fill("@e4", password), fill("@e5", token), reply(click("@e2")),
 		reply(click("@e1")), reply(complete("success")))
@@ -66,11 +66,11 @@ func TestScriptRecorded(t *testing.T) {
 	}
 	type row struct{ tool, target, args string }
 	want := []row{
-		{tools.Fill, `textbox "Username"`, `{"value":"ada"}`},
-		{tools.Fill, `textbox "Password"`, ``},
-		{tools.Fill, `textbox "API key"`, `{"value":"{{TOKEN}}"}`},
-		{tools.Click, `button "Log in"`, ``},
-		{tools.CompleteTask, `(no element)`, `{"reason":"because","status":"success"}`},
+		{toolapi.Fill, `textbox "Username"`, `{"value":"ada"}`},
+		{toolapi.Fill, `textbox "Password"`, ``},
+		{toolapi.Fill, `textbox "API key"`, `{"value":"{{TOKEN}}"}`},
+		{toolapi.Click, `button "Log in"`, ``},
+		{toolapi.CompleteTask, `(no element)`, `{"reason":"because","status":"success"}`},
 	}
 	if len(s.Steps) != len(want) {
 		t.Fatalf("steps = %+v, want %d", s.Steps, len(want))
@@ -103,9 +103,9 @@ func TestScriptRecorded(t *testing.T) {
 // be tried again; with nobody to ask, the replay ends as stuck.
 func TestReplayRecovery(t *testing.T) {
 	step := func(name string) driver.ScriptStep {
-		return driver.ScriptStep{Tool: tools.Click, Target: &driver.StepTarget{Role: "button", Name: name}}
+		return driver.ScriptStep{Tool: toolapi.Click, Target: &driver.StepTarget{Role: "button", Name: name}}
 	}
-	done := driver.ScriptStep{Tool: tools.CompleteTask, Args: json.RawMessage(`{"status":"success","reason":"done"}`)}
+	done := driver.ScriptStep{Tool: toolapi.CompleteTask, Args: json.RawMessage(`{"status":"success","reason":"done"}`)}
 	tests := []struct {
 		name    string
 		page    *snapshot.Snapshot
@@ -134,7 +134,7 @@ func TestReplayRecovery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mb := &drivertest.MockBrowser{Page: tt.page,
-				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e1": {Error: tools.ElementObscured}}}
+				Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e1": {Error: toolapi.ElementObscured}}}
 			h := newHarness(t, mb, tt.replies...)
 			cfg := driver.ReplayConfig{Script: &driver.Script{Format: 1, Version: 1, Goal: "g", Steps: tt.steps}, Config: h.cfg}
 			if tt.replies == nil {
@@ -196,7 +196,7 @@ func locatedPage(button, id, css, frame string) *snapshot.Snapshot {
 func TestScriptLocators(t *testing.T) {
 	const frame = "https://pay.test/card-frame"
 	mb := &drivertest.MockBrowser{Page: locatedPage("Log in", "login", "form#signin > button.primary", frame+"?session=81f3")}
-	h := newHarness(t, mb, reply(click("@e2")), reply(wireCall(tools.Fill, map[string]any{"ref": "@e3", "value": "4242"})), reply(complete("success")))
+	h := newHarness(t, mb, reply(click("@e2")), reply(wireCall(toolapi.Fill, map[string]any{"ref": "@e3", "value": "4242"})), reply(complete("success")))
 	if res := h.run(t); !res.Success {
 		t.Fatalf("result = %+v", res)
 	}
@@ -252,7 +252,7 @@ func TestScriptLocators(t *testing.T) {
 func actions(mb *drivertest.MockBrowser) []string {
 	var got []string
 	for _, c := range mb.Calls() {
-		if c.Name != tools.GetSnapshot {
+		if c.Name != toolapi.GetSnapshot {
 			got = append(got, strings.TrimSpace(c.Name+" "+driver.Target(c.Name, c.Args)))
 		}
 	}

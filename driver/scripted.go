@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Step is one scripted answer, computed from the request it answers (so a
@@ -146,7 +147,7 @@ func LatestSnapshot(req Request) (*snapshot.Snapshot, bool) {
 				candidates = blocks[j].Content
 			}
 			for _, c := range candidates {
-				if s, ok := parseSnapshot(jsonOf(c.Structured, c.Text)); ok {
+				if s, ok := parseSnapshot(toolapi.JSONOf(c.Structured, c.Text)); ok {
 					return s, true
 				}
 			}

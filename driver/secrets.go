@@ -5,7 +5,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // maskedValue stands in the run record for a password the model typed.
@@ -33,7 +33,7 @@ func newRedactor(secrets map[string]string) *redactor {
 // record would show it. A value for a target snap does not show is masked
 // too: nothing says it is not a password.
 func (r *redactor) notePassword(name string, input json.RawMessage, snap *snapshot.Snapshot) {
-	if name != tools.Fill && name != tools.RequestApproval {
+	if name != toolapi.Fill && name != toolapi.RequestApproval {
 		return
 	}
 	var in struct {

@@ -11,7 +11,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestRecordKeepsSecrets: a password the model types and a secret's value
@@ -21,30 +21,30 @@ import (
 // text, or the structured content beside the server's compact text.
 func TestRecordKeepsSecrets(t *testing.T) {
 	t.Run("mock", func(t *testing.T) {
-		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) driver.Tools { return mb }, "{")
+		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) toolapi.Tools { return mb }, "{")
 	})
 	t.Run("server", func(t *testing.T) {
-		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) driver.Tools { return throughServer(t, mb) }, "page ")
+		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) toolapi.Tools { return throughServer(t, mb) }, "page ")
 	})
 }
 
 // testRecordKeepsSecrets runs the test on the tools via gives; the model's
 // view of a snapshot begins with textStart.
-func testRecordKeepsSecrets(t *testing.T, via func(*drivertest.MockBrowser) driver.Tools, textStart string) {
+func testRecordKeepsSecrets(t *testing.T, via func(*drivertest.MockBrowser) toolapi.Tools, textStart string) {
 	const password, secret = "hunter2-secret-XYZ", "tok-SECRET-123"
 	login := drivertest.Page("https://shop.test/login", 0, "Log in")
 	login.Elements = append(login.Elements,
 		snapshot.Element{Ref: "@e2", Role: "textbox", Name: "Password", Kind: "password", State: []string{}},
 		snapshot.Element{Ref: "@e3", Role: "textbox", Name: "API token", State: []string{}})
 	mb := &drivertest.MockBrowser{Page: login, Actions: map[string]drivertest.MockOutcome{
-		tools.Fill + " @e3": {Message: "Typed " + secret + " into the field."},
+		toolapi.Fill + " @e3": {Message: "Typed " + secret + " into the field."},
 	}}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": password}),
-		driver.Call(tools.Fill, map[string]string{"ref": "@e3", "value": "{{API_TOKEN}}"}),
+		driver.ActOn(toolapi.Fill, "textbox", "Password", map[string]any{"value": password}),
+		driver.Call(toolapi.Fill, map[string]string{"ref": "@e3", "value": "{{API_TOKEN}}"}),
 		driver.Reply(driver.Text("I typed "+password+" and the token "+secret+"."),
-			driver.ToolUse("", tools.Click, []byte(`{"ref":"@e1"}`))),
-		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "logged in with " + password}),
+			driver.ToolUse("", toolapi.Click, []byte(`{"ref":"@e1"}`))),
+		driver.Call(toolapi.CompleteTask, map[string]string{"status": "success", "reason": "logged in with " + password}),
 	}}
 	dir := filepath.Join(t.TempDir(), "run")
 	rec, err := driver.NewRecorder(dir)

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // askings records what a person was asked when the agent was stuck and
@@ -59,7 +59,7 @@ func TestSelfCorrection(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			mb := &drivertest.MockBrowser{
 				Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
-				Actions: map[string]drivertest.MockOutcome{tools.Click + " @e2": {Error: tools.ElementObscured, Message: "a banner covers it"}},
+				Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e2": {Error: toolapi.ElementObscured, Message: "a banner covers it"}},
 			}
 			h := newHarness(t, mb, tt.replies...)
 			person := &askings{}
@@ -112,9 +112,9 @@ func TestSelfCorrection(t *testing.T) {
 // person (or end the run with nobody to ask). Real progress, a page that
 // changes, starts the count again.
 func TestNoProgressIsStuck(t *testing.T) {
-	snap := reply(wireCall(tools.GetSnapshot, map[string]any{"viewport_only": true}))
-	whole := reply(wireCall(tools.GetSnapshot, map[string]any{"viewport_only": false}))
-	bottom := reply(wireCall(tools.Scroll, map[string]any{"direction": "bottom"}))
+	snap := reply(wireCall(toolapi.GetSnapshot, map[string]any{"viewport_only": true}))
+	whole := reply(wireCall(toolapi.GetSnapshot, map[string]any{"viewport_only": false}))
+	bottom := reply(wireCall(toolapi.Scroll, map[string]any{"direction": "bottom"}))
 	fail := reply(click("@e2"))
 	times := func(n int, r fakeReply) []fakeReply { return slices.Repeat([]fakeReply{r}, n) }
 	// renumbered: every click on "Buy" gives the same page with new refs.
@@ -144,13 +144,13 @@ func TestNoProgressIsStuck(t *testing.T) {
 			mb := &drivertest.MockBrowser{
 				Page: buy,
 				Actions: map[string]drivertest.MockOutcome{
-					tools.Click + " @e2": {Error: tools.ElementObscured, Message: "a banner covers it"},
+					toolapi.Click + " @e2": {Error: toolapi.ElementObscured, Message: "a banner covers it"},
 				},
 				Moves: tt.moves,
 			}
 			if tt.name == "the same element under new refs" {
-				mb.Actions[tools.Click+" @e1"] = drivertest.MockOutcome{Snapshot: buyAgain}
-				mb.Actions[tools.Click+" @e3"] = drivertest.MockOutcome{Snapshot: buy}
+				mb.Actions[toolapi.Click+" @e1"] = drivertest.MockOutcome{Snapshot: buyAgain}
+				mb.Actions[toolapi.Click+" @e3"] = drivertest.MockOutcome{Snapshot: buy}
 			}
 			h := newHarness(t, mb, tt.replies...)
 			res := h.run(t)
@@ -170,7 +170,7 @@ func TestNoProgressIsStuck(t *testing.T) {
 // A person is asked about calls that go nowhere as about failures, and is
 // told which calls those were.
 func TestNoProgressAsksThePerson(t *testing.T) {
-	snap := reply(wireCall(tools.GetSnapshot, map[string]any{}))
+	snap := reply(wireCall(toolapi.GetSnapshot, map[string]any{}))
 	replies := append(slices.Repeat([]fakeReply{snap}, 7), reply(complete("failed")))
 	h := newHarness(t, nil, replies...)
 	person := &askings{answer: driver.StuckAnswer{Hint: "the page is done loading; read it"}}

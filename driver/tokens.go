@@ -1,5 +1,7 @@
 package driver
 
+import "github.com/chaperone-mcp/chaperone/toolapi"
+
 // Token estimates follow the rules of thumb the API documents: about four
 // characters of text per token, and width×height/750 tokens per image.
 
@@ -45,7 +47,7 @@ func estimateBlocks(blocks []Block) int {
 
 func textTokens(s string) int { return (len(s) + 3) / 4 }
 
-func imageTokens(img *Image) int {
+func imageTokens(img *toolapi.Image) int {
 	if img == nil {
 		return 0
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -19,7 +20,7 @@ func TestEstimateTokens(t *testing.T) {
 	}{
 		{"text", driver.Request{System: "12345678", Messages: []driver.Message{{Role: driver.RoleUser, Content: []driver.Block{driver.Text("abcd")}}}}, 3},
 		{"image", driver.Request{Messages: []driver.Message{{Role: driver.RoleUser, Content: []driver.Block{driver.ImageOf(png)}}}}, 20},
-		{"unreadable image", driver.Request{Messages: []driver.Message{{Role: driver.RoleUser, Content: []driver.Block{driver.ImageOf(&driver.Image{Data: []byte("?")})}}}}, driver.UnknownImageTokens},
+		{"unreadable image", driver.Request{Messages: []driver.Message{{Role: driver.RoleUser, Content: []driver.Block{driver.ImageOf(&toolapi.Image{Data: []byte("?")})}}}}, driver.UnknownImageTokens},
 		{"tool result", driver.Request{Messages: []driver.Message{{Role: driver.RoleUser, Content: []driver.Block{driver.ToolResultOf("x", false, driver.Text("abcdefgh"), driver.ImageOf(png))}}}}, 22},
 	}
 	for _, tt := range tests {

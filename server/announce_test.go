@@ -11,7 +11,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // slowConsole is a web console that takes a moment to list a request
@@ -56,7 +56,7 @@ func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
 			}
 		}
 	})
-	res := callTool(t, context.Background(), c, tools.RequestApproval, map[string]any{"action": "click"})
+	res := callTool(t, context.Background(), c, toolapi.RequestApproval, map[string]any{"action": "click"})
 	if res.IsError {
 		t.Fatalf("request_human_approval: %+v", res)
 	}

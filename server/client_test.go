@@ -7,14 +7,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // connectMock serves mb through a real Server and returns an in-process
-// client of it as driver.Tools.
-func connectMock(t *testing.T, mb *drivertest.MockBrowser) driver.Tools {
+// client of it as toolapi.Tools.
+func connectMock(t *testing.T, mb *drivertest.MockBrowser) toolapi.Tools {
 	t.Helper()
 	srv, err := New(Config{NewSession: func(context.Context) (Session, error) {
 		return &drivertest.Session{Browser: mb}, nil
@@ -64,25 +64,25 @@ func TestMCPToolsAdapter(t *testing.T) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
 
-	res, err := tl.Call(ctx, tools.Click, json.RawMessage(`{"ref":"@e2"}`))
+	res, err := tl.Call(ctx, toolapi.Click, json.RawMessage(`{"ref":"@e2"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.IsError || !strings.HasPrefix(res.Text, "success\npage ") || res.Image == nil || res.Image.MIMEType != "image/png" {
 		t.Fatalf("result = %+v", res)
 	}
-	var structured tools.ActionResult
+	var structured toolapi.ActionResult
 	if err := json.Unmarshal(res.Structured, &structured); err != nil || !structured.Success || structured.Snapshot == nil {
 		t.Fatalf("structured content %s: %v", res.Structured, err)
 	}
 	if w, h, err := res.Image.Size(); err != nil || w != 160 || h != 90 {
 		t.Fatalf("screenshot %dx%d: %v", w, h, err)
 	}
-	if got := mb.Calls(); len(got) != 1 || got[0].Name != tools.Click || !strings.Contains(string(got[0].Args), "@e2") {
+	if got := mb.Calls(); len(got) != 1 || got[0].Name != toolapi.Click || !strings.Contains(string(got[0].Args), "@e2") {
 		t.Fatalf("browser calls = %+v", got)
 	}
 
-	res, err = tl.Call(ctx, tools.Click, json.RawMessage(`[1]`))
+	res, err = tl.Call(ctx, toolapi.Click, json.RawMessage(`[1]`))
 	if err != nil || !res.IsError {
 		t.Fatalf("non-object arguments: %+v, %v; want an error result", res, err)
 	}

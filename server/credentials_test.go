@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 const (
@@ -58,7 +58,7 @@ func TestSessionsBelongToTheirClient(t *testing.T) {
 	for _, kind := range []string{servertest.Streamable, servertest.SSE} {
 		t.Run(kind, func(t *testing.T) {
 			alice := servertest.Connect(t, kind, base, aliceToken)
-			if res := callTool(t, context.Background(), alice, tools.GetSnapshot, nil); res.IsError {
+			if res := callTool(t, context.Background(), alice, toolapi.GetSnapshot, nil); res.IsError {
 				t.Fatalf("alice's call failed: %+v", res)
 			}
 			id := servertest.SessionID(alice)
@@ -81,7 +81,7 @@ func TestSessionsBelongToTheirClient(t *testing.T) {
 				t.Errorf("alice's own request for her session: %d", got)
 			}
 			// Alice's session still works for her.
-			if res := callTool(t, context.Background(), alice, tools.GetSnapshot, nil); res.IsError {
+			if res := callTool(t, context.Background(), alice, toolapi.GetSnapshot, nil); res.IsError {
 				t.Errorf("alice's call after bob's attempt failed: %+v", res)
 			}
 			log := logs.String()
@@ -116,7 +116,7 @@ func TestReplacedCredentialsTakeEffectAtOnce(t *testing.T) {
 	if got := servertest.SessionStatus(t, base, alice, aliceToken); got != http.StatusUnauthorized {
 		t.Errorf("alice's request after her token was removed: %d, want 401", got)
 	}
-	if res := callTool(t, context.Background(), bob, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, context.Background(), bob, toolapi.GetSnapshot, nil); res.IsError {
 		t.Errorf("bob's call after alice's removal failed: %+v", res)
 	}
 	// A bad set is refused whole, and the old one stays.
@@ -146,19 +146,19 @@ func TestMaxSessionsPerClient(t *testing.T) {
 	a1 := servertest.Connect(t, servertest.Streamable, base, aliceToken)
 	a2 := servertest.Connect(t, servertest.SSE, base, aliceToken)
 	b1 := servertest.Connect(t, servertest.Streamable, base, bobToken)
-	if res := callTool(t, ctx, a1, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, a1, toolapi.GetSnapshot, nil); res.IsError {
 		t.Fatalf("alice's first session refused: %+v", res)
 	}
-	res := callTool(t, ctx, a2, tools.GetSnapshot, nil)
+	res := callTool(t, ctx, a2, toolapi.GetSnapshot, nil)
 	if !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "--max-sessions-per-client") {
 		t.Fatalf("alice's second session got %+v, want an error naming --max-sessions-per-client", res)
 	}
-	if res := callTool(t, ctx, b1, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, b1, toolapi.GetSnapshot, nil); res.IsError {
 		t.Errorf("bob refused because of alice's sessions: %+v", res)
 	}
 	a1.Close()
 	waitFor(t, "alice's first session to close", func() bool { return s.sessions.count() == 1 })
-	if res := callTool(t, ctx, a2, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, a2, toolapi.GetSnapshot, nil); res.IsError {
 		t.Errorf("alice's second session still refused after her first closed: %+v", res)
 	}
 	if err := (HTTPConfig{Addr: "127.0.0.1:1", MaxSessionsPerClient: -1}).Check(); err == nil {

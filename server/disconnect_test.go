@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // A client that leaves while its first call opens the browser session
@@ -48,7 +48,7 @@ func TestDisconnectRacingAToolCallLeavesNoSession(t *testing.T) {
 		const id = "mcp-session-11111111-2222-4333-8444-555555555555"
 		s.sessions.connect(id)
 		s.sessions.close(id, "the client disconnected")
-		_, err := s.sessions.call(context.Background(), id, "", tools.GetSnapshot, []byte(`{}`))
+		_, err := s.sessions.call(context.Background(), id, "", toolapi.GetSnapshot, []byte(`{}`))
 		if err == nil || !strings.Contains(err.Error(), "ended") {
 			t.Errorf("call after the client left: %v, want a refusal", err)
 		}

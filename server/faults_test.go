@@ -19,6 +19,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -159,7 +160,7 @@ func cancelMembership(t *testing.T, ctx context.Context, c interface {
 }) string {
 	t.Helper()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.GetSnapshot
+	req.Params.Name = toolapi.GetSnapshot
 	res, err := c.CallTool(ctx, req)
 	if err != nil || res.IsError {
 		t.Fatalf("get_snapshot: %+v, %v", res, err)
@@ -263,7 +264,7 @@ func TestFaultsLeaveNothingBehind(t *testing.T) {
 		// after the click answered; then the next call reports the crash,
 		// with a snapshot of the reopened page, and the one after is normal.
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.GetSnapshot
+		req.Params.Name = toolapi.GetSnapshot
 		res, err := c.CallTool(ctx, req)
 		if err != nil {
 			t.Fatalf("get_snapshot after the crash: %v", err)
@@ -279,7 +280,7 @@ func TestFaultsLeaveNothingBehind(t *testing.T) {
 
 func clickOn(ref string) mcp.CallToolRequest {
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.Click
+	req.Params.Name = toolapi.Click
 	req.Params.Arguments = map[string]any{"ref": ref}
 	return req
 }

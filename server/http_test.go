@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -201,7 +201,7 @@ func TestTokenRequired(t *testing.T) {
 
 	// A real client with the token gets through, on both transports.
 	for _, c := range []*client.Client{servertest.Connect(t, servertest.Streamable, base, testToken), servertest.Connect(t, servertest.SSE, base, testToken)} {
-		if res := callTool(t, context.Background(), c, tools.GetSnapshot, nil); res.IsError {
+		if res := callTool(t, context.Background(), c, toolapi.GetSnapshot, nil); res.IsError {
 			t.Errorf("call with the token failed: %+v", res)
 		}
 	}
@@ -217,9 +217,9 @@ func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
 		t.Fatal("streamable HTTP client has no Mcp-Session-Id: the transport is not on a session-bearing revision")
 	}
 	b := servertest.Connect(t, servertest.SSE, base, testToken)
-	callTool(t, ctx, a, tools.GetSnapshot, nil)
-	callTool(t, ctx, b, tools.GetSnapshot, nil)
-	callTool(t, ctx, a, tools.Click, map[string]any{"ref": "@e1"})
+	callTool(t, ctx, a, toolapi.GetSnapshot, nil)
+	callTool(t, ctx, b, toolapi.GetSnapshot, nil)
+	callTool(t, ctx, a, toolapi.Click, map[string]any{"ref": "@e1"})
 	sessions := f.all()
 	if len(sessions) != 2 {
 		t.Fatalf("%d browser sessions for two clients, want 2", len(sessions))

@@ -12,13 +12,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
 
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -289,7 +289,7 @@ func (s *Server) result(name string, out tools.Output) (*mcp.CallToolResult, err
 	}
 	text := string(data)
 	if s.text == TextCompact {
-		if compact, ok := compactText(out.Value); ok {
+		if compact, ok := toolapi.Text(out.Value); ok {
 			text = compact
 		}
 	}
@@ -307,41 +307,4 @@ func (s *Server) result(name string, out tools.Output) (*mcp.CallToolResult, err
 		res.Content = append(res.Content, mcp.NewImageContent(base64.StdEncoding.EncodeToString(img.Data), img.MIMEType))
 	}
 	return res, nil
-}
-
-// compactText renders a snapshot, or an action result and its snapshot, as
-// the model reads it: "success" or "error: <code>", the message, then the
-// snapshot's lines. It reports false for anything else (an approval, a
-// completion), whose JSON is short already.
-func compactText(v any) (string, bool) {
-	switch r := v.(type) {
-	case tools.ActionResult:
-		return actionText(&r), true
-	case *tools.ActionResult:
-		return actionText(r), r != nil
-	case interface{ Render() string }: // a snapshot
-		text := r.Render()
-		return text, text != ""
-	}
-	return "", false
-}
-
-func actionText(r *tools.ActionResult) string {
-	if r == nil {
-		return ""
-	}
-	var b strings.Builder
-	switch {
-	case r.Error != nil:
-		b.WriteString("error: " + string(*r.Error) + "\n")
-	case r.Success:
-		b.WriteString("success\n")
-	default:
-		b.WriteString("failed\n")
-	}
-	if r.Message != "" {
-		b.WriteString(r.Message + "\n")
-	}
-	b.WriteString(r.Snapshot.Render())
-	return b.String()
 }

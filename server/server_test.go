@@ -23,6 +23,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -101,27 +102,27 @@ func (s *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 	img := &snapshot.Screenshot{MIMEType: "image/png", Width: 2, Height: 1, Data: []byte("\x89PNG fake")}
 	snap.Screenshot = img
 	switch name {
-	case tools.GetSnapshot:
+	case toolapi.GetSnapshot:
 		var in struct {
 			ViewportOnly *bool `json:"viewport_only"`
 		}
 		json.Unmarshal(args, &in)
 		if in.ViewportOnly == nil {
-			return tools.Output{Value: tools.ActionResult{Snapshot: snap, Error: ptr(tools.InvalidParams)}, Image: img}, nil
+			return tools.Output{Value: toolapi.ActionResult{Snapshot: snap, Error: ptr(toolapi.InvalidParams)}, Image: img}, nil
 		}
 		return tools.Output{Value: snap, Image: img}, nil
-	case tools.RequestApproval:
+	case toolapi.RequestApproval:
 		if s.f.approve != nil {
 			d, err := s.f.approve.Approve(ctx, checkpoint.Request{ID: "req-1", Kind: checkpoint.KindCheckpoint, Action: `click button "Finish"`})
-			return tools.Output{Value: tools.ApprovalResult{Approved: d.Approved, Message: fmt.Sprint(err)}}, nil
+			return tools.Output{Value: toolapi.ApprovalResult{Approved: d.Approved, Message: fmt.Sprint(err)}}, nil
 		}
-		return tools.Output{Value: tools.ApprovalResult{Message: "no approver"}}, nil
-	case tools.CompleteTask:
-		return tools.Output{Value: tools.CompletionResult{Acknowledged: true, Message: "ok"}}, nil
+		return tools.Output{Value: toolapi.ApprovalResult{Message: "no approver"}}, nil
+	case toolapi.CompleteTask:
+		return tools.Output{Value: toolapi.CompletionResult{Acknowledged: true, Message: "ok"}}, nil
 	case "broken":
 		return tools.Output{}, errors.New("unknown tool")
 	}
-	return tools.Output{Value: tools.ActionResult{Success: true, Snapshot: snap}, Image: img}, nil
+	return tools.Output{Value: toolapi.ActionResult{Success: true, Snapshot: snap}, Image: img}, nil
 }
 
 func (s *fakeSession) Close() error {
@@ -196,10 +197,10 @@ func TestToolsListIsTheDefinitions(t *testing.T) {
 		maxTokens int // inclusive
 	}{
 		{"default", nil, 3400},
-		{"wait", []string{tools.CapWait}, 4309},
+		{"wait", []string{toolapi.CapWait}, 4309},
 		// browser_screenshot and browser_pdf (capability files) cost 354.
 		// browser_extract (default set) costs about 300.
-		{"all", []string{tools.CapAll}, 4980},
+		{"all", []string{toolapi.CapAll}, 4980},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -302,12 +303,12 @@ func TestDefaultsAreApplied(t *testing.T) {
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
 	ctx := context.Background()
-	callTool(t, ctx, c, tools.GetSnapshot, nil)
-	callTool(t, ctx, c, tools.GetSnapshot, map[string]any{"viewport_only": false})
-	callTool(t, ctx, c, tools.Fill, map[string]any{"ref": "@e1", "value": "x"})
-	callTool(t, ctx, c, tools.Scroll, map[string]any{"direction": "down"})
-	callTool(t, ctx, c, tools.Scroll, map[string]any{"direction": "down", "amount": 5})
-	callTool(t, ctx, c, tools.Click, map[string]any{"ref": "@e2"})
+	callTool(t, ctx, c, toolapi.GetSnapshot, nil)
+	callTool(t, ctx, c, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	callTool(t, ctx, c, toolapi.Fill, map[string]any{"ref": "@e1", "value": "x"})
+	callTool(t, ctx, c, toolapi.Scroll, map[string]any{"direction": "down"})
+	callTool(t, ctx, c, toolapi.Scroll, map[string]any{"direction": "down", "amount": 5})
+	callTool(t, ctx, c, toolapi.Click, map[string]any{"ref": "@e2"})
 	want := []string{
 		`get_snapshot {"viewport_only":true}`,
 		`get_snapshot {"viewport_only":false}`,
@@ -324,7 +325,7 @@ func TestDefaultsAreApplied(t *testing.T) {
 func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 	s := newTestServer(t, &fakes{}, Config{Text: TextJSON})
 	c := inProcessClient(t, s)
-	res := callTool(t, context.Background(), c, tools.Click, map[string]any{"ref": "@e2"})
+	res := callTool(t, context.Background(), c, toolapi.Click, map[string]any{"ref": "@e2"})
 	if res.IsError || len(res.Content) != 2 {
 		t.Fatalf("result = %+v, want text and image, no error", res)
 	}
@@ -365,7 +366,7 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 	s2 := newTestServer(t, &fakes{}, Config{})
 	c2 := inProcessClient(t, s2)
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.GetSnapshot
+	req.Params.Name = toolapi.GetSnapshot
 	req.Params.Arguments = map[string]any{"viewport_only": true}
 	res, err := c2.CallTool(context.Background(), req)
 	if err != nil || res.IsError || res.StructuredContent == nil {
@@ -375,15 +376,15 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 
 func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
 	s := newTestServer(t, &fakes{}, Config{})
-	out := tools.Output{Value: tools.ActionResult{Snapshot: &snapshot.Snapshot{}, Error: ptr(tools.Timeout)}}
-	res, err := s.result(tools.GetSnapshot, out)
+	out := tools.Output{Value: toolapi.ActionResult{Snapshot: &snapshot.Snapshot{}, Error: ptr(toolapi.Timeout)}}
+	res, err := s.result(toolapi.GetSnapshot, out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.IsError || res.StructuredContent != nil || len(res.Content) != 1 {
 		t.Errorf("result %+v: want an error result with text only", res)
 	}
-	res, _ = s.result(tools.Click, out)
+	res, _ = s.result(toolapi.Click, out)
 	if res.IsError || res.StructuredContent == nil {
 		t.Errorf("a failed action is a result the agent acts on, not an error: %+v", res)
 	}
@@ -449,16 +450,16 @@ func TestMaxSessions(t *testing.T) {
 	s := newTestServer(t, f, Config{MaxSessions: 1})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
 	ctx := context.Background()
-	if res := callTool(t, ctx, a, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, a, toolapi.GetSnapshot, nil); res.IsError {
 		t.Fatalf("first client refused: %+v", res)
 	}
-	res := callTool(t, ctx, b, tools.GetSnapshot, nil)
+	res := callTool(t, ctx, b, toolapi.GetSnapshot, nil)
 	if !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "--max-sessions") {
 		t.Fatalf("second client over the limit got %+v, want an error naming --max-sessions", res)
 	}
 	a.Close()
 	waitFor(t, "a slot to free", func() bool { return s.sessions.count() == 0 })
-	if res := callTool(t, ctx, b, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, b, toolapi.GetSnapshot, nil); res.IsError {
 		t.Errorf("second client still refused after the first left: %+v", res)
 	}
 }
@@ -468,7 +469,7 @@ func TestIdleSessionCloses(t *testing.T) {
 	s := newTestServer(t, f, Config{SessionIdle: 100 * time.Millisecond})
 	c := inProcessClient(t, s)
 	ctx := context.Background()
-	callTool(t, ctx, c, tools.GetSnapshot, nil)
+	callTool(t, ctx, c, toolapi.GetSnapshot, nil)
 	// However slow the machine, every session opened so far idles out.
 	waitFor(t, "the idle sessions to close", func() bool {
 		for _, s := range f.all() {
@@ -479,7 +480,7 @@ func TestIdleSessionCloses(t *testing.T) {
 		return true
 	})
 	before := len(f.all())
-	if res := callTool(t, ctx, c, tools.GetSnapshot, nil); res.IsError {
+	if res := callTool(t, ctx, c, toolapi.GetSnapshot, nil); res.IsError {
 		t.Fatalf("a call after the idle close failed: %+v", res)
 	}
 	if n := len(f.all()); n != before+1 {
@@ -515,7 +516,7 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 	if !f.all()[0].closed.Load() || !f.all()[0].canceled.Load() {
 		t.Error("Close did not cancel the running call and close its session")
 	}
-	res := callTool(t, context.Background(), c, tools.GetSnapshot, nil)
+	res := callTool(t, context.Background(), c, toolapi.GetSnapshot, nil)
 	if !res.IsError {
 		t.Error("a call after Close succeeded")
 	}
@@ -523,7 +524,7 @@ func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
 
 func clickRequest() mcp.CallToolRequest {
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.Click
+	req.Params.Name = toolapi.Click
 	req.Params.Arguments = map[string]any{"ref": "@e1"}
 	return req
 }
@@ -563,9 +564,9 @@ func TestCompactTextBesideStructuredJSON(t *testing.T) {
 			value any
 			text  string
 		}{
-			{tools.GetSnapshot, snap, snap.Render()},
-			{tools.Click, tools.ActionResult{Success: true, Snapshot: snap, Message: msg}, "success\n" + msg + "\n" + snap.Render()},
-			{tools.Click, &tools.ActionResult{Snapshot: snap, Error: ptr(tools.ElementObscured)}, "error: element_obscured\n" + snap.Render()},
+			{toolapi.GetSnapshot, snap, snap.Render()},
+			{toolapi.Click, toolapi.ActionResult{Success: true, Snapshot: snap, Message: msg}, "success\n" + msg + "\n" + snap.Render()},
+			{toolapi.Click, &toolapi.ActionResult{Snapshot: snap, Error: ptr(toolapi.ElementObscured)}, "error: element_obscured\n" + snap.Render()},
 		} {
 			res, err := compact.result(tc.tool, tools.Output{Value: tc.value})
 			if err != nil || res.IsError || res.StructuredContent == nil {
@@ -596,10 +597,10 @@ func TestCompactTextBesideStructuredJSON(t *testing.T) {
 	}
 
 	// Approvals and completions answer in short JSON in either format.
-	for _, v := range []any{tools.ApprovalResult{Approved: true, Message: "yes"}, tools.CompletionResult{Message: "not yet"}} {
-		name := tools.RequestApproval
-		if _, ok := v.(tools.CompletionResult); ok {
-			name = tools.CompleteTask
+	for _, v := range []any{toolapi.ApprovalResult{Approved: true, Message: "yes"}, toolapi.CompletionResult{Message: "not yet"}} {
+		name := toolapi.RequestApproval
+		if _, ok := v.(toolapi.CompletionResult); ok {
+			name = toolapi.CompleteTask
 		}
 		res, _ := compact.result(name, tools.Output{Value: v})
 		want, _ := json.Marshal(v)

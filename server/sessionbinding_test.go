@@ -12,7 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Ownership is checked on the id a request is routed by: SSE's /message
@@ -32,7 +32,7 @@ func TestSessionOwnershipCheckedOnTheRoutedID(t *testing.T) {
 	if aSSE == "" || aHTTP == "" || bSSE == "" || bHTTP == "" {
 		t.Fatal("a client has no session id")
 	}
-	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tools.GetSnapshot + `","arguments":{}}}`
+	call := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + toolapi.GetSnapshot + `","arguments":{}}}`
 	for _, c := range []struct {
 		name   string
 		path   string
@@ -87,7 +87,7 @@ func TestSessionOwnershipCheckedOnTheRoutedID(t *testing.T) {
 	}
 	// Each client still reaches its own session.
 	for name, cl := range map[string]*client.Client{"alice SSE": aliceSSE, "alice streamable": aliceHTTP, "bob SSE": bobSSE, "bob streamable": bobHTTP} {
-		if res := callTool(t, context.Background(), cl, tools.GetSnapshot, nil); res.IsError {
+		if res := callTool(t, context.Background(), cl, toolapi.GetSnapshot, nil); res.IsError {
 			t.Errorf("%s's own call failed: %+v", name, res)
 		}
 	}

@@ -8,11 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
-
-	"github.com/chaperone-mcp/chaperone/tools"
 )
 
 // The stdio client's browser session opens as the server starts, before
@@ -65,7 +64,7 @@ func TestStdioSessionOpensAhead(t *testing.T) {
 		err error
 	}
 	called := make(chan result, 1)
-	first := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tools.GetSnapshot, Arguments: map[string]any{"viewport_only": true}}}
+	first := mcp.CallToolRequest{Params: mcp.CallToolParams{Name: toolapi.GetSnapshot, Arguments: map[string]any{"viewport_only": true}}}
 	go func() {
 		res, err := c.CallTool(ctx, first)
 		called <- result{res, err}

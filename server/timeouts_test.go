@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // shortTimeouts makes every HTTP timeout tiny, so that a call or stream
@@ -55,7 +55,7 @@ func TestTimeoutsSpareLongCallsAndStreams(t *testing.T) {
 				t.Fatal("the long call never answered")
 			}
 			time.Sleep(10 * shortTimeout)
-			if res := callTool(t, context.Background(), c, tools.GetSnapshot, nil); res.IsError {
+			if res := callTool(t, context.Background(), c, toolapi.GetSnapshot, nil); res.IsError {
 				t.Errorf("a call after an idle spell failed: %+v", res)
 			}
 		})

@@ -11,18 +11,19 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // problem is why an action did not happen: a code for the agent and a
 // message that says what to do.
 type problem struct {
-	code Code
+	code toolapi.Code
 	msg  string
 }
 
 func (p *problem) Error() string { return p.msg }
 
-func fail(c Code, format string, a ...any) *problem {
+func fail(c toolapi.Code, format string, a ...any) *problem {
 	return &problem{code: c, msg: fmt.Sprintf(format, a...)}
 }
 
@@ -36,7 +37,7 @@ type step func(ctx context.Context) (message string, err error)
 func (s *Session) act(ctx context.Context, do step) Output {
 	s.settled = nil
 	if msg := s.recover(ctx); msg != "" {
-		return s.failed(ctx, ActionFailed, msg)
+		return s.failed(ctx, toolapi.ActionFailed, msg)
 	}
 	// Refusals from before the action (a page's own timers) were logged;
 	// only the action's own are its result.
@@ -51,12 +52,12 @@ func (s *Session) act(ctx context.Context, do step) Output {
 	if err != nil {
 		p := asProblem(err)
 		if m := s.recover(ctx); m != "" {
-			p = fail(ActionFailed, "%s", m)
+			p = fail(toolapi.ActionFailed, "%s", m)
 		}
 		return s.failed(ctx, p.code, joinMessage(p.msg, dl))
 	}
 	snap, serr := s.snapshot(ctx, true)
-	r := ActionResult{Success: true, Snapshot: snap, Message: joinMessage(msg, dl)}
+	r := toolapi.ActionResult{Success: true, Snapshot: snap, Message: joinMessage(msg, dl)}
 	if serr != nil && snap != nil {
 		r.Message = strings.TrimSpace(msg + " " + serr.Error())
 	}
@@ -73,7 +74,7 @@ func blockedProblem(b []browser.Blocked) *problem {
 			reasons = append(reasons, r)
 		}
 	}
-	return fail(ActionFailed, "blocked by policy: %s. The page stayed where it was; that address may not be opened from this session.", strings.Join(reasons, "; "))
+	return fail(toolapi.ActionFailed, "blocked by policy: %s. The page stayed where it was; that address may not be opened from this session.", strings.Join(reasons, "; "))
 }
 
 // asProblem says what an error means to the agent: its code and message.
@@ -83,21 +84,21 @@ func asProblem(err error) *problem {
 	case errors.As(err, &p):
 		return p
 	case errors.Is(err, context.DeadlineExceeded):
-		return fail(Timeout, "%v. The page may be busy; take a snapshot and try again.", err)
+		return fail(toolapi.Timeout, "%v. The page may be busy; take a snapshot and try again.", err)
 	case errors.Is(err, browser.ErrDetached):
-		return fail(RefInvalid, "The element is no longer on the page. Use a ref from the new snapshot.")
+		return fail(toolapi.RefInvalid, "The element is no longer on the page. Use a ref from the new snapshot.")
 	}
-	return fail(ActionFailed, "%v", err)
+	return fail(toolapi.ActionFailed, "%v", err)
 }
 
 // target looks a ref up in the live table.
 func (s *Session) target(ref string) (snapshot.Target, error) {
 	if !refPattern.MatchString(ref) {
-		return snapshot.Target{}, fail(RefInvalid, "%q is not a ref: refs look like @e7. Use a ref from the latest snapshot.", ref)
+		return snapshot.Target{}, fail(toolapi.RefInvalid, "%q is not a ref: refs look like @e7. Use a ref from the latest snapshot.", ref)
 	}
 	t, ok := s.live[ref]
 	if !ok {
-		return snapshot.Target{}, fail(RefInvalid, "%s is not in the latest snapshot: refs die after every action. Use a ref from the snapshot in this result.", ref)
+		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s is not in the latest snapshot: refs die after every action. Use a ref from the snapshot in this result.", ref)
 	}
 	return t, nil
 }
@@ -109,36 +110,36 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	defer cancel()
 	in, err := s.tab.Inspect(ctx, t.BackendNodeID, needBox)
 	if errors.Is(err, browser.ErrDetached) {
-		return nil, fail(RefInvalid, "%s (%s %q) is no longer on the page. Use a ref from the new snapshot.", t.Ref, t.Role, t.Name)
+		return nil, fail(toolapi.RefInvalid, "%s (%s %q) is no longer on the page. Use a ref from the new snapshot.", t.Ref, t.Role, t.Name)
 	}
 	if err != nil {
 		return nil, err
 	}
 	if t.DocumentURL != "" && in.DocumentURL != t.DocumentURL {
-		return nil, fail(RefInvalid, "%s belonged to %s, but the page is now %s. Use a ref from the new snapshot.", t.Ref, s.clip(t.DocumentURL, urlLimit), s.clip(in.DocumentURL, urlLimit))
+		return nil, fail(toolapi.RefInvalid, "%s belonged to %s, but the page is now %s. Use a ref from the new snapshot.", t.Ref, s.clip(t.DocumentURL, urlLimit), s.clip(in.DocumentURL, urlLimit))
 	}
 	if needBox && !in.Visible && (in.AXRole == "none" || in.AXRole == "") {
 		// Hidden since the snapshot: the tree ignores it now, so its role
 		// and name are gone too; hidden is what changed.
-		return nil, fail(ElementNotVisible, "%s (%s %q) is hidden now: it has no visible box to act on.", t.Ref, t.Role, t.Name)
+		return nil, fail(toolapi.ElementNotVisible, "%s (%s %q) is hidden now: it has no visible box to act on.", t.Ref, t.Role, t.Name)
 	}
 	if in.AXRole != t.AXRole || in.AXName != t.AXName {
-		return nil, fail(RefInvalid, "%s changed since the snapshot: it was %s %q and is now %s %q. Nothing was done; check the new snapshot.",
+		return nil, fail(toolapi.RefInvalid, "%s changed since the snapshot: it was %s %q and is now %s %q. Nothing was done; check the new snapshot.",
 			t.Ref, t.AXRole, s.clip(t.AXName, textLimit), in.AXRole, s.clip(in.AXName, textLimit))
 	}
 	if in.Disabled {
-		return nil, fail(ElementDisabled, "%s (%s %q) is disabled.", t.Ref, t.Role, t.Name)
+		return nil, fail(toolapi.ElementDisabled, "%s (%s %q) is disabled.", t.Ref, t.Role, t.Name)
 	}
 	if needBox && !in.Visible && in.Tag == "option" {
 		// A closed select lists its options in the snapshot, but they
 		// have no box until the select opens: choosing one is a select.
-		return nil, fail(ElementNotVisible, "%s (option %q) is an option of a closed select, which has no box to click: use browser_select on the select with value %q.", t.Ref, t.Name, t.Name)
+		return nil, fail(toolapi.ElementNotVisible, "%s (option %q) is an option of a closed select, which has no box to click: use browser_select on the select with value %q.", t.Ref, t.Name, t.Name)
 	}
 	if needBox && !in.Visible {
-		return nil, fail(ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
+		return nil, fail(toolapi.ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
 	}
 	if needBox && in.Covered != "" {
-		return nil, fail(ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, s.clip(in.Covered, textLimit))
+		return nil, fail(toolapi.ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, s.clip(in.Covered, textLimit))
 	}
 	return in, nil
 }
@@ -174,7 +175,7 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
-			return "", fail(Timeout, "%s But %v. The page may be busy or unreachable; the snapshot shows where it is.", strings.TrimSpace(msg), err)
+			return "", fail(toolapi.Timeout, "%s But %v. The page may be busy or unreachable; the snapshot shows where it is.", strings.TrimSpace(msg), err)
 		}
 		return "", err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // SessionOption sets up one session.
@@ -44,10 +45,10 @@ func (s *Session) gated(ctx context.Context, plan func(context.Context) (planned
 	}
 	if !again.action.Same(p.action) {
 		if again.action.Where != p.action.Where {
-			return again, fail(RefInvalid, "The page changed while a human was asked: they approved %s on %s, but %s. Nothing was done; check the new snapshot.",
+			return again, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s on %s, but %s. Nothing was done; check the new snapshot.",
 				s.clip(p.action.String(), messageLimit), s.clip(p.action.Where.URL, urlLimit), placeChange(p.action.Where, again.action.Where))
 		}
-		return again, fail(RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
+		return again, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
 			s.clip(p.action.String(), messageLimit), s.clip(again.action.String(), messageLimit))
 	}
 	return again, nil
@@ -103,7 +104,7 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	if s.gate.NeedsPage() {
 		if page, err = s.page(ctx, false); err != nil {
 			// Without the page nothing says it is not a checkpoint.
-			return false, fail(ActionFailed, "%s was not performed: the page could not be checked for a checkpoint (%v). Try again.", s.clip(a.String(), messageLimit), err)
+			return false, fail(toolapi.ActionFailed, "%s was not performed: the page could not be checked for a checkpoint (%v). Try again.", s.clip(a.String(), messageLimit), err)
 		}
 	}
 	// A person will be asked, and must see the page, unless the agent's
@@ -114,10 +115,10 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	}
 	d, err := s.gate.AuthorizeIn(ctx, page, a, w)
 	if err != nil {
-		return true, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, s.clip(a.String(), messageLimit))
+		return true, fail(toolapi.HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, s.clip(a.String(), messageLimit))
 	}
 	if !d.Approved {
-		return true, fail(HumanRejected, "%s", d.Message())
+		return true, fail(toolapi.HumanRejected, "%s", d.Message())
 	}
 	s.approvalID = d.RequestID
 	return d.Channel != checkpoint.ChannelNone, nil

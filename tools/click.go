@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // clickInput is the arguments of browser_click.
@@ -45,6 +46,6 @@ func undelivered(err error, t snapshot.Target) error {
 	case d.Received != "":
 		what = d.Received + " received it instead, twice"
 	}
-	return fail(ActionFailed, "The %s did not reach %s (%s %q): %s. Nothing happened to %s; check the new snapshot before trying again.",
+	return fail(toolapi.ActionFailed, "The %s did not reach %s (%s %q): %s. Nothing happened to %s; check the new snapshot before trying again.",
 		d.Input, t.Ref, t.Role, t.Name, what, t.Ref)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // completeInput is the arguments of complete_task.
@@ -21,17 +22,17 @@ type completeInput struct {
 // writes the outcome to the audit log.
 func (s *Session) complete(ctx context.Context, in completeInput) Output {
 	if in.Status != "success" && in.Status != "failed" {
-		return Output{Value: CompletionResult{Message: fmt.Sprintf("invalid_params: status must be success or failed, not %q.", in.Status)}}
+		return Output{Value: toolapi.CompletionResult{Message: fmt.Sprintf("invalid_params: status must be success or failed, not %q.", in.Status)}}
 	}
 	// The agent still gets the page as it sees it; the verdict is judged on
 	// all of the page as it is now, never on the agent's word or view.
 	snap, _ := s.snapshot(ctx, true)
 	page, err := s.judgedPage(ctx)
 	ev := checkpoint.Evidence{Typed: s.typed.texts()}
-	var r CompletionResult
+	var r toolapi.CompletionResult
 	switch {
 	case in.Status == "failed":
-		r = CompletionResult{Acknowledged: true, Message: "Failure acknowledged and logged."}
+		r = toolapi.CompletionResult{Acknowledged: true, Message: "Failure acknowledged and logged."}
 		if f := s.gate.Failures(page); len(f) > 0 {
 			r.Message += " Failure indicators on the page: " + strings.Join(f, "; ") + "."
 		}
@@ -54,7 +55,7 @@ func (s *Session) complete(ctx context.Context, in completeInput) Output {
 // completeArgsInvalid answers complete_task arguments that do not decode:
 // not acknowledged, and why.
 func (s *Session) completeArgsInvalid(_ context.Context, err error) Output {
-	return Output{Value: CompletionResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
+	return Output{Value: toolapi.CompletionResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
 }
 
 // judgedPage captures the whole page as it is now for a verdict: with what

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestClickNotDelivered clicks a button of a cross-site frame that swaps an
@@ -14,8 +15,8 @@ import (
 func TestClickNotDelivered(t *testing.T) {
 	h := open(t, "/hostile/delivery-host?inner=delivery-cover")
 	s := h.snap(false)
-	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Apply coupon")})
-	if r.Success || *r.Error != ActionFailed {
+	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Apply coupon")})
+	if r.Success || *r.Error != toolapi.ActionFailed {
 		t.Fatalf("click under a swapped-in cover: success %v, error %v, message %q; want action_failed", r.Success, r.Error, r.Message)
 	}
 	for _, want := range []string{"did not reach", "Apply coupon", "div"} {
@@ -40,7 +41,7 @@ func TestClickDeliveredWithoutAClick(t *testing.T) {
 	} {
 		t.Run(tc.path, func(t *testing.T) {
 			h := open(t, tc.path)
-			h.ok(Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), tc.role, tc.name)})
+			h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), tc.role, tc.name)})
 		})
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // dialogOpen reports whether a snapshot shows a JavaScript dialog.
@@ -22,7 +23,7 @@ func dialogOpen(s *snapshot.Snapshot) bool {
 func TestAlertIsAcceptedAndReported(t *testing.T) {
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
-	r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Save settings")})
+	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Save settings")})
 	if !strings.Contains(r.Message, "Saved!") {
 		t.Errorf("the alert's text is not in the message: %q", r.Message)
 	}
@@ -47,7 +48,7 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, "/variants/dialogs")
 			s := h.snap(true)
-			r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", tc.button)})
+			r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", tc.button)})
 			if !dialogOpen(r.Snapshot) {
 				t.Fatalf("the dialog is not in the snapshot: %+v", r.Snapshot.Elements)
 			}
@@ -55,9 +56,9 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 				t.Error("no screenshot and no note saying why")
 			}
 			if tc.fill != "" {
-				r = h.ok(Fill, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
+				r = h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "textbox", ""), "value": tc.fill})
 			}
-			r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", tc.answer)})
+			r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", tc.answer)})
 			if dialogOpen(r.Snapshot) {
 				t.Fatal("the dialog is still open after answering it")
 			}
@@ -72,12 +73,12 @@ func TestBeforeUnloadIsForTheAgent(t *testing.T) {
 	h := open(t, "/variants/beforeunload")
 	s := h.snap(true)
 	// A beforeunload prompt needs a user gesture on the page first.
-	r := h.ok(Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", ""), "value": "unsaved"})
-	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "link", "Leave")})
+	r := h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", ""), "value": "unsaved"})
+	r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "link", "Leave")})
 	if !dialogOpen(r.Snapshot) {
 		t.Fatalf("no beforeunload dialog in the snapshot at %s", r.Snapshot.Page.URL)
 	}
-	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
+	r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
 		t.Errorf("after leaving the page is %s", r.Snapshot.Page.URL)
 	}
@@ -91,15 +92,15 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 	if err := h.tab.CrashRenderer(ctx); err != nil {
 		t.Fatalf("crash the renderer: %v", err)
 	}
-	r := h.act(Click, map[string]any{"ref": "@e1"})
-	wantError(t, r, ActionFailed)
+	r := h.act(toolapi.Click, map[string]any{"ref": "@e1"})
+	wantError(t, r, toolapi.ActionFailed)
 	if !strings.Contains(r.Message, "page crashed") || strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
 		t.Errorf("message does not say the page (not the browser) crashed, and where: %q", r.Message)
 	}
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") || len(r.Snapshot.Elements) == 0 {
 		t.Fatalf("the fresh snapshot is not of the page: %s with %d elements", r.Snapshot.Page.URL, len(r.Snapshot.Elements))
 	}
-	r = h.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}
@@ -127,12 +128,12 @@ func TestRecoverAfterTheBrowserDies(t *testing.T) {
 	for tab.Alive() && time.Now().Before(deadline) {
 		time.Sleep(50 * time.Millisecond)
 	}
-	r := h.act(Click, map[string]any{"ref": "@e1"})
-	wantError(t, r, ActionFailed)
+	r := h.act(toolapi.Click, map[string]any{"ref": "@e1"})
+	wantError(t, r, toolapi.ActionFailed)
 	if !strings.Contains(r.Message, "restarted") || !strings.Contains(r.Message, "/retention") {
 		t.Errorf("message does not say the browser restarted and where: %q", r.Message)
 	}
-	r = h.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
+	r = h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Continue to Cancel")})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("the session did not go on: %v at %s", r.Message, r.Snapshot.Page.URL)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // dragInput is the arguments of browser_drag.
@@ -37,10 +38,10 @@ func (s *Session) planDrag(ctx context.Context, from, to string) (planned, error
 		return planned{}, err
 	}
 	if ft.Dialog != "" || tt.Dialog != "" {
-		return planned{}, fail(InvalidParams, "A dialog's controls cannot be dragged or dropped on: answer it with browser_click.")
+		return planned{}, fail(toolapi.InvalidParams, "A dialog's controls cannot be dragged or dropped on: answer it with browser_click.")
 	}
 	if ft.BackendNodeID == tt.BackendNodeID {
-		return planned{}, fail(InvalidParams, "from_ref and to_ref are the same element.")
+		return planned{}, fail(toolapi.InvalidParams, "from_ref and to_ref are the same element.")
 	}
 	if _, err := s.check(ctx, ft, true); err != nil {
 		return planned{}, err
@@ -56,7 +57,7 @@ func (s *Session) planDrag(ctx context.Context, from, to string) (planned, error
 		return planned{}, err
 	}
 	if !fromInsp.Visible || fromInsp.Covered != "" {
-		return planned{}, fail(ElementNotVisible, "%s and %s do not show in the viewport together, so one cannot be dragged onto the other.", ft.Ref, tt.Ref)
+		return planned{}, fail(toolapi.ElementNotVisible, "%s and %s do not show in the viewport together, so one cannot be dragged onto the other.", ft.Ref, tt.Ref)
 	}
 	a := s.actionOn(checkpoint.VerbDrag, ft, fromInsp)
 	name := toInsp.AXName

@@ -7,6 +7,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestDrag(t *testing.T) {
@@ -21,9 +22,9 @@ func TestDrag(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := openWith(t, "/variants/drag", Config{Caps: []string{CapDrag}})
+			h := openWith(t, "/variants/drag", Config{Caps: []string{toolapi.CapDrag}})
 			s := h.snap(true)
-			h.ok(Drag, map[string]any{"from_ref": browsertest.Ref(t, s, tc.fromRole, tc.from), "to_ref": browsertest.Ref(t, s, tc.toRole, tc.to)})
+			h.ok(toolapi.Drag, map[string]any{"from_ref": browsertest.Ref(t, s, tc.fromRole, tc.from), "to_ref": browsertest.Ref(t, s, tc.toRole, tc.to)})
 			if got := h.evalString(`document.getElementById('` + tc.resultID + `').textContent`); got != tc.wantResult {
 				t.Errorf("#%s = %q, want %q", tc.resultID, got, tc.wantResult)
 			}
@@ -50,21 +51,21 @@ func TestDragAndUploadAreGated(t *testing.T) {
 		wantShown           string
 		resultID            string
 	}{
-		{"drag", "/variants/drag", `{"name":"board","gated_actions":[{"name":"move cards","verb":"drag"}]}`, Drag,
+		{"drag", "/variants/drag", `{"name":"board","gated_actions":[{"name":"move cards","verb":"drag"}]}`, toolapi.Drag,
 			func(s *snapshot.Snapshot) map[string]any {
 				return map[string]any{"from_ref": browsertest.Ref(t, s, "button", "Write tests"), "to_ref": browsertest.Ref(t, s, "region", "Done column")}
 			}, `drag button "Write tests" to region "Done column"`, "board-result"},
-		{"upload", "/variants/upload", `{"name":"files","gated_actions":[{"name":"send files","verb":"upload"}]}`, Upload,
+		{"upload", "/variants/upload", `{"name":"files","gated_actions":[{"name":"send files","verb":"upload"}]}`, toolapi.Upload,
 			func(s *snapshot.Snapshot) map[string]any {
 				return map[string]any{"ref": browsertest.Ref(t, s, "button", "Choose file"), "paths": []string{"cv.txt"}}
 			}, `upload button "Choose file" with ` + filepath.Join(real, "cv.txt"), "chosen"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			g := openGated(t, tc.path, tc.profile, false, Config{Caps: []string{CapAll}, UploadDir: dir})
+			g := openGated(t, tc.path, tc.profile, false, Config{Caps: []string{toolapi.CapAll}, UploadDir: dir})
 			before := g.evalString(`document.getElementById('` + tc.resultID + `').textContent`)
 			r := g.act(tc.tool, tc.args(g.snap(true)))
-			wantError(t, r, HumanRejected)
+			wantError(t, r, toolapi.HumanRejected)
 			asked := g.person.Requests()
 			if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.String() != tc.wantShown {
 				t.Fatalf("the person was asked %+v, want once about %q", asked, tc.wantShown)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // extractInput is the arguments of browser_extract.
@@ -45,11 +46,11 @@ var extractSnapshot = snapshot.Options{MaxElements: 5000, TokenBudget: 1 << 30, 
 // markdown (one page of it, with the cursor of the next), or the items a
 // selector found.
 type ExtractResult struct {
-	Success bool   `json:"success"`
-	Error   *Code  `json:"error"`
-	Message string `json:"message,omitempty"`
-	URL     string `json:"url"`
-	Title   string `json:"title,omitempty"`
+	Success bool          `json:"success"`
+	Error   *toolapi.Code `json:"error"`
+	Message string        `json:"message,omitempty"`
+	URL     string        `json:"url"`
+	Title   string        `json:"title,omitempty"`
 	// Markdown is one page of the content; its refs are live.
 	Markdown string `json:"markdown,omitempty"`
 	// NextCursor continues the markdown where this page stops; "" at the
@@ -91,13 +92,13 @@ func (r ExtractResult) Render() string {
 // extract runs browser_extract.
 func (s *Session) extract(ctx context.Context, in extractInput) Output {
 	if msg := s.recover(ctx); msg != "" {
-		return s.failed(ctx, ActionFailed, msg)
+		return s.failed(ctx, toolapi.ActionFailed, msg)
 	}
 	var region snapshot.Target
 	if in.Ref != "" {
 		t, ok := s.live[in.Ref]
 		if !ok || t.BackendNodeID == 0 {
-			return s.failed(ctx, RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
+			return s.failed(ctx, toolapi.RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
 		}
 		region = t
 	}
@@ -114,11 +115,11 @@ func (s *Session) extract(ctx context.Context, in extractInput) Output {
 func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region snapshot.Target) Output {
 	tokens := orDefault(in.MaxTokens, extractTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
 	from, mark, err := parseCursor(in.Cursor)
 	if err != nil {
-		return s.failed(ctx, InvalidParams, err.Error())
+		return s.failed(ctx, toolapi.InvalidParams, err.Error())
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
@@ -126,17 +127,17 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region s
 	opts.Screenshot = false
 	c, err := s.tab.Capture(cctx, opts)
 	if err != nil {
-		return s.failed(ctx, ActionFailed, fmt.Sprintf("extract: look at the page: %v", err))
+		return s.failed(ctx, toolapi.ActionFailed, fmt.Sprintf("extract: look at the page: %v", err))
 	}
 	s.settled = nil
 	snap, table, next, blocks, found := snapshot.BuildMarkdown(c, extractSnapshot, s.next, region)
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
 	if !found {
-		return s.failed(ctx, RefInvalid, fmt.Sprintf("ref %s is gone from the page", in.Ref))
+		return s.failed(ctx, toolapi.RefInvalid, fmt.Sprintf("ref %s is gone from the page", in.Ref))
 	}
 	if from > len(blocks) {
-		return s.failed(ctx, InvalidParams, fmt.Sprintf("cursor %q is past the end: the content has %d blocks", in.Cursor, len(blocks)))
+		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("cursor %q is past the end: the content has %d blocks", in.Cursor, len(blocks)))
 	}
 	r := ExtractResult{Success: true, URL: s.secrets.redact(snap.Page.URL), Title: s.secrets.redact(snap.Page.Title)}
 	var notes []string
@@ -165,21 +166,21 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region s
 // from each.
 func (s *Session) extractItems(ctx context.Context, in extractInput, region snapshot.Target) Output {
 	if in.Selector == "" {
-		return s.failed(ctx, InvalidParams, "fields need a selector for the items")
+		return s.failed(ctx, toolapi.InvalidParams, "fields need a selector for the items")
 	}
 	limit := orDefault(in.Limit, extractLimit)
 	if limit < 1 || limit > extractMaxLimit {
-		return s.failed(ctx, InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
+		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
 	}
 	// Items are bounded by limit first: the token budget cuts them only
 	// when asked for, or at the most any call may read, since an agent
 	// that asked for 50 items by limit wants the 50.
 	tokens := orDefault(in.MaxTokens, extractMaxTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
 	if len(in.Fields) > extractMaxFields {
-		return s.failed(ctx, InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
+		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
 	}
 	fields := in.Fields
 	if len(fields) == 0 {
@@ -187,12 +188,12 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region snap
 	}
 	found, err := s.tab.Extract(ctx, region.BackendNodeID, in.Selector, fields, limit)
 	if errors.Is(err, browser.ErrSelector) {
-		return s.failed(ctx, InvalidParams, s.secrets.redact(err.Error()))
+		return s.failed(ctx, toolapi.InvalidParams, s.secrets.redact(err.Error()))
 	}
 	if err != nil {
-		c := ActionFailed
+		c := toolapi.ActionFailed
 		if errors.Is(err, context.DeadlineExceeded) {
-			c = Timeout
+			c = toolapi.Timeout
 		}
 		return s.failed(ctx, c, err.Error())
 	}
@@ -267,5 +268,5 @@ func blockMark(b snapshot.Block) string {
 // extractArgsInvalid answers arguments that do not decode, with a fresh
 // snapshot like every failed action.
 func (s *Session) extractArgsInvalid(ctx context.Context, err error) Output {
-	return s.failed(ctx, InvalidParams, err.Error())
+	return s.failed(ctx, toolapi.InvalidParams, err.Error())
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // fillInput is the arguments of browser_fill.
@@ -52,7 +54,7 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		return "", err
 	}
 	if setValue && got != v.text {
-		return "", fail(InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
+		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
 	}
 	if clear := orDefault(in.ClearFirst, true); !setValue && !holds(got, v.text, clear) {
 		// What was done must be what was approved: the page's handlers
@@ -61,7 +63,7 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		if v.masked {
 			now = fmt.Sprintf("a different value (%d characters)", utf8.RuneCountInString(got))
 		}
-		return "", fail(ActionFailed, "%s %s %q holds %s, not %s as planned and shown for approval: the page changed the value as it was typed. Do not submit it; check the field in the new snapshot.",
+		return "", fail(toolapi.ActionFailed, "%s %s %q holds %s, not %s as planned and shown for approval: the page changed the value as it was typed. Do not submit it; check the field in the new snapshot.",
 			p.t.Ref, p.t.Role, p.t.Name, now, v)
 	}
 	return fmt.Sprintf("Filled %s %s %q with %s.", p.t.Ref, p.t.Role, p.t.Name, v), nil

@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // FuzzRefLookup looks arbitrary refs up in a live table: exactly the refs in
@@ -31,7 +32,7 @@ func FuzzRefLookup(f *testing.F) {
 			return
 		}
 		var p *problem
-		if !errors.As(err, &p) || p.code != RefInvalid {
+		if !errors.As(err, &p) || p.code != toolapi.RefInvalid {
 			t.Fatalf("target(%q) = %+v, %v; want ref_invalid", ref, got, err)
 		}
 		if !utf8.ValidString(p.msg) || strings.ContainsFunc(p.msg, func(r rune) bool { return r < 0x20 || r == 0x7f }) {

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"errors"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // snapshotInput is the arguments of get_snapshot.
@@ -22,14 +24,14 @@ func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
 		}
 	}
 	if restarted != "" {
-		return s.output(ActionResult{Snapshot: snap, Error: code(ActionFailed), Message: restarted})
+		return s.output(toolapi.ActionResult{Snapshot: snap, Error: code(toolapi.ActionFailed), Message: restarted})
 	}
 	if err != nil {
-		c := ActionFailed
+		c := toolapi.ActionFailed
 		if errors.Is(err, context.DeadlineExceeded) {
-			c = Timeout
+			c = toolapi.Timeout
 		}
-		return s.output(ActionResult{Snapshot: snap, Error: &c, Message: err.Error()})
+		return s.output(toolapi.ActionResult{Snapshot: snap, Error: &c, Message: err.Error()})
 	}
 	return Output{Value: snap, Image: snap.Screenshot}
 }
@@ -37,5 +39,5 @@ func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
 // snapshotArgsInvalid answers get_snapshot arguments that do not decode,
 // with a fresh snapshot like every failed action.
 func (s *Session) snapshotArgsInvalid(ctx context.Context, err error) Output {
-	return s.failed(ctx, InvalidParams, err.Error())
+	return s.failed(ctx, toolapi.InvalidParams, err.Error())
 }

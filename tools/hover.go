@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // hoverInput is the arguments of browser_hover.
@@ -20,7 +22,7 @@ func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
 		return "", err
 	}
 	if t.Dialog != "" {
-		return "", fail(InvalidParams, "%s belongs to a dialog, which has nothing to hover: answer it with browser_click.", t.Ref)
+		return "", fail(toolapi.InvalidParams, "%s belongs to a dialog, which has nothing to hover: answer it with browser_click.", t.Ref)
 	}
 	insp, err := s.check(ctx, t, true)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestFill(t *testing.T) {
@@ -35,7 +36,7 @@ func TestFill(t *testing.T) {
 			} else {
 				field = refOfKind(t, s, tc.kind)
 			}
-			h.ok(Fill, map[string]any{"ref": field, "value": tc.value})
+			h.ok(toolapi.Fill, map[string]any{"ref": field, "value": tc.value})
 			if got := h.evalString(tc.selector); got != tc.want {
 				t.Errorf("value = %q, want %q", got, tc.want)
 			}
@@ -57,7 +58,7 @@ func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 func TestFillControlledInputFiresEvents(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	h.ok(Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Nickname"), "value": "typed by the agent"})
+	h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Nickname"), "value": "typed by the agent"})
 	var echo, events string
 	h.eval(`document.querySelector('#controlled-echo').textContent`, &echo)
 	h.eval(`document.querySelector('#events').textContent`, &events)
@@ -72,7 +73,7 @@ func TestFillControlledInputFiresEvents(t *testing.T) {
 func TestFillNeverLogsAPassword(t *testing.T) {
 	h := open(t, "/variants/form")
 	s := h.snap(false)
-	r := h.ok(Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": "s3cret-value"})
+	r := h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": "s3cret-value"})
 	if strings.Contains(r.Message, "s3cret") {
 		t.Errorf("the result message shows the password: %q", r.Message)
 	}
@@ -97,7 +98,7 @@ func TestSelect(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.sub(t)
 			s := h.snap(false)
-			h.ok(Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", ""), "value": tc.value})
+			h.ok(toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", ""), "value": tc.value})
 			if got := h.evalString(`document.querySelector('select').value`); got != tc.want {
 				t.Errorf("value = %q, want %q", got, tc.want)
 			}
@@ -111,20 +112,20 @@ func TestScroll(t *testing.T) {
 	if s.Viewport.ScrollY != 0 {
 		t.Fatalf("starts scrolled to %v", s.Viewport.ScrollY)
 	}
-	r := h.ok(Scroll, map[string]any{"direction": "down", "amount": 500})
+	r := h.ok(toolapi.Scroll, map[string]any{"direction": "down", "amount": 500})
 	if r.Snapshot.Viewport.ScrollY < 400 {
 		t.Errorf("after scrolling down 500 the page is at %v", r.Snapshot.Viewport.ScrollY)
 	}
-	r = h.act(Scroll, map[string]any{"direction": "bottom"})
+	r = h.act(toolapi.Scroll, map[string]any{"direction": "bottom"})
 	bottom := r.Snapshot.Viewport.ScrollY
 	if !r.Success || bottom < 3000 {
 		t.Fatalf("scroll to the bottom: %v at %v", r.Message, bottom)
 	}
-	r = h.act(Scroll, map[string]any{"direction": "up", "amount": 300})
+	r = h.act(toolapi.Scroll, map[string]any{"direction": "up", "amount": 300})
 	if got := r.Snapshot.Viewport.ScrollY; !r.Success || got >= bottom {
 		t.Errorf("scroll up: at %v, was %v", got, bottom)
 	}
-	r = h.act(Scroll, map[string]any{"direction": "top"})
+	r = h.act(toolapi.Scroll, map[string]any{"direction": "top"})
 	if r.Snapshot.Viewport.ScrollY != 0 {
 		t.Errorf("scroll to the top: at %v", r.Snapshot.Viewport.ScrollY)
 	}
@@ -137,7 +138,7 @@ func TestScrollByRef(t *testing.T) {
 	if e, _ := s.Element(target); !slices.Contains(e.State, "offscreen") {
 		t.Fatalf("the button should start offscreen: %+v", e)
 	}
-	r := h.ok(Scroll, map[string]any{"ref": target})
+	r := h.ok(toolapi.Scroll, map[string]any{"ref": target})
 	found := false
 	for _, e := range r.Snapshot.Elements {
 		if e.Role == "button" && strings.Contains(e.Name, "Cancel Membership") {
@@ -156,7 +157,7 @@ func TestScrollInsideABox(t *testing.T) {
 	h := open(t, "/variants/long")
 	s := h.snap(true)
 	box := browsertest.Ref(t, s, "generic", "Billing history")
-	r := h.ok(Scroll, map[string]any{"ref": box, "direction": "bottom"})
+	r := h.ok(toolapi.Scroll, map[string]any{"ref": box, "direction": "bottom"})
 	var atEnd bool
 	h.eval(`(() => { const b = document.getElementById('scroll-box'); return b.scrollTop + b.clientHeight >= b.scrollHeight - 1; })()`, &atEnd)
 	if !atEnd {
@@ -167,7 +168,7 @@ func TestScrollInsideABox(t *testing.T) {
 	}
 	var pageY float64
 	h.eval(`window.scrollY`, &pageY)
-	r = h.ok(Scroll, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
+	r = h.ok(toolapi.Scroll, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "generic", "Billing history"), "direction": "up", "amount": 200})
 	var top, height, after float64
 	h.eval(`document.getElementById('scroll-box').scrollTop`, &top)
 	h.eval(`document.getElementById('scroll-box').scrollHeight - document.getElementById('scroll-box').clientHeight`, &height)
@@ -185,7 +186,7 @@ func TestScrollLoadsMore(t *testing.T) {
 	var before, after int
 	h.eval(`document.querySelectorAll('li').length`, &before)
 	for i := 0; i < 5; i++ {
-		h.act(Scroll, map[string]any{"direction": "bottom"})
+		h.act(toolapi.Scroll, map[string]any{"direction": "bottom"})
 	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {

@@ -9,6 +9,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -27,7 +28,7 @@ func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	out, err := s.Call(t.Context(), tools.GetSnapshot, nil)
+	out, err := s.Call(t.Context(), toolapi.GetSnapshot, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestSessionStartsOnASlowPage(t *testing.T) {
 		t.Fatalf("NewSession on a slow page: %v", err)
 	}
 	defer s.Close()
-	out, err := s.Call(t.Context(), tools.GetSnapshot, nil)
+	out, err := s.Call(t.Context(), toolapi.GetSnapshot, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,11 +76,11 @@ func TestSessionStartsOnASlowPage(t *testing.T) {
 		t.Fatalf("get_snapshot: %+v", out.Value)
 	}
 	play := browsertest.Ref(t, snap, "button", "Play trailer")
-	out, err = s.Call(t.Context(), tools.Click, json.RawMessage(`{"ref":"`+play+`"}`))
+	out, err = s.Call(t.Context(), toolapi.Click, json.RawMessage(`{"ref":"`+play+`"}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r, ok := out.Value.(tools.ActionResult); !ok || !r.Success {
+	if r, ok := out.Value.(toolapi.ActionResult); !ok || !r.Success {
 		t.Errorf("click on the slow page: %+v", out.Value)
 	}
 	// Still loading: the start did not wait for the image.

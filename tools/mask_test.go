@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/audit"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestMaskPassword: a password fill's value never reaches the audit log,
@@ -23,7 +24,7 @@ func TestMaskPassword(t *testing.T) {
 		{``, `{}`},
 	} {
 		var buf bytes.Buffer
-		if err := audit.New(&buf, "s").ToolCall(audit.ToolCall{Tool: Fill, Args: maskPassword(json.RawMessage(c.args))}); err != nil {
+		if err := audit.New(&buf, "s").ToolCall(audit.ToolCall{Tool: toolapi.Fill, Args: maskPassword(json.RawMessage(c.args))}); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(buf.String(), "hunter2") {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // navigateInput is the arguments of browser_navigate: a URL, or a history
@@ -33,9 +34,9 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 	s.typed.add(in.URL)
 	switch {
 	case in.URL != "" && in.Action != "":
-		return "", fail(InvalidParams, "browser_navigate takes url or action, not both.")
+		return "", fail(toolapi.InvalidParams, "browser_navigate takes url or action, not both.")
 	case in.URL == "" && in.Action == "":
-		return "", fail(InvalidParams, "browser_navigate needs a url to open, or an action: back, forward or reload.")
+		return "", fail(toolapi.InvalidParams, "browser_navigate needs a url to open, or an action: back, forward or reload.")
 	}
 	dest, err := s.gatedDestination(ctx, in)
 	if err != nil {
@@ -89,10 +90,10 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 	page := s.shown(ctx, nil)
 	d, err := s.gate.AuthorizeSend(ctx, page, p.action, site, w)
 	if err != nil {
-		return dest, fail(HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, p.action)
+		return dest, fail(toolapi.HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, p.action)
 	}
 	if !d.Approved {
-		return dest, fail(HumanRejected, "%s", d.Message())
+		return dest, fail(toolapi.HumanRejected, "%s", d.Message())
 	}
 	s.approvalID = d.RequestID
 	// A relative URL resolves against the page, which may have moved
@@ -102,7 +103,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 		return dest, err
 	}
 	if !again.action.Same(p.action) {
-		return dest, fail(ActionFailed, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done.", p.action, again.action)
+		return dest, fail(toolapi.ActionFailed, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done.", p.action, again.action)
 	}
 	return dest, nil
 }
@@ -171,17 +172,17 @@ func (s *Session) destination(ctx context.Context, in navigateInput) (destinatio
 		}
 		e, err := s.tab.HistoryEntry(ctx, delta)
 		if errors.Is(err, browser.ErrNoHistory) {
-			return d, fail(ActionFailed, "There is no page to go %s to in this tab's history.", in.Action)
+			return d, fail(toolapi.ActionFailed, "There is no page to go %s to in this tab's history.", in.Action)
 		}
 		if err != nil {
 			return d, err
 		}
 		d.url, d.entry = e.URL, &e
 	default:
-		return d, fail(InvalidParams, "action must be back, forward or reload, not %q.", in.Action)
+		return d, fail(toolapi.InvalidParams, "action must be back, forward or reload, not %q.", in.Action)
 	}
 	if err := s.config.URLPolicy.Check(d.url); err != nil {
-		return d, fail(ActionFailed, "Not opened: blocked by policy: %v.", err)
+		return d, fail(toolapi.ActionFailed, "Not opened: blocked by policy: %v.", err)
 	}
 	return d, nil
 }
@@ -190,14 +191,14 @@ func (s *Session) destination(ctx context.Context, in navigateInput) (destinatio
 func (s *Session) absolute(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "", fail(InvalidParams, "%q is not a URL: %v.", raw, err)
+		return "", fail(toolapi.InvalidParams, "%q is not a URL: %v.", raw, err)
 	}
 	if u.IsAbs() {
 		return u.String(), nil
 	}
 	base, err := url.Parse(s.tab.URL())
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
-		return "", fail(InvalidParams, "%q is relative, and the current page (%s) is no web page to resolve it against: give an absolute http or https URL.", raw, s.tab.URL())
+		return "", fail(toolapi.InvalidParams, "%q is relative, and the current page (%s) is no web page to resolve it against: give an absolute http or https URL.", raw, s.tab.URL())
 	}
 	return base.ResolveReference(u).String(), nil
 }

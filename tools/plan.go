@@ -6,6 +6,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // planned is a state-changing action, checked and described, ready for the
@@ -44,10 +45,10 @@ func (s *Session) planClick(ctx context.Context, ref string) (planned, error) {
 func (s *Session) planDialog(t snapshot.Target) (planned, error) {
 	d := s.tab.Dialog()
 	if d == nil {
-		return planned{}, fail(RefInvalid, "%s belonged to a dialog that is no longer open.", t.Ref)
+		return planned{}, fail(toolapi.RefInvalid, "%s belonged to a dialog that is no longer open.", t.Ref)
 	}
 	if t.Dialog == "prompt" {
-		return planned{}, fail(InvalidParams, "%s is the text box of a prompt: fill it with browser_fill, then click OK.", t.Ref)
+		return planned{}, fail(toolapi.InvalidParams, "%s is the text box of a prompt: fill it with browser_fill, then click OK.", t.Ref)
 	}
 	a := checkpoint.Action{Verb: checkpoint.VerbClick, Ref: t.Ref, Role: t.Role, Name: t.Name,
 		Dialog: &snapshot.Dialog{Type: d.Type, Message: s.secrets.redact(d.Message)}}
@@ -77,10 +78,10 @@ func (s *Session) planFill(ctx context.Context, ref string, value *string) (plan
 		if insp.InputType != "" {
 			what = insp.InputType + " input"
 		}
-		return planned{}, fail(InvalidParams, "%s is %s %q (a %s), not a text field; browser_fill needs an input, a textarea or an editable element. Use browser_click for buttons, checkboxes and radios, browser_select for drop-downs.", t.Ref, article(t.Role), t.Name, what)
+		return planned{}, fail(toolapi.InvalidParams, "%s is %s %q (a %s), not a text field; browser_fill needs an input, a textarea or an editable element. Use browser_click for buttons, checkboxes and radios, browser_select for drop-downs.", t.Ref, article(t.Role), t.Name, what)
 	}
 	if insp.ReadOnly {
-		return planned{}, fail(ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
+		return planned{}, fail(toolapi.ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
 	}
 	v, err := s.secrets.value(*value, insp.InputType == "password")
 	if err != nil {
@@ -88,7 +89,7 @@ func (s *Session) planFill(ctx context.Context, ref string, value *string) (plan
 	}
 	if insp.Tag == "input" {
 		if v.text, err = normalizeInput(insp.InputType, v.text); err != nil {
-			return planned{}, fail(InvalidParams, "%v", err)
+			return planned{}, fail(toolapi.InvalidParams, "%v", err)
 		}
 		if !v.masked {
 			v.shown = v.text
@@ -114,7 +115,7 @@ func (s *Session) planSelect(ctx context.Context, ref string, value *choice) (pl
 		return planned{}, err
 	}
 	if insp.Tag != "select" && t.Role != "listbox" && t.Role != "combobox" {
-		return planned{}, fail(InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
+		return planned{}, fail(toolapi.InvalidParams, "%s is %s %q, not a drop-down or list; browser_select needs a select, a combobox or a listbox.", t.Ref, article(t.Role), t.Name)
 	}
 	picked, err := s.tab.PickOptions(ctx, t.BackendNodeID, value.values, value.list)
 	if err != nil {
@@ -130,7 +131,7 @@ func (s *Session) planSelect(ctx context.Context, ref string, value *choice) (pl
 // page, not a control of a JavaScript dialog.
 func (s *Session) field(ref string, hasValue bool, missing string) (snapshot.Target, error) {
 	if !hasValue {
-		return snapshot.Target{}, fail(InvalidParams, "%s", missing)
+		return snapshot.Target{}, fail(toolapi.InvalidParams, "%s", missing)
 	}
 	t, err := s.target(ref)
 	if err != nil {
@@ -138,9 +139,9 @@ func (s *Session) field(ref string, hasValue bool, missing string) (snapshot.Tar
 	}
 	switch {
 	case t.Dialog == "prompt":
-		return t, fail(InvalidParams, "%s is the text box of a prompt: what is typed there reaches the page only with OK, so OK is the action a human approves.", t.Ref)
+		return t, fail(toolapi.InvalidParams, "%s is the text box of a prompt: what is typed there reaches the page only with OK, so OK is the action a human approves.", t.Ref)
 	case t.Dialog != "":
-		return t, fail(InvalidParams, "%s is a dialog button, not a field: use browser_click.", t.Ref)
+		return t, fail(toolapi.InvalidParams, "%s is a dialog button, not a field: use browser_click.", t.Ref)
 	}
 	return t, nil
 }

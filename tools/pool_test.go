@@ -12,20 +12,21 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // poolCall runs get_snapshot on s and returns the page's URL and the
 // message of a failed result ("" on success).
 func poolCall(t *testing.T, s *Session) (url, msg string) {
 	t.Helper()
-	out, err := s.Call(t.Context(), GetSnapshot, []byte(`{}`))
+	out, err := s.Call(t.Context(), toolapi.GetSnapshot, []byte(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch v := out.Value.(type) {
 	case *snapshot.Snapshot:
 		return v.Page.URL, ""
-	case ActionResult:
+	case toolapi.ActionResult:
 		return v.Snapshot.Page.URL, v.Message
 	}
 	t.Fatalf("get_snapshot answered %T", out.Value)

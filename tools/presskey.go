@@ -8,6 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // pressKeyInput is the arguments of browser_press_key.
@@ -26,7 +27,7 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 	s.typed.key(in.Key)
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {
-		return "", fail(InvalidParams, "%v: %s.", err, keyExamples)
+		return "", fail(toolapi.InvalidParams, "%v: %s.", err, keyExamples)
 	}
 	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planPress(ctx, in.Ref, chord) })
 	if err != nil {
@@ -39,14 +40,14 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		if in.Ref != "" {
 			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
-				return fail(InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
+				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
 			}
 		}
 		// The gate judged the element that had focus; a page that moves
 		// focus elsewhere (on focus, say) would send the key to an
 		// element nobody judged.
 		if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
-			return fail(ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
+			return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
 		}
 		return s.tab.Press(ctx, chord)
 	}, done)
@@ -70,7 +71,7 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 			return planned{}, err
 		}
 		if t.Dialog != "" {
-			return planned{}, fail(InvalidParams, "%s belongs to a dialog: answer it with browser_click on OK or Cancel.", t.Ref)
+			return planned{}, fail(toolapi.InvalidParams, "%s belongs to a dialog: answer it with browser_click on OK or Cancel.", t.Ref)
 		}
 		insp, err := s.check(ctx, t, true)
 		if err != nil {
@@ -79,7 +80,7 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 		return s.pressAction(ctx, t, insp, chord)
 	}
 	if d := s.tab.Dialog(); d != nil {
-		return planned{}, fail(InvalidParams, "A %s dialog is open and takes no keys: answer it with browser_click on OK or Cancel.", d.Type)
+		return planned{}, fail(toolapi.InvalidParams, "A %s dialog is open and takes no keys: answer it with browser_click on OK or Cancel.", d.Type)
 	}
 	node, err := s.tab.Focused(ctx)
 	if err != nil {
@@ -91,7 +92,7 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 	}
 	insp, err := s.tab.Inspect(ctx, node, false)
 	if errors.Is(err, browser.ErrDetached) {
-		return planned{}, fail(ActionFailed, "The element that had the keyboard focus went away; nothing was pressed. Take a snapshot and try again.")
+		return planned{}, fail(toolapi.ActionFailed, "The element that had the keyboard focus went away; nothing was pressed. Take a snapshot and try again.")
 	}
 	if err != nil {
 		return planned{}, err
@@ -126,7 +127,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 	if insp != nil && chord.IsEnter() {
 		act, err := s.tab.EnterActivates(ctx, t.BackendNodeID)
 		if errors.Is(err, browser.ErrDetached) {
-			return planned{}, fail(RefInvalid, "%s is no longer on the page. Use a ref from the new snapshot.", pressTarget(planned{action: a}))
+			return planned{}, fail(toolapi.RefInvalid, "%s is no longer on the page. Use a ref from the new snapshot.", pressTarget(planned{action: a}))
 		}
 		if err != nil {
 			return planned{}, err
@@ -145,7 +146,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 	if (chord.Shortcut() || pageKey(insp, chord, a.Activates != nil)) && !s.gatesAny(a) {
 		c, err := s.gatedControl(ctx)
 		if err != nil {
-			return planned{}, fail(ActionFailed, "%s was not pressed: the page could not be checked for the controls a shortcut may fire (%v). Try again.", chord.Name, err)
+			return planned{}, fail(toolapi.ActionFailed, "%s was not pressed: the page could not be checked for the controls a shortcut may fire (%v). Try again.", chord.Name, err)
 		}
 		if c != nil {
 			a.Activates = c

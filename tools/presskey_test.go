@@ -8,6 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestPressKey(t *testing.T) {
@@ -19,8 +20,8 @@ func TestPressKey(t *testing.T) {
 		{"Enter submits a form that has no button", func(h *harness) {
 			s := h.snap(true)
 			box := browsertest.Ref(h.t, s, "searchbox", "Search titles")
-			r := h.ok(Fill, map[string]any{"ref": box, "value": "space opera"})
-			r = h.ok(PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(h.t, r.Snapshot, "searchbox", "Search titles")})
+			r := h.ok(toolapi.Fill, map[string]any{"ref": box, "value": "space opera"})
+			r = h.ok(toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(h.t, r.Snapshot, "searchbox", "Search titles")})
 			if !strings.Contains(r.Snapshot.Page.URL, "/variants/search-results?q=space+opera") {
 				h.t.Fatalf("after Enter the page is %s, want the results of the search", r.Snapshot.Page.URL)
 			}
@@ -30,11 +31,11 @@ func TestPressKey(t *testing.T) {
 		}},
 		{"Escape closes a modal", func(h *harness) {
 			s := h.snap(true)
-			r := h.ok(Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Open newsletter")})
+			r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Open newsletter")})
 			if _, ok := r.Snapshot.Find("dialog", "Join our newsletter"); !ok {
 				h.t.Fatalf("the modal did not open:\n%s", r.Snapshot.Outline())
 			}
-			r = h.ok(PressKey, map[string]any{"key": "Escape"})
+			r = h.ok(toolapi.PressKey, map[string]any{"key": "Escape"})
 			if _, ok := r.Snapshot.Find("dialog", "Join our newsletter"); ok {
 				h.t.Fatalf("Escape left the modal open:\n%s", r.Snapshot.Outline())
 			}
@@ -44,28 +45,28 @@ func TestPressKey(t *testing.T) {
 		}},
 		{"Control+A then typing replaces a field", func(h *harness) {
 			s := h.snap(true)
-			h.ok(PressKey, map[string]any{"key": "Control+A", "ref": browsertest.Ref(h.t, s, "textbox", "Nickname")})
-			h.ok(PressKey, map[string]any{"key": "Z"})
+			h.ok(toolapi.PressKey, map[string]any{"key": "Control+A", "ref": browsertest.Ref(h.t, s, "textbox", "Nickname")})
+			h.ok(toolapi.PressKey, map[string]any{"key": "Z"})
 			if got := h.evalString(`document.getElementById('nickname').value`); got != "Z" {
 				h.t.Fatalf("nickname = %q, want Z: Control+A did not select the old value", got)
 			}
 		}},
 		{"Tab moves focus to the next field", func(h *harness) {
 			s := h.snap(true)
-			r := h.ok(PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(h.t, s, "textbox", "First name")})
+			r := h.ok(toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(h.t, s, "textbox", "First name")})
 			last := browsertest.Ref(h.t, r.Snapshot, "textbox", "Last name")
 			if r.Snapshot.Focused == nil || *r.Snapshot.Focused != last {
 				h.t.Fatalf("focused %v, want Last name %s", r.Snapshot.Focused, last)
 			}
-			r = h.ok(PressKey, map[string]any{"key": "Shift+Tab"})
+			r = h.ok(toolapi.PressKey, map[string]any{"key": "Shift+Tab"})
 			if first := browsertest.Ref(h.t, r.Snapshot, "textbox", "First name"); r.Snapshot.Focused == nil || *r.Snapshot.Focused != first {
 				h.t.Fatalf("after Shift+Tab focused %v, want First name %s", r.Snapshot.Focused, first)
 			}
 		}},
 		{"an unknown key is invalid_params with examples", func(h *harness) {
 			for _, key := range []string{"Entr", "Control+Foo", "A+B", ""} {
-				r := h.act(PressKey, map[string]any{"key": key})
-				wantError(h.t, r, InvalidParams)
+				r := h.act(toolapi.PressKey, map[string]any{"key": key})
+				wantError(h.t, r, toolapi.InvalidParams)
 				if !strings.Contains(r.Message, "Control+A") || !strings.Contains(r.Message, "Enter") {
 					h.t.Errorf("key %q: message %q lists no examples", key, r.Message)
 				}
@@ -100,7 +101,7 @@ func TestPressKeyIsGated(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			g := openGated(t, "/variants/checkout", "default", tc.approve, Config{})
 			s := g.snap(false)
-			r := g.act(PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, tc.role, tc.el)})
+			r := g.act(toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, tc.role, tc.el)})
 			asked := g.person.Requests()
 			if len(asked) != 1 || asked[0].Concrete == nil {
 				t.Fatalf("the person was asked %d times, want once with the concrete press", len(asked))
@@ -114,7 +115,7 @@ func TestPressKeyIsGated(t *testing.T) {
 				}
 				return
 			}
-			wantError(t, r, HumanRejected)
+			wantError(t, r, toolapi.HumanRejected)
 			if strings.Contains(r.Snapshot.Page.URL, "order-placed") {
 				t.Fatal("a rejected Enter placed the order")
 			}
@@ -129,7 +130,7 @@ func TestPressKeyIntoPasswordIsMasked(t *testing.T) {
 	var log bytes.Buffer
 	WithAudit(audit.New(&log, "test"))(h.s)
 	s := h.snap(true)
-	r := h.ok(PressKey, map[string]any{"key": "§", "ref": browsertest.Labelled(t, s, "Password")})
+	r := h.ok(toolapi.PressKey, map[string]any{"key": "§", "ref": browsertest.Labelled(t, s, "Password")})
 	if got := h.evalString(`document.getElementById('password').value`); !strings.Contains(got, "§") {
 		t.Fatalf("the key did not reach the password field: %q", got)
 	}

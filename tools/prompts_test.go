@@ -8,6 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestRequestShowsWhatWillHappen: the person reads the value a fill types
@@ -26,7 +27,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 	}{
 		{"click", "/variants/checkout", "default",
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Place order")})
+				h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Place order")})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbClick || a.Name != "Place order — $129" || !a.SubmitsPayment {
@@ -35,7 +36,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, ""},
 		{"fill", "/variants/checkout", "default",
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
+				h.act(toolapi.Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbFill || a.Value != "4242 4242 4242 4242" || a.Masked || a.Autocomplete != "cc-number" {
@@ -44,7 +45,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, ""},
 		{"fill a password", "/variants/form", `{"name":"profile","checkpoints":[{"url_contains":"/variants/form"}]}`,
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Fill, map[string]any{"ref": refOfKind(h.t, s, "password"), "value": "n3w-pa55word"})
+				h.act(toolapi.Fill, map[string]any{"ref": refOfKind(h.t, s, "password"), "value": "n3w-pa55word"})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbFill || !a.Masked || a.Value == "" {
@@ -53,7 +54,7 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, "n3w-pa55word"},
 		{"select", "/survey", `{"name":"survey","checkpoints":[{"title_contains":"survey"}]}`,
 			func(h *harness, s *snapshot.Snapshot) {
-				h.act(Select, map[string]any{"ref": browsertest.Ref(h.t, s, "combobox", "How long"), "value": "1 to 3 years"})
+				h.act(toolapi.Select, map[string]any{"ref": browsertest.Ref(h.t, s, "combobox", "How long"), "value": "1 to 3 years"})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Verb != checkpoint.VerbSelect || !slices.Equal(a.Options, []checkpoint.Option{{Text: "1 to 3 years", Value: "1to3"}}) {
@@ -62,8 +63,8 @@ func TestRequestShowsWhatWillHappen(t *testing.T) {
 			}, ""},
 		{"answer a dialog", "/variants/checkout", `{"name":"leave","checkpoints":[{"dialog":{"type":"confirm","message_contains":"leave checkout"}}]}`,
 			func(h *harness, s *snapshot.Snapshot) {
-				r := h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel")})
-				h.act(Click, map[string]any{"ref": browsertest.Ref(h.t, r.Snapshot, "button", "OK")})
+				r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel")})
+				h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, r.Snapshot, "button", "OK")})
 			},
 			func(t *testing.T, a *checkpoint.Action) {
 				if a.Dialog == nil || a.Dialog.Type != "confirm" || a.Dialog.Message != "Leave checkout? Your cart is kept." || a.Name != "OK" {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // approvalInput is the arguments of request_human_approval. Action and Reason
@@ -26,7 +27,7 @@ type approvalInput struct {
 // an approval covers nothing.
 func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output {
 	answer := func(format string, a ...any) Output {
-		return Output{Value: ApprovalResult{Message: fmt.Sprintf(format, a...)}}
+		return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf(format, a...)}}
 	}
 	if strings.TrimSpace(in.Action) == "" {
 		return answer("invalid_params: request_human_approval needs the action you want to take.")
@@ -50,7 +51,7 @@ func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output 
 	if d.Approved && concrete != nil {
 		msg += fmt.Sprintf(" The approval covers exactly %s, as your next call, in this tab and this page as it is now; any other call uses it up.", s.clip(concrete.String(), messageLimit))
 	}
-	return Output{Value: ApprovalResult{Approved: d.Approved, Message: msg}}
+	return Output{Value: toolapi.ApprovalResult{Approved: d.Approved, Message: msg}}
 }
 
 // planAhead plans the action a request_human_approval names, as the tool of
@@ -59,7 +60,7 @@ func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, err
 	switch in.Verb {
 	case "", string(checkpoint.VerbClick):
 		if in.Value != nil {
-			return planned{}, fail(InvalidParams, "a click takes no value; value goes with verb fill or select.")
+			return planned{}, fail(toolapi.InvalidParams, "a click takes no value; value goes with verb fill or select.")
 		}
 		return s.planClick(ctx, in.Ref)
 	case string(checkpoint.VerbFill):
@@ -67,17 +68,17 @@ func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, err
 			return s.planFill(ctx, in.Ref, nil)
 		}
 		if in.Value.list {
-			return planned{}, fail(InvalidParams, "a fill takes one string as its value; a list goes with verb select.")
+			return planned{}, fail(toolapi.InvalidParams, "a fill takes one string as its value; a list goes with verb select.")
 		}
 		return s.planFill(ctx, in.Ref, &in.Value.values[0])
 	case string(checkpoint.VerbSelect):
 		return s.planSelect(ctx, in.Ref, in.Value)
 	}
-	return planned{}, fail(InvalidParams, "verb must be click, fill or select, not %q.", in.Verb)
+	return planned{}, fail(toolapi.InvalidParams, "verb must be click, fill or select, not %q.", in.Verb)
 }
 
 // approvalArgsInvalid answers request_human_approval arguments that do not
 // decode: not approved, and why.
 func (s *Session) approvalArgsInvalid(_ context.Context, err error) Output {
-	return Output{Value: ApprovalResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
+	return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
 }

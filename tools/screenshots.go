@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // When a result carries the page's screenshot (Config.Screenshots).
@@ -41,7 +42,7 @@ func (s *Session) screenshotFor(name, before string, out Output) Output {
 	case ScreenshotsNever:
 	case ScreenshotsAuto:
 		snap := resultSnapshot(out)
-		if name == GetSnapshot || resultCode(out) != "ok" || snap == nil || snap.Page.URL != before {
+		if name == toolapi.GetSnapshot || resultCode(out) != "ok" || snap == nil || snap.Page.URL != before {
 			return out
 		}
 	default:
@@ -49,7 +50,7 @@ func (s *Session) screenshotFor(name, before string, out Output) Output {
 	}
 	out.Image = nil
 	switch v := out.Value.(type) {
-	case ActionResult:
+	case toolapi.ActionResult:
 		v.Snapshot = withoutScreenshot(v.Snapshot)
 		out.Value = v
 	case *snapshot.Snapshot:
@@ -61,7 +62,7 @@ func (s *Session) screenshotFor(name, before string, out Output) Output {
 // resultSnapshot is the snapshot an output carries, or nil.
 func resultSnapshot(out Output) *snapshot.Snapshot {
 	switch v := out.Value.(type) {
-	case ActionResult:
+	case toolapi.ActionResult:
 		return v.Snapshot
 	case *snapshot.Snapshot:
 		return v

@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // scrollInput is the arguments of browser_scroll.
@@ -17,15 +19,15 @@ type scrollInput struct {
 func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 	amount := orDefault(in.Amount, 300)
 	if amount <= 0 {
-		return "", fail(InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
+		return "", fail(toolapi.InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
 	}
 	switch in.Direction {
 	case "", "up", "down", "top", "bottom":
 	default:
-		return "", fail(InvalidParams, "direction must be up, down, top or bottom, not %q.", in.Direction)
+		return "", fail(toolapi.InvalidParams, "direction must be up, down, top or bottom, not %q.", in.Direction)
 	}
 	if in.Ref == "" && in.Direction == "" {
-		return "", fail(InvalidParams, "browser_scroll needs a ref (to bring that element into view) or a direction (up, down, top, bottom).")
+		return "", fail(toolapi.InvalidParams, "browser_scroll needs a ref (to bring that element into view) or a direction (up, down, top, bottom).")
 	}
 	limit := s.config.ScrollTimeout
 	if in.Ref == "" {
@@ -61,7 +63,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 		return "", err
 	}
 	if !insp.Scrollable {
-		return "", fail(InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
+		return "", fail(toolapi.InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
 	}
 	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
 		switch in.Direction {

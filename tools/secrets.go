@@ -15,6 +15,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // placeholder is how the agent names a secret in a fill value: {{NAME}}.
@@ -91,7 +92,7 @@ func (s secrets) expand(value string) (string, bool, error) {
 			}
 			known = strings.Join(names, ", ")
 		}
-		return "", false, fail(InvalidParams, "unknown secret %s: the known secrets are %s.", strings.Join(unknown, ", "), known)
+		return "", false, fail(toolapi.InvalidParams, "unknown secret %s: the known secrets are %s.", strings.Join(unknown, ", "), known)
 	}
 	return out, found, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestSecretsAreTypedButNeverShown: a fill of {{API_KEY}} types the secret,
@@ -34,9 +35,9 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 
 	s := g.snap(false)
 	user := browsertest.Labelled(t, s, "Username")
-	out := g.call(Fill, map[string]any{"ref": user, "value": "{{API_KEY}}"})
+	out := g.call(toolapi.Fill, map[string]any{"ref": user, "value": "{{API_KEY}}"})
 	record(out)
-	r := out.Value.(ActionResult)
+	r := out.Value.(toolapi.ActionResult)
 	if !r.Success {
 		t.Fatalf("fill: %s", r.Message)
 	}
@@ -57,19 +58,19 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 		t.Fatalf("the person was shown %+v, want the placeholder, masked", asked)
 	}
 	// The page echoes what was typed; the snapshot shows the placeholder.
-	out = g.call(GetSnapshot, map[string]any{"viewport_only": false})
+	out = g.call(toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 	record(out)
 	if text := out.Value.(*snapshot.Snapshot).Text; !strings.Contains(text, "username={{API_KEY}}") {
 		t.Errorf("the page's echo of the secret is not shown as its placeholder: %q", text)
 	}
-	record(g.call(RequestApproval, map[string]any{"action": "type it again", "reason": "x", "ref": user, "verb": "fill", "value": "{{API_KEY}}"}))
-	record(g.call(CompleteTask, map[string]any{"status": "failed", "reason": "done testing"}))
+	record(g.call(toolapi.RequestApproval, map[string]any{"action": "type it again", "reason": "x", "ref": user, "verb": "fill", "value": "{{API_KEY}}"}))
+	record(g.call(toolapi.CompleteTask, map[string]any{"status": "failed", "reason": "done testing"}))
 
 	// An unknown placeholder is refused, naming the known ones.
-	out = g.call(Fill, map[string]any{"ref": browsertest.Labelled(t, g.snap(false), "Username"), "value": "{{NOPE}}"})
+	out = g.call(toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, g.snap(false), "Username"), "value": "{{NOPE}}"})
 	record(out)
-	r = out.Value.(ActionResult)
-	wantError(t, r, InvalidParams)
+	r = out.Value.(toolapi.ActionResult)
+	wantError(t, r, toolapi.InvalidParams)
 	if !strings.Contains(r.Message, "{{API_KEY}}") || !strings.Contains(r.Message, "{{OTHER}}") {
 		t.Errorf("the refusal does not name the known secrets: %q", r.Message)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // selectInput is the arguments of browser_select.
@@ -59,7 +60,7 @@ func (s *Session) choose(ctx context.Context, in selectInput) (string, error) {
 	if !tookEffect(p.action.Options, got) {
 		// What was done must be what was approved: the page's handlers
 		// changed the choice under the action.
-		return "", fail(ActionFailed, "%s %q now has %s selected, not %s as planned and shown for approval: the page changed the choice as it was made. Do not go on with this choice; check the select in the new snapshot.",
+		return "", fail(toolapi.ActionFailed, "%s %q now has %s selected, not %s as planned and shown for approval: the page changed the choice as it was made. Do not go on with this choice; check the select in the new snapshot.",
 			p.t.Ref, p.t.Name, s.clip(checkpoint.OptionList(got), messageLimit), s.clip(checkpoint.OptionList(p.action.Options), messageLimit))
 	}
 	return fmt.Sprintf("Selected %s in %s %q.", s.clip(checkpoint.OptionList(got), messageLimit), p.t.Ref, p.t.Name), nil
@@ -100,7 +101,7 @@ func (s *Session) options(picked []browser.Selection) []checkpoint.Option {
 // that fit no option, or a list for a select of one, are invalid_params.
 func selectProblem(err error, ref, name string) error {
 	if errors.Is(err, browser.ErrNoOption) || errors.Is(err, browser.ErrOneOption) {
-		return fail(InvalidParams, "%s %q: %v", ref, name, err)
+		return fail(toolapi.InvalidParams, "%s %q: %v", ref, name, err)
 	}
 	return err
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Scripts reading what /variants/selects holds and heard.
@@ -42,7 +43,7 @@ func TestSelectSeveral(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.sub(t)
-			r := h.ok(Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), tc.role, tc.label), "value": tc.value})
+			r := h.ok(toolapi.Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), tc.role, tc.label), "value": tc.value})
 			if got := h.evalString(tc.now); got != tc.want {
 				t.Errorf("selected %q, want %q (message %q)", got, tc.want, r.Message)
 			}
@@ -76,8 +77,8 @@ func TestSelectRefusals(t *testing.T) {
 			if tc.value != nil {
 				args["value"] = tc.value
 			}
-			r := h.act(Select, args)
-			wantError(t, r, InvalidParams)
+			r := h.act(toolapi.Select, args)
+			wantError(t, r, toolapi.InvalidParams)
 			for _, s := range tc.says {
 				if !strings.Contains(r.Message, s) {
 					t.Errorf("message %q does not say %q", r.Message, s)
@@ -102,8 +103,8 @@ func TestStyledSelect(t *testing.T) {
 	h := open(t, "/variants/selects")
 	t.Run("the pointer cannot reach the native select", func(t *testing.T) {
 		h := h.sub(t)
-		r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Country")})
-		if r.Success || (*r.Error != ElementObscured && *r.Error != ElementNotVisible) {
+		r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Country")})
+		if r.Success || (*r.Error != toolapi.ElementObscured && *r.Error != toolapi.ElementNotVisible) {
 			t.Fatalf("a click on the hidden select: success %v, error %v", r.Success, r.Error)
 		}
 	})
@@ -125,8 +126,8 @@ func TestStyledSelect(t *testing.T) {
 			h := h.sub(t)
 			if tc.restyle != "" {
 				h.eval(tc.restyle, nil)
-				r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Country")})
-				if r.Error == nil || *r.Error != ElementObscured {
+				r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Country")})
+				if r.Error == nil || *r.Error != toolapi.ElementObscured {
 					t.Fatalf("a click on the select under the proxy: error %v, want element_obscured", r.Error)
 				}
 			}
@@ -135,7 +136,7 @@ func TestStyledSelect(t *testing.T) {
 				// The proxy is named by the text it shows, as select2's is.
 				name = h.evalString(`document.querySelector('#country-rendered').textContent`)
 			}
-			r := h.ok(Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", name), "value": tc.value})
+			r := h.ok(toolapi.Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", name), "value": tc.value})
 			if !strings.Contains(r.Message, tc.text) {
 				t.Errorf("message %q does not name %q", r.Message, tc.text)
 			}
@@ -168,7 +169,7 @@ func TestAriaCombobox(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := h.sub(t)
-			r := h.ok(Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Streaming plan"), "value": tc.value})
+			r := h.ok(toolapi.Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "combobox", "Streaming plan"), "value": tc.value})
 			if !strings.Contains(r.Message, `"`+tc.shows+`"`) {
 				t.Errorf("message %q does not name %q", r.Message, tc.shows)
 			}
@@ -208,7 +209,7 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 		t.Errorf("the person saw %+v, want drama and horror", got)
 	}
 	// Another set is asked about again, and shown as it is.
-	g.ok(Select, map[string]any{"ref": ref(), "value": []string{"drama", "jazz"}})
+	g.ok(toolapi.Select, map[string]any{"ref": ref(), "value": []string{"drama", "jazz"}})
 	if got := shown(1); !slices.Equal(got, []checkpoint.Option{drama, jazz}) {
 		t.Errorf("the person saw %+v, want drama and jazz", got)
 	}
@@ -222,7 +223,7 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 	if a := g.approval(map[string]any{"action": "pick genres", "reason": "the user's taste", "ref": genres, "verb": "select", "value": []string{"horror", "drama"}}); !a.Approved {
 		t.Fatalf("not approved: %s", a.Message)
 	}
-	g.ok(Select, map[string]any{"ref": genres, "value": []string{"Drama", "Horror"}})
+	g.ok(toolapi.Select, map[string]any{"ref": genres, "value": []string{"Drama", "Horror"}})
 	if n := len(g.person.Requests()); n != 3 {
 		t.Errorf("the person was asked %d times, want 3: the approved set asked again", n)
 	}
@@ -251,7 +252,7 @@ func TestSelectWaitsForALateListbox(t *testing.T) {
 		const li = e.target.closest('[role=option]');
 		setTimeout(() => li.setAttribute('aria-selected', String(li.getAttribute('aria-selected') !== 'true')), 200);
 	}, true)`, nil)
-	h.ok(Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "listbox", "Subtitle languages"), "value": []string{"French", "Japanese"}})
+	h.ok(toolapi.Select, map[string]any{"ref": browsertest.Ref(t, h.snap(false), "listbox", "Subtitle languages"), "value": []string{"French", "Japanese"}})
 	if got := h.evalString(subtitlesNow); got != "French,Japanese" {
 		t.Errorf("selected %q, want French,Japanese", got)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Config says how a session behaves.
@@ -40,8 +41,8 @@ type Config struct {
 	// waits for the new document to commit and its DOM to be interactive
 	// and quiet (default 10 s). Slow subresources never make it fail.
 	NavigationTimeout time.Duration
-	// Caps turns on opt-in tools by capability (CapTabs, CapWait, CapHover,
-	// CapUpload, CapDrag, or CapAll). The default tools are always on.
+	// Caps turns on opt-in tools by capability (toolapi.CapTabs, toolapi.CapWait, toolapi.CapHover,
+	// toolapi.CapUpload, toolapi.CapDrag, or toolapi.CapAll). The default tools are always on.
 	Caps []string
 	// UploadDir is the only directory browser_upload may take files from;
 	// empty refuses every upload.
@@ -311,7 +312,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	// whatever it is, a call that fails or names no tool too. The action it
 	// covers takes it while it runs; a new request for approval replaces
 	// it, whether or not it gets as far as asking.
-	if name == RequestApproval {
+	if name == toolapi.RequestApproval {
 		s.gate.UseUp()
 	} else {
 		defer s.gate.UseUp()
@@ -361,7 +362,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 // field, which must never reach a log: a browser_fill of one, or a
 // request_human_approval that names one with the value it would type.
 func (s *Session) fillsPassword(name string, args json.RawMessage) bool {
-	if name != Fill && name != RequestApproval {
+	if name != toolapi.Fill && name != toolapi.RequestApproval {
 		return false
 	}
 	var in struct {
@@ -377,7 +378,7 @@ func (s *Session) fillsPassword(name string, args json.RawMessage) bool {
 
 // resultCode is what a log line says of a result.
 func resultCode(out Output) string {
-	if r, ok := out.Value.(ActionResult); ok && r.Error != nil {
+	if r, ok := out.Value.(toolapi.ActionResult); ok && r.Error != nil {
 		return string(*r.Error)
 	}
 	return "ok"
@@ -443,13 +444,13 @@ func (s *Session) redactOutput(out Output) Output {
 	// Every message is bounded too, whatever page text reached it: each
 	// place that quotes the page cuts its quote, and this is the backstop.
 	switch v := out.Value.(type) {
-	case ActionResult:
+	case toolapi.ActionResult:
 		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
-	case ApprovalResult:
+	case toolapi.ApprovalResult:
 		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
-	case CompletionResult:
+	case toolapi.CompletionResult:
 		v.Message = s.clip(v.Message, resultLimit)
 		out.Value = v
 	}
@@ -481,7 +482,7 @@ func (s *Session) recover(ctx context.Context) string {
 }
 
 // output wraps an action result with its screenshot.
-func (s *Session) output(r ActionResult) Output {
+func (s *Session) output(r toolapi.ActionResult) Output {
 	out := Output{Value: r}
 	if r.Snapshot != nil {
 		out.Image = r.Snapshot.Screenshot
@@ -490,9 +491,9 @@ func (s *Session) output(r ActionResult) Output {
 }
 
 // failed answers with the error code and message and a fresh snapshot.
-func (s *Session) failed(ctx context.Context, c Code, msg string) Output {
+func (s *Session) failed(ctx context.Context, c toolapi.Code, msg string) Output {
 	snap, _ := s.snapshot(ctx, true)
-	return s.output(ActionResult{Snapshot: snap, Error: &c, Message: msg})
+	return s.output(toolapi.ActionResult{Snapshot: snap, Error: &c, Message: msg})
 }
 
-func code(c Code) *Code { return &c }
+func code(c toolapi.Code) *toolapi.Code { return &c }

@@ -11,6 +11,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestMain(m *testing.M) { browsertest.Main(m) }
@@ -69,7 +70,7 @@ func (h *harness) call(name string, args any) Output {
 // snap takes a snapshot and fails the test unless it is a plain snapshot.
 func (h *harness) snap(viewportOnly bool) *snapshot.Snapshot {
 	h.t.Helper()
-	out := h.call(GetSnapshot, map[string]any{"viewport_only": viewportOnly})
+	out := h.call(toolapi.GetSnapshot, map[string]any{"viewport_only": viewportOnly})
 	s, ok := out.Value.(*snapshot.Snapshot)
 	if !ok {
 		h.t.Fatalf("get_snapshot returned %T: %+v", out.Value, out.Value)
@@ -80,10 +81,10 @@ func (h *harness) snap(viewportOnly bool) *snapshot.Snapshot {
 // act runs an action tool and returns its result, checking the contract
 // that holds for every result: a snapshot is present, and success and error
 // agree.
-func (h *harness) act(name string, args any) ActionResult {
+func (h *harness) act(name string, args any) toolapi.ActionResult {
 	h.t.Helper()
 	out := h.call(name, args)
-	r, ok := out.Value.(ActionResult)
+	r, ok := out.Value.(toolapi.ActionResult)
 	if !ok {
 		h.t.Fatalf("%s returned %T", name, out.Value)
 	}
@@ -107,7 +108,7 @@ func (h *harness) evalString(expr string) string {
 
 // ok runs an action tool as act does, and fails the test unless the action
 // succeeded.
-func (h *harness) ok(name string, args any) ActionResult {
+func (h *harness) ok(name string, args any) toolapi.ActionResult {
 	h.t.Helper()
 	r := h.act(name, args)
 	if !r.Success {
@@ -134,7 +135,7 @@ func (h *harness) eval(expr string, out any) {
 	}
 }
 
-func wantError(t *testing.T, r ActionResult, want Code) {
+func wantError(t *testing.T, r toolapi.ActionResult, want toolapi.Code) {
 	t.Helper()
 	if r.Error == nil || *r.Error != want {
 		got := "none"
@@ -151,7 +152,7 @@ func wantError(t *testing.T, r ActionResult, want Code) {
 func TestClickMovesTheFlowOn(t *testing.T) {
 	h := open(t, "/account")
 	s := h.snap(true)
-	r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
+	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
 	if !strings.HasSuffix(r.Snapshot.Page.URL, "/retention") {
 		t.Fatalf("after the click the page is %s, want /retention", r.Snapshot.Page.URL)
 	}
@@ -163,7 +164,7 @@ func TestClickMovesTheFlowOn(t *testing.T) {
 	if n := refNumber(t, next); n <= refNumber(t, s.Elements[len(s.Elements)-1].Ref) {
 		t.Errorf("ref %s does not continue the session's count", next)
 	}
-	r = h.act(Click, map[string]any{"ref": next})
+	r = h.act(toolapi.Click, map[string]any{"ref": next})
 	if !r.Success || !strings.HasSuffix(r.Snapshot.Page.URL, "/survey") {
 		t.Fatalf("second click: %+v at %s", r.Error, r.Snapshot.Page.URL)
 	}
@@ -190,8 +191,8 @@ func TestRefsThatAreNotLive(t *testing.T) {
 		{"empty", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := h.sub(t).act(Click, map[string]any{"ref": tc.ref})
-			wantError(t, r, RefInvalid)
+			r := h.sub(t).act(toolapi.Click, map[string]any{"ref": tc.ref})
+			wantError(t, r, toolapi.RefInvalid)
 			if !strings.HasSuffix(r.Snapshot.Page.URL, "/account") {
 				t.Errorf("a refused click moved the page to %s", r.Snapshot.Page.URL)
 			}
@@ -206,8 +207,8 @@ func TestRelabelledElementIsNotClicked(t *testing.T) {
 	// The page renames the button between the snapshot and the click, as a
 	// re-render would.
 	h.eval(`(() => { const b = [...document.querySelectorAll('button')].find(b => b.textContent.trim() === 'Save'); b.textContent = 'Delete'; b.onclick = () => { document.title = 'DELETED'; }; })()`, nil)
-	r := h.act(Click, map[string]any{"ref": save})
-	wantError(t, r, RefInvalid)
+	r := h.act(toolapi.Click, map[string]any{"ref": save})
+	wantError(t, r, toolapi.RefInvalid)
 	if !strings.Contains(r.Message, "Delete") {
 		t.Errorf("message does not say what changed: %q", r.Message)
 	}
@@ -221,46 +222,46 @@ func TestActionErrors(t *testing.T) {
 		name  string
 		page  string
 		setup func(h *harness, s *snapshot.Snapshot) (tool string, args map[string]any)
-		want  Code
+		want  toolapi.Code
 		// says is what the message must tell the agent, if anything.
 		says string
 	}{
 		{"disabled button", "/variants/disabled", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Finish Cancellation")}
-		}, ElementDisabled, ""},
+			return toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Finish Cancellation")}
+		}, toolapi.ElementDisabled, ""},
 		{"covered by a modal", "/variants/modal", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership")}
-		}, ElementObscured, ""},
+			return toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership")}
+		}, toolapi.ElementObscured, ""},
 		{"hidden after the snapshot", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			r := browsertest.Ref(h.t, s, "button", "Cancel Membership")
 			h.eval(`document.querySelectorAll('button,a').forEach(e => { if (e.textContent.includes('Cancel Membership')) e.style.visibility = 'hidden'; })`, nil)
-			return Click, map[string]any{"ref": r}
-		}, ElementNotVisible, ""},
+			return toolapi.Click, map[string]any{"ref": r}
+		}, toolapi.ElementNotVisible, ""},
 		{"scroll with neither ref nor direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Scroll, map[string]any{}
-		}, InvalidParams, ""},
+			return toolapi.Scroll, map[string]any{}
+		}, toolapi.InvalidParams, ""},
 		{"scroll in an unknown direction", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Scroll, map[string]any{"direction": "sideways"}
-		}, InvalidParams, ""},
+			return toolapi.Scroll, map[string]any{"direction": "sideways"}
+		}, toolapi.InvalidParams, ""},
 		{"fill on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
-		}, InvalidParams, ""},
+			return toolapi.Fill, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+		}, toolapi.InvalidParams, ""},
 		{"select on a button", "/account", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Select, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
-		}, InvalidParams, ""},
+			return toolapi.Select, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Cancel Membership"), "value": "x"}
+		}, toolapi.InvalidParams, ""},
 		{"a malformed date names the format", "/variants/form", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Fill, map[string]any{"ref": refOfKind(h.t, h.snap(false), "date"), "value": "next tuesday"}
-		}, InvalidParams, "2011-10-11"},
+			return toolapi.Fill, map[string]any{"ref": refOfKind(h.t, h.snap(false), "date"), "value": "next tuesday"}
+		}, toolapi.InvalidParams, "2011-10-11"},
 		{"a missing option names the options", "/survey", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Select, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "combobox", ""), "value": "forever"}
-		}, InvalidParams, "Less than a year"},
+			return toolapi.Select, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "combobox", ""), "value": "forever"}
+		}, toolapi.InvalidParams, "Less than a year"},
 		{"an option of a closed select", "/variants/clickables", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
 			// The select sits below the fold: take the whole page.
-			return Click, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "option", "Oldest first")}
-		}, ElementNotVisible, "browser_select"},
+			return toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, h.snap(false), "option", "Oldest first")}
+		}, toolapi.ElementNotVisible, "browser_select"},
 		{"a page whose script blocks", "/variants/busy", func(h *harness, s *snapshot.Snapshot) (string, map[string]any) {
-			return Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Freeze")}
-		}, Timeout, ""},
+			return toolapi.Click, map[string]any{"ref": browsertest.Ref(h.t, s, "button", "Freeze")}
+		}, toolapi.Timeout, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := open(t, tc.page)
@@ -279,25 +280,25 @@ func TestActionErrors(t *testing.T) {
 func TestObscuredNamesTheCover(t *testing.T) {
 	h := open(t, "/variants/modal")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
-	wantError(t, r, ElementObscured)
+	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
+	wantError(t, r, toolapi.ElementObscured)
 	if !strings.Contains(r.Message, "Special offer") {
 		t.Errorf("message does not name the modal: %q", r.Message)
 	}
 	// Closing the modal makes the button clickable.
-	r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Close")})
-	h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel Membership")})
+	r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Close")})
+	h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel Membership")})
 }
 
 func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
-	r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")})
-	wantError(t, r, Timeout)
+	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")})
+	wantError(t, r, toolapi.Timeout)
 	// The page unfreezes by itself; the session stays usable.
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		out := h.call(GetSnapshot, map[string]any{})
+		out := h.call(toolapi.GetSnapshot, map[string]any{})
 		if s, ok := out.Value.(*snapshot.Snapshot); ok && len(s.Elements) > 0 {
 			break
 		}
@@ -325,7 +326,7 @@ func TestResultShowsLateChanges(t *testing.T) {
 				document.querySelector('main').prepend(b);
 			})()`, delay), nil)
 			s := h.snap(true)
-			r := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load details")})
+			r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load details")})
 			browsertest.Ref(t, r.Snapshot, "heading", "Details loaded")
 		})
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // A session that moves to another browser of the pool starts there with
@@ -45,7 +46,7 @@ func TestPoolMoveReloadsStorageState(t *testing.T) {
 	if !strings.Contains(msg, "the --storage-state login loaded again") {
 		t.Fatalf("the move says %q", msg)
 	}
-	out, err := s.Call(ctx, GetSnapshot, []byte(`{}`))
+	out, err := s.Call(ctx, toolapi.GetSnapshot, []byte(`{}`))
 	if err != nil {
 		t.Fatal(err)
 	}

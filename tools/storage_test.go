@@ -13,6 +13,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -37,7 +38,7 @@ func (b *lockedBuffer) String() string {
 // pageText takes a snapshot of the session's page and returns its text.
 func pageText(t *testing.T, s *tools.Session) string {
 	t.Helper()
-	out, err := s.Call(t.Context(), tools.GetSnapshot, nil)
+	out, err := s.Call(t.Context(), toolapi.GetSnapshot, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

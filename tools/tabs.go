@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // tabsInput is the arguments of browser_tabs.
@@ -28,14 +29,14 @@ func (s *Session) tabs(ctx context.Context, in tabsInput) (string, error) {
 
 func (s *Session) tabsAction(ctx context.Context, in tabsInput) (string, error) {
 	if in.URL != "" && in.Action != "new" {
-		return "", fail(InvalidParams, "url goes with action new only.")
+		return "", fail(toolapi.InvalidParams, "url goes with action new only.")
 	}
 	switch in.Action {
 	case "list":
 		return "", nil
 	case "select":
 		if in.Index == nil {
-			return "", fail(InvalidParams, "select needs the index of the tab, from the list.")
+			return "", fail(toolapi.InvalidParams, "select needs the index of the tab, from the list.")
 		}
 		if err := s.tab.SwitchTo(ctx, *in.Index); err != nil {
 			return "", tabsProblem(err, *in.Index)
@@ -53,7 +54,7 @@ func (s *Session) tabsAction(ctx context.Context, in tabsInput) (string, error) 
 	case "new":
 		return s.newTab(ctx, strings.TrimSpace(in.URL))
 	}
-	return "", fail(InvalidParams, "action must be list, select, close or new, not %q.", in.Action)
+	return "", fail(toolapi.InvalidParams, "action must be list, select, close or new, not %q.", in.Action)
 }
 
 // newTab opens a new tab, and with a URL goes there as browser_navigate
@@ -81,9 +82,9 @@ func (s *Session) newTab(ctx context.Context, raw string) (string, error) {
 func tabsProblem(err error, i int) error {
 	switch {
 	case errors.Is(err, browser.ErrNoSuchPage):
-		return fail(InvalidParams, "There is no tab %d; list the tabs to see their indexes.", i)
+		return fail(toolapi.InvalidParams, "There is no tab %d; list the tabs to see their indexes.", i)
 	case errors.Is(err, browser.ErrLastPage):
-		return fail(ActionFailed, "Tab %d is the only tab; it cannot be closed.", i)
+		return fail(toolapi.ActionFailed, "Tab %d is the only tab; it cannot be closed.", i)
 	}
 	return err
 }

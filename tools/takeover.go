@@ -11,6 +11,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // ErrNotTaken reports a person's input while the person does not have the
@@ -174,7 +175,7 @@ func (s *Session) refuseTaken(ctx context.Context) (out Output, refused bool) {
 	if !taken {
 		return Output{}, false
 	}
-	return s.failed(ctx, ActionFailed, "A person has the browser: they took it over from the approval console and "+
+	return s.failed(ctx, toolapi.ActionFailed, "A person has the browser: they took it over from the approval console and "+
 		"act on the page themselves; try again after they hand back. Nothing was done."), true
 }
 

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // tool is one tool as a session runs it: the definition a client sees, the
@@ -55,7 +57,7 @@ func newAction[In any](def Definition, do func(*Session, context.Context, In) (s
 			return s.act(ctx, func(ctx context.Context) (string, error) { return do(s, ctx, in) })
 		},
 		func(s *Session, ctx context.Context, err error) Output {
-			return s.act(ctx, func(context.Context) (string, error) { return "", fail(InvalidParams, "%v", err) })
+			return s.act(ctx, func(context.Context) (string, error) { return "", fail(toolapi.InvalidParams, "%v", err) })
 		})
 }
 
@@ -74,13 +76,13 @@ type capSet map[string]bool
 // on reports whether t is enabled: always-on, or under a capability of the
 // set.
 func (c capSet) on(t tool) bool {
-	return t.capability == "" || c[t.capability] || c[CapAll]
+	return t.capability == "" || c[t.capability] || c[toolapi.CapAll]
 }
 
 // newCapSet checks capability names and returns their set. An unknown name
 // is an error that lists the known ones.
 func newCapSet(caps []string) (capSet, error) {
-	known := Capabilities()
+	known := toolapi.Capabilities()
 	set := make(capSet, len(caps))
 	for _, c := range caps {
 		c = strings.ToLower(strings.TrimSpace(c))

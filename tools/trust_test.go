@@ -10,6 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // gatedHarness is a harness whose session has a gate asking a scripted
@@ -50,9 +51,9 @@ func openGated(t *testing.T, path, profile string, approve bool, cfg Config) *ga
 }
 
 // approval calls request_human_approval.
-func (h *harness) approval(args map[string]any) ApprovalResult {
+func (h *harness) approval(args map[string]any) toolapi.ApprovalResult {
 	h.t.Helper()
-	r, ok := h.call(RequestApproval, args).Value.(ApprovalResult)
+	r, ok := h.call(toolapi.RequestApproval, args).Value.(toolapi.ApprovalResult)
 	if !ok {
 		h.t.Fatal("request_human_approval did not answer with an ApprovalResult")
 	}
@@ -86,7 +87,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	if !r.Approved {
 		t.Fatalf("approval refused: %s", r.Message)
 	}
-	res := g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
+	res := g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
 	if !res.Success {
 		t.Fatalf("click: %s", res.Message)
 	}
@@ -113,7 +114,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 	if r := g.approval(map[string]any{"action": "Finish", "reason": "the user asked", "ref": finish}); !r.Approved {
 		t.Fatalf("approval refused: %s", r.Message)
 	}
-	if res := g.act(Click, map[string]any{"ref": finish}); !res.Success {
+	if res := g.act(toolapi.Click, map[string]any{"ref": finish}); !res.Success {
 		t.Fatalf("click: %s", res.Message)
 	}
 	asked = g.person.Requests()
@@ -121,7 +122,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 		t.Fatalf("the person was asked %d times, want once", len(asked))
 	}
 	calls = g.auditEvents("tool_call")
-	if last := calls[len(calls)-1]; last["tool"] != Click || last["approval_id"] != asked[0].ID {
+	if last := calls[len(calls)-1]; last["tool"] != toolapi.Click || last["approval_id"] != asked[0].ID {
 		t.Errorf("the click's audit record %v does not name approval %s", last, asked[0].ID)
 	}
 }
@@ -149,7 +150,7 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 	if n := len(g.person.Requests()); n != 1 {
 		t.Errorf("a bad request reached the person (%d requests)", n)
 	}
-	g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
+	g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Finish Cancellation")})
 	if n := len(g.person.Requests()); n != 2 {
 		t.Fatalf("the person was asked %d times, want 2", n)
 	}
@@ -162,8 +163,8 @@ func TestSPAStepBecomesACheckpoint(t *testing.T) {
 	s := g.snap(true)
 	cont := browsertest.Ref(t, s, "button", "Continue")
 	g.eval(`finalStep()`, nil)
-	r := g.act(Click, map[string]any{"ref": cont})
-	wantError(t, r, HumanRejected)
+	r := g.act(toolapi.Click, map[string]any{"ref": cont})
+	wantError(t, r, toolapi.HumanRejected)
 	if n := len(g.person.Requests()); n != 1 {
 		t.Fatalf("the person was asked %d times, want once", n)
 	}
@@ -178,12 +179,12 @@ func TestSPAStepBecomesACheckpoint(t *testing.T) {
 // scrolled away, and still gates the button below it.
 func TestCheckpointOutOfView(t *testing.T) {
 	g := openGated(t, "/variants/checkout", `{"name":"shop","checkpoints":[{"element":{"role":"heading","name_contains":"Review your order"}}]}`, false, Config{})
-	r := g.act(Scroll, map[string]any{"direction": "bottom"})
+	r := g.act(toolapi.Scroll, map[string]any{"direction": "bottom"})
 	if _, ok := r.Snapshot.Find("heading", "Review your order"); ok {
 		t.Fatal("the heading is still in the agent's view")
 	}
-	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Place order")})
-	wantError(t, r, HumanRejected)
+	r = g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Place order")})
+	wantError(t, r, toolapi.HumanRejected)
 	if strings.Contains(r.Snapshot.Page.URL, "order-placed") {
 		t.Fatal("the order was placed")
 	}
@@ -198,15 +199,15 @@ func TestCheckpointOutOfView(t *testing.T) {
 func TestDialogRuleGatesOK(t *testing.T) {
 	g := openGated(t, "/variants/checkout", `{"name":"leave","checkpoints":[{"dialog":{"type":"confirm","message_contains":"leave checkout"}}]}`, false, Config{})
 	s := g.snap(false)
-	r := g.act(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
+	r := g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
 	if !r.Success || !dialogOpen(r.Snapshot) {
 		t.Fatalf("the confirm dialog did not open: %s", r.Message)
 	}
 	if n := len(g.person.Requests()); n != 0 {
 		t.Fatalf("opening the dialog asked the person (%d requests)", n)
 	}
-	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
-	wantError(t, r, HumanRejected)
+	r = g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
+	wantError(t, r, toolapi.HumanRejected)
 	asked := g.person.Requests()
 	if len(asked) != 1 || asked[0].Concrete == nil || asked[0].Concrete.Dialog == nil ||
 		!strings.Contains(asked[0].Concrete.Dialog.Message, "Leave checkout?") {
@@ -217,18 +218,18 @@ func TestDialogRuleGatesOK(t *testing.T) {
 	}
 	// While the dialog is open the page is the checkpoint: its Cancel asks
 	// too.
-	r = g.act(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel")})
-	wantError(t, r, HumanRejected)
+	r = g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "Cancel")})
+	wantError(t, r, toolapi.HumanRejected)
 }
 
 // TestVerdicts reverses the second scenario of issue 10: success is judged
 // on all of the page, failure indicators veto it, and another origin does
 // not count.
 func TestVerdicts(t *testing.T) {
-	complete := func(g *gatedHarness) CompletionResult {
+	complete := func(g *gatedHarness) toolapi.CompletionResult {
 		g.t.Helper()
-		out := g.call(CompleteTask, map[string]any{"status": "success", "reason": "the page says so"})
-		r, ok := out.Value.(CompletionResult)
+		out := g.call(toolapi.CompleteTask, map[string]any{"status": "success", "reason": "the page says so"})
+		r, ok := out.Value.(toolapi.CompletionResult)
 		if !ok || out.Image == nil {
 			g.t.Fatalf("complete_task answered %+v without the snapshot's image", out)
 		}

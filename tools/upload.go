@@ -11,6 +11,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // uploadInput is the arguments of browser_upload.
@@ -40,7 +41,7 @@ func (s *Session) upload(ctx context.Context, in uploadInput) (string, error) {
 		var err error
 		holder, err = s.tab.ChooseFiles(ctx, p.t.BackendNodeID, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
 		if errors.Is(err, browser.ErrNoFileChooser) {
-			return fail(InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
+			return fail(toolapi.InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
 		}
 		return err
 	}, fmt.Sprintf("Gave %s %s %q the files %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
@@ -66,18 +67,18 @@ func (s *Session) checkFiles(ctx context.Context, holder int64, files []string) 
 		return nil
 	}
 	if err != nil {
-		return fail(ActionFailed, "The files were given, but what the page holds could not be checked: %v.", err)
+		return fail(toolapi.ActionFailed, "The files were given, but what the page holds could not be checked: %v.", err)
 	}
 	want := make([]browser.FileInfo, len(files))
 	for i, f := range files {
 		info, err := os.Stat(f)
 		if err != nil {
-			return fail(ActionFailed, "The files were given, but %s cannot be read to check them: %v.", f, err)
+			return fail(toolapi.ActionFailed, "The files were given, but %s cannot be read to check them: %v.", f, err)
 		}
 		want[i] = browser.FileInfo{Name: filepath.Base(f), Size: info.Size()}
 	}
 	if !slices.Equal(held, want) {
-		return fail(ActionFailed, "The page does not hold the files that were approved: it holds %s, not %s. Check the page before going on.", fileList(held), strings.Join(files, ", "))
+		return fail(toolapi.ActionFailed, "The page does not hold the files that were approved: it holds %s, not %s. Check the page before going on.", fileList(held), strings.Join(files, ", "))
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func (s *Session) planUpload(ctx context.Context, ref string, files []string) (p
 		return planned{}, err
 	}
 	if t.Dialog != "" {
-		return planned{}, fail(InvalidParams, "%s belongs to a dialog, which takes no files.", t.Ref)
+		return planned{}, fail(toolapi.InvalidParams, "%s belongs to a dialog, which takes no files.", t.Ref)
 	}
 	insp, err := s.check(ctx, t, false)
 	if err != nil {
@@ -130,18 +131,18 @@ func (s *Session) planUpload(ctx context.Context, ref string, files []string) (p
 // paths, which are what the browser reads.
 func (s *Session) uploadFiles(paths []string) ([]string, error) {
 	if s.config.UploadDir == "" {
-		return nil, fail(InvalidParams, "Uploads are off: this server has no upload directory (--upload-dir).")
+		return nil, fail(toolapi.InvalidParams, "Uploads are off: this server has no upload directory (--upload-dir).")
 	}
 	if len(paths) == 0 {
-		return nil, fail(InvalidParams, "browser_upload needs paths: one or more files in the upload directory.")
+		return nil, fail(toolapi.InvalidParams, "browser_upload needs paths: one or more files in the upload directory.")
 	}
 	dir, err := filepath.EvalSymlinks(s.config.UploadDir)
 	if err != nil {
-		return nil, fail(ActionFailed, "The upload directory cannot be read: %v.", err)
+		return nil, fail(toolapi.ActionFailed, "The upload directory cannot be read: %v.", err)
 	}
 	dir, err = filepath.Abs(dir)
 	if err != nil {
-		return nil, fail(ActionFailed, "The upload directory cannot be read: %v.", err)
+		return nil, fail(toolapi.ActionFailed, "The upload directory cannot be read: %v.", err)
 	}
 	files := make([]string, len(paths))
 	for i, p := range paths {
@@ -151,15 +152,15 @@ func (s *Session) uploadFiles(paths []string) ([]string, error) {
 		}
 		real, err := filepath.EvalSymlinks(full)
 		if err != nil {
-			return nil, fail(InvalidParams, "%q: no such file in the upload directory.", p)
+			return nil, fail(toolapi.InvalidParams, "%q: no such file in the upload directory.", p)
 		}
 		rel, err := filepath.Rel(dir, real)
 		if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
-			return nil, fail(InvalidParams, "%q is outside the upload directory once links are followed: only files inside it may be uploaded.", p)
+			return nil, fail(toolapi.InvalidParams, "%q is outside the upload directory once links are followed: only files inside it may be uploaded.", p)
 		}
 		info, err := os.Stat(real)
 		if err != nil || !info.Mode().IsRegular() {
-			return nil, fail(InvalidParams, "%q is not a regular file.", p)
+			return nil, fail(toolapi.InvalidParams, "%q is not a regular file.", p)
 		}
 		files[i] = real
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestUpload(t *testing.T) {
@@ -31,26 +32,26 @@ func TestUpload(t *testing.T) {
 		control   string // the button or input's accessible name
 		role      string
 		paths     []string
-		wantCode  Code
+		wantCode  toolapi.Code
 		// want is what the page shows of the files, in #attached or
 		// #chosen; wantMsg is in the refusal's message.
 		field, want, wantMsg string
 	}{
 		{"a file input, two files", dir, "Attachments", "button", []string{"cv.txt", filepath.Join(dir, "photo.txt")}, "", "attached", "cv.txt (10 bytes), photo.txt (7 bytes)", ""},
 		{"a button over a hidden input", dir, "Choose file", "button", []string{"photo.txt"}, "", "chosen", "photo.txt (7 bytes)", ""},
-		{"outside the directory", dir, "Attachments", "button", []string{filepath.Join(outside, "secret.txt")}, InvalidParams, "attached", "", "outside the upload directory"},
-		{"out through ..", dir, "Attachments", "button", []string{"../" + filepath.Base(outside) + "/secret.txt"}, InvalidParams, "attached", "", "outside the upload directory"},
-		{"out through a symlink", dir, "Attachments", "button", []string{"link.txt"}, InvalidParams, "attached", "", "outside the upload directory once links are followed"},
-		{"a directory", dir, "Attachments", "button", []string{"sub"}, InvalidParams, "attached", "", "not a regular file"},
-		{"a missing file", dir, "Attachments", "button", []string{"nope.txt"}, InvalidParams, "attached", "", "no such file"},
-		{"no upload directory", "", "Attachments", "button", []string{filepath.Join(dir, "cv.txt")}, InvalidParams, "attached", "", "--upload-dir"},
-		{"an element that opens no chooser", dir, "Profile photo", "heading", []string{"cv.txt"}, InvalidParams, "chosen", "", "opened no file chooser"},
+		{"outside the directory", dir, "Attachments", "button", []string{filepath.Join(outside, "secret.txt")}, toolapi.InvalidParams, "attached", "", "outside the upload directory"},
+		{"out through ..", dir, "Attachments", "button", []string{"../" + filepath.Base(outside) + "/secret.txt"}, toolapi.InvalidParams, "attached", "", "outside the upload directory"},
+		{"out through a symlink", dir, "Attachments", "button", []string{"link.txt"}, toolapi.InvalidParams, "attached", "", "outside the upload directory once links are followed"},
+		{"a directory", dir, "Attachments", "button", []string{"sub"}, toolapi.InvalidParams, "attached", "", "not a regular file"},
+		{"a missing file", dir, "Attachments", "button", []string{"nope.txt"}, toolapi.InvalidParams, "attached", "", "no such file"},
+		{"no upload directory", "", "Attachments", "button", []string{filepath.Join(dir, "cv.txt")}, toolapi.InvalidParams, "attached", "", "--upload-dir"},
+		{"an element that opens no chooser", dir, "Profile photo", "heading", []string{"cv.txt"}, toolapi.InvalidParams, "chosen", "", "opened no file chooser"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			h := openWith(t, "/variants/upload", Config{Caps: []string{CapUpload}, UploadDir: tc.uploadDir})
+			h := openWith(t, "/variants/upload", Config{Caps: []string{toolapi.CapUpload}, UploadDir: tc.uploadDir})
 			s := h.snap(true)
-			r := h.act(Upload, map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.control), "paths": tc.paths})
+			r := h.act(toolapi.Upload, map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.control), "paths": tc.paths})
 			got := h.evalString(`document.getElementById('` + tc.field + `').textContent`)
 			if tc.wantCode != "" {
 				wantError(t, r, tc.wantCode)

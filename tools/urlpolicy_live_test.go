@@ -9,6 +9,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Every way a page has to reach another address goes through the policy:
@@ -53,14 +54,14 @@ func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 				t.Fatal(err)
 			}
 			h := &harness{t: t, s: s, tab: s.tab, site: site}
-			r := h.act(Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), c.role, c.elem)})
+			r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(false), c.role, c.elem)})
 			if c.want == "" {
 				if !r.Success || r.Snapshot.Page.URL != c.to {
 					t.Fatalf("an allowed link: success %v at %s (%s), want %s", r.Success, r.Snapshot.Page.URL, r.Message, c.to)
 				}
 				return
 			}
-			if r.Success || *r.Error != ActionFailed || !strings.HasPrefix(r.Message, c.want) {
+			if r.Success || *r.Error != toolapi.ActionFailed || !strings.HasPrefix(r.Message, c.want) {
 				t.Errorf("got success %v, error %v, message %q; want action_failed %q", r.Success, r.Error, r.Message, c.want)
 			}
 			if r.Snapshot.Page.URL != start {
@@ -70,7 +71,7 @@ func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 				t.Errorf("the message carries the query string: %q", r.Message)
 			}
 			// The session stays usable, and the refusal was reported once.
-			r = h.ok(Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "link", "Help Center")})
+			r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "link", "Help Center")})
 			if !strings.HasSuffix(r.Snapshot.Page.URL, "/help") {
 				t.Errorf("after the refusal, Help Center led to %s", r.Snapshot.Page.URL)
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // waitForInput is the arguments of browser_wait_for: one of Text, TextGone,
@@ -30,7 +32,7 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 		}
 	}
 	if modes != 1 {
-		return "", fail(InvalidParams, "browser_wait_for needs exactly one of text, text_gone, ref_gone or seconds (got %d).", modes)
+		return "", fail(toolapi.InvalidParams, "browser_wait_for needs exactly one of text, text_gone, ref_gone or seconds (got %d).", modes)
 	}
 	limit, err := waitSeconds("timeout", orDefault(in.Timeout, 10))
 	if err != nil {
@@ -52,7 +54,7 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 	}
 	if d := s.tab.Dialog(); d != nil && in.RefGone == "" {
 		// The page is stopped while a dialog waits: nothing would change.
-		return "", fail(InvalidParams, "A %s dialog is open and the page waits for it: answer it with browser_click on OK or Cancel first.", d.Type)
+		return "", fail(toolapi.InvalidParams, "A %s dialog is open and the page waits for it: answer it with browser_click on OK or Cancel first.", d.Type)
 	}
 	var held bool
 	var done, notYet string
@@ -83,7 +85,7 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 		}
 	}
 	if !held {
-		return "", fail(Timeout, "After %s, %s. The page may still be working: wait again, or go on from this snapshot.", limit, notYet)
+		return "", fail(toolapi.Timeout, "After %s, %s. The page may still be working: wait again, or go on from this snapshot.", limit, notYet)
 	}
 	return done, nil
 }
@@ -93,7 +95,7 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 func waitSeconds(name string, secs float64) (time.Duration, error) {
 	d := time.Duration(secs * float64(time.Second))
 	if secs <= 0 || d > maxWait {
-		return 0, fail(InvalidParams, "%s must be more than 0 and at most %.0f seconds, not %v.", name, maxWait.Seconds(), secs)
+		return 0, fail(toolapi.InvalidParams, "%s must be more than 0 and at most %.0f seconds, not %v.", name, maxWait.Seconds(), secs)
 	}
 	return d, nil
 }

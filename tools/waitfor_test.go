@@ -8,16 +8,17 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestWaitFor(t *testing.T) {
-	all := Config{Caps: []string{CapWait}}
+	all := Config{Caps: []string{toolapi.CapWait}}
 	tests := []struct {
 		name string
 		// args builds the wait's arguments from the snapshot after "Load
 		// results" was clicked.
-		args     func(h *harness, r ActionResult) map[string]any
-		wantCode Code // "" for success
+		args     func(h *harness, r toolapi.ActionResult) map[string]any
+		wantCode toolapi.Code // "" for success
 		// wantText is in the page's text afterwards.
 		wantText string
 		// resultsMS is how long after the click the results come: long
@@ -25,30 +26,30 @@ func TestWaitFor(t *testing.T) {
 		// however busy the machine, unless the case only lets time pass.
 		resultsMS string
 	}{
-		{"text appears", func(*harness, ActionResult) map[string]any {
+		{"text appears", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"text": "results are  READY"}
 		}, "", "Results are ready", "3000"},
-		{"text goes", func(*harness, ActionResult) map[string]any {
+		{"text goes", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"text_gone": "Loading results"}
 		}, "", "Results are ready", "3000"},
-		{"ref goes", func(h *harness, r ActionResult) map[string]any {
+		{"ref goes", func(h *harness, r toolapi.ActionResult) map[string]any {
 			return map[string]any{"ref_gone": browsertest.Ref(h.t, r.Snapshot, "alert", "Loading results")}
 		}, "", "Results are ready", "3000"},
-		{"seconds", func(*harness, ActionResult) map[string]any {
+		{"seconds", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"seconds": 1}
 		}, "", "Results are ready", "400"},
-		{"a bound that runs out is timeout", func(*harness, ActionResult) map[string]any {
+		{"a bound that runs out is timeout", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"text": "Results are ready", "timeout": 0.2}
-		}, Timeout, "Loading results", ""},
-		{"two conditions", func(*harness, ActionResult) map[string]any {
+		}, toolapi.Timeout, "Loading results", ""},
+		{"two conditions", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"text": "a", "seconds": 1}
-		}, InvalidParams, "Loading results", ""},
-		{"over 30 seconds", func(*harness, ActionResult) map[string]any {
+		}, toolapi.InvalidParams, "Loading results", ""},
+		{"over 30 seconds", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"text": "a", "timeout": 31}
-		}, InvalidParams, "Loading results", ""},
-		{"a ref not in the snapshot", func(*harness, ActionResult) map[string]any {
+		}, toolapi.InvalidParams, "Loading results", ""},
+		{"a ref not in the snapshot", func(*harness, toolapi.ActionResult) map[string]any {
 			return map[string]any{"ref_gone": "@e99999"}
-		}, RefInvalid, "Loading results", ""},
+		}, toolapi.RefInvalid, "Loading results", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -59,8 +60,8 @@ func TestWaitFor(t *testing.T) {
 			}
 			h := openWith(t, "/variants/waits?ms="+ms, all)
 			s := h.snap(true)
-			loading := h.ok(Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load results")})
-			r := h.act(WaitFor, tc.args(h, loading))
+			loading := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load results")})
+			r := h.act(toolapi.WaitFor, tc.args(h, loading))
 			if tc.wantCode != "" {
 				wantError(t, r, tc.wantCode)
 			} else if !r.Success {
@@ -85,17 +86,17 @@ func TestDisabledToolsAreUnknown(t *testing.T) {
 		tool string
 		on   bool
 	}{
-		{nil, WaitFor, false},
-		{nil, PressKey, true},
-		{[]string{CapHover}, WaitFor, false},
-		{[]string{CapWait}, WaitFor, true},
-		{[]string{CapAll}, WaitFor, true},
+		{nil, toolapi.WaitFor, false},
+		{nil, toolapi.PressKey, true},
+		{[]string{toolapi.CapHover}, toolapi.WaitFor, false},
+		{[]string{toolapi.CapWait}, toolapi.WaitFor, true},
+		{[]string{toolapi.CapAll}, toolapi.WaitFor, true},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.caps, ",")+" "+tc.tool, func(t *testing.T) {
 			h := openWith(t, "/variants/waits", Config{Caps: tc.caps})
 			args := `{"seconds":0.1}`
-			if tc.tool == PressKey {
+			if tc.tool == toolapi.PressKey {
 				args = `{"key":"Tab"}`
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -114,10 +115,10 @@ func TestDisabledToolsAreUnknown(t *testing.T) {
 // TestWaitForAcrossANavigation: text that shows on the next page, after the
 // page navigates during the wait, ends the wait.
 func TestWaitForAcrossANavigation(t *testing.T) {
-	h := openWith(t, "/variants/waits", Config{Caps: []string{CapWait}})
+	h := openWith(t, "/variants/waits", Config{Caps: []string{toolapi.CapWait}})
 	h.snap(true)
 	h.eval(`setTimeout(() => { location.href = '/variants/search-results?q=next+page'; }, 300)`, nil)
-	r := h.ok(WaitFor, map[string]any{"text": "Results for next page"})
+	r := h.ok(toolapi.WaitFor, map[string]any{"text": "Results for next page"})
 	if !strings.Contains(r.Snapshot.Page.URL, "/variants/search-results") {
 		t.Fatalf("after the wait the page is %s", r.Snapshot.Page.URL)
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -108,7 +108,7 @@ func clickAsync(ctx context.Context, c *client.Client, ref string) <-chan action
 	done := make(chan actionResult, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.Click
+		req.Params.Name = toolapi.Click
 		req.Params.Arguments = map[string]any{"ref": ref}
 		res, err := c.CallTool(ctx, req)
 		var r actionResult

@@ -18,7 +18,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // Issue 22, the binding kind: an approval holds for the one action a person
@@ -74,7 +74,7 @@ func bindingRejected(t *testing.T, host *approvalHost, r actionResult, what stri
 	if p.Concrete == nil || !strings.Contains(p.Concrete.String(), what) {
 		t.Errorf("the person was asked about %+v, want %s", p.Concrete, what)
 	}
-	if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 		t.Errorf("the action the person rejected: success %v, error %v, %q", r.Success, r.Error, r.Message)
 	}
 }
@@ -94,7 +94,7 @@ func TestBindingApprovalStaysInItsTab(t *testing.T) {
 	c, host, _ := webhookServe(t, "--caps", "tabs", "--url", pencil, "--write-origins", base)
 	tab := func(args map[string]any, want string) *snapshot.Snapshot {
 		t.Helper()
-		r, s := act(t, c, tools.Tabs, args)
+		r, s := act(t, c, toolapi.Tabs, args)
 		if !r.Success || !strings.Contains(s.Page.URL, want) {
 			t.Fatalf("browser_tabs %v: %v %q at %s", args, r.Error, r.Message, s.Page.URL)
 		}
@@ -128,28 +128,28 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 		tool string
 		args func(s *snapshot.Snapshot) map[string]any
 	}{
-		{tools.GetSnapshot, nil},
-		{tools.Scroll, func(*snapshot.Snapshot) map[string]any { return map[string]any{"direction": "down"} }},
-		{tools.Hover, func(s *snapshot.Snapshot) map[string]any {
+		{toolapi.GetSnapshot, nil},
+		{toolapi.Scroll, func(*snapshot.Snapshot) map[string]any { return map[string]any{"direction": "down"} }},
+		{toolapi.Hover, func(s *snapshot.Snapshot) map[string]any {
 			return map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")}
 		}},
-		{tools.Tabs, func(*snapshot.Snapshot) map[string]any { return map[string]any{"action": "list"} }},
-		{tools.WaitFor, func(*snapshot.Snapshot) map[string]any { return map[string]any{"text": "Your cart"} }},
-		{tools.Navigate, func(*snapshot.Snapshot) map[string]any { return map[string]any{"url": cart} }},
+		{toolapi.Tabs, func(*snapshot.Snapshot) map[string]any { return map[string]any{"action": "list"} }},
+		{toolapi.WaitFor, func(*snapshot.Snapshot) map[string]any { return map[string]any{"text": "Your cart"} }},
+		{toolapi.Navigate, func(*snapshot.Snapshot) map[string]any { return map[string]any{"url": cart} }},
 		{"a call that fails", func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e99999"} }},
 		{"a request for approval that fails", func(*snapshot.Snapshot) map[string]any {
 			return map[string]any{"action": "place it", "reason": "r", "ref": "@e99999"}
 		}},
 	} {
 		t.Run(tc.tool, func(t *testing.T) {
-			_, s := act(t, c, tools.Navigate, map[string]any{"url": cart})
+			_, s := act(t, c, toolapi.Navigate, map[string]any{"url": cart})
 			bindingApprove(t, c, host, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
 			var now *snapshot.Snapshot
 			switch tc.tool {
-			case tools.GetSnapshot:
+			case toolapi.GetSnapshot:
 				now = getSnapshot(t, c)
 			case "a call that fails":
-				_, now = act(t, c, tools.Click, tc.args(s))
+				_, now = act(t, c, toolapi.Click, tc.args(s))
 			case "a request for approval that fails":
 				if a := requestApproval(t, c, tc.args(s)); a.Approved || !strings.Contains(a.Message, "ref_invalid") {
 					t.Fatalf("a request on no element: %+v", a)
@@ -186,14 +186,14 @@ func TestBindingWhatWasDoneIsWhatWasApproved(t *testing.T) {
 		says  []string
 		never string
 	}{
-		{"rewritten option", tools.Select, "combobox", "Plan", "Basic $5", `"Basic $5"`, []string{"Premium annual $6000", "Basic $5"}, ""},
-		{"rewritten amount", tools.Fill, "textbox", "Amount", "5", `"5"`, []string{`"6000"`}, ""},
-		{"rewritten passcode", tools.Fill, "textbox", "Passcode", "s3cret-pass", "••••••••", []string{"different value (12 characters)"}, "s3cret-pass"},
+		{"rewritten option", toolapi.Select, "combobox", "Plan", "Basic $5", `"Basic $5"`, []string{"Premium annual $6000", "Basic $5"}, ""},
+		{"rewritten amount", toolapi.Fill, "textbox", "Amount", "5", `"5"`, []string{`"6000"`}, ""},
+		{"rewritten passcode", toolapi.Fill, "textbox", "Passcode", "s3cret-pass", "••••••••", []string{"different value (12 characters)"}, "s3cret-pass"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := getSnapshot(t, c)
 			ref := browsertest.Ref(t, s, tc.role, tc.field)
-			verb := map[string]string{tools.Select: "select", tools.Fill: "fill"}[tc.tool]
+			verb := map[string]string{toolapi.Select: "select", toolapi.Fill: "fill"}[tc.tool]
 			shown := bindingApprove(t, c, host, map[string]any{"ref": ref, "verb": verb, "value": tc.value})
 			if !strings.Contains(shown, tc.approved) {
 				t.Fatalf("the person was shown %s, want %s", shown, tc.approved)
@@ -201,7 +201,7 @@ func TestBindingWhatWasDoneIsWhatWasApproved(t *testing.T) {
 			r, after := act(t, c, tc.tool, map[string]any{"ref": ref, "value": tc.value})
 			t.Logf("%s: %s", tc.tool, r.Message)
 			host.notAsked(t)
-			if r.Success || r.Error == nil || *r.Error != string(tools.ActionFailed) {
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) {
 				t.Fatalf("the page changed what was approved, and the result is success %v, error %v, %q", r.Success, r.Error, r.Message)
 			}
 			for _, want := range tc.says {
@@ -236,7 +236,7 @@ func TestBindingOutputsAreBounded(t *testing.T) {
 	} {
 		t.Run(tc.button, func(t *testing.T) {
 			s := getSnapshot(t, c)
-			res, text := call(t, c, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", tc.button)})
+			res, text := call(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", tc.button)})
 			var r actionResult
 			if err := json.Unmarshal([]byte(text), &r); err != nil {
 				t.Fatal(err)
@@ -337,7 +337,7 @@ func TestBindingApprovalDiesWithItsDocument(t *testing.T) {
 		{"the frame's document replaced", "/hostile/binding-frame", "reload"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, s := act(t, c, tools.Navigate, map[string]any{"url": base + tc.page})
+			_, s := act(t, c, toolapi.Navigate, map[string]any{"url": base + tc.page})
 			sig.waitLoaded(t, "binding-cart")
 			done := clickAsync(context.Background(), c, browsertest.Ref(t, s, "button", "Place order"))
 			host.asked(t)
@@ -346,7 +346,7 @@ func TestBindingApprovalDiesWithItsDocument(t *testing.T) {
 			host.decisions <- map[string]any{"approved": true}
 			r := <-done
 			t.Logf("%v: %s", r.Error, r.Message)
-			if r.Success || r.Error == nil || *r.Error != string(tools.RefInvalid) {
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.RefInvalid) {
 				t.Errorf("the click approved on the old document: success %v, error %v, %q", r.Success, r.Error, r.Message)
 			}
 			if after := getSnapshot(t, c); strings.Contains(after.Page.URL, "order-placed") {

@@ -28,7 +28,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 const (
@@ -103,7 +103,7 @@ func channelAsk(c *client.Client, args map[string]any) <-chan string {
 	done := make(chan string, 1)
 	go func() {
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.RequestApproval
+		req.Params.Name = toolapi.RequestApproval
 		req.Params.Arguments = args
 		res, err := c.CallTool(context.Background(), req)
 		if err != nil {
@@ -262,20 +262,20 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 			site.URL + "/redirect?to=" + url.QueryEscape(bobView),
 			p.base + "/healthz",
 		} {
-			channelBlocked(t, "browser_navigate "+target, channelAct(t, alice, rec, tools.Navigate, map[string]any{"url": target}))
+			channelBlocked(t, "browser_navigate "+target, channelAct(t, alice, rec, toolapi.Navigate, map[string]any{"url": target}))
 		}
 	})
 	t.Run("link", func(t *testing.T) {
-		r := channelAct(t, alice, rec, tools.Navigate, map[string]any{"url": site.URL + "/hostile/channel-link#" + url.QueryEscape(bobView)})
+		r := channelAct(t, alice, rec, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/channel-link#" + url.QueryEscape(bobView)})
 		if !r.Success {
 			t.Fatalf("open the hostile page: %q", r.Message)
 		}
 		s := getSnapshot(t, alice)
-		channelBlocked(t, "a click on a link to the console", channelAct(t, alice, rec, tools.Click,
+		channelBlocked(t, "a click on a link to the console", channelAct(t, alice, rec, toolapi.Click,
 			map[string]any{"ref": browsertest.Ref(t, s, "link", "Claim your reward")}))
 	})
 	t.Run("frame", func(t *testing.T) {
-		channelAct(t, alice, rec, tools.Navigate, map[string]any{"url": site.URL + "/hostile/channel-frame#" + url.QueryEscape(bobView)})
+		channelAct(t, alice, rec, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/channel-frame#" + url.QueryEscape(bobView)})
 		text := getSnapshot(t, alice).Render()
 		for _, leak := range []string{"Place order", "Approve", "Chaperone approvals"} {
 			if strings.Contains(text, leak) {
@@ -284,7 +284,7 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 		}
 	})
 	t.Run("subresources", func(t *testing.T) {
-		channelAct(t, alice, rec, tools.Navigate, map[string]any{"url": site.URL + "/hostile/channel-peek#" + url.QueryEscape(bobView+"|"+bobID)})
+		channelAct(t, alice, rec, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/channel-peek#" + url.QueryEscape(bobView+"|"+bobID)})
 		deadline := time.Now().Add(30 * time.Second)
 		var text string
 		for {
@@ -391,7 +391,7 @@ func TestChannelSSEMessageBoundToItsRoutedSession(t *testing.T) {
 	}
 	target := su.Scheme + "://" + su.Host + "/help"
 	aliceID, bobID := servertest.SessionID(alice), servertest.SessionID(bob)
-	body := `{"jsonrpc":"2.0","id":4242,"method":"tools/call","params":{"name":"` + tools.Navigate + `","arguments":{"url":"` + target + `"}}}`
+	body := `{"jsonrpc":"2.0","id":4242,"method":"tools/call","params":{"name":"` + toolapi.Navigate + `","arguments":{"url":"` + target + `"}}}`
 	for _, header := range [][]string{{bobID}, {"made-up"}, {}, {bobID, aliceID}} {
 		req, _ := http.NewRequest(http.MethodPost, p.base+"/message?sessionId="+url.QueryEscape(aliceID), strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -435,7 +435,7 @@ func TestChannelWebhookAddressesAreReserved(t *testing.T) {
 		t.Fatal("no callback URL in the payload")
 	}
 	for _, target := range []string{callback, hookURL + "/", strings.Replace(hookURL, "127.0.0.1", "localhost", 1) + "/"} {
-		channelBlocked(t, "browser_navigate "+target, channelAct(t, c, rec, tools.Navigate, map[string]any{"url": target}))
+		channelBlocked(t, "browser_navigate "+target, channelAct(t, c, rec, toolapi.Navigate, map[string]any{"url": target}))
 	}
 }
 

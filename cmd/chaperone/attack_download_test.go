@@ -19,7 +19,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The hostile download page (fixtures/site/hostile/download-links) links to
@@ -152,7 +152,7 @@ func TestDownloadClickSavesSafeFile(t *testing.T) {
 func TestDownloadNavigate(t *testing.T) {
 	dir := t.TempDir()
 	c, site := downloadServe(t, "/hostile/download-links", "--download-dir", dir, "--navigation-timeout", "20s")
-	r, s := act(t, c, tools.Navigate, map[string]any{"url": site + "/download?name=..%2Fnav%E2%80%AE.csv"})
+	r, s := act(t, c, toolapi.Navigate, map[string]any{"url": site + "/download?name=..%2Fnav%E2%80%AE.csv"})
 	if !r.Success || r.Error != nil {
 		t.Fatalf("navigating to a download: %+v", r)
 	}
@@ -257,7 +257,7 @@ var filesSaved = regexp.MustCompile(`to (/.*?\.(?:png|pdf))\.`)
 func TestDownloadScreenshotAndPDF(t *testing.T) {
 	dir := t.TempDir()
 	c, _ := downloadServe(t, "/hostile/download-long", "--download-dir", dir, "--caps", "files")
-	r, _ := act(t, c, tools.Screenshot, nil)
+	r, _ := act(t, c, toolapi.Screenshot, nil)
 	m := filesSaved.FindStringSubmatch(r.Message)
 	if !r.Success || m == nil || filepath.Dir(m[1]) != dir {
 		t.Fatalf("browser_screenshot: %+v", r)
@@ -281,7 +281,7 @@ func TestDownloadScreenshotAndPDF(t *testing.T) {
 		t.Errorf("the bottom of the screenshot is not the page's red band: rgb(%d,%d,%d)", cr>>8, g>>8, bl>>8)
 	}
 
-	r, _ = act(t, c, tools.PDF, nil)
+	r, _ = act(t, c, toolapi.PDF, nil)
 	m = filesSaved.FindStringSubmatch(r.Message)
 	if !r.Success || m == nil || filepath.Dir(m[1]) != dir {
 		t.Fatalf("browser_pdf: %+v", r)

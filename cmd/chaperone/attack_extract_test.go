@@ -12,7 +12,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestExtractForgedMarkdown: a page writes markdown of its own into its
@@ -70,7 +70,7 @@ func TestExtractRedactsSecrets(t *testing.T) {
 		{"selector": "#echo"},
 		{"selector": "p", "fields": map[string]any{"t": "", "id": "@id"}},
 	} {
-		res, data := call(t, c, tools.Extract, args)
+		res, data := call(t, c, toolapi.Extract, args)
 		text := textOf(t, res)
 		var out extractOut
 		if err := json.Unmarshal([]byte(data), &out); err != nil {

@@ -15,7 +15,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The gate judges what an input will activate, not the keystroke (issue 22,
@@ -43,7 +43,7 @@ func keysRefused(t *testing.T, c *client.Client, host *approvalHost, tool string
 	if r.Success {
 		t.Fatalf("%s %v ran without asking a person: %q", tool, args, r.Message)
 	}
-	if r.Error == nil || *r.Error != string(tools.HumanRejected) {
+	if r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 		t.Fatalf("%s %v: error %v %q, want human_rejected", tool, args, r.Error, r.Message)
 	}
 	return host.asked(t), s
@@ -96,7 +96,7 @@ func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-checkout")
 	s := getSnapshot(t, c)
 	for _, key := range []string{"Shift+Enter", "Shift+Space", "Control+Enter", "Alt+Enter", "Meta+Space", "Control+Shift+Enter", "NumpadEnter", "\r"} {
-		shown, after := keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "button", "Place order")})
+		shown, after := keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "button", "Place order")})
 		if shown.Concrete == nil || shown.Concrete.Name != "Place order" {
 			t.Errorf("%s: the person was shown %+v", key, shown.Concrete)
 		}
@@ -104,14 +104,14 @@ func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
 		s = after
 	}
 	// Focused without a ref: the key goes to what has focus.
-	s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Shift+Enter"})
+	s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Enter"})
 	keysStatus(t, s, "Nothing ordered")
 	// A span styled as a checkbox, toggled by Space on key up.
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Shift+Space", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Space", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
 	keysStatus(t, s, "Nothing ordered")
 	// Keys that activate nothing are not asked about.
-	keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Shift+Tab", "ref": browsertest.Ref(t, s, "button", "Place order")})
+	keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Tab", "ref": browsertest.Ref(t, s, "button", "Place order")})
 }
 
 // TestKeysFollowFocusIntoACrossSiteFrame reverses issue 22's reproduction
@@ -126,7 +126,7 @@ func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
 	}
 	// Tab from the coupon field moves focus into the provider's frame, onto
 	// its first control.
-	s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "textbox", "Coupon")})
+	s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "textbox", "Coupon")})
 	// Focus crosses into another process through the browser: wait until
 	// the page says it is there.
 	deadline := time.Now().Add(20 * time.Second)
@@ -138,7 +138,7 @@ func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
 		s = getSnapshot(t, c)
 	}
 	for _, key := range []string{"Enter", "Space", "Shift+Enter"} {
-		shown, after := keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key})
+		shown, after := keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": key})
 		if shown.Concrete == nil || shown.Concrete.Role != "button" || shown.Concrete.Name != "Pay now" {
 			t.Errorf("%s: the person was shown %+v, want the frame's Pay now button", key, shown.Concrete)
 		}
@@ -154,22 +154,22 @@ func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
 func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-transfer")
 	s := getSnapshot(t, c)
-	s = keysAllowed(t, c, host, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Amount"), "value": "900"})
-	shown, s := keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Amount")})
+	s = keysAllowed(t, c, host, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Amount"), "value": "900"})
+	shown, s := keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Amount")})
 	if shown.Concrete == nil || shown.Concrete.Activates == nil || shown.Concrete.Activates.Name != "Send money" {
 		t.Errorf("the person was shown %+v, want what Enter activates: Send money", shown.Concrete)
 	}
 	keysStatus(t, s, "No money moved")
 	// Without a ref, on the field that has focus.
-	s = keysAllowed(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Recipient")})
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Shift+Enter"})
+	s = keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Recipient")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Enter"})
 	keysStatus(t, s, "No money moved")
 	// A form with one field and no button submits on Enter.
-	s = keysAllowed(t, c, host, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Transfer amount to savings"), "value": "50"})
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Transfer amount to savings")})
+	s = keysAllowed(t, c, host, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Transfer amount to savings"), "value": "50"})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Transfer amount to savings")})
 	keysStatus(t, s, "No money moved")
 	// Keys that submit nothing are not asked about.
-	keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "textbox", "Amount")})
+	keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "textbox", "Amount")})
 }
 
 // TestKeysShortcutOnAPageWithAGatedControl reverses issue 22's
@@ -182,25 +182,25 @@ func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
 	s := getSnapshot(t, c)
 	// Nothing has focus: a plain key goes to the page's own handlers, and
 	// "s" sends; Escape moves nothing anywhere.
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "s"})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "s"})
 	keysStatus(t, s, "Draft")
-	s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": "Escape"})
+	s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Escape"})
 	// On a harmless button, a key that does not activate it is the page's.
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "s", "ref": browsertest.Ref(t, s, "button", "Discard")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "s", "ref": browsertest.Ref(t, s, "button", "Discard")})
 	keysStatus(t, s, "Draft")
-	s = keysAllowed(t, c, host, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Message"), "value": "Hello all"})
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Control+Enter", "ref": browsertest.Ref(t, s, "textbox", "Message")})
+	s = keysAllowed(t, c, host, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Message"), "value": "Hello all"})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Control+Enter", "ref": browsertest.Ref(t, s, "textbox", "Message")})
 	keysStatus(t, s, "Draft")
 	for _, key := range []string{"Meta+Enter", "Alt+s"} {
-		_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": key})
+		_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": key})
 		keysStatus(t, s, "Draft")
 	}
 	// Enter in a one-line field of no form: only a script acts on it.
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Subject")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Subject")})
 	keysStatus(t, s, "Draft")
 	// Select all, copy and undo edit text the same way on every page.
 	for _, key := range []string{"Control+a", "Control+c", "Meta+z"} {
-		s = keysAllowed(t, c, host, tools.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "textbox", "Message")})
+		s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": key, "ref": browsertest.Ref(t, s, "textbox", "Message")})
 	}
 	keysStatus(t, s, "Draft")
 }
@@ -215,12 +215,12 @@ func TestKeysHostedCardFields(t *testing.T) {
 	if _, ok := s.Find("textbox", "Card number"); !ok {
 		t.Fatalf("the hosted card field is not in the snapshot:\n%s", s.Outline())
 	}
-	shown, s := keysRefused(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Continue")})
+	shown, s := keysRefused(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Continue")})
 	if shown.Concrete == nil || !shown.Concrete.SubmitsPayment {
 		t.Errorf("the person was shown %+v, want a submit of a payment form", shown.Concrete)
 	}
 	keysStatus(t, s, "Not submitted")
-	_, s = keysRefused(t, c, host, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Email")})
+	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Email")})
 	keysStatus(t, s, "Not submitted")
 }
 
@@ -247,16 +247,16 @@ func TestKeysUploadIsJudgedAsItsClick(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-upload", "--caps", "upload", "--upload-dir", dir)
 	s := getSnapshot(t, c)
 	target := browsertest.Ref(t, s, "button", "Place order")
-	shown, s := keysRefused(t, c, host, tools.Upload, map[string]any{"ref": target, "paths": []string{"private/report.txt"}})
+	shown, s := keysRefused(t, c, host, toolapi.Upload, map[string]any{"ref": target, "paths": []string{"private/report.txt"}})
 	keysStatus(t, s, "Nothing ordered")
 	if want := filepath.Join(real, "private", "report.txt"); shown.Concrete == nil || !strings.Contains(shown.Concrete.Value, want) ||
 		!strings.Contains(shown.Prompt+strings.Join(shown.Lines, "\n")+shown.Action, want) {
 		t.Errorf("the person was shown %+v (%q), want the path %s", shown.Concrete, shown.Action, want)
 	}
 	// A file input the page rigs: what it holds is not what was approved.
-	r, _ := keysAct(t, c, tools.Upload, map[string]any{"ref": browsertest.Ref(t, s, "button", "Attachment"), "paths": []string{"public/report.txt"}})
+	r, _ := keysAct(t, c, toolapi.Upload, map[string]any{"ref": browsertest.Ref(t, s, "button", "Attachment"), "paths": []string{"public/report.txt"}})
 	host.notAsked(t)
-	if r.Success || r.Error == nil || *r.Error != string(tools.ActionFailed) || !strings.Contains(r.Message, "payload.txt") {
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "payload.txt") {
 		t.Errorf("an upload the page swapped: success %v error %v %q, want action_failed naming payload.txt", r.Success, r.Error, r.Message)
 	}
 }
@@ -268,13 +268,13 @@ func TestKeysUploadIsJudgedAsItsClick(t *testing.T) {
 func TestKeysDropIsJudgedByItsTarget(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-drop", "--caps", "drag")
 	s := getSnapshot(t, c)
-	shown, s := keysRefused(t, c, host, tools.Drag, map[string]any{
+	shown, s := keysRefused(t, c, host, toolapi.Drag, map[string]any{
 		"from_ref": browsertest.Ref(t, s, "listitem", "Family photos"), "to_ref": browsertest.Ref(t, s, "region", "Delete forever")})
 	if shown.Concrete == nil || !strings.Contains(shown.Concrete.Value, "Delete forever") {
 		t.Errorf("the person was shown %+v", shown.Concrete)
 	}
 	keysStatus(t, s, "Nothing moved")
-	s = keysAllowed(t, c, host, tools.Drag, map[string]any{
+	s = keysAllowed(t, c, host, toolapi.Drag, map[string]any{
 		"from_ref": browsertest.Ref(t, s, "listitem", "Tax returns"), "to_ref": browsertest.Ref(t, s, "region", "Archive")})
 	keysStatus(t, s, "Archived: Tax returns")
 }
@@ -287,27 +287,27 @@ func TestKeysDialogIsJudgedByItsMessage(t *testing.T) {
 	c, host := keysServe(t, "/hostile/keys-confirm")
 	s := getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": true}
-	r, s := keysAct(t, c, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
+	r, s := keysAct(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Place order")})
 	if p := host.asked(t); p.Concrete == nil || p.Concrete.Name != "Place order" {
 		t.Fatalf("the person was asked about %+v", p.Concrete)
 	}
 	if !r.Success || s.Dialog == nil || !strings.Contains(s.Dialog.Message, "Also charge $900") {
 		t.Fatalf("the approved click: %v %q, dialog %+v", r.Error, r.Message, s.Dialog)
 	}
-	shown, s := keysRefused(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "OK")})
+	shown, s := keysRefused(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "OK")})
 	if shown.Concrete == nil || shown.Concrete.Dialog == nil || !strings.Contains(shown.Concrete.Dialog.Message, "Also charge $900") {
 		t.Errorf("the person was shown %+v", shown.Concrete)
 	}
 	if s.Dialog == nil {
 		t.Fatalf("the refused OK closed the dialog:\n%s", s.Text)
 	}
-	s = keysAllowed(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
+	s = keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
 	keysStatus(t, s, "Order placed")
 	if strings.Contains(s.Text, "insurance charged") {
 		t.Fatalf("the insurance was charged:\n%s", s.Text)
 	}
-	s = keysAllowed(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Add gift wrap")})
-	s = keysAllowed(t, c, host, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "OK")})
+	s = keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Add gift wrap")})
+	s = keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "OK")})
 	keysStatus(t, s, "Gift wrap added")
 }
 
@@ -326,7 +326,7 @@ func TestKeysLabelClickIsJudgedByItsControl(t *testing.T) {
 	if label == "" {
 		t.Fatalf("the label is not in the snapshot:\n%s", s.Outline())
 	}
-	shown, s := keysRefused(t, c, host, tools.Click, map[string]any{"ref": label})
+	shown, s := keysRefused(t, c, host, toolapi.Click, map[string]any{"ref": label})
 	if shown.Concrete == nil || shown.Concrete.Activates == nil || shown.Concrete.Activates.Name != "Buy now with one click" {
 		t.Errorf("the person was shown %+v, want what the label activates", shown.Concrete)
 	}

@@ -19,7 +19,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // leakSite serves the fixture site on 127.0.0.1 and remembers every request
@@ -59,7 +59,7 @@ func (s *leakSite) saw(part string) bool {
 // leakNavigate calls browser_navigate to u and returns its result.
 func leakNavigate(t *testing.T, c *client.Client, u string) actionResult {
 	t.Helper()
-	r, _ := act(t, c, tools.Navigate, map[string]any{"url": u})
+	r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": u})
 	return r
 }
 
@@ -67,7 +67,7 @@ func leakNavigate(t *testing.T, c *client.Client, u string) actionResult {
 // the page where it was.
 func leakRejected(t *testing.T, c *client.Client, r actionResult, stayAt string) {
 	t.Helper()
-	if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 		t.Fatalf("rejected navigation: success %v error %v %q; want human_rejected", r.Success, r.Error, r.Message)
 	}
 	if s := getSnapshot(t, c); s.Page.URL != stayAt {
@@ -127,16 +127,16 @@ func TestLeakByComposedURL(t *testing.T) {
 	t.Run("new tab", func(t *testing.T) {
 		dest := site.Other + "/help?email=alice%40example.com"
 		host.decisions <- map[string]any{"approved": false}
-		_, text := call(t, c, tools.Tabs, map[string]any{"action": "new", "url": dest})
+		_, text := call(t, c, toolapi.Tabs, map[string]any{"action": "new", "url": dest})
 		host.asked(t)
 		var r actionResult
 		if err := json.Unmarshal([]byte(text), &r); err != nil {
 			t.Fatal(err)
 		}
-		if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+		if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 			t.Fatalf("rejected new tab: %s", text)
 		}
-		_, list := call(t, c, tools.Tabs, map[string]any{"action": "list"})
+		_, list := call(t, c, toolapi.Tabs, map[string]any{"action": "list"})
 		if !strings.Contains(list, "Tabs (1)") || site.saw("email=alice") {
 			t.Fatalf("the rejected tab opened anyway: %s", list)
 		}
@@ -177,7 +177,7 @@ func TestLeakByComposedURL(t *testing.T) {
 		var found bool
 		for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 			for _, ev := range auditEvents(t, auditDir) {
-				found = found || (ev["tool"] == tools.Navigate && ev["result"] == "ok" && ev["approval_id"] == approval.ID)
+				found = found || (ev["tool"] == toolapi.Navigate && ev["result"] == "ok" && ev["approval_id"] == approval.ID)
 			}
 		}
 		if !found {
@@ -268,7 +268,7 @@ func (m *leakModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // model calls, not twenty.
 func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
 	site := leakServeSite(t)
-	model := &leakModel{tool: tools.GetSnapshot}
+	model := &leakModel{tool: toolapi.GetSnapshot}
 	api := httptest.NewServer(model)
 	t.Cleanup(api.Close)
 	host, hookURL := newApprovalHost(t, webhookToken)

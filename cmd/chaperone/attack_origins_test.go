@@ -8,7 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/mark3labs/mcp-go/client"
 )
 
@@ -59,7 +59,7 @@ func originsAskedAbout(t *testing.T, host *approvalHost, doing string) {
 // originsRejected checks that a call the person rejected did nothing.
 func originsRejected(t *testing.T, r actionResult) {
 	t.Helper()
-	if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 		t.Fatalf("a write the person rejected: success %v error %v %q", r.Success, r.Error, r.Message)
 	}
 }
@@ -91,7 +91,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 
 	// The task's own site: its form is the task's to write.
 	s := getSnapshot(t, c)
-	r, s := act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Note"), "value": "hello"})
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Note"), "value": "hello"})
 	if !r.Success || originsValue(t, s, "textbox", "Note") != "hello" {
 		t.Fatalf("fill on the start site: %v %q", r.Error, r.Message)
 	}
@@ -101,7 +101,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 	}
 	// A frame the start page wrote itself (about:srcdoc) is the start
 	// site's: it inherits its origin.
-	r, s = act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Greeting"), "value": "hi"})
+	r, s = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Greeting"), "value": "hi"})
 	if !r.Success || originsValue(t, s, "textbox", "Greeting") != "hi" {
 		t.Fatalf("fill in the start site's srcdoc frame: %v %q", r.Error, r.Message)
 	}
@@ -109,7 +109,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 
 	// A form of the start site sent to the other site carries what it
 	// holds there: submitting it asks, by a click or by Enter.
-	r, s = act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Newsletter email"), "value": originsEmail})
+	r, s = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Newsletter email"), "value": originsEmail})
 	if !r.Success {
 		t.Fatalf("fill the newsletter form: %v %q", r.Error, r.Message)
 	}
@@ -118,9 +118,9 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		tool, role, name string
 		args             map[string]any
 	}{
-		{tools.Click, "button", "Get updates", nil},
-		{tools.Click, "button", "Learn more", nil}, // a label for a hidden submit
-		{tools.PressKey, "textbox", "Newsletter email", map[string]any{"key": "Enter"}},
+		{toolapi.Click, "button", "Get updates", nil},
+		{toolapi.Click, "button", "Learn more", nil}, // a label for a hidden submit
+		{toolapi.PressKey, "textbox", "Newsletter email", map[string]any{"key": "Enter"}},
 	} {
 		args := map[string]any{"ref": browsertest.Ref(t, s, send.role, send.name)}
 		for k, v := range send.args {
@@ -140,12 +140,12 @@ func TestOriginsReadOnlySite(t *testing.T) {
 		name, tool, role, label, doing string
 		args                           map[string]any
 	}{
-		{"fill", tools.Fill, "textbox", "Email", "typing", map[string]any{"value": originsEmail}},
-		{"select", tools.Select, "combobox", "Plan", "selecting an option", map[string]any{"value": "gold"}},
-		{"key into the field", tools.PressKey, "textbox", "Email", "pressing keys into a field", map[string]any{"key": "a"}},
-		{"submit", tools.Click, "button", "Join", "submitting a form", nil},
-		{"a label for the submit control", tools.Click, "button", "Read more", "submitting a form", nil},
-		{"fill in the other site's srcdoc frame", tools.Fill, "textbox", "Comment", "typing", map[string]any{"value": originsEmail}},
+		{"fill", toolapi.Fill, "textbox", "Email", "typing", map[string]any{"value": originsEmail}},
+		{"select", toolapi.Select, "combobox", "Plan", "selecting an option", map[string]any{"value": "gold"}},
+		{"key into the field", toolapi.PressKey, "textbox", "Email", "pressing keys into a field", map[string]any{"key": "a"}},
+		{"submit", toolapi.Click, "button", "Join", "submitting a form", nil},
+		{"a label for the submit control", toolapi.Click, "button", "Read more", "submitting a form", nil},
+		{"fill in the other site's srcdoc frame", toolapi.Fill, "textbox", "Comment", "typing", map[string]any{"value": originsEmail}},
 	} {
 		t.Run(tc.name+" rejected", func(t *testing.T) {
 			args := map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.label)}
@@ -184,12 +184,12 @@ func TestOriginsReadOnlySite(t *testing.T) {
 
 	// The person allows the site for this task.
 	host.decisions <- map[string]any{"approved": true, "widen_site": originsOtherSite}
-	r, s = act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
+	r, s = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
 	allowed := host.asked(t)
 	if !r.Success || originsValue(t, s, "textbox", "Email") != originsEmail {
 		t.Fatalf("the allowed fill: %v %q", r.Error, r.Message)
 	}
-	r, s = act(t, c, tools.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "Plan"), "value": "gold"})
+	r, s = act(t, c, toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "Plan"), "value": "gold"})
 	if !r.Success {
 		t.Fatalf("a select on the allowed site: %v %q", r.Error, r.Message)
 	}
@@ -220,7 +220,7 @@ func TestOriginsCrossSiteFrame(t *testing.T) {
 	c, host, _ := webhookServe(t, "--url", site.URL+originsFramed)
 	s := getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": false}
-	r, after := act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
+	r, after := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
 	originsAskedAbout(t, host, "typing")
 	originsRejected(t, r)
 	if v := originsValue(t, after, "textbox", "Email"); v != "" {
@@ -243,7 +243,7 @@ func TestOriginsWriteSetFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c, host, _ := webhookServe(t, append([]string{"--url", site.URL + originsStart}, tc.args...)...)
 			s := originsToForm(t, c, host)
-			r, s := act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
+			r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
 			if !r.Success || originsValue(t, s, "textbox", "Email") != originsEmail {
 				t.Fatalf("fill: %v %q", r.Error, r.Message)
 			}

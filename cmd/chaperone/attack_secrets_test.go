@@ -25,7 +25,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The values of issue 22's fifth reproduction: a --secret and a password
@@ -165,7 +165,7 @@ func secretsCall(t *testing.T, c *client.Client, seen *[]string, name string, ar
 	if r.Success != nil && !*r.Success {
 		t.Fatalf("%s %v failed: %s", name, args, r.Message)
 	}
-	if name == tools.GetSnapshot {
+	if name == toolapi.GetSnapshot {
 		var s snapshot.Snapshot
 		if err := json.Unmarshal([]byte(data), &s); err != nil {
 			t.Fatal(err)
@@ -194,15 +194,15 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 		"--approver", "webhook", "--webhook-url", hookURL)
 
 	var seen []string
-	_, s := secretsCall(t, c, &seen, tools.GetSnapshot, nil)
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
 	for _, f := range []struct{ label, value string }{
 		{"Username", "alice"}, {"Password", "{{" + secretsVar + "}}"}, {"PIN", secretsPIN},
 	} {
-		_, s = secretsCall(t, c, &seen, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", f.label), "value": f.value})
+		_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", f.label), "value": f.value})
 	}
 	// "Show PIN" makes the password field a text field: the snapshot
 	// reads its value, and the screenshot would draw it.
-	res, s := secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "checkbox", "Show PIN")})
+	res, s := secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "checkbox", "Show PIN")})
 	pinShown := false
 	for _, e := range s.Elements {
 		if e.Name == "PIN" && e.Value != nil {
@@ -213,7 +213,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 		t.Errorf("the PIN field shown as text does not read ********:\n%s", s.Render())
 	}
 	secretsMasked(t, "the screenshot of the PIN shown", secretsImage(t, res), secretsShownPIN)
-	res, s = secretsCall(t, c, &seen, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
+	res, s = secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
 	// The form went, with both values in the query: the page URL shows
 	// where they were, as their stand-ins.
 	if u := s.Page.URL; !strings.Contains(u, "/hostile/secrets-results?") || !strings.Contains(u, "pw={{"+secretsVar+"}}") || !strings.Contains(u, "pin=********") {
@@ -226,7 +226,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 
 	// The cross-site frame loads after the page: look until it greets.
 	for i := 0; ; i++ {
-		res, s = secretsCall(t, c, &seen, tools.GetSnapshot, map[string]any{"viewport_only": false})
+		res, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 		if strings.Contains(s.Text, "Welcome") {
 			break
 		}
@@ -236,7 +236,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	}
 	// Once it greets, a screenshot shows it whole: this one was taken
 	// before the page was read.
-	res, s = secretsCall(t, c, &seen, tools.GetSnapshot, map[string]any{"viewport_only": false})
+	res, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 	if !strings.Contains(s.Text, "Welcome {{"+secretsVar+"}}") {
 		t.Errorf("the frame's greeting is not shown with the placeholder:\n%s", s.Text)
 	}
@@ -257,7 +257,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 		t.Fatal("no Search again button")
 	}
 	host.decisions <- map[string]any{"approved": false}
-	res, _ = secretsCall(t, c, &seen, tools.RequestApproval, map[string]any{"ref": again, "verb": "click",
+	res, _ = secretsCall(t, c, &seen, toolapi.RequestApproval, map[string]any{"ref": again, "verb": "click",
 		"action": "search again", "reason": "to see more results"})
 	p := host.asked(t)
 	if p.Screenshot == nil {
@@ -352,13 +352,13 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.ActOn(tools.Fill, "textbox", "Username", map[string]any{"value": "alice"}),
-		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": "{{" + secretsVar + "}}"}),
-		driver.ActOn(tools.Fill, "textbox", "PIN", map[string]any{"value": secretsPIN}),
-		driver.ActOn(tools.Click, "checkbox", "Show PIN", nil),
-		driver.ActOn(tools.Click, "button", "Sign in", nil),
-		driver.Call(tools.GetSnapshot, map[string]any{"viewport_only": false}),
-		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
+		driver.ActOn(toolapi.Fill, "textbox", "Username", map[string]any{"value": "alice"}),
+		driver.ActOn(toolapi.Fill, "textbox", "Password", map[string]any{"value": "{{" + secretsVar + "}}"}),
+		driver.ActOn(toolapi.Fill, "textbox", "PIN", map[string]any{"value": secretsPIN}),
+		driver.ActOn(toolapi.Click, "checkbox", "Show PIN", nil),
+		driver.ActOn(toolapi.Click, "button", "Sign in", nil),
+		driver.Call(toolapi.GetSnapshot, map[string]any{"viewport_only": false}),
+		driver.Call(toolapi.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
 	}}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

@@ -19,7 +19,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // takeoverLiveURL matches the live view's address serve prints on stderr
@@ -181,7 +181,7 @@ func TestTakeoverPersonTakesTheWheel(t *testing.T) {
 	// get_snapshot is an error result, as any is (its output is a
 	// snapshot): its text says why.
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.GetSnapshot
+	req.Params.Name = toolapi.GetSnapshot
 	if res, err := c.CallTool(ctx, req); err != nil {
 		t.Fatalf("get_snapshot during the takeover: %v", err)
 	} else if text := textOf(t, res); !strings.Contains(text, "error: action_failed\nA person has the browser") {
@@ -191,11 +191,11 @@ func TestTakeoverPersonTakesTheWheel(t *testing.T) {
 		tool string
 		args map[string]any
 	}{
-		{tools.Fill, map[string]any{"ref": userRef, "value": "mallory"}},
-		{tools.Navigate, map[string]any{"url": site.URL + "/account"}},
+		{toolapi.Fill, map[string]any{"ref": userRef, "value": "mallory"}},
+		{toolapi.Navigate, map[string]any{"url": site.URL + "/account"}},
 	} {
 		r, _ := act(t, c, tc.tool, tc.args)
-		if r.Success || r.Error == nil || *r.Error != string(tools.ActionFailed) || !strings.Contains(r.Message, "A person has the browser") {
+		if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "A person has the browser") {
 			t.Errorf("%s during the takeover: success %v, error %v, %q; want action_failed, a person has the browser", tc.tool, r.Success, r.Error, r.Message)
 		}
 	}
@@ -238,8 +238,8 @@ func TestTakeoverPersonTakesTheWheel(t *testing.T) {
 	})
 
 	// The agent's old ref is dead, and the answer says why.
-	r, s := act(t, c, tools.Fill, map[string]any{"ref": userRef, "value": "mallory"})
-	if r.Success || r.Error == nil || *r.Error != string(tools.RefInvalid) {
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": userRef, "value": "mallory"})
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.RefInvalid) {
 		t.Errorf("an old ref after the hand-back: success %v, error %v, %q; want ref_invalid", r.Success, r.Error, r.Message)
 	}
 	note := strings.Join(s.Notes, "\n")
@@ -336,7 +336,7 @@ func TestTakeoverLiveViewRefusesStrangers(t *testing.T) {
 		t.Errorf("a stranger's request reached the session: %q", s.Notes)
 	}
 	// The agent's browser never opens the console.
-	r, _ := act(t, c, tools.Navigate, map[string]any{"url": live})
+	r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": live})
 	if r.Success {
 		t.Errorf("the agent's browser opened the live view: %q", r.Message)
 	}
@@ -409,7 +409,7 @@ func TestTakeoverAgentAsksForIt(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.RequestApproval
+		req.Params.Name = toolapi.RequestApproval
 		req.Params.Arguments = map[string]any{"action": "Sign in for me", "reason": "The site asks for a login and a code I do not have"}
 		res, err := c.CallTool(ctx, req)
 		if err != nil {

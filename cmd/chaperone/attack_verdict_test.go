@@ -14,7 +14,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // verdictSuccess is what the verdict profile's success indicators look for.
@@ -63,7 +63,7 @@ func verdictSites(t *testing.T) (site, other string) {
 // before would prove nothing.
 func verdictGo(t *testing.T, c *client.Client, u, want string) {
 	t.Helper()
-	if r, _ := act(t, c, tools.Navigate, map[string]any{"url": u}); !r.Success {
+	if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": u}); !r.Success {
 		t.Fatalf("navigate to %s: %+v", u, r)
 	}
 	if want == "" {
@@ -160,7 +160,7 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site), "--url", typed)
 		field := browsertest.Labelled(t, getSnapshot(t, c), "Display name")
 		const words = verdictSuccess + ", says Ada"
-		if r, s := act(t, c, tools.Fill, map[string]any{"ref": field, "value": words}); !r.Success || !strings.Contains(s.Text, words) {
+		if r, s := act(t, c, toolapi.Fill, map[string]any{"ref": field, "value": words}); !r.Success || !strings.Contains(s.Text, words) {
 			t.Fatalf("fill: %+v; the preview shows %q", r, s.Text)
 		}
 		if r := complete(t, c, "success"); r.Acknowledged {
@@ -184,7 +184,7 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 				key = "Space"
 			}
 			var r actionResult
-			if r, s = act(t, c, tools.PressKey, map[string]any{"key": key}); !r.Success {
+			if r, s = act(t, c, toolapi.PressKey, map[string]any{"key": key}); !r.Success {
 				t.Fatalf("press %s: %+v", key, r)
 			}
 		}

@@ -16,7 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // approvalHost is an agent host's approval endpoint: it receives the
@@ -87,7 +87,7 @@ type completion struct {
 
 func complete(t *testing.T, c *client.Client, status string) completion {
 	t.Helper()
-	_, text := call(t, c, tools.CompleteTask, map[string]any{"status": status, "reason": "test says " + status})
+	_, text := call(t, c, toolapi.CompleteTask, map[string]any{"status": status, "reason": "test says " + status})
 	var r completion
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestCheckpointFlow(t *testing.T) {
 		t.Errorf("the refusal does not say what was expected: %q", r.Message)
 	}
 	flowTo(t, c)
-	_, text := call(t, c, tools.GetSnapshot, nil)
+	_, text := call(t, c, toolapi.GetSnapshot, nil)
 	if !strings.Contains(text, "Checkpoint") {
 		t.Errorf("the /finish snapshot does not say it is a checkpoint: %s", text)
 	}
@@ -172,7 +172,7 @@ func TestCheckpointFlow(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, want := range []string{`"tool":"` + tools.Click + `"`, `"event":"approval"`, `"event":"completion"`, "not yet, ask me tomorrow", `"result":"human_rejected"`} {
+	for _, want := range []string{`"tool":"` + toolapi.Click + `"`, `"event":"approval"`, `"event":"completion"`, "not yet, ask me tomorrow", `"result":"human_rejected"`} {
 		if !strings.Contains(logText, want) {
 			t.Errorf("the audit log lacks %s:\n%s", want, logText)
 		}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // demoGoal is the task of `chaperone demo`.
@@ -106,23 +106,23 @@ func scriptedDemoAgent() *driver.ScriptedModel {
 	}
 	return &driver.ScriptedModel{Steps: []driver.Step{
 		say("The account page has a Cancel Membership button.",
-			driver.ActOn(tools.Click, "button", "Cancel Membership", nil)),
+			driver.ActOn(toolapi.Click, "button", "Cancel Membership", nil)),
 		say("A retention offer; continuing to cancel.",
-			driver.ActOn(tools.Click, "button", "Continue to Cancel", nil)),
+			driver.ActOn(toolapi.Click, "button", "Continue to Cancel", nil)),
 		say("The exit survey: giving the price as the reason.",
-			driver.ActOn(tools.Click, "radio", "It's too expensive", nil)),
+			driver.ActOn(toolapi.Click, "radio", "It's too expensive", nil)),
 		say("Submitting the survey.",
-			driver.ActOn(tools.Click, "button", "Continue", nil)),
+			driver.ActOn(toolapi.Click, "button", "Continue", nil)),
 		say("The final step cancels the membership for good: asking first.",
-			driver.ActOn(tools.RequestApproval, "button", "Finish Cancellation", map[string]any{
+			driver.ActOn(toolapi.RequestApproval, "button", "Finish Cancellation", map[string]any{
 				"verb":   "click",
 				"action": `click "Finish Cancellation"`,
 				"reason": "This cancels the StreamFlix membership and cannot be undone.",
 			})),
 		unlessRejected(say("Approved: finishing the cancellation.",
-			driver.ActOn(tools.Click, "button", "Finish Cancellation", nil))),
+			driver.ActOn(toolapi.Click, "button", "Finish Cancellation", nil))),
 		unlessRejected(say("The page says the membership has been cancelled.",
-			driver.Call(tools.CompleteTask, map[string]string{
+			driver.Call(toolapi.CompleteTask, map[string]string{
 				"status": "success",
 				"reason": "The membership has been cancelled.",
 			}))),
@@ -134,7 +134,7 @@ func scriptedDemoAgent() *driver.ScriptedModel {
 func unlessRejected(step driver.Step) driver.Step {
 	return func(req driver.Request) (driver.Response, error) {
 		if msg, rejected := lastRejection(req); rejected {
-			return driver.Call(tools.CompleteTask, map[string]string{
+			return driver.Call(toolapi.CompleteTask, map[string]string{
 				"status": "failed",
 				"reason": "The human did not approve the final step: " + msg,
 			})(req)
@@ -160,7 +160,7 @@ func lastRejection(req driver.Request) (string, bool) {
 		if json.Unmarshal(b.Content[0].Structured, &r) != nil {
 			continue
 		}
-		if (r.Approved != nil && !*r.Approved) || (r.Error != nil && *r.Error == string(tools.HumanRejected)) {
+		if (r.Approved != nil && !*r.Approved) || (r.Error != nil && *r.Error == string(toolapi.HumanRejected)) {
 			return r.Message, true
 		}
 	}

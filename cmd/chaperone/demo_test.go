@@ -19,7 +19,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func driverEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
@@ -44,12 +44,20 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 
 // Without an API key the demo runs the scripted agent through the real
 // server on real Chromium, stops at the checkpoint for the human, verifies
-// completion and writes a report that Chromium can open.
+// completion and writes a report that Chromium can open: through MCP, and
+// with the tools called in process (--via direct), the same steps.
 func TestDemoWithoutKey(t *testing.T) {
+	for _, via := range []string{viaMCP, viaDirect} {
+		t.Run(via, func(t *testing.T) { testDemoWithoutKey(t, via) })
+	}
+}
+
+func testDemoWithoutKey(t *testing.T, via string) {
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	tk := demoTestTask(t, e, dir, approver)
+	tk.via = via
 	if tk.modelName != scriptedAgentName {
 		t.Fatalf("model = %q, want the scripted agent", tk.modelName)
 	}
@@ -88,7 +96,7 @@ func TestDemoWithoutKey(t *testing.T) {
 		totalOut += l["output_tokens"].(float64)
 	}
 	t.Logf("run total (estimated): %.0f input, %.0f output tokens; at claude-sonnet-5-5 prices $%.4f", total, totalOut, (total*2+totalOut*10)/1e6)
-	want := []string{tools.Click, tools.Click, tools.Click, tools.Click, tools.RequestApproval, tools.Click, tools.CompleteTask}
+	want := []string{toolapi.Click, toolapi.Click, toolapi.Click, toolapi.Click, toolapi.RequestApproval, toolapi.Click, toolapi.CompleteTask}
 	if len(steps) != len(want) {
 		t.Fatalf("turns = %q", steps)
 	}
@@ -129,7 +137,7 @@ func TestDemoRejected(t *testing.T) {
 		t.Errorf("stdout:\n%s", stdout)
 	}
 	for _, l := range drivertest.ReadSessionLog(t, dir) {
-		if l["tool"] == tools.Click && strings.Contains(jsonStr(l["target"]), "Finish") {
+		if l["tool"] == toolapi.Click && strings.Contains(jsonStr(l["target"]), "Finish") {
 			t.Fatal("the final click ran without approval")
 		}
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -464,12 +465,12 @@ func TestCancelStopsBrowserWork(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 700*time.Millisecond)
 		defer cancel()
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.Click
+		req.Params.Name = toolapi.Click
 		req.Params.Arguments = map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")}
 		if _, err := c.CallTool(ctx, req); err == nil {
 			t.Fatal("the cancelled call returned a result")
 		}
-		took := regexp.MustCompile(`msg="tool call" tool=` + tools.Click + ` took=(\S+)`)
+		took := regexp.MustCompile(`msg="tool call" tool=` + toolapi.Click + ` took=(\S+)`)
 		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if m := took.FindStringSubmatch(stderr()); m != nil {

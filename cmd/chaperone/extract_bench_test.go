@@ -13,7 +13,7 @@ import (
 	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // BenchmarkExtract reads a 200-row table and a 50-card result list through
@@ -52,7 +52,7 @@ func BenchmarkExtract(b *testing.B) {
 					c, _, _ := stdioClient(b, nil, "serve", "--url", site.URL+pg.path, "--profile", "none", "--screenshots", "never")
 					// The session opens while the client starts: wait for
 					// it outside the measure, which is of reading alone.
-					call(b, c, tools.GetSnapshot, nil)
+					call(b, c, toolapi.GetSnapshot, nil)
 					b.StartTimer()
 					start := time.Now()
 					var seen strings.Builder
@@ -66,23 +66,23 @@ func BenchmarkExtract(b *testing.B) {
 					}
 					switch {
 					case way == "extract" && pg.items != nil:
-						read(tools.Extract, pg.items)
+						read(toolapi.Extract, pg.items)
 					case way == "extract":
 						args := map[string]any{}
 						for range 100 {
 							var out extractOut
-							extractDecode(b, read(tools.Extract, args), &out)
+							extractDecode(b, read(toolapi.Extract, args), &out)
 							if out.NextCursor == "" {
 								break
 							}
 							args = map[string]any{"cursor": out.NextCursor}
 						}
 					default:
-						s := decodeSnapshot(b, []byte(read(tools.GetSnapshot, nil)))
+						s := decodeSnapshot(b, []byte(read(toolapi.GetSnapshot, nil)))
 						y := s.Viewport.ScrollY
 						for range 500 {
-							data := read(tools.Scroll, map[string]any{"direction": "down", "amount": int(s.Viewport.Height)})
-							s = decodeSnapshot(b, resultSnapshotJSON(b, tools.Scroll, data))
+							data := read(toolapi.Scroll, map[string]any{"direction": "down", "amount": int(s.Viewport.Height)})
+							s = decodeSnapshot(b, resultSnapshotJSON(b, toolapi.Scroll, data))
 							if s.Viewport.ScrollY == y {
 								break
 							}

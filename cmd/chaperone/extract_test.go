@@ -15,7 +15,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // extractOut is browser_extract's structured result; on an error it is an
@@ -36,7 +36,7 @@ type extractOut struct {
 // the text the model reads.
 func extractCall(t *testing.T, c *client.Client, args map[string]any) (extractOut, string) {
 	t.Helper()
-	res, data := call(t, c, tools.Extract, args)
+	res, data := call(t, c, toolapi.Extract, args)
 	var out extractOut
 	if err := json.Unmarshal([]byte(data), &out); err != nil {
 		t.Fatalf("extract %v: %v", args, err)
@@ -239,7 +239,7 @@ func TestExtractItems(t *testing.T) {
 	}
 
 	// A cross-site frame answers too.
-	act(t, c, tools.Navigate, map[string]any{"url": "/variants/extract-article"})
+	act(t, c, toolapi.Navigate, map[string]any{"url": "/variants/extract-article"})
 	out, text = extractCall(t, c, map[string]any{"selector": ".faq"})
 	if len(out.Items) != 2 || out.Items[0]["text"] != "Opening hours: 9 to 17" {
 		t.Errorf("the cross-site frame's items: %v, %q", out.Items, out.Message)

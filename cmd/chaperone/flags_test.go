@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 func TestParseFlagsEnvAndArgs(t *testing.T) {
@@ -119,8 +119,8 @@ func TestCapsFlag(t *testing.T) {
 	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 {
 		t.Fatalf("serve -h: exit %d", code)
 	}
-	for _, c := range tools.Capabilities() {
-		if !strings.Contains(errOut.String(), c+" (browser_") && c != tools.CapAll {
+	for _, c := range toolapi.Capabilities() {
+		if !strings.Contains(errOut.String(), c+" (browser_") && c != toolapi.CapAll {
 			t.Errorf("serve -h does not list the capability %s:\n%s", c, errOut.String())
 		}
 	}

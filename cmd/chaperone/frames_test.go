@@ -7,7 +7,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestCrossSiteFrameOverStdio fills and submits a card form that lives in a
@@ -18,7 +18,7 @@ func TestCrossSiteFrameOverStdio(t *testing.T) {
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/cross-site-checkout", "--profile", "none", "--log-level", "debug")
 	s := getSnapshot(t, c)
-	r, after := act(t, c, tools.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
+	r, after := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4242 4242 4242 4242"})
 	if !r.Success {
 		t.Fatalf("fill in the cross-site frame: error %v, message %q", r.Error, r.Message)
 	}

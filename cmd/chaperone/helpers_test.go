@@ -25,7 +25,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // bin is the chaperone binary built for the end-to-end tests by TestMain.
@@ -216,7 +216,7 @@ func call(t testing.TB, c *client.Client, name string, args map[string]any) (*mc
 // text, and a PNG image block.
 func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
-	res, data := call(t, c, tools.GetSnapshot, nil)
+	res, data := call(t, c, toolapi.GetSnapshot, nil)
 	validateSnapshot(t, []byte(data))
 	checkImage(t, res)
 	var s snapshot.Snapshot
@@ -233,7 +233,7 @@ func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 // schema.
 func click(t *testing.T, c *client.Client, ref string) (actionResult, *snapshot.Snapshot) {
 	t.Helper()
-	return act(t, c, tools.Click, map[string]any{"ref": ref})
+	return act(t, c, toolapi.Click, map[string]any{"ref": ref})
 }
 
 // act calls an action tool and returns its result and the result's

@@ -13,7 +13,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestStdioPressKeyAndCaps runs the binary over stdio: by default it lists
@@ -29,7 +29,7 @@ func TestStdioPressKeyAndCaps(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
 		req := mcp.CallToolRequest{}
-		req.Params.Name = tools.WaitFor
+		req.Params.Name = toolapi.WaitFor
 		req.Params.Arguments = map[string]any{"seconds": 1}
 		if res, err := c.CallTool(ctx, req); err == nil && !res.IsError {
 			t.Fatalf("browser_wait_for is off by default, but a call to it succeeded: %+v", res)
@@ -37,9 +37,9 @@ func TestStdioPressKeyAndCaps(t *testing.T) {
 
 		s := getSnapshot(t, c)
 		box := browsertest.Ref(t, s, "searchbox", "Search titles")
-		_, fill := call(t, c, tools.Fill, map[string]any{"ref": box, "value": "heist"})
+		_, fill := call(t, c, toolapi.Fill, map[string]any{"ref": box, "value": "heist"})
 		filled := actionSnapshot(t, fill)
-		_, press := call(t, c, tools.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, filled, "searchbox", "Search titles")})
+		_, press := call(t, c, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, filled, "searchbox", "Search titles")})
 		after := actionSnapshot(t, press)
 		if !strings.Contains(after.Page.URL, "/variants/search-results?q=heist") || !strings.Contains(after.Text, "Results for heist") {
 			t.Fatalf("Enter did not submit the search: page %s, text %q", after.Page.URL, after.Text)
@@ -47,10 +47,10 @@ func TestStdioPressKeyAndCaps(t *testing.T) {
 	})
 	t.Run("caps wait", func(t *testing.T) {
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--caps", "wait", "--url", site.URL+"/variants/waits?ms=200")
-		checkToolsListFor(t, c, []string{tools.CapWait})
+		checkToolsListFor(t, c, []string{toolapi.CapWait})
 		s := getSnapshot(t, c)
-		call(t, c, tools.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load results")})
-		_, wait := call(t, c, tools.WaitFor, map[string]any{"text": "Results are ready"})
+		call(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Load results")})
+		_, wait := call(t, c, toolapi.WaitFor, map[string]any{"text": "Results are ready"})
 		if after := actionSnapshot(t, wait); !strings.Contains(after.Text, "Results are ready") {
 			t.Fatalf("after the wait the page text is %q", after.Text)
 		}

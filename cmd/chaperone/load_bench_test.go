@@ -17,7 +17,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // loadClients are the numbers of concurrent clients BenchmarkLoad runs.
@@ -65,14 +65,14 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 			peak := mem.stop()
-			for _, name := range []string{firstSnapshot, tools.GetSnapshot, tools.Click, tools.Select, tools.CompleteTask} {
+			for _, name := range []string{firstSnapshot, toolapi.GetSnapshot, toolapi.Click, toolapi.Select, toolapi.CompleteTask} {
 				short := strings.TrimPrefix(name, "browser_")
 				b.ReportMetric(ms(lat.quantile(name, 0.5)), short+"-p50-ms")
 				b.ReportMetric(ms(lat.quantile(name, 0.95)), short+"-p95-ms")
 			}
 			b.ReportMetric(float64(errs), "errors")
 			b.ReportMetric(float64(peak-base)/float64(n)/(1<<20), "pss-MB/session")
-			p95 := lat.quantile(tools.GetSnapshot, 0.95)
+			p95 := lat.quantile(toolapi.GetSnapshot, 0.95)
 			if n == 1 {
 				single = p95
 			}
@@ -186,19 +186,19 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		}
 		return call(tool, args)
 	}
-	s, err := call(tools.GetSnapshot, nil)
+	s, err := call(toolapi.GetSnapshot, nil)
 	steps := []struct {
 		tool, role, name string
 		extra            map[string]any
 	}{
-		{tools.Click, "button", "Cancel Membership", nil},
-		{tools.GetSnapshot, "", "", nil},
-		{tools.Click, "button", "Continue to Cancel", nil},
-		{tools.Click, "radio", "too expensive", nil},
-		{tools.Select, "combobox", "How long were you a member?", map[string]any{"value": "1 to 3 years"}},
-		{tools.Click, "button", "Continue", nil},
-		{tools.GetSnapshot, "", "", nil},
-		{tools.Click, "button", "Finish Cancellation", nil},
+		{toolapi.Click, "button", "Cancel Membership", nil},
+		{toolapi.GetSnapshot, "", "", nil},
+		{toolapi.Click, "button", "Continue to Cancel", nil},
+		{toolapi.Click, "radio", "too expensive", nil},
+		{toolapi.Select, "combobox", "How long were you a member?", map[string]any{"value": "1 to 3 years"}},
+		{toolapi.Click, "button", "Continue", nil},
+		{toolapi.GetSnapshot, "", "", nil},
+		{toolapi.Click, "button", "Finish Cancellation", nil},
 	}
 	for _, st := range steps {
 		if err != nil {
@@ -209,7 +209,7 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 	if err != nil {
 		return flowResult{took: r.took, err: err}
 	}
-	if _, err := call(tools.CompleteTask, map[string]any{"status": "success", "reason": "the page says the membership is cancelled"}); err != nil {
+	if _, err := call(toolapi.CompleteTask, map[string]any{"status": "success", "reason": "the page says the membership is cancelled"}); err != nil {
 		return flowResult{took: r.took, err: err}
 	}
 	return r

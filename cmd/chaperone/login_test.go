@@ -18,7 +18,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // cookieSecret is the value of the saved login's cookie, which no log may
@@ -237,7 +237,7 @@ func TestUserDataDirSecondHTTPSessionRefused(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	req := mcp.CallToolRequest{}
-	req.Params.Name = tools.GetSnapshot
+	req.Params.Name = toolapi.GetSnapshot
 	res, err := second.CallTool(ctx, req)
 	if err != nil {
 		t.Fatal(err)

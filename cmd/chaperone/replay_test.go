@@ -18,7 +18,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // replayTestTask is a replay of script on the demo site's page at path,
@@ -105,7 +105,7 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Errorf("stdout does not name the script:\n%s", stdout)
 	}
 	script := readScript(t, filepath.Join(recDir, driver.ScriptName))
-	want := []string{tools.Click, tools.Click, tools.Click, tools.Click, tools.RequestApproval, tools.Click, tools.CompleteTask}
+	want := []string{toolapi.Click, toolapi.Click, toolapi.Click, toolapi.Click, toolapi.RequestApproval, toolapi.Click, toolapi.CompleteTask}
 	if len(script.Steps) != len(want) || script.Version != 1 {
 		t.Fatalf("script = %+v, want version 1 with %d steps", script, len(want))
 	}
@@ -135,7 +135,7 @@ func TestRecordAndReplay(t *testing.T) {
 		{"renamed ids and classes", func() *driver.Script { return script }, "/variants/renamed-flow", nil, 0,
 			[]string{"replayed", "replayed", "replayed", "replayed", "replayed", "replayed", "replayed"}, 0},
 		{"relabelled final button", func() *driver.Script { return script }, "/variants/renamed-flow?final=confirm",
-			&driver.ScriptedModel{Steps: []driver.Step{driver.ActOn(tools.RequestApproval, "button", "Confirm cancellation", map[string]any{
+			&driver.ScriptedModel{Steps: []driver.Step{driver.ActOn(toolapi.RequestApproval, "button", "Confirm cancellation", map[string]any{
 				"verb": "click", "action": `click "Confirm cancellation"`, "reason": "This cancels the membership for good.",
 			})}}, 1,
 			[]string{"replayed", "replayed", "replayed", "replayed", "recovered by the model in 1 call(s)", "replayed", "replayed"}, 2},

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/server"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/google/uuid"
 )
@@ -127,6 +129,7 @@ type taskFlags struct {
 	approvers *approverFlags
 	out       *string
 	text      *textFormat
+	via       *string
 }
 
 func addTaskFlags(fs *flag.FlagSet) *taskFlags {
@@ -134,12 +137,19 @@ func addTaskFlags(fs *flag.FlagSet) *taskFlags {
 		approvers: addApproverFlags(fs, true),
 		out:       fs.String("out", "", "the run record `dir` (default: runs/<time>-<id>)"),
 		text:      addSnapshotTextFlag(fs),
+		via:       fs.String("via", viaMCP, "how the driver calls the tools: `mcp` (through the MCP server in process, as any client) or direct (the tools in process, without the protocol)"),
 	}
 }
 
+// The ways a driven task reaches the tools (--via).
+const (
+	viaMCP    = "mcp"
+	viaDirect = "direct"
+)
+
 // task returns the task the flags say, on st.
 func (f *taskFlags) task(st setup) task {
-	return task{setup: st, approvers: f.approvers, outDir: *f.out, text: server.TextFormat(*f.text)}
+	return task{setup: st, approvers: f.approvers, outDir: *f.out, text: server.TextFormat(*f.text), via: *f.via}
 }
 
 // task is one driven run, as run and demo set it up.
@@ -165,6 +175,9 @@ type task struct {
 	outDir   string
 	// text is how the tools' results read to the model (--snapshot-text).
 	text server.TextFormat
+	// via is how the driver calls the tools (--via): viaMCP, the default
+	// for "", or viaDirect.
+	via string
 	// record, when set, receives the path of the run record as soon as it
 	// exists.
 	record func(dir string)
@@ -180,6 +193,9 @@ type task struct {
 // the report's path on stdout.
 func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	log := t.log
+	if err := t.checkVia(); err != nil {
+		return driver.Result{}, err
+	}
 	start, err := resolveStart(log, t.policy, t.startURL, t.profiles.named)
 	if err != nil {
 		return driver.Result{}, err
@@ -244,35 +260,24 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 			log.Warn("close the browser", "err", err)
 		}
 	}()
-	srv, err := server.New(server.Config{
-		NewSession: func(ctx context.Context) (server.Session, error) {
-			gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
-			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
-			if err != nil {
-				return nil, err
-			}
-			web, _ := approver.(*approverpkg.Web)
-			if _, err := attachLive(web, e.stderr, "driver", s); err != nil { // takeover.go
-				s.Close()
-				return nil, err
-			}
-			return s, nil
-		},
-		MaxSessions: 1,
-		Version:     version(),
-		Logger:      log,
-		Text:        t.text,
-		Caps:        t.tools.Caps,
-	})
+	newSession := func(ctx context.Context) (*tools.Session, error) {
+		gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
+		s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
+		if err != nil {
+			return nil, err
+		}
+		web, _ := approver.(*approverpkg.Web)
+		if _, err := attachLive(web, e.stderr, "driver", s); err != nil { // takeover.go
+			s.Close()
+			return nil, err
+		}
+		return s, nil
+	}
+	browserTools, closeTools, err := connectTools(ctx, t, log, newSession)
 	if err != nil {
 		return driver.Result{}, err
 	}
-	defer srv.Close()
-	browserTools, closeClient, err := server.ConnectInProcess(ctx, srv)
-	if err != nil {
-		return driver.Result{}, err
-	}
-	defer closeClient()
+	defer closeTools()
 
 	modelName := t.modelName
 	if modelName == "" {
@@ -312,6 +317,60 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		fmt.Fprintf(e.stdout, "Script: %s\nReplay it: chaperone replay %s\n", script, shellQuote(script))
 	}
 	return res, nil
+}
+
+// connectTools opens the driver's way to the tools that --via names: an MCP
+// server with one session and an in-process client of it, or the session
+// itself, called directly. The function it returns closes what it opened.
+func connectTools(ctx context.Context, t task, log *slog.Logger, newSession func(context.Context) (*tools.Session, error)) (toolapi.Tools, func(), error) {
+	if err := t.checkVia(); err != nil {
+		return nil, nil, err
+	}
+	if t.via == viaDirect {
+		s, err := newSession(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return tools.Direct(s), func() { s.Close() }, nil
+	}
+	srv, err := server.New(server.Config{
+		NewSession: func(ctx context.Context) (server.Session, error) {
+			s, err := newSession(ctx)
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		},
+		MaxSessions: 1,
+		Version:     version(),
+		Logger:      log,
+		Text:        t.text,
+		Caps:        t.tools.Caps,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	c, closeClient, err := server.ConnectInProcess(ctx, srv)
+	if err != nil {
+		srv.Close()
+		return nil, nil, err
+	}
+	return c, func() { closeClient(); srv.Close() }, nil
+}
+
+// checkVia refuses a --via that names no way, or one the other flags
+// contradict.
+func (t task) checkVia() error {
+	switch t.via {
+	case viaMCP, "":
+		return nil
+	case viaDirect:
+		if t.text == server.TextJSON {
+			return fmt.Errorf("--snapshot-text json needs --via %s: the direct way renders compact text", viaMCP)
+		}
+		return nil
+	}
+	return fmt.Errorf("--via %q: want %s or %s", t.via, viaMCP, viaDirect)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but the

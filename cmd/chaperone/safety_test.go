@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestLoadProfiles: no --profile is the built-in default policy, which says
@@ -89,7 +89,7 @@ func TestDryRunNeedsNoApprover(t *testing.T) {
 	}
 	refused := false
 	for _, l := range drivertest.ReadSessionLog(t, dir) {
-		if l["tool"] == tools.Click && strings.HasSuffix(jsonStr(l["url"]), "/cancelled") {
+		if l["tool"] == toolapi.Click && strings.HasSuffix(jsonStr(l["url"]), "/cancelled") {
 			t.Errorf("a dry run performed the final click: %v", l)
 		}
 		refused = refused || strings.Contains(jsonStr(l["message"]), "--dry-run")

@@ -9,7 +9,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestScreenshotsFlag runs the same calls through the built binary under each
@@ -23,15 +23,15 @@ func TestScreenshotsFlag(t *testing.T) {
 		args func(s *snapshot.Snapshot) map[string]any
 	}
 	steps := []step{
-		{"get_snapshot", tools.GetSnapshot, func(*snapshot.Snapshot) map[string]any { return nil }},
-		{"a click that changes nothing", tools.Click, func(s *snapshot.Snapshot) map[string]any {
+		{"get_snapshot", toolapi.GetSnapshot, func(*snapshot.Snapshot) map[string]any { return nil }},
+		{"a click that changes nothing", toolapi.Click, func(s *snapshot.Snapshot) map[string]any {
 			return map[string]any{"ref": browsertest.Ref(t, s, "button", "Change plan")}
 		}},
-		{"a failed click", tools.Click, func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e9999"} }},
-		{"a click that opens another page", tools.Click, func(s *snapshot.Snapshot) map[string]any {
+		{"a failed click", toolapi.Click, func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e9999"} }},
+		{"a click that opens another page", toolapi.Click, func(s *snapshot.Snapshot) map[string]any {
 			return map[string]any{"ref": browsertest.Ref(t, s, "link", "Edit profile")}
 		}},
-		{"a scroll on that page", tools.Scroll, func(*snapshot.Snapshot) map[string]any {
+		{"a scroll on that page", toolapi.Scroll, func(*snapshot.Snapshot) map[string]any {
 			return map[string]any{"direction": "down"}
 		}},
 	}
@@ -83,7 +83,7 @@ func TestScreenshotsFlag(t *testing.T) {
 // resultSnapshotJSON is the snapshot JSON of a tool's structured result.
 func resultSnapshotJSON(t testing.TB, tool, data string) json.RawMessage {
 	t.Helper()
-	if tool == tools.GetSnapshot {
+	if tool == toolapi.GetSnapshot {
 		return json.RawMessage(data)
 	}
 	var r actionResult

@@ -17,7 +17,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // The values a flow types that must never be written or shown: a password,
@@ -93,10 +93,10 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 
 	var seen []string // every result the agent read: its text and its JSON
 	s := getSnapshot(t, c)
-	res, text := call(t, c, tools.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": typedPassword})
+	res, text := call(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": typedPassword})
 	seen = append(seen, textOf(t, res), text)
 	s = snapshotOf(t, text)
-	res, text = call(t, c, tools.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Username"), "value": "{{" + secretVar + "}}"})
+	res, text = call(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Username"), "value": "{{" + secretVar + "}}"})
 	seen = append(seen, textOf(t, res), text)
 	// The page echoes what was typed into Username, below the fold: the
 	// agent reads it back as the placeholder.
@@ -107,7 +107,7 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 	// A person asked about either fill sees no value.
 	for _, ask := range []struct{ field, value string }{{"Password", typedPassword}, {"Username", "{{" + secretVar + "}}"}} {
 		host.decisions <- map[string]any{"approved": false}
-		res, text = call(t, c, tools.RequestApproval, map[string]any{"ref": browsertest.Labelled(t, s, ask.field), "verb": "fill",
+		res, text = call(t, c, toolapi.RequestApproval, map[string]any{"ref": browsertest.Labelled(t, s, ask.field), "verb": "fill",
 			"value": ask.value, "action": "type into " + ask.field, "reason": "to log in"})
 		seen = append(seen, textOf(t, res), text)
 		p := host.asked(t)
@@ -160,12 +160,12 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	}
 	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	model := &driver.ScriptedModel{Steps: []driver.Step{
-		driver.ActOn(tools.RequestApproval, "textbox", "Password", map[string]any{
+		driver.ActOn(toolapi.RequestApproval, "textbox", "Password", map[string]any{
 			"verb": "fill", "value": typedPassword, "action": "type the password", "reason": "to log in"}),
-		driver.ActOn(tools.Fill, "textbox", "Password", map[string]any{"value": typedPassword}),
-		driver.ActOn(tools.Fill, "textbox", "Username", map[string]any{"value": "{{" + secretVar + "}}"}),
-		driver.Call(tools.GetSnapshot, map[string]any{"viewport_only": false}),
-		driver.Call(tools.CompleteTask, map[string]string{"status": "success", "reason": "the profile is filled in"}),
+		driver.ActOn(toolapi.Fill, "textbox", "Password", map[string]any{"value": typedPassword}),
+		driver.ActOn(toolapi.Fill, "textbox", "Username", map[string]any{"value": "{{" + secretVar + "}}"}),
+		driver.Call(toolapi.GetSnapshot, map[string]any{"viewport_only": false}),
+		driver.Call(toolapi.CompleteTask, map[string]string{"status": "success", "reason": "the profile is filled in"}),
 	}}
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

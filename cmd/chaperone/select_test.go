@@ -10,7 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // TestStdioMultiSelect: over stdio, browser_select takes a list, which sets
@@ -22,7 +22,7 @@ func TestStdioMultiSelect(t *testing.T) {
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/selects", "--profile", "none")
 	s := getSnapshot(t, c)
 	ref := browsertest.Ref(t, s, "listbox", "Favourite genres")
-	_, text := call(t, c, tools.Select, map[string]any{"ref": ref, "value": []string{"Drama", "horror"}})
+	_, text := call(t, c, toolapi.Select, map[string]any{"ref": ref, "value": []string{"Drama", "horror"}})
 	var r actionResult
 	if err := json.Unmarshal([]byte(text), &r); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -58,7 +59,7 @@ func snapshotCmd(ctx context.Context, e *env, args []string) error {
 	}
 	defer sess.Close()
 	args2, _ := json.Marshal(map[string]bool{"viewport_only": !*all})
-	out, err := sess.Call(ctx, tools.GetSnapshot, args2)
+	out, err := sess.Call(ctx, toolapi.GetSnapshot, args2)
 	if err != nil {
 		return err
 	}

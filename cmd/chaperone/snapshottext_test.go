@@ -11,7 +11,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // textOf is the text content of a result: what a model reads.
@@ -62,7 +62,7 @@ func TestSnapshotTextOverStdio(t *testing.T) {
 	for _, format := range []server.TextFormat{server.TextCompact, server.TextJSON} {
 		t.Run(string(format), func(t *testing.T) {
 			c, _, _ := stdioClient(t, nil, "serve", "--snapshot-text", string(format))
-			res, data := call(t, c, tools.GetSnapshot, nil)
+			res, data := call(t, c, toolapi.GetSnapshot, nil)
 			validateSnapshot(t, []byte(data))
 			var s snapshot.Snapshot
 			if err := json.Unmarshal([]byte(data), &s); err != nil {

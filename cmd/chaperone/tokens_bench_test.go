@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -54,15 +55,15 @@ func BenchmarkTaskTokens(b *testing.B) {
 						}
 					}
 				}
-				res, data := call(b, c, tools.GetSnapshot, nil)
+				res, data := call(b, c, toolapi.GetSnapshot, nil)
 				count(res)
 				snap := decodeSnapshot(b, []byte(data))
 				for _, step := range flow {
-					res, data = call(b, c, tools.Click, map[string]any{"ref": browsertest.Ref(b, snap, step.role, step.name)})
+					res, data = call(b, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(b, snap, step.role, step.name)})
 					count(res)
-					snap = decodeSnapshot(b, resultSnapshotJSON(b, tools.Click, data))
+					snap = decodeSnapshot(b, resultSnapshotJSON(b, toolapi.Click, data))
 				}
-				res, _ = call(b, c, tools.CompleteTask, map[string]any{"status": "success", "reason": "cancelled"})
+				res, _ = call(b, c, toolapi.CompleteTask, map[string]any{"status": "success", "reason": "cancelled"})
 				count(res)
 				c.Close()
 			}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 const (
@@ -117,7 +117,7 @@ func TestTokensFileClients(t *testing.T) {
 
 	// A second session of bob's is over his limit; alice's first is not.
 	bob2 := servertest.Connect(t, servertest.Streamable, p.base, bobToken)
-	res, err := bob2.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tools.GetSnapshot}})
+	res, err := bob2.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: toolapi.GetSnapshot}})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(mcp.TextContent).Text, "--max-sessions-per-client") {
 		t.Errorf("bob's second session: %+v, %v; want a refusal naming --max-sessions-per-client", res, err)
 	}
@@ -138,7 +138,7 @@ func TestTokensFileClients(t *testing.T) {
 	os.Chmod(tokens, 0o644)
 	p.cmd.Process.Signal(syscall.SIGHUP)
 	waitLog(t, p, regexp.MustCompile(`msg="tokens file reload failed`))
-	if res, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: tools.GetSnapshot}}); err == nil && !res.IsError {
+	if res, err := bob.CallTool(t.Context(), mcp.CallToolRequest{Params: mcp.CallToolParams{Name: toolapi.GetSnapshot}}); err == nil && !res.IsError {
 		t.Error("bob's call succeeded with a world-readable tokens file")
 	}
 

@@ -20,7 +20,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // webhookToken is the token the approval host posts decisions with.
@@ -67,7 +67,7 @@ type approval struct {
 
 func requestApproval(t *testing.T, c *client.Client, args map[string]any) approval {
 	t.Helper()
-	_, text := call(t, c, tools.RequestApproval, args)
+	_, text := call(t, c, toolapi.RequestApproval, args)
 	var a approval
 	if err := json.Unmarshal([]byte(text), &a); err != nil {
 		t.Fatal(err)
@@ -102,7 +102,7 @@ func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
 	if again.Concrete == nil || again.Concrete.Name != "Finish Cancellation" || again.ID == shown.ID {
 		t.Errorf("the second question: %+v", again.Concrete)
 	}
-	if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) {
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 		t.Fatalf("the click the person did not approve: success %v error %v %q", r.Success, r.Error, r.Message)
 	}
 	if !strings.HasSuffix(after.Page.URL, "/finish") {
@@ -130,7 +130,7 @@ func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for !found && time.Now().Before(deadline) {
 		for _, ev := range auditEvents(t, auditDir) {
-			found = found || (ev["tool"] == tools.Click && ev["result"] == "ok" && ev["approval_id"] == covering.ID)
+			found = found || (ev["tool"] == toolapi.Click && ev["result"] == "ok" && ev["approval_id"] == covering.ID)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -240,7 +240,7 @@ func TestSafeByDefault(t *testing.T) {
 		if p.Concrete == nil || p.Concrete.Name != "Place order — $129" || !strings.Contains(p.Reason, "default") {
 			t.Errorf("the person was shown %+v, reason %q", p.Concrete, p.Reason)
 		}
-		if r.Success || r.Error == nil || *r.Error != string(tools.HumanRejected) || !strings.Contains(r.Message, "not this order") {
+		if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) || !strings.Contains(r.Message, "not this order") {
 			t.Fatalf("rejected order: success %v error %v %q", r.Success, r.Error, r.Message)
 		}
 		if after.Page.URL != checkout {
@@ -263,7 +263,7 @@ func TestSafeByDefault(t *testing.T) {
 // wholePage takes a snapshot of the whole page, not the viewport only.
 func wholePage(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
-	_, text := call(t, c, tools.GetSnapshot, map[string]any{"viewport_only": false})
+	_, text := call(t, c, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 	validateSnapshot(t, []byte(text))
 	var s snapshot.Snapshot
 	if err := json.Unmarshal([]byte(text), &s); err != nil {

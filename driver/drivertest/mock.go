@@ -13,9 +13,8 @@ import (
 	"image/png"
 	"sync"
 
-	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
 // MockCall is one call the mock browser received.
@@ -29,11 +28,11 @@ type MockCall struct {
 // fails with that code and the page stays.
 type MockOutcome struct {
 	Snapshot *snapshot.Snapshot
-	Error    tools.Code
+	Error    toolapi.Code
 	Message  string
 }
 
-// MockBrowser is a [driver.Tools] with a scripted page: predefined snapshots per
+// MockBrowser is a [toolapi.Tools] with a scripted page: predefined snapshots per
 // action, configurable failures, and a record of every call. Its results
 // have the JSON shapes of package tools, each with a small PNG screenshot.
 // Set its fields before the first call.
@@ -51,7 +50,7 @@ type MockBrowser struct {
 	// current page; nil acknowledges it always.
 	Done func(page *snapshot.Snapshot) bool
 	// Specs is the tool list; nil lists the seven core tools.
-	Specs []driver.ToolSpec
+	Specs []toolapi.ToolSpec
 	// Moves makes every action that succeeds change the page (its text
 	// gains a line), as on a page that reacts to each step: the driver then
 	// sees progress, not the same call on an unchanged page.
@@ -71,7 +70,7 @@ func (m *MockBrowser) Calls() []MockCall {
 }
 
 // List returns Specs, or the seven core tools.
-func (m *MockBrowser) List(ctx context.Context) ([]driver.ToolSpec, error) {
+func (m *MockBrowser) List(ctx context.Context) ([]toolapi.ToolSpec, error) {
 	if m.Specs != nil {
 		return m.Specs, nil
 	}
@@ -79,7 +78,7 @@ func (m *MockBrowser) List(ctx context.Context) ([]driver.ToolSpec, error) {
 }
 
 // Call runs a tool on the scripted page.
-func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessage) (driver.ToolResult, error) {
+func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessage) (toolapi.ToolResult, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.calls = append(m.calls, MockCall{Name: name, Args: append(json.RawMessage(nil), args...)})
@@ -95,25 +94,25 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	}
 	if len(args) > 0 {
 		if err := json.Unmarshal(args, &in); err != nil {
-			return driver.ToolResult{Text: fmt.Sprintf("invalid arguments: %v", err), IsError: true}, nil
+			return toolapi.ToolResult{Text: fmt.Sprintf("invalid arguments: %v", err), IsError: true}, nil
 		}
 	}
 	switch name {
-	case tools.GetSnapshot:
+	case toolapi.GetSnapshot:
 		return m.result(m.page)
-	case tools.RequestApproval:
+	case toolapi.RequestApproval:
 		if m.Reject != "" {
-			return m.result(tools.ApprovalResult{Approved: false, Message: "User feedback: " + m.Reject})
+			return m.result(toolapi.ApprovalResult{Approved: false, Message: "User feedback: " + m.Reject})
 		}
-		return m.result(tools.ApprovalResult{Approved: true, Message: "Approved."})
-	case tools.CompleteTask:
+		return m.result(toolapi.ApprovalResult{Approved: true, Message: "Approved."})
+	case toolapi.CompleteTask:
 		if in.Status == "failed" || m.Done == nil || m.Done(m.page) {
-			return m.result(tools.CompletionResult{Acknowledged: true, Message: "Task ended: " + in.Status + "."})
+			return m.result(toolapi.CompletionResult{Acknowledged: true, Message: "Task ended: " + in.Status + "."})
 		}
-		return m.result(tools.CompletionResult{Acknowledged: false, Message: "No success indicator holds on the current page."})
-	case tools.Click, tools.Fill, tools.Select, tools.Scroll:
+		return m.result(toolapi.CompletionResult{Acknowledged: false, Message: "No success indicator holds on the current page."})
+	case toolapi.Click, toolapi.Fill, toolapi.Select, toolapi.Scroll:
 	default:
-		return driver.ToolResult{Text: "unknown tool: " + name, IsError: true}, nil
+		return toolapi.ToolResult{Text: "unknown tool: " + name, IsError: true}, nil
 	}
 	out, ok := m.Actions[name+" "+in.Ref]
 	if !ok {
@@ -121,7 +120,7 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	}
 	if out.Error != "" {
 		code := out.Error
-		return m.result(tools.ActionResult{Success: false, Snapshot: m.page, Error: &code, Message: out.Message})
+		return m.result(toolapi.ActionResult{Success: false, Snapshot: m.page, Error: &code, Message: out.Message})
 	}
 	if out.Snapshot != nil {
 		m.page = out.Snapshot
@@ -131,28 +130,28 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 		moved.Text += fmt.Sprintf("\nstep %d", len(m.calls))
 		m.page = &moved
 	}
-	return m.result(tools.ActionResult{Success: true, Snapshot: m.page, Message: out.Message})
+	return m.result(toolapi.ActionResult{Success: true, Snapshot: m.page, Message: out.Message})
 }
 
 // result encodes v as the tool's JSON, as both its text and its structured
 // content, and adds a fresh screenshot whose colour changes with each call,
 // so that screenshots are told apart.
-func (m *MockBrowser) result(v any) (driver.ToolResult, error) {
+func (m *MockBrowser) result(v any) (toolapi.ToolResult, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		return driver.ToolResult{}, fmt.Errorf("mock browser: encode result: %w", err)
+		return toolapi.ToolResult{}, fmt.Errorf("mock browser: encode result: %w", err)
 	}
 	m.shots++
 	img, err := Screenshot(m.shots)
 	if err != nil {
-		return driver.ToolResult{}, err
+		return toolapi.ToolResult{}, err
 	}
-	return driver.ToolResult{Text: string(b), Structured: b, Image: img}, nil
+	return toolapi.ToolResult{Text: string(b), Structured: b, Image: img}, nil
 }
 
 // Screenshot draws a 160×90 PNG of one colour, chosen by seed: 20 image
 // tokens.
-func Screenshot(seed int) (*driver.Image, error) {
+func Screenshot(seed int) (*toolapi.Image, error) {
 	img := image.NewRGBA(image.Rect(0, 0, 160, 90))
 	c := color.RGBA{R: uint8(seed * 53), G: uint8(seed * 97), B: uint8(seed * 31), A: 255}
 	for y := range 90 {
@@ -164,12 +163,12 @@ func Screenshot(seed int) (*driver.Image, error) {
 	if err := png.Encode(&buf, img); err != nil {
 		return nil, fmt.Errorf("mock browser: encode screenshot: %w", err)
 	}
-	return &driver.Image{MIMEType: "image/png", Data: buf.Bytes()}, nil
+	return &toolapi.Image{MIMEType: "image/png", Data: buf.Bytes()}, nil
 }
 
 // CoreToolSpecs returns short specs of the seven core tools, for tests and
 // the mock browser; the real ones come from the server.
-func CoreToolSpecs() []driver.ToolSpec {
+func CoreToolSpecs() []toolapi.ToolSpec {
 	obj := func(props string, required ...string) json.RawMessage {
 		req, _ := json.Marshal(required) // a []string always encodes
 		if len(required) == 0 {
@@ -178,14 +177,14 @@ func CoreToolSpecs() []driver.ToolSpec {
 		return json.RawMessage(`{"type":"object","properties":{` + props + `},"required":` + string(req) + `}`)
 	}
 	ref := `"ref":{"type":"string","description":"A ref from the latest snapshot, e.g. @e7"}`
-	return []driver.ToolSpec{
-		{Name: tools.GetSnapshot, Description: "Return the current page as a snapshot.", InputSchema: obj(`"viewport_only":{"type":"boolean"}`)},
-		{Name: tools.Click, Description: "Click an element. Refs die after any action.", InputSchema: obj(ref, "ref")},
-		{Name: tools.Fill, Description: "Fill a text field.", InputSchema: obj(ref+`,"value":{"type":"string"},"clear_first":{"type":"boolean"}`, "ref", "value")},
-		{Name: tools.Select, Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
-		{Name: tools.Scroll, Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
-		{Name: tools.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"},`+
+	return []toolapi.ToolSpec{
+		{Name: toolapi.GetSnapshot, Description: "Return the current page as a snapshot.", InputSchema: obj(`"viewport_only":{"type":"boolean"}`)},
+		{Name: toolapi.Click, Description: "Click an element. Refs die after any action.", InputSchema: obj(ref, "ref")},
+		{Name: toolapi.Fill, Description: "Fill a text field.", InputSchema: obj(ref+`,"value":{"type":"string"},"clear_first":{"type":"boolean"}`, "ref", "value")},
+		{Name: toolapi.Select, Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
+		{Name: toolapi.Scroll, Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
+		{Name: toolapi.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"},`+
 			ref+`,"verb":{"type":"string","enum":["click","fill","select"]},"value":{"type":"string"}`, "action", "reason")},
-		{Name: tools.CompleteTask, Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
+		{Name: toolapi.CompleteTask, Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -30,14 +31,14 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	var v any
 	switch name {
-	case tools.GetSnapshot:
+	case toolapi.GetSnapshot:
 		v = new(snapshot.Snapshot)
-	case tools.RequestApproval:
-		v = new(tools.ApprovalResult)
-	case tools.CompleteTask:
-		v = new(tools.CompletionResult)
+	case toolapi.RequestApproval:
+		v = new(toolapi.ApprovalResult)
+	case toolapi.CompleteTask:
+		v = new(toolapi.CompletionResult)
 	default:
-		v = new(tools.ActionResult)
+		v = new(toolapi.ActionResult)
 	}
 	if err := json.Unmarshal(res.JSON(), v); err != nil {
 		return tools.Output{}, fmt.Errorf("mock session: decode %s result: %w", name, err)

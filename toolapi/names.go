@@ -1,7 +1,13 @@
-package tools
+// Package toolapi is the tools' contract as every side of it reads it: the
+// tool and capability names, the error codes, the result types, the compact
+// text a model reads, and Tools, the way a caller (the driver, a test) calls
+// the tools in process or over MCP. It sits below tools, server and driver,
+// so that none of them links another's dependencies: the driver needs no
+// browser, the server no model (docs/architecture.md, "Packages").
+package toolapi
 
-// The names of the tools, as MCP clients call them. Code outside this package
-// (the driver, the demo, tests) uses these constants, never the strings.
+// The names of the tools, as MCP clients call them. Code uses these
+// constants, never the strings.
 const (
 	GetSnapshot     = "get_snapshot"
 	Click           = "browser_click"
@@ -37,3 +43,8 @@ const (
 	CapFiles  = "files"  // browser_screenshot, browser_pdf
 	CapAll    = "all"    // every opt-in tool
 )
+
+// Capabilities returns the names Config.Caps accepts, CapAll last.
+func Capabilities() []string {
+	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapAll}
+}
