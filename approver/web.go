@@ -129,7 +129,7 @@ func (w *Web) Listen(addr string) error {
 }
 
 // Addr is the host:port the console listens on, "" before Listen. The
-// browser the agent drives must never load it (tools.URLPolicy.Reserved).
+// browser the agent drives must never load it (urlpolicy.Policy.Reserved).
 func (w *Web) Addr() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()

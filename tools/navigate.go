@@ -10,6 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/toolapi"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // navigateInput is the arguments of browser_navigate: a URL, or a history
@@ -82,7 +83,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 		return dest, err
 	}
 	w := s.writeSet()
-	site, sends := w.Sends(canonicalHost(dest.url))
+	site, sends := w.Sends(urlpolicy.CanonicalHost(dest.url))
 	if !sends || s.gate.Profile() == nil {
 		_, err := s.gated(ctx, plan)
 		return dest, err
@@ -119,37 +120,13 @@ func (s *Session) writeSet() checkpoint.WriteSet {
 	}
 	var sites []string
 	for _, e := range entries {
-		c := canonicalHost(e)
+		c := urlpolicy.CanonicalHost(e)
 		if _, err := checkpoint.Site(c); err == nil {
 			sites = append(sites, c)
 		}
 	}
 	w, _ := checkpoint.NewWriteSet(sites...) // each entry has a site
 	return s.gate.Widen(w)
-}
-
-// canonicalHost returns raw with its host as a browser reads it (an address
-// in any spelling as its dotted form, an IDN in ASCII), so that sites compare
-// as the browser will connect; raw unchanged when it has no such host.
-func canonicalHost(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return raw
-	}
-	name, wild := strings.CutPrefix(u.Hostname(), "*.")
-	h, err := parseHost(name)
-	if err != nil {
-		return raw
-	}
-	host := h.String()
-	if wild {
-		host = "*." + host
-	}
-	if p := u.Port(); p != "" {
-		host += ":" + p
-	}
-	u.Host = host
-	return u.String()
 }
 
 // destination works out where a navigation goes, and refuses what the URL

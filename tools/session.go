@@ -19,6 +19,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // Config says how a session behaves.
@@ -49,7 +50,7 @@ type Config struct {
 	UploadDir string
 	// URLPolicy decides which documents the session's pages may load: the
 	// start URL, navigations, redirects, frames and popups.
-	URLPolicy URLPolicy
+	URLPolicy urlpolicy.Policy
 	// WriteOrigins join the start URL's site and the profile's allowed
 	// origins in the write set: a URL the agent composes that sends data
 	// to any other site asks a person first (checkpoint.WriteSet).

@@ -10,6 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // Every way a page has to reach another address goes through the policy:
@@ -20,7 +21,7 @@ import (
 func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
-	m, err := NewManager(t.Context(), browser.Options{}, Config{URLPolicy: URLPolicy{BlockedOrigins: []string{other}}})
+	m, err := NewManager(t.Context(), browser.Options{}, Config{URLPolicy: urlpolicy.Policy{BlockedOrigins: []string{other}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestPolicyRefusesTheStartURL(t *testing.T) {
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
 	m, err := NewManager(t.Context(), browser.Options{}, Config{
 		StartURL:  site + "/redirect?to=" + url.QueryEscape(other+"/account"),
-		URLPolicy: URLPolicy{AllowedOrigins: []string{site}},
+		URLPolicy: urlpolicy.Policy{AllowedOrigins: []string{site}},
 	})
 	if err != nil {
 		t.Fatal(err)

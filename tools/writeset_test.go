@@ -4,13 +4,14 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // A host in any spelling a browser accepts is the site the browser will
 // connect to: the write set compares what the browser will do, not how the
 // agent wrote it.
 func TestCanonicalHostSites(t *testing.T) {
-	w, err := checkpoint.NewWriteSet(canonicalHost("http://127.0.0.1:8080/start"), canonicalHost("https://*.xn--bcher-kva.example"))
+	w, err := checkpoint.NewWriteSet(urlpolicy.CanonicalHost("http://127.0.0.1:8080/start"), urlpolicy.CanonicalHost("https://*.xn--bcher-kva.example"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,11 +28,11 @@ func TestCanonicalHostSites(t *testing.T) {
 		{"https://ＥＶＩＬ.example/x", true},             // full-width letters map to evil.example
 	}
 	for _, tt := range tests {
-		if site, sends := w.Sends(canonicalHost(tt.url)); sends != tt.sends {
-			t.Errorf("Sends(%q) = %q, %v; want %v (canonical %q)", tt.url, site, sends, tt.sends, canonicalHost(tt.url))
+		if site, sends := w.Sends(urlpolicy.CanonicalHost(tt.url)); sends != tt.sends {
+			t.Errorf("Sends(%q) = %q, %v; want %v (canonical %q)", tt.url, site, sends, tt.sends, urlpolicy.CanonicalHost(tt.url))
 		}
 	}
-	if got := canonicalHost("not a url"); got != "not a url" {
-		t.Errorf("canonicalHost changed a URL without a host: %q", got)
+	if got := urlpolicy.CanonicalHost("not a url"); got != "not a url" {
+		t.Errorf("CanonicalHost changed a URL without a host: %q", got)
 	}
 }

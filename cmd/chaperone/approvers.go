@@ -17,7 +17,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // approverFlags choose how a human is asked.
@@ -129,7 +129,7 @@ func dryRunApprover() checkpoint.Approver {
 
 // open starts the approver the flags name for run and demo, and returns it
 // with its closer. The addresses it listens on join policy's reserved ones.
-func (a *approverFlags) open(e *env, log *slog.Logger, dir string, policy *tools.URLPolicy) (checkpoint.Approver, func(), error) {
+func (a *approverFlags) open(e *env, log *slog.Logger, dir string, policy *urlpolicy.Policy) (checkpoint.Approver, func(), error) {
 	chain, err := approverChain(a.kind, inProcess, e.terminal)
 	if err != nil {
 		return nil, nil, err
@@ -145,7 +145,7 @@ func (a *approverFlags) open(e *env, log *slog.Logger, dir string, policy *tools
 // here: each MCP session brings its own. The addresses the approver listens
 // on or posts to join policy's reserved ones, so the browser the agent
 // drives can never open them: start it before the browser.
-func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint.Channel, policy *tools.URLPolicy) (checkpoint.Approver, func(), error) {
+func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint.Channel, policy *urlpolicy.Policy) (checkpoint.Approver, func(), error) {
 	switch c {
 	case checkpoint.ChannelTTY:
 		t, err := approver.OpenTTY()
@@ -224,7 +224,7 @@ func (a *approverFlags) start(e *env, log *slog.Logger, dir string, c checkpoint
 
 // reserve adds the listen addresses to policy's reserved ones; an address
 // on every interface (0.0.0.0, ::) reserves each address of this machine.
-func reserve(policy *tools.URLPolicy, addrs ...string) error {
+func reserve(policy *urlpolicy.Policy, addrs ...string) error {
 	var all []string
 	for _, a := range addrs {
 		all = append(all, a)

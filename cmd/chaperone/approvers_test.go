@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // --open-approvals is on by default only where a desktop can open the
@@ -54,7 +54,7 @@ func TestOpenApprovalsDefault(t *testing.T) {
 // An approver listening on every interface reserves every address of this
 // machine, and the policy refuses them all.
 func TestReserveEveryInterface(t *testing.T) {
-	var p tools.URLPolicy
+	var p urlpolicy.Policy
 	if err := reserve(&p, "0.0.0.0:4567", "127.0.0.1:4568"); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // errUsage marks a command line the flag package has already complained
@@ -278,12 +279,12 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 }
 
 // policy is the URL policy the flags say.
-func (t *toolFlags) policy() tools.URLPolicy {
+func (t *toolFlags) policy() urlpolicy.Policy {
 	schemes := make([]string, len(t.allowSchemes))
 	for i, s := range t.allowSchemes {
 		schemes[i] = strings.ToLower(strings.TrimSuffix(s, ":"))
 	}
-	return tools.URLPolicy{
+	return urlpolicy.Policy{
 		AllowSchemes:   schemes,
 		AllowMetadata:  t.allowMetadata,
 		AllowedOrigins: t.allowedOrigins,
@@ -404,7 +405,7 @@ type setup struct {
 	log     *slog.Logger
 	browser browser.Options
 	tools   tools.Config
-	policy  tools.URLPolicy
+	policy  urlpolicy.Policy
 }
 
 // setup checks the common flags and returns what they say, with the logger

@@ -8,7 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // serve --blocked-origins refuses a click on a link there: the agent gets
@@ -39,7 +39,7 @@ func TestServeBlockedOrigins(t *testing.T) {
 // run, and the start URL must pass it.
 func TestResolveStartProfileOrigins(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	flags := tools.URLPolicy{AllowedOrigins: []string{"https://flag.example"}}
+	flags := urlpolicy.Policy{AllowedOrigins: []string{"https://flag.example"}}
 	p := &checkpoint.Profile{Name: "shop", StartURL: "https://shop.example/cart", AllowedOrigins: []string{"https://shop.example", "https://*.pay.example"}}
 	s, err := resolveStart(log, flags, "", p)
 	if err != nil {
@@ -56,13 +56,13 @@ func TestResolveStartProfileOrigins(t *testing.T) {
 			t.Errorf("policy.Check(%q) = %v, want allowed %v", u, err, ok)
 		}
 	}
-	if _, err := resolveStart(log, tools.URLPolicy{}, "https://elsewhere.example/", p); err == nil ||
+	if _, err := resolveStart(log, urlpolicy.Policy{}, "https://elsewhere.example/", p); err == nil ||
 		!strings.Contains(err.Error(), "https://elsewhere.example is not an allowed origin (allowed: https://shop.example, https://*.pay.example)") {
 		t.Errorf("a --url outside the profile's origins: %v", err)
 	}
 	// The demo profile's demo: origin becomes the demo site's.
 	demo := &checkpoint.Profile{Name: "demo", StartURL: "demo:/account", AllowedOrigins: []string{"demo:"}}
-	s, err = resolveStart(log, tools.URLPolicy{}, "", demo)
+	s, err = resolveStart(log, urlpolicy.Policy{}, "", demo)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/fixtures"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
 
 // demoStartPath is the demo site's page sessions start at when nothing else
@@ -24,7 +24,7 @@ const demoStartPath = "/account"
 type start struct {
 	url     string
 	profile *checkpoint.Profile
-	policy  tools.URLPolicy
+	policy  urlpolicy.Policy
 	site    *demoSite
 }
 
@@ -36,7 +36,7 @@ type start struct {
 // before anything is served, and again once the profile's allowed origins
 // have joined the policy. A url of the form demo:/path is that page of the
 // demo site. The caller stops the start when done.
-func resolveStart(log *slog.Logger, policy tools.URLPolicy, url string, p *checkpoint.Profile) (*start, error) {
+func resolveStart(log *slog.Logger, policy urlpolicy.Policy, url string, p *checkpoint.Profile) (*start, error) {
 	demoPath, onDemo := strings.CutPrefix(url, checkpoint.DemoScheme)
 	// Before the demo site is served, its origin is unknown: the check
 	// takes the profile's other origins.

@@ -1,4 +1,8 @@
-package tools
+// Package urlpolicy decides which URLs a browser session may open: schemes,
+// origins, cloud metadata and link-local addresses, and the addresses
+// reserved for the approval channel, checked on every document the browser
+// loads and again after DNS resolves (docs/architecture.md, "Contracts").
+package urlpolicy
 
 import (
 	"context"
@@ -12,16 +16,14 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"golang.org/x/net/idna"
 )
 
-// URLPolicy says which URLs a session may open: the start URL and every
+// Policy says which URLs a session may open: the start URL and every
 // document its pages load (navigations, redirects, frames, popups). By
 // default only http and https are allowed (plus about:blank), and never a
 // cloud metadata or link-local address, which would hand the instance's
 // credentials to whoever drives the browser.
-type URLPolicy struct {
+type Policy struct {
 	// AllowSchemes lists schemes allowed beyond http and https, such as
 	// "file" or "chrome", lower case.
 	AllowSchemes []string
@@ -75,7 +77,7 @@ func (r *Refusal) Error() string {
 // Check returns nil if raw may be opened, or a *Refusal that says why not
 // and how to allow it. It looks at the URL alone; CheckResolved also looks
 // up the host's addresses.
-func (p URLPolicy) Check(raw string) error {
+func (p Policy) Check(raw string) error {
 	return p.CheckResolved(context.Background(), raw, nil)
 }
 
@@ -83,7 +85,7 @@ func (p URLPolicy) Check(raw string) error {
 // r is nil) and refuses a name that resolves to a metadata or link-local
 // address. A name that does not resolve passes: the browser cannot reach it
 // either.
-func (p URLPolicy) CheckResolved(ctx context.Context, raw string, r Resolver) error {
+func (p Policy) CheckResolved(ctx context.Context, raw string, r Resolver) error {
 	refuse := func(fix, format string, a ...any) error {
 		return &Refusal{URL: raw, Reason: fmt.Sprintf(format, a...), Fix: fix}
 	}
@@ -152,7 +154,7 @@ func (p URLPolicy) CheckResolved(ctx context.Context, raw string, r Resolver) er
 
 // Validate reports an allowed or blocked origin that is not an origin or
 // an origin pattern.
-func (p URLPolicy) Validate() error {
+func (p Policy) Validate() error {
 	for _, list := range []struct {
 		flag    string
 		origins []string
@@ -172,14 +174,14 @@ func (p URLPolicy) Validate() error {
 }
 
 // WithAllowedOrigins returns p with origins added to its allowed origins.
-func (p URLPolicy) WithAllowedOrigins(origins ...string) URLPolicy {
+func (p Policy) WithAllowedOrigins(origins ...string) Policy {
 	p.AllowedOrigins = append(slices.Clip(p.AllowedOrigins), origins...)
 	return p
 }
 
 // WithReserved returns p with the host:port addresses added to its
 // reserved ones, or an error naming one that is not host:port.
-func (p URLPolicy) WithReserved(hostports ...string) (URLPolicy, error) {
+func (p Policy) WithReserved(hostports ...string) (Policy, error) {
 	for _, a := range hostports {
 		if _, err := parseReserved(a); err != nil {
 			return p, err
@@ -189,7 +191,7 @@ func (p URLPolicy) WithReserved(hostports ...string) (URLPolicy, error) {
 	return p, nil
 }
 
-// reservedAddr is one of URLPolicy.Reserved, parsed.
+// reservedAddr is one of Policy.Reserved, parsed.
 type reservedAddr struct {
 	host host
 	port string
@@ -214,7 +216,7 @@ func parseReserved(hostport string) (reservedAddr, error) {
 // default) and host h reaches a reserved address, or "". Names are looked
 // up with r when it is set; localhost and its subdomains are loopback
 // without a look-up, as in the browser.
-func (p URLPolicy) reserved(ctx context.Context, scheme, port string, h host, r Resolver) string {
+func (p Policy) reserved(ctx context.Context, scheme, port string, h host, r Resolver) string {
 	if len(p.Reserved) == 0 {
 		return ""
 	}
@@ -291,7 +293,7 @@ func reaches(a, l netip.Addr) bool {
 // request, resolving host names with r (its answers kept for a while, since
 // a page loads many documents from one host): nil or an error whose text is
 // the reason for the refusal.
-func (p URLPolicy) DocumentCheck(r Resolver) func(ctx context.Context, url string) error {
+func (p Policy) DocumentCheck(r Resolver) func(ctx context.Context, url string) error {
 	if r != nil {
 		r = &cachingResolver{r: r, ttl: resolveTTL, cache: make(map[string]resolved)}
 	}
@@ -302,148 +304,6 @@ func (p URLPolicy) DocumentCheck(r Resolver) func(ctx context.Context, url strin
 		}
 		return err
 	}
-}
-
-// host is a URL's host, normalised the way a browser does before it
-// connects: an address when the host is one in any spelling, else the
-// ASCII (punycode) name.
-type host struct {
-	given string     // as written in the URL
-	addr  netip.Addr // valid when the host is an address
-	name  string     // the ASCII name, lower case, when it is not
-}
-
-// lookupProfile maps a host name as the WHATWG URL standard does (UTS #46,
-// non-transitional, no STD3 rules), so that full-width digits and
-// ideographic full stops become the ASCII a browser connects to.
-var lookupProfile = idna.New(idna.MapForLookup(), idna.Transitional(false),
-	idna.StrictDomainName(false), idna.CheckHyphens(false), idna.BidiRule())
-
-// parseHost normalises a URL's host name (without brackets or port).
-func parseHost(given string) (host, error) {
-	h := host{given: given}
-	if strings.Contains(given, ":") {
-		a, err := netip.ParseAddr(given)
-		if err != nil {
-			return h, fmt.Errorf("%q is not a valid IPv6 address", given)
-		}
-		h.addr = a.WithZone("")
-		return h, nil
-	}
-	ascii, err := lookupProfile.ToASCII(given)
-	if err != nil {
-		return h, fmt.Errorf("%q is not a valid host name: %v", given, err)
-	}
-	ascii = strings.TrimSuffix(ascii, ".")
-	if a, ok := parseIPv4(ascii); ok {
-		h.addr = a
-		return h, nil
-	}
-	h.name = ascii
-	return h, nil
-}
-
-func (h host) String() string {
-	switch {
-	case h.addr.Is6():
-		return "[" + h.addr.String() + "]"
-	case h.addr.IsValid():
-		return h.addr.String()
-	}
-	return h.name
-}
-
-// metadata says why the host is a metadata or link-local address, or "".
-func (h host) metadata() string {
-	if !h.addr.IsValid() {
-		switch h.name {
-		case "metadata.google.internal", "metadata.goog", "metadata":
-			return h.name + " is a cloud metadata address"
-		}
-		return ""
-	}
-	a := h.addr.Unmap()
-	why := classify(a)
-	if why != "" && !strings.EqualFold(strings.Trim(h.given, "[]"), a.String()) {
-		return fmt.Sprintf("%s is %s, %s", h.given, a, why)
-	}
-	if why != "" {
-		return fmt.Sprintf("%s is %s", a, why)
-	}
-	return ""
-}
-
-var (
-	metadataAddrs = []netip.Addr{
-		netip.MustParseAddr("169.254.169.254"), // AWS, Azure, GCP, Oracle, DigitalOcean…
-		netip.MustParseAddr("169.254.170.2"),   // AWS ECS task credentials
-		netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
-		netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
-		netip.MustParseAddr("fd20:ce::254"),    // GCP over IPv6
-	}
-	linkLocal4 = netip.MustParsePrefix("169.254.0.0/16")
-	linkLocal6 = netip.MustParsePrefix("fe80::/10")
-	// nat64 embeds an IPv4 address in its last 32 bits; a host with
-	// NAT64 reaches that IPv4 address through it.
-	nat64 = netip.MustParsePrefix("64:ff9b::/96")
-)
-
-// classify says what kind of forbidden address a is ("a cloud metadata
-// address", "a link-local address…"), or "" when it is not one. a is
-// unmapped and has no zone.
-func classify(a netip.Addr) string {
-	if nat64.Contains(a) {
-		b := a.As16()
-		a = netip.AddrFrom4([4]byte(b[12:]))
-	}
-	switch {
-	case slices.Contains(metadataAddrs, a):
-		return "a cloud metadata address"
-	case linkLocal4.Contains(a), linkLocal6.Contains(a):
-		return "a link-local address, where cloud metadata services live"
-	}
-	return ""
-}
-
-// parseIPv4 parses host as an IPv4 address the way the WHATWG URL standard
-// does, so that 2852039166, 0xa9fea9fe, 0251.0376.0251.0376 and
-// 169.254.43518 are all 169.254.169.254.
-func parseIPv4(host string) (netip.Addr, bool) {
-	parts := strings.Split(host, ".")
-	if len(parts) > 4 || len(parts) == 0 {
-		return netip.Addr{}, false
-	}
-	nums := make([]uint64, len(parts))
-	for i, part := range parts {
-		base := 10
-		switch {
-		case strings.HasPrefix(part, "0x") || strings.HasPrefix(part, "0X"):
-			part, base = part[2:], 16
-			if part == "" {
-				part = "0"
-			}
-		case len(part) > 1 && part[0] == '0':
-			part, base = part[1:], 8
-		}
-		n, err := strconv.ParseUint(part, base, 32)
-		if err != nil {
-			return netip.Addr{}, false
-		}
-		nums[i] = n
-	}
-	var v uint64
-	for i, n := range nums[:len(nums)-1] {
-		if n > 255 {
-			return netip.Addr{}, false
-		}
-		v |= n << (24 - 8*i)
-	}
-	last := nums[len(nums)-1]
-	if last >= 1<<(8*(5-len(nums))) {
-		return netip.Addr{}, false
-	}
-	v |= last
-	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
 }
 
 // origin is a URL's scheme, normalised host and port ("" for the scheme's

@@ -1,4 +1,4 @@
-package tools
+package urlpolicy
 
 import (
 	"context"
@@ -22,7 +22,7 @@ func TestURLPolicy(t *testing.T) {
 		"http://bücher.example/",
 	}
 	for _, u := range allowed {
-		if err := (URLPolicy{}).Check(u); err != nil {
+		if err := (Policy{}).Check(u); err != nil {
 			t.Errorf("Check(%q) = %v, want nil", u, err)
 		}
 	}
@@ -69,7 +69,7 @@ func TestURLPolicy(t *testing.T) {
 		"http://[febf::1]/":        "febf::1 is a link-local address",
 	}
 	for u, want := range refused {
-		err := (URLPolicy{}).Check(u)
+		err := (Policy{}).Check(u)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Check(%q) = %v, want an error containing %q", u, err, want)
 		}
@@ -77,7 +77,7 @@ func TestURLPolicy(t *testing.T) {
 			t.Errorf("Check(%q) = %T, want a *Refusal", u, err)
 		}
 	}
-	p := URLPolicy{AllowSchemes: []string{"file", "data"}, AllowMetadata: true}
+	p := Policy{AllowSchemes: []string{"file", "data"}, AllowMetadata: true}
 	for _, u := range []string{"file:///tmp/x.html", "data:text/html,hi", "http://169.254.169.254/", "http://0xa9fea9fe/", "http://[fe80::1]/"} {
 		if err := p.Check(u); err != nil {
 			t.Errorf("with everything allowed, Check(%q) = %v", u, err)
@@ -129,7 +129,7 @@ func TestURLPolicyResolves(t *testing.T) {
 		{"http://bücher.example/", "xn--bcher-kva.example resolves to 169.254.169.254"},
 	}
 	for _, c := range cases {
-		err := URLPolicy{}.CheckResolved(context.Background(), c.url, r)
+		err := Policy{}.CheckResolved(context.Background(), c.url, r)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("CheckResolved(%q) = %v, want nil", c.url, err)
@@ -137,18 +137,18 @@ func TestURLPolicyResolves(t *testing.T) {
 			t.Errorf("CheckResolved(%q) = %v, want an error containing %q", c.url, err, c.want)
 		}
 	}
-	if err := (URLPolicy{AllowMetadata: true}).CheckResolved(context.Background(), "http://metadata.attacker.example/", r); err != nil {
+	if err := (Policy{AllowMetadata: true}).CheckResolved(context.Background(), "http://metadata.attacker.example/", r); err != nil {
 		t.Errorf("with --allow-metadata, a name resolving to it was refused: %v", err)
 	}
 	// The check the browser applies says the reason alone.
-	err := URLPolicy{}.DocumentCheck(r)(context.Background(), "http://metadata.attacker.example/x?token=1")
+	err := Policy{}.DocumentCheck(r)(context.Background(), "http://metadata.attacker.example/x?token=1")
 	if err == nil || err.Error() != "metadata.attacker.example resolves to 169.254.169.254, a cloud metadata address" {
 		t.Errorf("DocumentCheck = %v, want the reason alone", err)
 	}
 }
 
 func TestURLPolicyOrigins(t *testing.T) {
-	p := URLPolicy{
+	p := Policy{
 		AllowedOrigins: []string{"https://shop.example", "http://127.0.0.1:8080", "https://*.cdn.example", "https://bücher.example/"},
 		BlockedOrigins: []string{"https://ads.cdn.example"},
 	}
@@ -184,7 +184,7 @@ func TestURLPolicyOrigins(t *testing.T) {
 		}
 	}
 	// Blocked origins alone leave the rest open.
-	b := URLPolicy{BlockedOrigins: []string{"http://localhost:9000"}}
+	b := Policy{BlockedOrigins: []string{"http://localhost:9000"}}
 	if err := b.Check("http://127.0.0.1:9000/"); err != nil {
 		t.Errorf("blocked localhost, 127.0.0.1 refused: %v", err)
 	}
@@ -192,15 +192,15 @@ func TestURLPolicyOrigins(t *testing.T) {
 		t.Errorf("blocked localhost, localhost: %v", err)
 	}
 	// A profile's origins add to the flag's.
-	w := URLPolicy{AllowedOrigins: []string{"https://a.example"}}.WithAllowedOrigins("https://b.example")
+	w := Policy{AllowedOrigins: []string{"https://a.example"}}.WithAllowedOrigins("https://b.example")
 	if w.Check("https://a.example/") != nil || w.Check("https://b.example/") != nil || w.Check("https://c.example/") == nil {
 		t.Errorf("WithAllowedOrigins: %+v", w)
 	}
 	for _, bad := range []string{"example.com", "https://", "https://a.example/path", "https://*.10.0.0.1", "https://a.example?q=1", "https://u@a.example"} {
-		if err := (URLPolicy{AllowedOrigins: []string{bad}}).Validate(); err == nil {
+		if err := (Policy{AllowedOrigins: []string{bad}}).Validate(); err == nil {
 			t.Errorf("Validate accepted allowed origin %q", bad)
 		}
-		if err := (URLPolicy{BlockedOrigins: []string{bad}}).Validate(); err == nil || !strings.Contains(err.Error(), "--blocked-origins") {
+		if err := (Policy{BlockedOrigins: []string{bad}}).Validate(); err == nil || !strings.Contains(err.Error(), "--blocked-origins") {
 			t.Errorf("Validate of blocked origin %q = %v", bad, err)
 		}
 	}
@@ -221,7 +221,7 @@ func (c *countingResolver) LookupNetIP(ctx context.Context, network, host string
 // from one host.
 func TestDocumentCheckKeepsAnswers(t *testing.T) {
 	r := &countingResolver{fakeResolver: fakeResolver{"shop.example": {"93.184.216.34"}, "meta.example": {"169.254.169.254"}}}
-	check := URLPolicy{}.DocumentCheck(r)
+	check := Policy{}.DocumentCheck(r)
 	for range 3 {
 		if err := check(context.Background(), "https://shop.example/x"); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package tools
+package urlpolicy
 
 import (
 	"context"
@@ -16,12 +16,12 @@ func TestURLPolicyReserved(t *testing.T) {
 		"hooks.example":  {"203.0.113.7"},
 		"alias.example":  {"203.0.113.7"},
 	}
-	wide := URLPolicy{
+	wide := Policy{
 		AllowMetadata:  true,
 		AllowSchemes:   []string{"ftp", "view-source"},
 		AllowedOrigins: []string{"http://127.0.0.1:4567", "http://localhost:4567", "https://hooks.example", "http://rebind.example:4567"},
 	}
-	for _, base := range []URLPolicy{{}, wide} {
+	for _, base := range []Policy{{}, wide} {
 		p, err := base.WithReserved("127.0.0.1:4567", "0.0.0.0:4568", "hooks.example:443")
 		if err != nil {
 			t.Fatal(err)
@@ -70,10 +70,10 @@ func TestURLPolicyReserved(t *testing.T) {
 
 func TestURLPolicyReservedBadAddress(t *testing.T) {
 	for _, a := range []string{"127.0.0.1", "127.0.0.1:0", "127.0.0.1:http", ":99999", "[::1"} {
-		if _, err := (URLPolicy{}).WithReserved(a); err == nil {
+		if _, err := (Policy{}).WithReserved(a); err == nil {
 			t.Errorf("WithReserved(%q) accepted it", a)
 		}
-		if err := (URLPolicy{Reserved: []string{a}}).Validate(); err == nil {
+		if err := (Policy{Reserved: []string{a}}).Validate(); err == nil {
 			t.Errorf("Validate with reserved %q passed", a)
 		}
 	}
@@ -81,7 +81,7 @@ func TestURLPolicyReservedBadAddress(t *testing.T) {
 
 // A scheme that wraps a URL is judged by the URL it wraps.
 func TestURLPolicyViewSource(t *testing.T) {
-	p, err := URLPolicy{AllowSchemes: []string{"view-source"}}.WithReserved("127.0.0.1:4567")
+	p, err := Policy{AllowSchemes: []string{"view-source"}}.WithReserved("127.0.0.1:4567")
 	if err != nil {
 		t.Fatal(err)
 	}
