@@ -17,6 +17,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -85,10 +86,10 @@ func newFaultRig(t *testing.T) *faultRig {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	mgr := tools.StartManager(ctx, browser.Options{}, tools.Config{StartURL: site + "/account"})
+	mgr := fleet.Start(ctx, browser.Options{}, fleet.Config{})
 	s, err := New(Config{NewSession: func(ctx context.Context) (Session, error) {
 		gate := checkpoint.NewGate(profile, r.approver, checkpoint.Options{})
-		sess, err := mgr.NewSession(ctx, tools.WithGate(gate))
+		sess, err := tools.Open(ctx, mgr, tools.Config{StartURL: site + "/account"}, tools.WithGate(gate))
 		if err != nil {
 			return nil, err
 		}

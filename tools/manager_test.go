@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -17,13 +18,13 @@ import (
 // opens at the start URL.
 func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
 	site := browsertest.Site(t)
-	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/retention"})
+	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer func() {
 		if err := m.Close(); err != nil {
 			t.Errorf("close: %v", err)
 		}
 	}()
-	s, err := m.NewSession(t.Context())
+	s, err := tools.Open(t.Context(), m, tools.Config{StartURL: site + "/retention"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,8 +44,8 @@ func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
 // A browser that cannot start fails each session with the reason, and the
 // manager still closes.
 func TestStartManagerFailureReachesSessions(t *testing.T) {
-	m := tools.StartManager(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, tools.Config{})
-	_, err := m.NewSession(t.Context())
+	m := fleet.Start(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, fleet.Config{})
+	_, err := tools.Open(t.Context(), m, tools.Config{})
 	if !errors.Is(err, browser.ErrNoBrowser) || !strings.Contains(err.Error(), "start browser") {
 		t.Errorf("NewSession: %v, want the start's failure (%v)", err, browser.ErrNoBrowser)
 	}
@@ -60,9 +61,9 @@ func TestStartManagerFailureReachesSessions(t *testing.T) {
 // there; the session acts on it at once.
 func TestSessionStartsOnASlowPage(t *testing.T) {
 	site := browsertest.Site(t)
-	m := tools.StartManager(t.Context(), browser.Options{}, tools.Config{StartURL: site + "/variants/slow-image?image-ms=25000"})
+	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer m.Close()
-	s, err := m.NewSession(t.Context())
+	s, err := tools.Open(t.Context(), m, tools.Config{StartURL: site + "/retention"})
 	if err != nil {
 		t.Fatalf("NewSession on a slow page: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -34,7 +35,7 @@ func poolCall(t *testing.T, s *Session) (url, msg string) {
 }
 
 // endpointOf is the pool endpoint a session's page lives on.
-func endpointOf(s *Session) string { return s.home.mb.endpoint }
+func endpointOf(s *Session) string { return s.lease.Endpoint() }
 
 // TestBrowserPool runs sessions on two real Chromium processes as the pool:
 // sessions spread over the endpoints, a killed endpoint ends only its own
@@ -49,14 +50,14 @@ func TestBrowserPool(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	m := StartPool(ctx, []string{a.HTTP, b.HTTP}, browser.Options{}, Config{StartURL: site + "/account"})
+	m := fleet.Start(ctx, browser.Options{}, fleet.Config{Pool: []string{a.HTTP, b.HTTP}})
 	if err := m.Started(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
 	newSession := func() *Session {
 		t.Helper()
-		s, err := m.NewSession(ctx)
+		s, err := Open(ctx, m, Config{StartURL: site + "/account"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +162,7 @@ func TestEndpointNameHidesCredentials(t *testing.T) {
 		{"http://127.0.0.1:9222", "http://127.0.0.1:9222"},
 		{"::not a url", "an endpoint"},
 	} {
-		if got := EndpointName(tc.in); got != tc.want {
+		if got := fleet.EndpointName(tc.in); got != tc.want {
 			t.Errorf("EndpointName(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -177,7 +178,7 @@ func TestBurstSpreadsOverThePool(t *testing.T) {
 	b := browsertest.StartChromium(t, 0)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	m := StartPool(ctx, []string{a.HTTP, b.HTTP}, browser.Options{}, Config{StartURL: site + "/account"})
+	m := fleet.Start(ctx, browser.Options{}, fleet.Config{Pool: []string{a.HTTP, b.HTTP}})
 	if err := m.Started(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +192,7 @@ func TestBurstSpreadsOverThePool(t *testing.T) {
 		for i := range n {
 			wg.Go(func() {
 				<-start
-				sessions[i], errs[i] = m.NewSession(ctx)
+				sessions[i], errs[i] = Open(ctx, m, Config{StartURL: site + "/account"})
 			})
 		}
 		close(start)

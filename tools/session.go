@@ -10,13 +10,13 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
@@ -55,14 +55,6 @@ type Config struct {
 	// origins in the write set: a URL the agent composes that sends data
 	// to any other site asks a person first (checkpoint.WriteSet).
 	WriteOrigins []string
-	// StorageState is a storage-state file in the format Playwright writes
-	// (cookies and localStorage per origin), loaded into every new session;
-	// empty loads nothing.
-	StorageState string
-	// BrowserPool lists remote DevTools endpoints to open sessions on,
-	// least-loaded first, instead of the one browser of the browser
-	// options (see StartPool).
-	BrowserPool []string
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
 	// Screenshots says which results carry the page's screenshot:
@@ -103,126 +95,26 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Manager opens sessions, each in its own isolated browser context, on one
-// browser, or on the browsers of a pool (StartPool).
-type Manager struct {
-	config Config
-	// started is closed when the first start of every member has ended;
-	// then err says why none started, if none did.
-	started chan struct{}
-	err     error
-	// stop abandons a start under way.
-	stop context.CancelFunc
-	// storage is the parsed Config.StorageState, nil when there is none.
-	storage *browser.StorageState
-	// oneSession names the flag that limits the browser to one session at a
-	// time (its default context holds one tab), or is "".
-	oneSession string
-
-	// life ends when the Manager closes; pool endpoints are retried
-	// under it, by goroutines that retries waits for.
-	life    context.Context
-	endLife context.CancelFunc
-	retries sync.WaitGroup
-
-	mu      sync.Mutex
-	members []*member
-	closed  bool
-}
-
-// StartManager starts launching or connecting to a browser as opts say and
-// returns at once; sessions wait for the browser. A server starts the
-// browser this way while its client connects, rather than after. ctx bounds
-// the start only. A storage-state file that cannot be read fails the start
-// (Started reports it) before any browser starts. The browser enforces
-// cfg.URLPolicy on every document (unless opts.DocumentPolicy says
-// otherwise).
-// With cfg.BrowserPool set it starts a pool instead (StartPool).
-func StartManager(ctx context.Context, opts browser.Options, cfg Config) *Manager {
-	if len(cfg.BrowserPool) > 0 {
-		return StartPool(ctx, cfg.BrowserPool, opts, cfg)
-	}
-	return start(ctx, []*member{{opts: opts}}, cfg)
-}
-
-// NewManager launches or connects to a browser as opts say, and returns
-// once it runs.
-func NewManager(ctx context.Context, opts browser.Options, cfg Config) (*Manager, error) {
-	m := StartManager(ctx, opts, cfg)
-	if err := m.Started(ctx); err != nil {
-		m.Close()
-		return nil, err
-	}
-	return m, nil
-}
-
-// Started waits for the browser's start to end and reports why it failed,
-// if it did.
-func (m *Manager) Started(ctx context.Context) error {
-	select {
-	case <-m.started:
-		return m.err
-	case <-ctx.Done():
-		return fmt.Errorf("wait for the browser to start: %w", context.Cause(ctx))
-	}
-}
-
-// Close closes every session's context and the browser, if this process
-// started it; a start under way is abandoned.
-func (m *Manager) Close() error {
-	m.stop()
-	<-m.started
-	m.mu.Lock()
-	m.closed = true
-	m.endLife()
-	var browsers []*browser.Browser
-	for _, mb := range m.members {
-		if mb.b != nil {
-			browsers = append(browsers, mb.b)
-		}
-	}
-	m.mu.Unlock()
-	m.retries.Wait()
-	var errs []error
-	for _, b := range browsers {
-		errs = append(errs, b.Close())
-	}
-	return errors.Join(errs...)
-}
-
-// NewSession opens an isolated browser context and goes to the start URL,
-// once the browser runs.
-func (m *Manager) NewSession(ctx context.Context, opts ...SessionOption) (*Session, error) {
-	if err := m.Started(ctx); err != nil {
-		return nil, fmt.Errorf("new session: %w", err)
-	}
-	tab, mb, err := m.openTab(ctx, nil)
-	if errors.Is(err, browser.ErrContextBusy) {
-		return nil, fmt.Errorf("%s allows one session at a time; another session is open, and this one was not "+
-			"opened: end the other (close its MCP client) or wait until it idles out, then try again (%w)", m.oneSession, err)
-	}
+// Open opens a session on a browser of f: a new isolated browser context,
+// its download directory, and the start URL, once the browser runs.
+func Open(ctx context.Context, f *fleet.Fleet, cfg Config, opts ...SessionOption) (*Session, error) {
+	lease, err := f.Open(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	s := NewSession(tab, m.config, opts...)
-	s.home = &home{m, mb}
+	s := NewSession(lease.Tab, cfg, opts...)
+	s.lease = lease
 	if err := s.openDownloads(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	if m.storage != nil {
-		if err := tab.LoadStorageState(ctx, *m.storage); err != nil {
-			s.Close()
-			return nil, fmt.Errorf("new session: load the storage state %s: %w", m.config.StorageState, err)
-		}
-	}
-	if m.config.StartURL != "" {
-		nctx, cancel := context.WithTimeout(ctx, m.config.NavigationTimeout)
-		err := tab.Navigate(nctx, m.config.StartURL)
+	if start := s.config.StartURL; start != "" {
+		nctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
+		err := lease.Tab.Navigate(nctx, start)
 		cancel()
 		if err != nil {
 			s.Close()
-			return nil, fmt.Errorf("new session: open %s: %w", m.config.StartURL, err)
+			return nil, fmt.Errorf("new session: open %s: %w", start, err)
 		}
 	}
 	return s, nil
@@ -263,9 +155,9 @@ type Session struct {
 	// caps are the opt-in capabilities of Config.Caps: a tool they do not
 	// turn on is unknown to the session.
 	caps capSet
-	// home is the Manager and browser the tab lives on; nil for a session
-	// made from a tab by NewSession.
-	home *home
+	// lease is the tab's place in its fleet; nil for a session made from
+	// a tab by NewSession.
+	lease *fleet.Lease
 	// dl is the session's download directory (download.go).
 	dl downloads
 	// wheel says whether a person has the browser (takeover.go).
@@ -296,11 +188,13 @@ func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
 
 // Close closes the session's browser context.
 func (s *Session) Close() error {
-	if s.home != nil {
-		s.home.m.release(s.home.mb)
-		s.home = nil
+	var err error
+	if s.lease != nil {
+		err = s.lease.Close()
+		s.lease = nil
+	} else {
+		err = s.tab.Close()
 	}
-	err := s.tab.Close()
 	s.closeDownloads()
 	return err
 }
@@ -464,7 +358,7 @@ func (s *Session) recover(ctx context.Context) string {
 	if s.tab.Alive() {
 		return ""
 	}
-	if s.home != nil && s.home.m.pooled(s.home.mb) && errors.Is(s.tab.Err(), browser.ErrBrowserGone) {
+	if s.lease != nil && s.lease.Pooled() && errors.Is(s.tab.Err(), browser.ErrBrowserGone) {
 		s.live = nil
 		return s.move(ctx)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -27,12 +28,12 @@ func TestPoolMoveReloadsStorageState(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	m := StartPool(ctx, []string{a.HTTP, b.HTTP}, browser.Options{}, Config{StartURL: site + "/echo/cookies", StorageState: state})
+	m := fleet.Start(ctx, browser.Options{}, fleet.Config{Pool: []string{a.HTTP, b.HTTP}, StorageState: state})
 	if err := m.Started(ctx); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	s, err := m.NewSession(ctx)
+	s, err := Open(ctx, m, Config{StartURL: site + "/echo/cookies"})
 	if err != nil {
 		t.Fatal(err)
 	}

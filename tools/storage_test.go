@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -75,15 +76,13 @@ func TestSessionsStartWithStorageState(t *testing.T) {
 	const secret = "pw-session-c0ffee-77"
 	logs := &lockedBuffer{}
 	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	m, err := tools.NewManager(t.Context(), browser.Options{Logger: log}, tools.Config{
-		StartURL: site + "/echo/cookies", StorageState: writeState(t, site, secret), Logger: log,
-	})
+	m, err := fleet.New(t.Context(), browser.Options{Logger: log}, fleet.Config{StorageState: writeState(t, site, secret), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
 	for i := range 2 {
-		s, err := m.NewSession(t.Context())
+		s, err := tools.Open(t.Context(), m, tools.Config{StartURL: site + "/echo/cookies", Logger: log})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -114,12 +113,12 @@ func TestBadStorageStateFailsTheStart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		// A browser that cannot start shows that none was tried.
-		m := tools.StartManager(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, tools.Config{StorageState: tt.path})
+		m := fleet.Start(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, fleet.Config{StorageState: tt.path})
 		err := m.Started(t.Context())
 		if err == nil || !strings.Contains(err.Error(), tt.want) || errors.Is(err, browser.ErrNoBrowser) {
 			t.Errorf("%s: Started = %v, want an error saying %q", tt.path, err, tt.want)
 		}
-		if _, err := m.NewSession(t.Context()); err == nil {
+		if _, err := tools.Open(t.Context(), m, tools.Config{}); err == nil {
 			t.Errorf("%s: a session opened", tt.path)
 		}
 		m.Close()
@@ -130,18 +129,18 @@ func TestBadStorageStateFailsTheStart(t *testing.T) {
 // runs at a time; a refused second leaves the first alone.
 func TestUserDataDirOneSessionAtATime(t *testing.T) {
 	site := browsertest.Site(t)
-	m, err := tools.NewManager(t.Context(), browser.Options{UserDataDir: t.TempDir(), DefaultContext: true},
-		tools.Config{StartURL: site + "/variants/signin?as=ada"})
+	m, err := fleet.New(t.Context(), browser.Options{UserDataDir: t.TempDir(), DefaultContext: true}, fleet.Config{})
+	cfg := tools.Config{StartURL: site + "/variants/signin?as=ada"}
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	first, err := m.NewSession(t.Context())
+	first, err := tools.Open(t.Context(), m, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = m.NewSession(t.Context())
-	if err == nil || !strings.HasPrefix(err.Error(), "--user-data-dir allows one session at a time; ") || !errors.Is(err, browser.ErrContextBusy) {
+	_, err = tools.Open(t.Context(), m, cfg)
+	if err == nil || !strings.Contains(err.Error(), "--user-data-dir allows one session at a time; ") || !errors.Is(err, browser.ErrContextBusy) {
 		t.Fatalf("a second session: %v", err)
 	}
 	if got := pageText(t, first); !strings.Contains(got, "Signed in as ada") {
@@ -150,7 +149,7 @@ func TestUserDataDirOneSessionAtATime(t *testing.T) {
 	if err := first.Close(); err != nil {
 		t.Fatal(err)
 	}
-	next, err := m.NewSession(t.Context())
+	next, err := tools.Open(t.Context(), m, cfg)
 	if err != nil {
 		t.Fatalf("a session after the first ended: %v", err)
 	}

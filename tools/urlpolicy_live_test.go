@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
@@ -21,7 +22,8 @@ import (
 func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
-	m, err := NewManager(t.Context(), browser.Options{}, Config{URLPolicy: urlpolicy.Policy{BlockedOrigins: []string{other}}})
+	policy := urlpolicy.Policy{BlockedOrigins: []string{other}}
+	m, err := fleet.New(t.Context(), browser.Options{}, fleet.Config{URLPolicy: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +45,7 @@ func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s, err := m.NewSession(t.Context())
+			s, err := Open(t.Context(), m, Config{URLPolicy: policy})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -84,15 +86,13 @@ func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 func TestPolicyRefusesTheStartURL(t *testing.T) {
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
-	m, err := NewManager(t.Context(), browser.Options{}, Config{
-		StartURL:  site + "/redirect?to=" + url.QueryEscape(other+"/account"),
-		URLPolicy: urlpolicy.Policy{AllowedOrigins: []string{site}},
-	})
+	policy := urlpolicy.Policy{AllowedOrigins: []string{site}}
+	m, err := fleet.New(t.Context(), browser.Options{}, fleet.Config{URLPolicy: policy})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { m.Close() })
-	_, err = m.NewSession(t.Context())
+	_, err = Open(t.Context(), m, Config{StartURL: site + "/redirect?to=" + url.QueryEscape(other+"/account"), URLPolicy: policy})
 	want := "blocked by policy: " + other + " is not an allowed origin (allowed: " + site + ")"
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("NewSession = %v, want an error containing %q", err, want)

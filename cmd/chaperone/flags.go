@@ -14,6 +14,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
@@ -208,7 +209,7 @@ func (b *browserFlags) endpoints() ([]string, error) {
 	for _, e := range b.pool {
 		u, err := url.Parse(e)
 		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			return nil, fmt.Errorf("--browser-pool: %q is not a DevTools endpoint (ws://host:port/… or http://host:port)", tools.EndpointName(e))
+			return nil, fmt.Errorf("--browser-pool: %q is not a DevTools endpoint (ws://host:port/… or http://host:port)", fleet.EndpointName(e))
 		}
 	}
 	if len(b.pool) > 0 && (b.cdp != "" || b.userDataDir != "") {
@@ -347,7 +348,6 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		Caps:              t.caps,
 		UploadDir:         t.uploadDir,
 		URLPolicy:         t.policy(),
-		StorageState:      t.storageState,
 		Screenshots:       t.screenshots,
 		Logger:            log,
 		DownloadDir:       t.downloadDir,
@@ -406,6 +406,17 @@ type setup struct {
 	browser browser.Options
 	tools   tools.Config
 	policy  urlpolicy.Policy
+	// fleet says which browsers sessions open on; its URL policy is the
+	// tools' one, set once the start is known (fleetConfig).
+	fleet fleet.Config
+}
+
+// fleetConfig is the fleet's configuration for sessions configured as cfg:
+// the browser enforces cfg's URL policy on every document.
+func (st setup) fleetConfig(cfg tools.Config) fleet.Config {
+	f := st.fleet
+	f.URLPolicy = cfg.URLPolicy
+	return f
 }
 
 // setup checks the common flags and returns what they say, with the logger
@@ -423,10 +434,11 @@ func (c *commonFlags) setup(stderr io.Writer) (setup, error) {
 	if err != nil {
 		return setup{}, err
 	}
-	if tcfg.BrowserPool, err = c.browser.endpoints(); err != nil {
+	fcfg := fleet.Config{StorageState: c.tools.storageState, Logger: log}
+	if fcfg.Pool, err = c.browser.endpoints(); err != nil {
 		return setup{}, err
 	}
-	return setup{log: log, browser: bopts, tools: tcfg, policy: c.tools.policy()}, nil
+	return setup{log: log, browser: bopts, tools: tcfg, policy: c.tools.policy(), fleet: fcfg}, nil
 }
 
 // newLogger returns a text logger on w at the level named.

@@ -56,7 +56,7 @@ func loginCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if path := st.tools.StorageState; path != "" {
+	if path := st.fleet.StorageState; path != "" {
 		// Start from an earlier login, to refresh it.
 		state, err := browser.ReadStorageStateFile(path)
 		if err == nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -251,7 +252,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		approver = a
 	}
 
-	mgr, err := tools.NewManager(ctx, t.browser, t.tools)
+	mgr, err := fleet.New(ctx, t.browser, t.fleetConfig(t.tools))
 	if err != nil {
 		return driver.Result{}, err
 	}
@@ -262,7 +263,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	}()
 	newSession := func(ctx context.Context) (*tools.Session, error) {
 		gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
-		s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
+		s, err := tools.Open(ctx, mgr, t.tools, tools.WithGate(gate), tools.WithAudit(auditLog))
 		if err != nil {
 			return nil, err
 		}

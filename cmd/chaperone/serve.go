@@ -10,6 +10,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/google/uuid"
@@ -146,7 +147,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	}
 	// The browser starts while the rest starts and the client connects; a
 	// browser that cannot start ends the serving with its error.
-	mgr := tools.StartManager(ctx, st.browser, cfg)
+	mgr := fleet.Start(ctx, st.browser, st.fleetConfig(cfg))
 	defer func() {
 		if err := mgr.Close(); err != nil {
 			log.Warn("close the browser", "err", err)
@@ -180,7 +181,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			}
 			gate := checkpoint.NewGate(profile, sessionApprover, checkpoint.Options{
 				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", server.ShortID(id), "client", client)})
-			s, err := mgr.NewSession(ctx, tools.WithGate(gate), tools.WithAudit(auditLog))
+			s, err := tools.Open(ctx, mgr, cfg, tools.WithGate(gate), tools.WithAudit(auditLog))
 			if err != nil {
 				auditLog.Close()
 				return nil, err

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -48,12 +49,12 @@ func snapshotCmd(ctx context.Context, e *env, args []string) error {
 		cfg.StartURL = site.URL + demoStartPath
 	}
 
-	mgr, err := tools.NewManager(ctx, st.browser, cfg)
+	mgr, err := fleet.New(ctx, st.browser, st.fleetConfig(cfg))
 	if err != nil {
 		return err
 	}
 	defer mgr.Close()
-	sess, err := mgr.NewSession(ctx)
+	sess, err := tools.Open(ctx, mgr, cfg)
 	if err != nil {
 		return err
 	}
