@@ -3,7 +3,6 @@ package approver
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	_ "embed"
 	"encoding/base64"
 	"encoding/json"
@@ -220,14 +219,9 @@ func writeJSON(rw http.ResponseWriter, v any) {
 }
 
 func (w *Web) serveLivePage(rw http.ResponseWriter) {
-	var nonce [12]byte
-	rand.Read(nonce[:])
-	n := base64.RawStdEncoding.EncodeToString(nonce[:])
 	// data: images are the frames; nothing of the page's own text is
 	// shown, so nothing the page wrote can run or draw here.
-	rw.Header().Set("Content-Security-Policy",
-		"default-src 'none'; img-src 'self' data:; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+"'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'")
-	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	n := startPage(rw, "'self' data:", "'none'")
 	var b bytes.Buffer
 	if err := liveTemplate.Execute(&b, map[string]any{"Nonce": n}); err != nil {
 		w.log.Warn("live view page", "err", err)

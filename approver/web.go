@@ -433,13 +433,22 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 	json.NewEncoder(rw).Encode(map[string]any{"ok": true, "approved": d.Approved})
 }
 
-func (w *Web) servePage(rw http.ResponseWriter, session string) {
+// startPage sets the headers of a console page and returns the nonce its
+// own style and script carry: nothing else may run or load, so a page's
+// words shown in it cannot act. imgSrc and formAction are the page's only
+// differences.
+func startPage(rw http.ResponseWriter, imgSrc, formAction string) string {
 	var nonce [12]byte
 	rand.Read(nonce[:])
 	n := base64.RawStdEncoding.EncodeToString(nonce[:])
 	rw.Header().Set("Content-Security-Policy",
-		"default-src 'none'; img-src 'self'; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+"'; connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+		"default-src 'none'; img-src "+imgSrc+"; style-src 'nonce-"+n+"'; script-src 'nonce-"+n+"'; connect-src 'self'; form-action "+formAction+"; base-uri 'none'; frame-ancestors 'none'")
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+	return n
+}
+
+func (w *Web) servePage(rw http.ResponseWriter, session string) {
+	n := startPage(rw, "'self'", "'self'")
 	items := w.items(session)
 	ids := make([]string, len(items))
 	for i, it := range items {

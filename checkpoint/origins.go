@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
 	"net/netip"
 	"net/url"
@@ -208,28 +209,17 @@ func embeddedURLs(rawURL string) []string {
 func unescape(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
-		if s[i] == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
-			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
-			i += 2
-			continue
+		var c [1]byte
+		if s[i] == '%' && i+2 < len(s) {
+			if _, err := hex.Decode(c[:], []byte(s[i+1:i+3])); err == nil {
+				b.WriteByte(c[0])
+				i += 2
+				continue
+			}
 		}
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
 }
 
 // String lists the sites, comma-separated, or says there are none.
