@@ -37,7 +37,7 @@ func TestDefinitionsFor(t *testing.T) {
 	}{
 		{nil, defaults, ""},
 		{[]string{toolapi.CapWait}, append(slices.Clone(defaults), toolapi.WaitFor), ""},
-		{[]string{"drag", " toolapi.Hover "}, append(slices.Clone(defaults), toolapi.Hover, toolapi.Drag), ""},
+		{[]string{"drag", " hover "}, append(slices.Clone(defaults), toolapi.Hover, toolapi.Drag), ""},
 		{[]string{toolapi.CapAll}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapFiles}, append(slices.Clone(defaults), toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapTabs}, append(slices.Clone(defaults), toolapi.Tabs), ""},

@@ -27,5 +27,5 @@ func (s *Session) pdf(ctx context.Context, _ pdfInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Saved the page as toolapi.PDF (%d pages, %s) to %s.", len(pdfPage.FindAllIndex(data, -1)), browser.FormatBytes(int64(len(data))), path), nil
+	return fmt.Sprintf("Saved the page as PDF (%d pages, %s) to %s.", len(pdfPage.FindAllIndex(data, -1)), browser.FormatBytes(int64(len(data))), path), nil
 }
