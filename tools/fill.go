@@ -21,7 +21,7 @@ type fillInput struct {
 // inputs whose value has a format (date, time, number), or the text of an
 // open prompt dialog, which OK sends. A {{NAME}} in the value types the
 // secret NAME; the field then draws its text as discs.
-func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
+func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, error) {
 	s.typed.fill(in.Value)
 	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
 		v, err := s.secrets.value(*in.Value, false)
@@ -31,14 +31,14 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		s.prompt = v
 		return fmt.Sprintf("Typed %s into the prompt; click OK to send it.", v), nil
 	}
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
 	if err != nil {
 		return "", err
 	}
 	node, v, insp := p.t.BackendNodeID, p.value, p.insp
 	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	var got string
-	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	_, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		var err error
 		if setValue {
 			got, err = s.tab.SetValue(ctx, node, v.text)

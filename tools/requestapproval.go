@@ -25,7 +25,7 @@ type approvalInput struct {
 // check it, and an approval covers that action only, if it comes next.
 // Without one, the person reads the agent's words as the agent's, and even
 // an approval covers nothing.
-func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output {
+func (s *Session) requestApproval(ctx context.Context, c *call, in approvalInput) Output {
 	answer := func(format string, a ...any) Output {
 		return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf(format, a...)}}
 	}
@@ -79,6 +79,6 @@ func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, err
 
 // approvalArgsInvalid answers request_human_approval arguments that do not
 // decode: not approved, and why.
-func (s *Session) approvalArgsInvalid(_ context.Context, err error) Output {
+func (s *Session) approvalArgsInvalid(_ context.Context, c *call, err error) Output {
 	return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
 }

@@ -16,7 +16,7 @@ type scrollInput struct {
 
 // scroll runs browser_scroll: the page, an element into view, or inside a
 // scrollable element.
-func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
+func (s *Session) scroll(ctx context.Context, c *call, in scrollInput) (string, error) {
 	amount := orDefault(in.Amount, 300)
 	if amount <= 0 {
 		return "", fail(toolapi.InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
@@ -35,7 +35,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 			switch in.Direction {
 			case "up", "down":
 				return s.tab.Wheel(ctx, vp.Width/2, vp.Height/2, 0, signed(in.Direction, amount))
@@ -54,7 +54,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 		if _, err := s.check(ctx, t, false); err != nil {
 			return "", err
 		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
 		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
 	}
@@ -65,7 +65,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 	if !insp.Scrollable {
 		return "", fail(toolapi.InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
 	}
-	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+	return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 		switch in.Direction {
 		case "up", "down":
 			return s.tab.WheelElement(ctx, t.BackendNodeID, insp.X, insp.Y, signed(in.Direction, amount))

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -18,8 +17,8 @@ type tool struct {
 	// input is the type the arguments decode into; a test holds the
 	// definition's input schema to it.
 	input reflect.Type
-	// run answers a call given its raw JSON arguments.
-	run func(s *Session, ctx context.Context, args json.RawMessage) Output
+	// run answers the call c, whose arguments are c.args.
+	run func(s *Session, ctx context.Context, c *call) Output
 	// capability is the one that turns the tool on (Config.Caps); "" for
 	// a tool that is always on.
 	capability string
@@ -31,19 +30,20 @@ func optIn(c string, t tool) tool {
 	return t
 }
 
-// newTool pairs a definition with run, which gets the arguments decoded into
-// an In. Arguments that do not decode get invalid's answer instead, since
-// each tool tells the agent so in the shape of its own result.
-func newTool[In any](def Definition, run func(*Session, context.Context, In) Output, invalid func(*Session, context.Context, error) Output) tool {
+// newTool pairs a definition with run, which gets the call and its
+// arguments decoded into an In. Arguments that do not decode get invalid's
+// answer instead, since each tool tells the agent so in the shape of its own
+// result.
+func newTool[In any](def Definition, run func(*Session, context.Context, *call, In) Output, invalid func(*Session, context.Context, *call, error) Output) tool {
 	return tool{
 		def:   def,
 		input: reflect.TypeFor[In](),
-		run: func(s *Session, ctx context.Context, args json.RawMessage) Output {
-			in, err := decode[In](args)
+		run: func(s *Session, ctx context.Context, c *call) Output {
+			in, err := decode[In](c.args)
 			if err != nil {
-				return invalid(s, ctx, err)
+				return invalid(s, ctx, c, err)
 			}
-			return run(s, ctx, in)
+			return run(s, ctx, c, in)
 		},
 	}
 }
@@ -51,13 +51,13 @@ func newTool[In any](def Definition, run func(*Session, context.Context, In) Out
 // newAction is newTool for a tool that acts on the page: do runs under the
 // result contract of act, and arguments that do not decode are refused
 // under it too, as invalid_params.
-func newAction[In any](def Definition, do func(*Session, context.Context, In) (string, error)) tool {
+func newAction[In any](def Definition, do func(*Session, context.Context, *call, In) (string, error)) tool {
 	return newTool(def,
-		func(s *Session, ctx context.Context, in In) Output {
-			return s.act(ctx, func(ctx context.Context) (string, error) { return do(s, ctx, in) })
+		func(s *Session, ctx context.Context, c *call, in In) Output {
+			return s.act(ctx, c, func(ctx context.Context) (string, error) { return do(s, ctx, c, in) })
 		},
-		func(s *Session, ctx context.Context, err error) Output {
-			return s.act(ctx, func(context.Context) (string, error) { return "", fail(toolapi.InvalidParams, "%v", err) })
+		func(s *Session, ctx context.Context, c *call, err error) Output {
+			return s.act(ctx, c, func(context.Context) (string, error) { return "", fail(toolapi.InvalidParams, "%v", err) })
 		})
 }
 

@@ -24,7 +24,7 @@ const maxWait = 30 * time.Second
 
 // waitFor runs browser_wait_for: it waits for the page (text to show or go,
 // an element to go) or for a time, then returns a fresh snapshot.
-func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) {
+func (s *Session) waitFor(ctx context.Context, c *call, in waitForInput) (string, error) {
 	modes := 0
 	for _, set := range []bool{in.Text != "", in.TextGone != "", in.RefGone != "", in.Seconds != nil} {
 		if set {
