@@ -12,7 +12,7 @@ import (
 
 // clickInput is the arguments of browser_click.
 type clickInput struct {
-	Ref string `json:"ref"`
+	Ref string `json:"ref" schema:"ref"`
 }
 
 // click runs browser_click: a dialog's button answers the dialog; any other

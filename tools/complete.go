@@ -14,7 +14,7 @@ import (
 
 // completeInput is the arguments of complete_task.
 type completeInput struct {
-	Status string `json:"status"`
+	Status string `json:"status" schema:"enum=success|failed"`
 	Reason string `json:"reason"`
 }
 

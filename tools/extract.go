@@ -21,7 +21,17 @@ type extractInput struct {
 	MaxTokens *int              `json:"max_tokens,omitempty"`
 	Selector  string            `json:"selector,omitempty"`
 	Fields    map[string]string `json:"fields,omitempty"`
-	Limit     *int              `json:"limit,omitempty"`
+	Limit     int               `json:"limit,omitempty" schema:"default=100"`
+}
+
+// tokens is max_tokens, or def when none was given. Its default depends on
+// the mode (a page of markdown, or items up to what any call may read),
+// which no one default in the schema can say.
+func (in extractInput) tokens(def int) int {
+	if in.MaxTokens == nil {
+		return def
+	}
+	return *in.MaxTokens
 }
 
 // The bounds of browser_extract's arguments.
@@ -29,7 +39,6 @@ const (
 	extractTokens    = 2000
 	extractMinTokens = 100
 	extractMaxTokens = 20_000
-	extractLimit     = 100
 	extractMaxLimit  = 1000
 	extractMaxFields = 20
 	// extractValueLen is where an item's value is cut: a field that
@@ -113,7 +122,7 @@ func (s *Session) extract(ctx context.Context, c *call, in extractInput) Output 
 // The capture's ref table, which covers the whole page, becomes the live
 // one, so that the refs the markdown shows can be acted on next.
 func (s *Session) extractMarkdown(ctx context.Context, c *call, in extractInput, region snapshot.Target) Output {
-	tokens := orDefault(in.MaxTokens, extractTokens)
+	tokens := in.tokens(extractTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
 		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
@@ -167,14 +176,14 @@ func (s *Session) extractItems(ctx context.Context, c *call, in extractInput, re
 	if in.Selector == "" {
 		return s.failed(ctx, c, toolapi.InvalidParams, "fields need a selector for the items")
 	}
-	limit := orDefault(in.Limit, extractLimit)
+	limit := in.Limit
 	if limit < 1 || limit > extractMaxLimit {
 		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
 	}
 	// Items are bounded by limit first: the token budget cuts them only
 	// when asked for, or at the most any call may read, since an agent
 	// that asked for 50 items by limit wants the 50.
-	tokens := orDefault(in.MaxTokens, extractMaxTokens)
+	tokens := in.tokens(extractMaxTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
 		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}

@@ -12,9 +12,9 @@ import (
 
 // fillInput is the arguments of browser_fill.
 type fillInput struct {
-	Ref        string  `json:"ref"`
+	Ref        string  `json:"ref" schema:"ref"`
 	Value      *string `json:"value"`
-	ClearFirst *bool   `json:"clear_first,omitempty"`
+	ClearFirst bool    `json:"clear_first,omitempty" schema:"default=true"`
 }
 
 // fill runs browser_fill: typed text for text fields, a set value for the
@@ -43,7 +43,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		if setValue {
 			got, err = s.tab.SetValue(ctx, node, v.text)
 		} else {
-			got, err = s.tab.Type(ctx, node, v.text, orDefault(in.ClearFirst, true))
+			got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
 		}
 		if err == nil && v.secret && insp.InputType != "password" {
 			err = s.tab.MaskText(ctx, node)
@@ -56,7 +56,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
 	}
-	if clear := orDefault(in.ClearFirst, true); !setValue && !holds(got, v.text, clear) {
+	if clear := in.ClearFirst; !setValue && !holds(got, v.text, clear) {
 		// What was done must be what was approved: the page's handlers
 		// changed the value under the action.
 		now := fmt.Sprintf("%q", s.clip(got, textLimit))

@@ -16,7 +16,7 @@ import (
 // action (back, forward, reload), never both.
 type navigateInput struct {
 	URL    string `json:"url,omitempty"`
-	Action string `json:"action,omitempty"`
+	Action string `json:"action,omitempty" schema:"enum=back|forward|reload"`
 }
 
 // destination is where a navigation goes: the absolute URL, and for a

@@ -13,11 +13,11 @@ import (
 // are the agent's words; Ref, with Verb and Value, names the concrete action
 // to clear ahead.
 type approvalInput struct {
-	Action string  `json:"action"`
+	Action string  `json:"action" jsonschema:"What you want to do"`
 	Reason string  `json:"reason"`
-	Ref    string  `json:"ref,omitempty"`
-	Verb   string  `json:"verb,omitempty"`
-	Value  *choice `json:"value,omitempty"`
+	Ref    string  `json:"ref,omitempty" schema:"ref"`
+	Verb   string  `json:"verb,omitempty" jsonschema:"With ref; click if omitted" schema:"enum=click|fill|select"`
+	Value  *choice `json:"value,omitempty" jsonschema:"Text to fill, or option(s) to select"`
 }
 
 // requestApproval runs request_human_approval. With a ref, the person is

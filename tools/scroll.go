@@ -9,15 +9,15 @@ import (
 
 // scrollInput is the arguments of browser_scroll.
 type scrollInput struct {
-	Ref       string   `json:"ref,omitempty"`
-	Direction string   `json:"direction,omitempty"`
-	Amount    *float64 `json:"amount,omitempty"`
+	Ref       string  `json:"ref,omitempty" schema:"ref"`
+	Direction string  `json:"direction,omitempty" schema:"enum=up|down|top|bottom"`
+	Amount    float64 `json:"amount,omitempty" jsonschema:"Pixels, for up and down" schema:"default=300,minimum=1"`
 }
 
 // scroll runs browser_scroll: the page, an element into view, or inside a
 // scrollable element.
 func (s *Session) scroll(ctx context.Context, c *call, in scrollInput) (string, error) {
-	amount := orDefault(in.Amount, 300)
+	amount := in.Amount
 	if amount <= 0 {
 		return "", fail(toolapi.InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
 	}

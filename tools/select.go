@@ -14,8 +14,8 @@ import (
 
 // selectInput is the arguments of browser_select.
 type selectInput struct {
-	Ref   string  `json:"ref"`
-	Value *choice `json:"value"`
+	Ref   string  `json:"ref" schema:"ref"`
+	Value *choice `json:"value" jsonschema:"Option value or visible text, or a list of them"`
 }
 
 // choice is the value of browser_select: one option's value or visible

@@ -311,6 +311,12 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
+	// The one place defaults are filled in, for every transport. Arguments
+	// that are no JSON object stay as they are: they fail to decode, and
+	// the tool answers invalid_params in the shape of its result.
+	if a, err := fillDefaults(args, t.defaults); err == nil {
+		args = a
+	}
 	c := &call{tool: name, args: args, start: time.Now()}
 	c.masked = s.fillsPassword(name, args)
 	var before string

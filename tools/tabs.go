@@ -12,8 +12,8 @@ import (
 
 // tabsInput is the arguments of browser_tabs.
 type tabsInput struct {
-	Action string `json:"action"`
-	Index  *int   `json:"index,omitempty"`
+	Action string `json:"action" schema:"enum=list|select|close|new"`
+	Index  *int   `json:"index,omitempty" schema:"minimum=0"`
 	URL    string `json:"url,omitempty"`
 }
 

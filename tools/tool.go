@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -14,9 +15,15 @@ import (
 // type its arguments decode into, and what a call does.
 type tool struct {
 	def Definition
-	// input is the type the arguments decode into; a test holds the
-	// definition's input schema to it.
+	// input is the type the arguments decode into, from which the
+	// definition's input schema and defaults are derived (schema.go).
 	input reflect.Type
+	// defaults are the input's defaults by JSON name, which Session.Call
+	// fills in.
+	defaults map[string]json.RawMessage
+	// err says why the input schema could not be derived; such a tool
+	// fails DefinitionsFor, so that no server starts with it.
+	err error
 	// run answers the call c, whose arguments are c.args.
 	run func(s *Session, ctx context.Context, c *call) Output
 	// capability is the one that turns the tool on (Config.Caps); "" for
@@ -35,7 +42,7 @@ func optIn(c string, t tool) tool {
 // answer instead, since each tool tells the agent so in the shape of its own
 // result.
 func newTool[In any](def Definition, run func(*Session, context.Context, *call, In) Output, invalid func(*Session, context.Context, *call, error) Output) tool {
-	return tool{
+	t := tool{
 		def:   def,
 		input: reflect.TypeFor[In](),
 		run: func(s *Session, ctx context.Context, c *call) Output {
@@ -46,6 +53,11 @@ func newTool[In any](def Definition, run func(*Session, context.Context, *call, 
 			return run(s, ctx, c, in)
 		},
 	}
+	t.def.InputSchema, t.defaults, t.err = inputSchema(t.input)
+	if t.err != nil {
+		t.err = fmt.Errorf("tool %s: %w", def.Name, t.err)
+	}
+	return t
 }
 
 // newAction is newTool for a tool that acts on the page: do runs under the

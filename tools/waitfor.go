@@ -15,7 +15,7 @@ type waitForInput struct {
 	TextGone string   `json:"text_gone,omitempty"`
 	RefGone  string   `json:"ref_gone,omitempty"`
 	Seconds  *float64 `json:"seconds,omitempty"`
-	Timeout  *float64 `json:"timeout,omitempty"`
+	Timeout  float64  `json:"timeout,omitempty" schema:"default=10,maximum=30"`
 }
 
 // maxWait bounds every wait of browser_wait_for: an agent that needs longer
@@ -34,7 +34,7 @@ func (s *Session) waitFor(ctx context.Context, c *call, in waitForInput) (string
 	if modes != 1 {
 		return "", fail(toolapi.InvalidParams, "browser_wait_for needs exactly one of text, text_gone, ref_gone or seconds (got %d).", modes)
 	}
-	limit, err := waitSeconds("timeout", orDefault(in.Timeout, 10))
+	limit, err := waitSeconds("timeout", in.Timeout)
 	if err != nil {
 		return "", err
 	}
