@@ -56,7 +56,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
 	}
-	if clear := in.ClearFirst; !setValue && !holds(got, v.text, clear) {
+	if !setValue && !holds(got, v.text, in.ClearFirst) {
 		// What was done must be what was approved: the page's handlers
 		// changed the value under the action.
 		now := fmt.Sprintf("%q", s.clip(got, textLimit))
