@@ -73,3 +73,15 @@ func TestCallFillsInDefaults(t *testing.T) {
 		}
 	}
 }
+
+// TestHandWrittenSchemaIsRefused: a definition that brings its own input
+// schema fails DefinitionsFor, rather than being replaced unseen by the one
+// its type says.
+func TestHandWrittenSchemaIsRefused(t *testing.T) {
+	tl := newTool(Definition{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(*Session, context.Context, *call, struct{}) Output { return Output{} },
+		func(*Session, context.Context, *call, error) Output { return Output{} })
+	if tl.err == nil || !strings.Contains(tl.err.Error(), "derived") {
+		t.Errorf("a hand-written input schema gave error %v, want one saying the schema is derived", tl.err)
+	}
+}

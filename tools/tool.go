@@ -53,6 +53,12 @@ func newTool[In any](def Definition, run func(*Session, context.Context, *call, 
 			return run(s, ctx, c, in)
 		},
 	}
+	if def.InputSchema != nil {
+		// One source of truth: a schema written by hand would be
+		// replaced unseen, and drift from the type.
+		t.err = fmt.Errorf("tool %s: its input schema is derived from %s: describe the arguments with the type's tags (schema.go), not in the definition", def.Name, t.input)
+		return t
+	}
 	t.def.InputSchema, t.defaults, t.err = inputSchema(t.input)
 	if t.err != nil {
 		t.err = fmt.Errorf("tool %s: %w", def.Name, t.err)
