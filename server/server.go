@@ -222,20 +222,21 @@ func mcpTool(d tools.Definition) (mcp.Tool, error) {
 	return t, nil
 }
 
-// handler answers calls of the tool d: it applies the schema's defaults,
-// runs the call on the client's browser session, and shapes the result.
+// handler answers calls of the tool d: it runs the call on the client's
+// browser session, which fills in the input schema's defaults
+// (tools.Session.Call), and shapes the result.
 func (s *Server) handler(d tools.Definition) mcpserver.ToolHandlerFunc {
-	defaults := d.Defaults()
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		cs := mcpserver.ClientSessionFromContext(ctx)
 		if cs == nil || cs.SessionID() == "" {
 			return mcp.NewToolResultError("This connection has no MCP session, so it cannot have a browser of its own. " +
 				"Connect with a protocol revision that carries Mcp-Session-Id (2025-11-25 or earlier)."), nil
 		}
-		args, err := withDefaults(req.GetRawArguments(), defaults)
+		// Arguments as the client sent them, an object or not: the tool
+		// says what is wrong with them, with a snapshot.
+		args, err := json.Marshal(req.GetRawArguments())
 		if err != nil {
-			// Let the tool say what is wrong, with a snapshot.
-			args, _ = json.Marshal(req.GetRawArguments())
+			return mcp.NewToolResultError(fmt.Sprintf("read the arguments of %s: %v", d.Name, err)), nil
 		}
 		client := s.owners.owner(cs.SessionID())
 		out, err := s.sessions.call(ctx, cs.SessionID(), client, d.Name, args)
@@ -245,35 +246,6 @@ func (s *Server) handler(d tools.Definition) mcpserver.ToolHandlerFunc {
 		}
 		return s.result(d.Name, out)
 	}
-}
-
-// withDefaults returns args as a JSON object with every default filled in
-// that args lacks.
-func withDefaults(raw any, defaults map[string]any) (json.RawMessage, error) {
-	args := make(map[string]any)
-	switch v := raw.(type) {
-	case nil:
-	case map[string]any:
-		for k, x := range v {
-			args[k] = x
-		}
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			return nil, fmt.Errorf("arguments: %w", err)
-		}
-		if string(b) != "null" {
-			if err := json.Unmarshal(b, &args); err != nil {
-				return nil, fmt.Errorf("arguments are not an object: %w", err)
-			}
-		}
-	}
-	for k, v := range defaults {
-		if _, ok := args[k]; !ok {
-			args[k] = v
-		}
-	}
-	return json.Marshal(args)
 }
 
 // result shapes a tool's output for MCP: its JSON as structured content when

@@ -103,13 +103,6 @@ func (s *fakeSession) Call(ctx context.Context, name string, args json.RawMessag
 	snap.Screenshot = img
 	switch name {
 	case toolapi.GetSnapshot:
-		var in struct {
-			ViewportOnly *bool `json:"viewport_only"`
-		}
-		json.Unmarshal(args, &in)
-		if in.ViewportOnly == nil {
-			return tools.Output{Value: toolapi.ActionResult{Snapshot: snap, Error: ptr(toolapi.InvalidParams)}, Image: img}, nil
-		}
 		return tools.Output{Value: snap, Image: img}, nil
 	case toolapi.RequestApproval:
 		if s.f.approve != nil {
@@ -298,7 +291,10 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 	return string(xb) == string(yb)
 }
 
-func TestDefaultsAreApplied(t *testing.T) {
+// TestArgumentsPassAsGiven: the server hands the session the arguments as
+// the client sent them; the session fills in the defaults
+// (tools.TestCallFillsInDefaults).
+func TestArgumentsPassAsGiven(t *testing.T) {
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
@@ -310,10 +306,10 @@ func TestDefaultsAreApplied(t *testing.T) {
 	callTool(t, ctx, c, toolapi.Scroll, map[string]any{"direction": "down", "amount": 5})
 	callTool(t, ctx, c, toolapi.Click, map[string]any{"ref": "@e2"})
 	want := []string{
-		`get_snapshot {"viewport_only":true}`,
+		`get_snapshot null`,
 		`get_snapshot {"viewport_only":false}`,
-		`browser_fill {"clear_first":true,"ref":"@e1","value":"x"}`,
-		`browser_scroll {"amount":300,"direction":"down"}`,
+		`browser_fill {"ref":"@e1","value":"x"}`,
+		`browser_scroll {"direction":"down"}`,
 		`browser_scroll {"amount":5,"direction":"down"}`,
 		`browser_click {"ref":"@e2"}`,
 	}

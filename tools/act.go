@@ -31,13 +31,12 @@ func fail(c toolapi.Code, format string, a ...any) *problem {
 // returns what the agent should hear on success.
 type step func(ctx context.Context) (message string, err error)
 
-// act runs an action with the result contract: a browser that died is brought
-// back first, every failure becomes a code and a message, and the result
-// always carries a fresh snapshot whose refs replace the live table.
-func (s *Session) act(ctx context.Context, do step) Output {
-	s.settled = nil
+// act runs the action of c with the result contract: a browser that died is
+// brought back first, every failure becomes a code and a message, and the
+// result always carries a fresh snapshot whose refs replace the live table.
+func (s *Session) act(ctx context.Context, c *call, do step) Output {
 	if msg := s.recover(ctx); msg != "" {
-		return s.failed(ctx, toolapi.ActionFailed, msg)
+		return s.failed(ctx, c, toolapi.ActionFailed, msg)
 	}
 	// Refusals from before the action (a page's own timers) were logged;
 	// only the action's own are its result.
@@ -54,9 +53,9 @@ func (s *Session) act(ctx context.Context, do step) Output {
 		if m := s.recover(ctx); m != "" {
 			p = fail(toolapi.ActionFailed, "%s", m)
 		}
-		return s.failed(ctx, p.code, joinMessage(p.msg, dl))
+		return s.failed(ctx, c, p.code, joinMessage(p.msg, dl))
 	}
-	snap, serr := s.snapshot(ctx, true)
+	snap, serr := s.snapshot(ctx, c, true)
 	r := toolapi.ActionResult{Success: true, Snapshot: snap, Message: joinMessage(msg, dl)}
 	if serr != nil && snap != nil {
 		r.Message = strings.TrimSpace(msg + " " + serr.Error())
@@ -146,21 +145,21 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 
 // settle runs the input within limit and waits for what it started; the
 // message says what happened, alerts included.
-func (s *Session) settle(ctx context.Context, limit time.Duration, input func(context.Context) error, done string) (string, error) {
-	return s.wait(ctx, limit, input, done, false)
+func (s *Session) settle(ctx context.Context, c *call, limit time.Duration, input func(context.Context) error, done string) (string, error) {
+	return s.wait(ctx, c, limit, input, done, false)
 }
 
 // settleScroll is settle for a scroll, which moves the page a frame after
 // its input: the early capture waits for that move.
-func (s *Session) settleScroll(ctx context.Context, limit time.Duration, input func(context.Context) error, done string) (string, error) {
-	return s.wait(ctx, limit, input, done, true)
+func (s *Session) settleScroll(ctx context.Context, c *call, limit time.Duration, input func(context.Context) error, done string) (string, error) {
+	return s.wait(ctx, c, limit, input, done, true)
 }
 
 // wait runs the input within limit and waits for what it started: a
 // navigation within the navigation timeout, a page in place within limit.
 // The result's capture is taken while the page settles in place and kept if
-// nothing changed meanwhile (after the first change, for a scroll).
-func (s *Session) wait(ctx context.Context, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
+// nothing changed meanwhile (after the first change, for a scroll), in c.
+func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit+s.config.NavigationTimeout)
 	defer cancel()
 	out, err := s.tab.Settle(ctx, input, browser.Wait{
@@ -168,7 +167,7 @@ func (s *Session) wait(ctx context.Context, limit time.Duration, input func(cont
 		Capture: &s.config.Capture, FirstChange: scroll})
 	// A capture taken while the page settled, and still true at the end of
 	// the quiet window, serves as the result's snapshot.
-	s.settled = out.Capture
+	c.settled = out.Capture
 	msg := done + s.pagesNote(out) + s.alertsNote(out.Alerts)
 	if out.Dialog != nil {
 		msg += fmt.Sprintf(" The page opened a %s dialog: %q. It is in the snapshot as an alertdialog; answer it with its buttons.", out.Dialog.Type, s.clip(out.Dialog.Message, textLimit))
@@ -267,11 +266,11 @@ func tabCount(n int) string {
 // answerDialog answers the open JavaScript dialog with the synthetic button
 // p is planned on, OK or Cancel; OK sends the text the agent filled into a
 // prompt.
-func (s *Session) answerDialog(ctx context.Context, p planned) (string, error) {
+func (s *Session) answerDialog(ctx context.Context, c *call, p planned) (string, error) {
 	accept := p.t.Dialog == "accept"
 	text := s.prompt.text
 	s.prompt = typed{}
-	if _, err := s.settleDialog(ctx, accept, text); err != nil {
+	if _, err := s.settleDialog(ctx, c, accept, text); err != nil {
 		return "", err
 	}
 	verb := "Accepted"
@@ -283,8 +282,8 @@ func (s *Session) answerDialog(ctx context.Context, p planned) (string, error) {
 
 // settleDialog answers the open dialog and waits for what that started (a
 // navigation, for beforeunload).
-func (s *Session) settleDialog(ctx context.Context, accept bool, text string) (string, error) {
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+func (s *Session) settleDialog(ctx context.Context, c *call, accept bool, text string) (string, error) {
+	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.HandleDialog(ctx, accept, text)
 	}, "")
 }

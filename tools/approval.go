@@ -29,13 +29,13 @@ func WithAudit(a *audit.Log) SessionOption {
 // gated plans an action and asks the gate about it (docs/architecture.md,
 // "One tool call"). When a person was asked, which may have taken long, it
 // plans again and goes on only if that is still the very action the person
-// approved.
-func (s *Session) gated(ctx context.Context, plan func(context.Context) (planned, error)) (planned, error) {
+// approved. The approval that covers it is c's.
+func (s *Session) gated(ctx context.Context, c *call, plan func(context.Context) (planned, error)) (planned, error) {
 	p, err := s.placed(ctx, plan)
 	if err != nil {
 		return p, err
 	}
-	asked, err := s.authorize(ctx, p.action)
+	asked, err := s.authorize(ctx, c, p.action)
 	if err != nil || !asked {
 		return p, err
 	}
@@ -98,8 +98,8 @@ func placeChange(was, now checkpoint.Where) string {
 // as it is now. The gate judges the whole page, freshly captured, when its
 // profile has page checkpoints; a person, when one must be asked, also sees
 // a screenshot. It reports whether a decision came from a person, so that
-// the caller looks at the page again before acting.
-func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked bool, err error) {
+// the caller looks at the page again before acting. An approval is c's.
+func (s *Session) authorize(ctx context.Context, c *call, a checkpoint.Action) (asked bool, err error) {
 	var page *snapshot.Snapshot
 	if s.gate.NeedsPage() {
 		if page, err = s.page(ctx, false); err != nil {
@@ -120,7 +120,7 @@ func (s *Session) authorize(ctx context.Context, a checkpoint.Action) (asked boo
 	if !d.Approved {
 		return true, fail(toolapi.HumanRejected, "%s", d.Message())
 	}
-	s.approvalID = d.RequestID
+	c.approval = d.RequestID
 	return d.Channel != checkpoint.ChannelNone, nil
 }
 

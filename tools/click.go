@@ -12,21 +12,21 @@ import (
 
 // clickInput is the arguments of browser_click.
 type clickInput struct {
-	Ref string `json:"ref"`
+	Ref string `json:"ref" schema:"ref"`
 }
 
 // click runs browser_click: a dialog's button answers the dialog; any other
 // element is checked, approved if need be, and clicked where it shows. The
 // click succeeds only when it reached the element (browser.ClickElement).
-func (s *Session) click(ctx context.Context, in clickInput) (string, error) {
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planClick(ctx, in.Ref) })
+func (s *Session) click(ctx context.Context, c *call, in clickInput) (string, error) {
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planClick(ctx, in.Ref) })
 	if err != nil {
 		return "", err
 	}
 	if p.t.Dialog != "" {
-		return s.answerDialog(ctx, p)
+		return s.answerDialog(ctx, c, p)
 	}
-	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.ClickElement(ctx, p.t.BackendNodeID, p.insp.X, p.insp.Y)
 	}, fmt.Sprintf("Clicked %s %s %q.", p.t.Ref, p.t.Role, p.t.Name))
 	return msg, undelivered(err, p.t)

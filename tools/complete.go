@@ -14,19 +14,19 @@ import (
 
 // completeInput is the arguments of complete_task.
 type completeInput struct {
-	Status string `json:"status"`
+	Status string `json:"status" schema:"enum=success|failed"`
 	Reason string `json:"reason"`
 }
 
 // complete runs complete_task: it checks success on the page itself and
 // writes the outcome to the audit log.
-func (s *Session) complete(ctx context.Context, in completeInput) Output {
+func (s *Session) complete(ctx context.Context, c *call, in completeInput) Output {
 	if in.Status != "success" && in.Status != "failed" {
 		return Output{Value: toolapi.CompletionResult{Message: fmt.Sprintf("invalid_params: status must be success or failed, not %q.", in.Status)}}
 	}
 	// The agent still gets the page as it sees it; the verdict is judged on
 	// all of the page as it is now, never on the agent's word or view.
-	snap, _ := s.snapshot(ctx, true)
+	snap, _ := s.snapshot(ctx, c, true)
 	page, err := s.judgedPage(ctx)
 	ev := checkpoint.Evidence{Typed: s.typed.texts()}
 	var r toolapi.CompletionResult
@@ -54,7 +54,7 @@ func (s *Session) complete(ctx context.Context, in completeInput) Output {
 
 // completeArgsInvalid answers complete_task arguments that do not decode:
 // not acknowledged, and why.
-func (s *Session) completeArgsInvalid(_ context.Context, err error) Output {
+func (s *Session) completeArgsInvalid(_ context.Context, c *call, err error) Output {
 	return Output{Value: toolapi.CompletionResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
 }
 

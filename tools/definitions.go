@@ -19,9 +19,10 @@ type Definition struct {
 	// parts: the purpose (its first sentence), the warning that refs die
 	// after any action, "When:", "Patterns:", "Errors:" and "Example:".
 	Description string
-	// InputSchema is the JSON Schema of the arguments. Defaults are declared
-	// here but not applied by MCP libraries: transports apply them (see
-	// Defaults).
+	// InputSchema is the JSON Schema of the arguments, derived from the
+	// tool's input type (schema.go). The defaults it declares are filled in
+	// by Session.Call, whatever the transport: MCP libraries do not apply
+	// them.
 	InputSchema json.RawMessage
 	// OutputSchema is the JSON Schema of the result's JSON value.
 	OutputSchema json.RawMessage
@@ -32,26 +33,6 @@ type Definition struct {
 	ReadOnly, Destructive, Idempotent, OpenWorld bool
 }
 
-// Defaults returns the default value of every input property that declares
-// one, keyed by property name.
-func (d Definition) Defaults() map[string]any {
-	var schema struct {
-		Properties map[string]struct {
-			Default any `json:"default"`
-		} `json:"properties"`
-	}
-	if err := json.Unmarshal(d.InputSchema, &schema); err != nil {
-		return nil
-	}
-	defaults := make(map[string]any)
-	for name, p := range schema.Properties {
-		if p.Default != nil {
-			defaults[name] = p.Default
-		}
-	}
-	return defaults
-}
-
 // refsDie is the warning every description carries.
 const refsDie = "Refs die after any action: use only refs from the newest snapshot or action result."
 
@@ -60,16 +41,13 @@ const refsDie = "Refs die after any action: use only refs from the newest snapsh
 const (
 	snapshotOutput = `{"type":"object","properties":{"snapshot_id":{"type":"string"},"timestamp":{"type":"string"},"elements":{"type":"array"},"focused":{"type":["string","null"]},"page":{"type":"object"},"viewport":{"type":"object"}},"required":["snapshot_id","timestamp","elements","page","viewport"]}`
 	actionOutput   = `{"type":"object","properties":{"success":{"type":"boolean"},"snapshot":{"type":"object"},"error":{"type":["string","null"]},"message":{"type":"string"}},"required":["success","snapshot","error"]}`
-	refProperty    = `"ref":{"type":"string","pattern":"^@e\\d+$","description":"Element ref from the newest snapshot, e.g. @e5"}`
-	// refShort is refProperty for the tools added later, whose
-	// descriptions say what a ref is: fewer tokens in tools/list.
-	refShort = `"ref":{"type":"string"}`
 )
 
 // catalog is every tool, in the order an agent meets them and tools/list
 // shows them: one value per tool, pairing its definition with its input type
-// and its run function, which live in the tool's own file. A new tool is one
-// entry here and a file of its own. Nothing modifies the table.
+// and its run function, which live in the tool's own file; the input schema
+// is derived from the input type. A new tool is one entry here and a file of
+// its own. Nothing modifies the table.
 var catalog = []tool{
 	newTool(Definition{
 		Name:  toolapi.GetSnapshot,
@@ -80,7 +58,6 @@ var catalog = []tool{
 			" Patterns: 1) get_snapshot, find the element by role and name, act on its ref. 2) Not there: browser_scroll down, or viewport_only=false." +
 			" Errors: none; what could not be captured is said in notes." +
 			` Example: {"viewport_only":true} → page "Account" …/account …⏎@e4 button "Cancel Membership"⏎text:⏎… + image`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"}}}`),
 		OutputSchema: json.RawMessage(snapshotOutput),
 		ReadOnly:     true,
 		Idempotent:   true,
@@ -93,10 +70,9 @@ var catalog = []tool{
 			refsDie +
 			" The server first checks it is the element you saw (role, name), enabled, visible and uncovered. A checkpoint may pause the click for a human's approval." +
 			" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
-			" Patterns: 1) toolapi.Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
+			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
 			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 … (or error: element_obscured⏎<why>⏎page …)`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -108,10 +84,9 @@ var catalog = []tool{
 			refsDie +
 			" clear_first=false appends. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
 			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
-			" Patterns: 1) toolapi.Fill username, fill password, click Log in. 2) toolapi.Fill a search box, then click Search." +
+			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e7","value":"jane@example.com"} → success⏎Filled @e7 …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
 		OpenWorld:    true,
@@ -122,10 +97,9 @@ var catalog = []tool{
 		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; a list of them sets a multi-select exactly; returns a fresh snapshot. " +
 			refsDie +
 			" When: <select>, listbox and combobox widgets; for text fields use browser_fill." +
-			" Patterns: 1) toolapi.Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
+			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e9","value":"Too expensive"} → success⏎Selected "Too expensive" …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":["string","array"],"items":{"type":"string"},"description":"Option value or visible text, or a list of them"}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
 		OpenWorld:    true,
@@ -140,7 +114,6 @@ var catalog = []tool{
 			" Patterns: 1) direction=down until the button appears. 2) The ref of an offscreen element from get_snapshot(viewport_only=false). 3) ref with direction=bottom to reach the end of a scrollable list." +
 			" Errors: ref_invalid, element_not_visible, invalid_params, action_failed, timeout." +
 			` Example: {"direction":"down","amount":600} → success⏎Scrolled the page down.⏎page "…" … scroll 0,600⏎…`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer","minimum":1,"default":300,"description":"Pixels, for up and down"}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).scroll),
@@ -153,7 +126,6 @@ var catalog = []tool{
 			" Patterns: 1) Read, then next_cursor until none. 2) selector=\".card\", fields={\"name\":\"h3\"}." +
 			" Errors: ref_invalid, invalid_params (bad selector: why), action_failed, timeout." +
 			` Example: {"selector":"li","fields":{"name":"h3"}} → | name |⏎| Café Luna |`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"cursor":{"type":"string"},"max_tokens":{"type":"integer"},"selector":{"type":"string"},"fields":{"type":"object"},"limit":{"type":"integer","default":100}}}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"success":{"type":"boolean"},"markdown":{"type":"string"},"items":{"type":"array"}},"required":["success"]}`),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -168,7 +140,6 @@ var catalog = []tool{
 			" Patterns: 1) url of the login page, then fill it. 2) back after a wrong link." +
 			" Errors: action_failed, timeout, human_rejected, invalid_params." +
 			` Example: {"url":"/account"} → success⏎Opened …/account.⏎page "Account" …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"url":{"type":"string"},"action":{"type":"string","enum":["back","forward","reload"]}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).navigate),
@@ -179,10 +150,9 @@ var catalog = []tool{
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
 			" When: search boxes without a button, popups, shortcuts." +
-			" Patterns: 1) toolapi.Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
+			" Patterns: 1) Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},` + refShort + `},"required":["key"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -196,7 +166,6 @@ var catalog = []tool{
 			" Patterns: 1) Ask with the button's ref; approved: click that ref next. 2) Rejected: follow the feedback, or complete_task failed." +
 			" Errors: none; with no approver, or a bad ref, the answer is approved:false and says why." +
 			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,"message":"Approved by a human via web. …"}`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","description":"What you want to do"},"reason":{"type":"string"},` + refProperty + `,"verb":{"type":"string","enum":["click","fill","select"],"description":"With ref; click if omitted"},"value":{"type":["string","array"],"items":{"type":"string"},"description":"Text to fill, or option(s) to select"}},"required":["action","reason"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),
@@ -209,7 +178,6 @@ var catalog = []tool{
 			" Patterns: 1) The page confirms it (\"cancelled\"): success. 2) Blocked (error page, rejection): failed, saying why." +
 			" Errors: none; the outcome is in acknowledged and message." +
 			` Example: {"status":"success","reason":"Page says the membership is cancelled"} → {"acknowledged":true,"message":"…"}`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}},"required":["status","reason"]}`),
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"acknowledged":{"type":"boolean"},"message":{"type":"string"}},"required":["acknowledged","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).complete, (*Session).completeArgsInvalid),
@@ -223,7 +191,6 @@ var catalog = []tool{
 			" Patterns: 1) list, then select an index. 2) close a finished popup." +
 			" Errors: invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"action":{"type":"string","enum":["list","select","close","new"]},"index":{"type":"integer","minimum":0},"url":{"type":"string"}},"required":["action"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).tabs)),
@@ -236,7 +203,6 @@ var catalog = []tool{
 			" Patterns: 1) After Search, text=\"results\". 2) ref_gone with a spinner's ref." +
 			" Errors: ref_invalid, timeout, invalid_params, action_failed." +
 			` Example: {"text":"Done"} → success⏎"Done" appeared.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"},"text_gone":{"type":"string"},"ref_gone":{"type":"string"},"seconds":{"type":"number"},"timeout":{"type":"number","maximum":30,"default":10}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -247,10 +213,9 @@ var catalog = []tool{
 		Description: "Hover over an element by ref; returns a fresh snapshot. " +
 			refsDie +
 			" When: hover menus, tooltips." +
-			" Patterns: 1) toolapi.Hover a menu, then click its item. 2) element_obscured: close what covers it." +
+			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout." +
 			` Example: {"ref":"@e6"} → success⏎Hovered …⏎@e12 menuitem "Sign out"`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `},"required":["ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		OpenWorld:    true,
 	}, (*Session).hover)),
@@ -261,10 +226,9 @@ var catalog = []tool{
 			refsDie +
 			" paths: files in the upload directory." +
 			" When: file uploads." +
-			" Patterns: 1) toolapi.Upload, then Submit. 2) invalid_params: read why." +
+			" Patterns: 1) Upload, then Submit. 2) invalid_params: read why." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave … cv.pdf.⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"}}},"required":["ref","paths"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -275,10 +239,9 @@ var catalog = []tool{
 		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
 			refsDie +
 			" When: reordering, drop zones." +
-			" Patterns: 1) toolapi.Drag an item onto its new place. 2) toolapi.Scroll first until both show." +
+			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -292,7 +255,6 @@ var catalog = []tool{
 			" Patterns: 1) Save. 2) Read its path." +
 			" Errors: action_failed, timeout." +
 			` Example: {} → success⏎Saved … (1280×3400 px) to /…/screenshot.png.`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -300,13 +262,12 @@ var catalog = []tool{
 	optIn(toolapi.CapFiles, newAction(Definition{
 		Name:  toolapi.PDF,
 		Title: "Save PDF",
-		Description: "Print the page to a toolapi.PDF in the download directory. " +
+		Description: "Print the page to a PDF in the download directory. " +
 			refsDie +
 			" When: keeping a receipt." +
 			" Patterns: 1) Save. 2) Read its path." +
 			" Errors: action_failed, timeout." +
 			` Example: {} → success⏎Saved … (2 pages) to /…/page.pdf.`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		ReadOnly:     true,
 		OpenWorld:    true,
@@ -323,7 +284,8 @@ func Definitions() []Definition {
 // DefinitionsFor returns the definitions of the default tools and of the
 // opt-in tools that caps turn on (toolapi.CapWait, …, or toolapi.CapAll), in the order an
 // agent meets them. Transports register the tools from these. An unknown
-// capability is an error.
+// capability is an error, and so is a tool whose input schema could not be
+// derived from its input type.
 func DefinitionsFor(caps []string) ([]Definition, error) {
 	set, err := newCapSet(caps)
 	if err != nil {
@@ -331,6 +293,9 @@ func DefinitionsFor(caps []string) ([]Definition, error) {
 	}
 	var defs []Definition
 	for _, t := range catalog {
+		if t.err != nil {
+			return nil, t.err
+		}
 		if set.on(t) {
 			defs = append(defs, t.def)
 		}

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	tiktoken "github.com/pkoukk/tiktoken-go"
+	tiktokenloader "github.com/pkoukk/tiktoken-go-loader"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -37,7 +39,7 @@ func TestDefinitionsFor(t *testing.T) {
 	}{
 		{nil, defaults, ""},
 		{[]string{toolapi.CapWait}, append(slices.Clone(defaults), toolapi.WaitFor), ""},
-		{[]string{"drag", " toolapi.Hover "}, append(slices.Clone(defaults), toolapi.Hover, toolapi.Drag), ""},
+		{[]string{"drag", " hover "}, append(slices.Clone(defaults), toolapi.Hover, toolapi.Drag), ""},
 		{[]string{toolapi.CapAll}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapFiles}, append(slices.Clone(defaults), toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapTabs}, append(slices.Clone(defaults), toolapi.Tabs), ""},
@@ -234,65 +236,112 @@ func TestInputSchemas(t *testing.T) {
 	}
 }
 
-// TestInputSchemasDescribeTheInputTypes holds each tool's hand-written input
-// schema to the type its arguments decode into: the same properties, each of
-// the JSON type its field decodes, required exactly where the field is not
-// omitempty, and a default only on a pointer field, which alone tells a
-// missing argument from a zero one.
-func TestInputSchemasDescribeTheInputTypes(t *testing.T) {
+// TestDerivedInputSchemas checks what deriving a schema from an input type
+// must guarantee: every tool derives one; it is an object whose properties
+// are the type's JSON fields, required exactly where a field is not
+// omitempty; it holds only the keywords a model needs (no $schema, titles,
+// additionalProperties or null types, which cost tokens); and the enums, ref
+// patterns and bounds are the ones the tools check.
+func TestDerivedInputSchemas(t *testing.T) {
+	enums := map[string]map[string][]any{
+		toolapi.Scroll:          {"direction": {"up", "down", "top", "bottom"}},
+		toolapi.Navigate:        {"action": {"back", "forward", "reload"}},
+		toolapi.RequestApproval: {"verb": {"click", "fill", "select"}},
+		toolapi.CompleteTask:    {"status": {"success", "failed"}},
+		toolapi.Tabs:            {"action": {"list", "select", "close", "new"}},
+	}
+	// The first tools' refs carry the pattern; the later ones say what a
+	// ref is in their descriptions.
+	patterned := map[string]bool{toolapi.Click: true, toolapi.Fill: true, toolapi.Select: true, toolapi.Scroll: true, toolapi.RequestApproval: true}
+	topKeys := []string{"type", "properties", "required"}
+	propKeys := []string{"type", "description", "default", "enum", "minimum", "maximum", "pattern", "items"}
 	for _, tl := range catalog {
 		t.Run(tl.def.Name, func(t *testing.T) {
-			inferred, err := jsonschema.ForType(tl.input, &jsonschema.ForOptions{TypeSchemas: customTypes})
-			if err != nil {
-				t.Fatalf("infer the schema of %s: %v", tl.input, err)
+			if tl.err != nil {
+				t.Fatal(tl.err)
 			}
-			var declared jsonschema.Schema
-			if err := json.Unmarshal(tl.def.InputSchema, &declared); err != nil {
-				t.Fatalf("parse the input schema: %v", err)
+			var raw map[string]json.RawMessage
+			if err := json.Unmarshal(tl.def.InputSchema, &raw); err != nil {
+				t.Fatalf("input schema %s: %v", tl.def.InputSchema, err)
 			}
-			if declared.Type != "object" {
-				t.Errorf("input schema type %q, want object", declared.Type)
-			}
-			if got, want := slices.Sorted(maps.Keys(declared.Properties)), slices.Sorted(maps.Keys(inferred.Properties)); !slices.Equal(got, want) {
-				t.Errorf("schema properties %v, input type %s has %v", got, tl.input, want)
-			}
-			for name, field := range inferred.Properties {
-				p, ok := declared.Properties[name]
-				if !ok {
-					continue
-				}
-				goType, schemaType := jsonType(field), jsonType(p)
-				// A schema may narrow a float field to integers.
-				if schemaType != goType && (schemaType != "integer" || goType != "number") {
-					t.Errorf("%s: schema type %q, field decodes %q", name, schemaType, goType)
-				}
-				if p.Default != nil && !slices.Contains(field.Types, "null") {
-					t.Errorf("%s: declares a default, but its field is not a pointer", name)
+			for k := range raw {
+				if !slices.Contains(topKeys, k) {
+					t.Errorf("input schema has %q, want only %v", k, topKeys)
 				}
 			}
-			if got, want := slices.Sorted(slices.Values(declared.Required)), slices.Sorted(slices.Values(inferred.Required)); !slices.Equal(got, want) {
-				t.Errorf("schema requires %v, input type %s (fields without omitempty) %v", got, tl.input, want)
+			var schema jsonschema.Schema
+			if err := json.Unmarshal(tl.def.InputSchema, &schema); err != nil {
+				t.Fatal(err)
+			}
+			if schema.Type != "object" || schema.Properties == nil {
+				t.Errorf("input schema %s is not an object with properties", tl.def.InputSchema)
+			}
+			var fields, required []string
+			for _, f := range reflect.VisibleFields(tl.input) {
+				name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+				fields = append(fields, name)
+				if !strings.Contains(opts, "omitempty") {
+					required = append(required, name)
+				}
+			}
+			if got := slices.Sorted(maps.Keys(schema.Properties)); !slices.Equal(got, slices.Sorted(slices.Values(fields))) {
+				t.Errorf("properties %v, input type %s has %v", got, tl.input, fields)
+			}
+			if got := slices.Sorted(slices.Values(schema.Required)); !slices.Equal(got, slices.Sorted(slices.Values(required))) {
+				t.Errorf("required %v, want the fields without omitempty %v", got, required)
+			}
+			var props map[string]map[string]json.RawMessage
+			if err := json.Unmarshal(raw["properties"], &props); err != nil {
+				t.Fatal(err)
+			}
+			for name, p := range props {
+				for k := range p {
+					if !slices.Contains(propKeys, k) {
+						t.Errorf("%s has %q, want only %v", name, k, propKeys)
+					}
+				}
+				ps := schema.Properties[name]
+				if slices.Contains(ps.Types, "null") || ps.Type == "null" {
+					t.Errorf("%s admits null", name)
+				}
+				if want := enums[tl.def.Name][name]; !slices.Equal(ps.Enum, want) {
+					t.Errorf("%s: enum %v, want %v", name, ps.Enum, want)
+				}
+				wantRef := name == "ref" && patterned[tl.def.Name]
+				if (wantRef && ps.Pattern != refPattern.String()) || (!wantRef && ps.Pattern != "") {
+					t.Errorf("%s: pattern %q, want the ref pattern: %v", name, ps.Pattern, wantRef)
+				}
 			}
 		})
 	}
-}
-
-// customTypes are the schemas of the input types that decode JSON their own
-// way; TestChoiceDecodesWhatItsSchemaSays holds choice to its entry.
-var customTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[choice](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
-}
-
-// jsonType is the JSON type of a schema inferred from a Go field, without
-// the null a pointer field adds.
-func jsonType(s *jsonschema.Schema) string {
-	if s.Type != "" {
-		return s.Type
+	bounds := []struct {
+		tool, prop string
+		min, max   *float64
+	}{
+		{toolapi.Scroll, "amount", ptr(1.0), nil},
+		{toolapi.Tabs, "index", ptr(0.0), nil},
+		{toolapi.WaitFor, "timeout", nil, ptr(30.0)},
 	}
-	types := slices.DeleteFunc(slices.Clone(s.Types), func(t string) bool { return t == "null" })
-	return strings.Join(types, ",")
+	defs := make(map[string]Definition)
+	for _, d := range allDefinitions(t) {
+		defs[d.Name] = d
+	}
+	for _, b := range bounds {
+		var schema jsonschema.Schema
+		if err := json.Unmarshal(defs[b.tool].InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		p := schema.Properties[b.prop]
+		if p == nil || !reflect.DeepEqual(p.Minimum, b.min) || !reflect.DeepEqual(p.Maximum, b.max) {
+			t.Errorf("%s %s: bounds %+v, want minimum %v maximum %v", b.tool, b.prop, p, b.min, b.max)
+		}
+	}
 }
 
+func ptr[T any](v T) *T { return &v }
+
+// TestDefaults: the schema declares each default, and Session.Call fills in
+// the same (tool.defaults), each one a value its field decodes.
 func TestDefaults(t *testing.T) {
 	want := map[string]map[string]any{
 		toolapi.GetSnapshot: {"viewport_only": true},
@@ -301,17 +350,100 @@ func TestDefaults(t *testing.T) {
 		toolapi.WaitFor:     {"timeout": float64(10)},
 		toolapi.Extract:     {"limit": float64(100)},
 	}
-	for _, d := range allDefinitions(t) {
-		got := d.Defaults()
-		if len(got) != len(want[d.Name]) {
-			t.Errorf("%s defaults = %v, want %v", d.Name, got, want[d.Name])
-			continue
+	for _, tl := range catalog {
+		var schema struct {
+			Properties map[string]struct {
+				Default any `json:"default"`
+			} `json:"properties"`
 		}
-		for k, v := range want[d.Name] {
-			if got[k] != v {
-				t.Errorf("%s default %s = %v, want %v", d.Name, k, got[k], v)
+		if err := json.Unmarshal(tl.def.InputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		declared := make(map[string]any)
+		for name, p := range schema.Properties {
+			if p.Default != nil {
+				declared[name] = p.Default
 			}
 		}
+		filled := make(map[string]any)
+		for name, raw := range tl.defaults {
+			var v any
+			if err := json.Unmarshal(raw, &v); err != nil {
+				t.Fatalf("%s default %s: %v", tl.def.Name, name, err)
+			}
+			filled[name] = v
+		}
+		w := want[tl.def.Name]
+		if w == nil {
+			w = map[string]any{}
+		}
+		if !maps.Equal(declared, w) || !maps.Equal(filled, w) {
+			t.Errorf("%s: schema declares %v, Call fills in %v, want %v", tl.def.Name, declared, filled, w)
+		}
+		if len(w) > 0 {
+			args, err := fillDefaults(nil, tl.defaults)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := decode[map[string]any](args); err != nil {
+				t.Errorf("%s: defaults %s do not decode: %v", tl.def.Name, args, err)
+			}
+		}
+	}
+}
+
+// TestInputSchemasWithinBudget: the input schemas, which every tools/list
+// repeats, cost no more cl100k tokens than the hand-written ones they
+// replaced (server and cmd count the whole list).
+func TestInputSchemasWithinBudget(t *testing.T) {
+	// What the hand-written schemas cost, for every tool.
+	const handWrittenTokens = 730
+	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
+	enc, err := tiktoken.GetEncoding("cl100k_base")
+	if err != nil {
+		t.Fatalf("load cl100k: %v", err)
+	}
+	total := 0
+	for _, d := range allDefinitions(t) {
+		total += len(enc.Encode(string(d.InputSchema), nil, nil))
+	}
+	t.Logf("input schemas of every tool: %d cl100k tokens", total)
+	if total > handWrittenTokens {
+		t.Errorf("input schemas are %d tokens, want ≤ %d", total, handWrittenTokens)
+	}
+}
+
+// TestInputSchemaRefusesBadTags: a schema tag that says something the
+// derivation does not know, or a default the field cannot hold, is an error,
+// which DefinitionsFor reports, never a schema that lies.
+func TestInputSchemaRefusesBadTags(t *testing.T) {
+	tests := []struct {
+		name string
+		typ  reflect.Type
+		want string
+	}{
+		{"unknown key", reflect.TypeFor[struct {
+			A string `json:"a" schema:"format=uri"`
+		}](), `unknown key "format"`},
+		{"default of another type", reflect.TypeFor[struct {
+			N int `json:"n,omitempty" schema:"default=\"ten\""`
+		}](), "default"},
+		{"default that is no JSON", reflect.TypeFor[struct {
+			B bool `json:"b,omitempty" schema:"default=yes"`
+		}](), "default"},
+		{"bound that is no number", reflect.TypeFor[struct {
+			N int `json:"n,omitempty" schema:"minimum=one"`
+		}](), "minimum"},
+		{"a type JSON cannot hold", reflect.TypeFor[struct {
+			C chan int `json:"c"`
+		}](), "chan"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := inputSchema(tc.typ); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }
 
@@ -333,7 +465,7 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 // TestChoiceDecodesWhatItsSchemaSays: browser_select's value decodes from
 // exactly what its schema lets through, a string or an array of strings.
 func TestChoiceDecodesWhatItsSchemaSays(t *testing.T) {
-	schema := resolveSchema(t, json.RawMessage(`{"type":"object","properties":{"v":`+mustJSON(t, customTypes[reflect.TypeFor[choice]()])+`}}`))
+	schema := resolveSchema(t, json.RawMessage(`{"type":"object","properties":{"v":`+mustJSON(t, typeSchemas()[reflect.TypeFor[choice]()])+`}}`))
 	for _, c := range []struct {
 		raw    string
 		values []string

@@ -21,6 +21,9 @@ type direct struct{ s *Session }
 func (d direct) List(ctx context.Context) ([]toolapi.ToolSpec, error) {
 	var specs []toolapi.ToolSpec
 	for _, t := range catalog {
+		if t.err != nil {
+			return nil, t.err
+		}
 		if d.s.caps.on(t) {
 			specs = append(specs, toolapi.ToolSpec{Name: t.def.Name, Description: t.def.Description, InputSchema: t.def.InputSchema})
 		}

@@ -16,12 +16,12 @@ type dragInput struct {
 
 // drag runs browser_drag: the mouse presses on one element, moves to the
 // other in steps and releases there, after the gate.
-func (s *Session) drag(ctx context.Context, in dragInput) (string, error) {
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planDrag(ctx, in.FromRef, in.ToRef) })
+func (s *Session) drag(ctx context.Context, c *call, in dragInput) (string, error) {
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planDrag(ctx, in.FromRef, in.ToRef) })
 	if err != nil {
 		return "", err
 	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.Drag(ctx, p.insp.X, p.insp.Y, p.to.X, p.to.Y)
 	}, fmt.Sprintf("Dragged %s %s %q onto %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
 }

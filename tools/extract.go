@@ -21,7 +21,17 @@ type extractInput struct {
 	MaxTokens *int              `json:"max_tokens,omitempty"`
 	Selector  string            `json:"selector,omitempty"`
 	Fields    map[string]string `json:"fields,omitempty"`
-	Limit     *int              `json:"limit,omitempty"`
+	Limit     int               `json:"limit,omitempty" schema:"default=100"`
+}
+
+// tokens is max_tokens, or def when none was given. Its default depends on
+// the mode (a page of markdown, or items up to what any call may read),
+// which no one default in the schema can say.
+func (in extractInput) tokens(def int) int {
+	if in.MaxTokens == nil {
+		return def
+	}
+	return *in.MaxTokens
 }
 
 // The bounds of browser_extract's arguments.
@@ -29,7 +39,6 @@ const (
 	extractTokens    = 2000
 	extractMinTokens = 100
 	extractMaxTokens = 20_000
-	extractLimit     = 100
 	extractMaxLimit  = 1000
 	extractMaxFields = 20
 	// extractValueLen is where an item's value is cut: a field that
@@ -90,54 +99,53 @@ func (r ExtractResult) Render() string {
 }
 
 // extract runs browser_extract.
-func (s *Session) extract(ctx context.Context, in extractInput) Output {
+func (s *Session) extract(ctx context.Context, c *call, in extractInput) Output {
 	if msg := s.recover(ctx); msg != "" {
-		return s.failed(ctx, toolapi.ActionFailed, msg)
+		return s.failed(ctx, c, toolapi.ActionFailed, msg)
 	}
 	var region snapshot.Target
 	if in.Ref != "" {
 		t, ok := s.live[in.Ref]
 		if !ok || t.BackendNodeID == 0 {
-			return s.failed(ctx, toolapi.RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
+			return s.failed(ctx, c, toolapi.RefInvalid, fmt.Sprintf("ref %s is not in the newest snapshot: take refs from the newest result", in.Ref))
 		}
 		region = t
 	}
 	if in.Selector != "" || len(in.Fields) > 0 {
-		return s.extractItems(ctx, in, region)
+		return s.extractItems(ctx, c, in, region)
 	}
-	return s.extractMarkdown(ctx, in, region)
+	return s.extractMarkdown(ctx, c, in, region)
 }
 
 // extractMarkdown answers the markdown of the page or region from a fresh
 // capture, one page of blocks from the cursor on, within the token budget.
 // The capture's ref table, which covers the whole page, becomes the live
 // one, so that the refs the markdown shows can be acted on next.
-func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region snapshot.Target) Output {
-	tokens := orDefault(in.MaxTokens, extractTokens)
+func (s *Session) extractMarkdown(ctx context.Context, c *call, in extractInput, region snapshot.Target) Output {
+	tokens := in.tokens(extractTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
 	from, mark, err := parseCursor(in.Cursor)
 	if err != nil {
-		return s.failed(ctx, toolapi.InvalidParams, err.Error())
+		return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 	}
 	cctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
 	opts := s.config.Capture
 	opts.Screenshot = false
-	c, err := s.tab.Capture(cctx, opts)
+	page, err := s.tab.Capture(cctx, opts)
 	if err != nil {
-		return s.failed(ctx, toolapi.ActionFailed, fmt.Sprintf("extract: look at the page: %v", err))
+		return s.failed(ctx, c, toolapi.ActionFailed, fmt.Sprintf("extract: look at the page: %v", err))
 	}
-	s.settled = nil
-	snap, table, next, blocks, found := snapshot.BuildMarkdown(c, extractSnapshot, s.next, region)
+	snap, table, next, blocks, found := snapshot.BuildMarkdown(page, extractSnapshot, s.next, region)
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
 	if !found {
-		return s.failed(ctx, toolapi.RefInvalid, fmt.Sprintf("ref %s is gone from the page", in.Ref))
+		return s.failed(ctx, c, toolapi.RefInvalid, fmt.Sprintf("ref %s is gone from the page", in.Ref))
 	}
 	if from > len(blocks) {
-		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("cursor %q is past the end: the content has %d blocks", in.Cursor, len(blocks)))
+		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("cursor %q is past the end: the content has %d blocks", in.Cursor, len(blocks)))
 	}
 	r := ExtractResult{Success: true, URL: s.secrets.redact(snap.Page.URL), Title: s.secrets.redact(snap.Page.Title)}
 	var notes []string
@@ -164,23 +172,23 @@ func (s *Session) extractMarkdown(ctx context.Context, in extractInput, region s
 
 // extractItems answers the items the selector finds, with the fields read
 // from each.
-func (s *Session) extractItems(ctx context.Context, in extractInput, region snapshot.Target) Output {
+func (s *Session) extractItems(ctx context.Context, c *call, in extractInput, region snapshot.Target) Output {
 	if in.Selector == "" {
-		return s.failed(ctx, toolapi.InvalidParams, "fields need a selector for the items")
+		return s.failed(ctx, c, toolapi.InvalidParams, "fields need a selector for the items")
 	}
-	limit := orDefault(in.Limit, extractLimit)
+	limit := in.Limit
 	if limit < 1 || limit > extractMaxLimit {
-		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
+		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("limit %d: want 1 to %d", limit, extractMaxLimit))
 	}
 	// Items are bounded by limit first: the token budget cuts them only
 	// when asked for, or at the most any call may read, since an agent
 	// that asked for 50 items by limit wants the 50.
-	tokens := orDefault(in.MaxTokens, extractMaxTokens)
+	tokens := in.tokens(extractMaxTokens)
 	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
 	}
 	if len(in.Fields) > extractMaxFields {
-		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
+		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
 	}
 	fields := in.Fields
 	if len(fields) == 0 {
@@ -188,14 +196,14 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region snap
 	}
 	found, err := s.tab.Extract(ctx, region.BackendNodeID, in.Selector, fields, limit)
 	if errors.Is(err, browser.ErrSelector) {
-		return s.failed(ctx, toolapi.InvalidParams, s.secrets.redact(err.Error()))
+		return s.failed(ctx, c, toolapi.InvalidParams, s.secrets.redact(err.Error()))
 	}
 	if err != nil {
-		c := toolapi.ActionFailed
+		code := toolapi.ActionFailed
 		if errors.Is(err, context.DeadlineExceeded) {
-			c = toolapi.Timeout
+			code = toolapi.Timeout
 		}
-		return s.failed(ctx, c, err.Error())
+		return s.failed(ctx, c, code, err.Error())
 	}
 	r := ExtractResult{Success: true, URL: s.secrets.redact(s.tab.URL()), Total: found.Total, Items: found.Items}
 	if s.last != nil && s.last.Page.URL == s.tab.URL() {
@@ -267,6 +275,6 @@ func blockMark(b snapshot.Block) string {
 
 // extractArgsInvalid answers arguments that do not decode, with a fresh
 // snapshot like every failed action.
-func (s *Session) extractArgsInvalid(ctx context.Context, err error) Output {
-	return s.failed(ctx, toolapi.InvalidParams, err.Error())
+func (s *Session) extractArgsInvalid(ctx context.Context, c *call, err error) Output {
+	return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 }

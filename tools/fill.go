@@ -12,16 +12,16 @@ import (
 
 // fillInput is the arguments of browser_fill.
 type fillInput struct {
-	Ref        string  `json:"ref"`
+	Ref        string  `json:"ref" schema:"ref"`
 	Value      *string `json:"value"`
-	ClearFirst *bool   `json:"clear_first,omitempty"`
+	ClearFirst bool    `json:"clear_first,omitempty" schema:"default=true"`
 }
 
 // fill runs browser_fill: typed text for text fields, a set value for the
 // inputs whose value has a format (date, time, number), or the text of an
 // open prompt dialog, which OK sends. A {{NAME}} in the value types the
 // secret NAME; the field then draws its text as discs.
-func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
+func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, error) {
 	s.typed.fill(in.Value)
 	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
 		v, err := s.secrets.value(*in.Value, false)
@@ -31,19 +31,19 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		s.prompt = v
 		return fmt.Sprintf("Typed %s into the prompt; click OK to send it.", v), nil
 	}
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
 	if err != nil {
 		return "", err
 	}
 	node, v, insp := p.t.BackendNodeID, p.value, p.insp
 	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	var got string
-	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	_, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		var err error
 		if setValue {
 			got, err = s.tab.SetValue(ctx, node, v.text)
 		} else {
-			got, err = s.tab.Type(ctx, node, v.text, orDefault(in.ClearFirst, true))
+			got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
 		}
 		if err == nil && v.secret && insp.InputType != "password" {
 			err = s.tab.MaskText(ctx, node)
@@ -56,7 +56,7 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
 	}
-	if clear := orDefault(in.ClearFirst, true); !setValue && !holds(got, v.text, clear) {
+	if !setValue && !holds(got, v.text, in.ClearFirst) {
 		// What was done must be what was approved: the page's handlers
 		// changed the value under the action.
 		now := fmt.Sprintf("%q", s.clip(got, textLimit))

@@ -9,18 +9,18 @@ import (
 
 // snapshotInput is the arguments of get_snapshot.
 type snapshotInput struct {
-	ViewportOnly *bool `json:"viewport_only,omitempty"`
+	ViewportOnly bool `json:"viewport_only,omitempty" jsonschema:"Only elements in the viewport; false adds offscreen ones" schema:"default=true"`
 }
 
 // getSnapshot runs get_snapshot, bringing a crashed browser back first.
-func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
+func (s *Session) getSnapshot(ctx context.Context, c *call, in snapshotInput) Output {
 	restarted := s.recover(ctx)
-	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+	snap, err := s.snapshot(ctx, c, in.ViewportOnly)
 	if err != nil && restarted == "" {
 		// The browser may have died during the capture, before anything
 		// noticed: bring it back and look again.
 		if restarted = s.recover(ctx); restarted != "" {
-			snap, err = s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+			snap, err = s.snapshot(ctx, c, in.ViewportOnly)
 		}
 	}
 	if restarted != "" {
@@ -38,6 +38,6 @@ func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
 
 // snapshotArgsInvalid answers get_snapshot arguments that do not decode,
 // with a fresh snapshot like every failed action.
-func (s *Session) snapshotArgsInvalid(ctx context.Context, err error) Output {
-	return s.failed(ctx, toolapi.InvalidParams, err.Error())
+func (s *Session) snapshotArgsInvalid(ctx context.Context, c *call, err error) Output {
+	return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 }

@@ -16,7 +16,7 @@ type hoverInput struct {
 // click target is, and what opens on hover is in the fresh snapshot. It
 // changes nothing a person must approve. The pointer must reach the
 // element (browser.HoverElement).
-func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
+func (s *Session) hover(ctx context.Context, c *call, in hoverInput) (string, error) {
 	t, err := s.target(in.Ref)
 	if err != nil {
 		return "", err
@@ -28,7 +28,7 @@ func (s *Session) hover(ctx context.Context, in hoverInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.HoverElement(ctx, t.BackendNodeID, insp.X, insp.Y)
 	}, fmt.Sprintf("Hovered over %s %s %q.", t.Ref, t.Role, t.Name))
 	return msg, undelivered(err, t)

@@ -8,14 +8,14 @@ import (
 )
 
 // refPattern is the form of every ref: @e followed by a number. The input
-// schemas declare the same pattern (refProperty).
+// schemas declare the same pattern (the schema tag ref, schema.go).
 var refPattern = regexp.MustCompile(`^@e\d+$`)
 
-// decode reads a tool's JSON arguments into an In. Empty arguments are an
-// empty object. The input types use pointer fields to tell a missing argument
-// from a zero one, so that defaults apply only where none was given; their
-// optional fields are omitempty, which is how the schema test tells them
-// from the required ones.
+// decode reads a tool's JSON arguments, defaults already filled in
+// (fillDefaults), into an In. Empty arguments are an empty object. An input
+// type's optional fields are omitempty, which makes them optional in its
+// schema; a pointer field tells a missing argument from a zero one where no
+// default says what a missing one means.
 func decode[In any](args json.RawMessage) (In, error) {
 	var in In
 	if len(strings.TrimSpace(string(args))) == 0 || string(args) == "null" {
@@ -25,12 +25,4 @@ func decode[In any](args json.RawMessage) (In, error) {
 		return in, fmt.Errorf("arguments: %w", err)
 	}
 	return in, nil
-}
-
-// orDefault returns *p, or def when p is nil.
-func orDefault[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
 }

@@ -17,7 +17,7 @@ import (
 // action (back, forward, reload), never both.
 type navigateInput struct {
 	URL    string `json:"url,omitempty"`
-	Action string `json:"action,omitempty"`
+	Action string `json:"action,omitempty" schema:"enum=back|forward|reload"`
 }
 
 // destination is where a navigation goes: the absolute URL, and for a
@@ -30,7 +30,7 @@ type destination struct {
 // navigate runs browser_navigate: it checks the destination against the URL
 // policy, asks the gate, and follows the navigation until the new page is
 // ready.
-func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error) {
+func (s *Session) navigate(ctx context.Context, c *call, in navigateInput) (string, error) {
 	in.URL, in.Action = strings.TrimSpace(in.URL), strings.TrimSpace(in.Action)
 	s.typed.add(in.URL)
 	switch {
@@ -39,7 +39,7 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 	case in.URL == "" && in.Action == "":
 		return "", fail(toolapi.InvalidParams, "browser_navigate needs a url to open, or an action: back, forward or reload.")
 	}
-	dest, err := s.gatedDestination(ctx, in)
+	dest, err := s.gatedDestination(ctx, c, in)
 	if err != nil {
 		return "", err
 	}
@@ -56,7 +56,7 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 		act = func(ctx context.Context) error { return s.tab.Go(ctx, dest.url) }
 		done = "Opened " + dest.url + "."
 	}
-	return s.settle(ctx, s.config.ActionTimeout, act, done)
+	return s.settle(ctx, c, s.config.ActionTimeout, act, done)
 }
 
 // gatedDestination works out where a navigation goes and lets the gate
@@ -65,7 +65,7 @@ func (s *Session) navigate(ctx context.Context, in navigateInput) (string, error
 // pages tell agents to leak what they know this way. History steps and
 // reloads go where the tab has already been, so only the profile's rules
 // apply to them; so do links the page itself holds, which are clicks.
-func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (destination, error) {
+func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInput) (destination, error) {
 	var dest destination
 	plan := func(ctx context.Context) (planned, error) {
 		var err error
@@ -75,7 +75,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 		return planned{action: checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest.url}}, nil
 	}
 	if in.URL == "" {
-		_, err := s.gated(ctx, plan)
+		_, err := s.gated(ctx, c, plan)
 		return dest, err
 	}
 	p, err := plan(ctx)
@@ -85,7 +85,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 	w := s.writeSet()
 	site, sends := w.Sends(urlpolicy.CanonicalHost(dest.url))
 	if !sends || s.gate.Profile() == nil {
-		_, err := s.gated(ctx, plan)
+		_, err := s.gated(ctx, c, plan)
 		return dest, err
 	}
 	page := s.shown(ctx, nil)
@@ -96,7 +96,7 @@ func (s *Session) gatedDestination(ctx context.Context, in navigateInput) (desti
 	if !d.Approved {
 		return dest, fail(toolapi.HumanRejected, "%s", d.Message())
 	}
-	s.approvalID = d.RequestID
+	c.approval = d.RequestID
 	// A relative URL resolves against the page, which may have moved
 	// while the person was asked.
 	again, err := plan(ctx)

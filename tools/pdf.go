@@ -16,7 +16,7 @@ var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
 
 // pdf runs browser_pdf: the page printed as PDF, saved into the download
 // directory. It changes nothing on the page.
-func (s *Session) pdf(ctx context.Context, _ pdfInput) (string, error) {
+func (s *Session) pdf(ctx context.Context, c *call, _ pdfInput) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
 	data, err := s.tab.PDF(ctx)
@@ -27,5 +27,5 @@ func (s *Session) pdf(ctx context.Context, _ pdfInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("Saved the page as toolapi.PDF (%d pages, %s) to %s.", len(pdfPage.FindAllIndex(data, -1)), browser.FormatBytes(int64(len(data))), path), nil
+	return fmt.Sprintf("Saved the page as PDF (%d pages, %s) to %s.", len(pdfPage.FindAllIndex(data, -1)), browser.FormatBytes(int64(len(data))), path), nil
 }

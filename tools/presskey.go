@@ -23,13 +23,19 @@ const keyExamples = "keys look like Enter, Escape, Tab, ArrowDown, Backspace, Pa
 // pressKey runs browser_press_key: the key goes to the element of ref,
 // focused first, or else to whatever has focus; the gate sees the key, that
 // element and what the key will activate.
-func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error) {
+func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (string, error) {
 	s.typed.key(in.Key)
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {
 		return "", fail(toolapi.InvalidParams, "%v: %s.", err, keyExamples)
 	}
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planPress(ctx, in.Ref, chord) })
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) {
+		p, err := s.planPress(ctx, in.Ref, chord)
+		// A character typed into a password field is masked in the
+		// audit log, whether or not the press then happens.
+		c.masked = c.masked || p.action.Masked
+		return p, err
+	})
 	if err != nil {
 		return "", err
 	}
@@ -37,7 +43,7 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 	if p.action.Role != "" {
 		done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
 	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		if in.Ref != "" {
 			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
 				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
@@ -156,7 +162,6 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 		// A character of a password: like a fill's value, never shown
 		// or logged.
 		a.Value, a.Masked = maskedValue, true
-		s.maskKey = true
 	}
 	return planned{t: t, insp: insp, action: a}, nil
 }

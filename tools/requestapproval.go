@@ -13,11 +13,11 @@ import (
 // are the agent's words; Ref, with Verb and Value, names the concrete action
 // to clear ahead.
 type approvalInput struct {
-	Action string  `json:"action"`
+	Action string  `json:"action" jsonschema:"What you want to do"`
 	Reason string  `json:"reason"`
-	Ref    string  `json:"ref,omitempty"`
-	Verb   string  `json:"verb,omitempty"`
-	Value  *choice `json:"value,omitempty"`
+	Ref    string  `json:"ref,omitempty" schema:"ref"`
+	Verb   string  `json:"verb,omitempty" jsonschema:"With ref; click if omitted" schema:"enum=click|fill|select"`
+	Value  *choice `json:"value,omitempty" jsonschema:"Text to fill, or option(s) to select"`
 }
 
 // requestApproval runs request_human_approval. With a ref, the person is
@@ -25,7 +25,7 @@ type approvalInput struct {
 // check it, and an approval covers that action only, if it comes next.
 // Without one, the person reads the agent's words as the agent's, and even
 // an approval covers nothing.
-func (s *Session) requestApproval(ctx context.Context, in approvalInput) Output {
+func (s *Session) requestApproval(ctx context.Context, c *call, in approvalInput) Output {
 	answer := func(format string, a ...any) Output {
 		return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf(format, a...)}}
 	}
@@ -79,6 +79,6 @@ func (s *Session) planAhead(ctx context.Context, in approvalInput) (planned, err
 
 // approvalArgsInvalid answers request_human_approval arguments that do not
 // decode: not approved, and why.
-func (s *Session) approvalArgsInvalid(_ context.Context, err error) Output {
+func (s *Session) approvalArgsInvalid(_ context.Context, c *call, err error) Output {
 	return Output{Value: toolapi.ApprovalResult{Message: fmt.Sprintf("invalid_params: %v", err)}}
 }

@@ -12,7 +12,7 @@ type screenshotInput struct{}
 
 // screenshot runs browser_screenshot: a PNG of the whole page, saved into
 // the download directory. It changes nothing on the page.
-func (s *Session) screenshot(ctx context.Context, _ screenshotInput) (string, error) {
+func (s *Session) screenshot(ctx context.Context, c *call, _ screenshotInput) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
 	shot, err := s.tab.FullPageScreenshot(ctx)

@@ -9,15 +9,15 @@ import (
 
 // scrollInput is the arguments of browser_scroll.
 type scrollInput struct {
-	Ref       string   `json:"ref,omitempty"`
-	Direction string   `json:"direction,omitempty"`
-	Amount    *float64 `json:"amount,omitempty"`
+	Ref       string  `json:"ref,omitempty" schema:"ref"`
+	Direction string  `json:"direction,omitempty" schema:"enum=up|down|top|bottom"`
+	Amount    float64 `json:"amount,omitempty" jsonschema:"Pixels, for up and down" schema:"default=300,minimum=1"`
 }
 
 // scroll runs browser_scroll: the page, an element into view, or inside a
 // scrollable element.
-func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
-	amount := orDefault(in.Amount, 300)
+func (s *Session) scroll(ctx context.Context, c *call, in scrollInput) (string, error) {
+	amount := in.Amount
 	if amount <= 0 {
 		return "", fail(toolapi.InvalidParams, "amount must be a positive number of pixels, not %v.", amount)
 	}
@@ -35,7 +35,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 			switch in.Direction {
 			case "up", "down":
 				return s.tab.Wheel(ctx, vp.Width/2, vp.Height/2, 0, signed(in.Direction, amount))
@@ -54,7 +54,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 		if _, err := s.check(ctx, t, false); err != nil {
 			return "", err
 		}
-		return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+		return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
 		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
 	}
@@ -65,7 +65,7 @@ func (s *Session) scroll(ctx context.Context, in scrollInput) (string, error) {
 	if !insp.Scrollable {
 		return "", fail(toolapi.InvalidParams, "%s (%s %q) cannot scroll inside; scroll the page with a direction alone, or pass the ref alone to bring it into view.", t.Ref, t.Role, t.Name)
 	}
-	return s.settleScroll(ctx, limit, func(ctx context.Context) error {
+	return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 		switch in.Direction {
 		case "up", "down":
 			return s.tab.WheelElement(ctx, t.BackendNodeID, insp.X, insp.Y, signed(in.Direction, amount))

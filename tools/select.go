@@ -14,8 +14,8 @@ import (
 
 // selectInput is the arguments of browser_select.
 type selectInput struct {
-	Ref   string  `json:"ref"`
-	Value *choice `json:"value"`
+	Ref   string  `json:"ref" schema:"ref"`
+	Value *choice `json:"value" jsonschema:"Option value or visible text, or a list of them"`
 }
 
 // choice is the value of browser_select: one option's value or visible
@@ -42,13 +42,13 @@ func (c *choice) UnmarshalJSON(b []byte) error {
 }
 
 // choose runs browser_select. It is not named select, which is a keyword.
-func (s *Session) choose(ctx context.Context, in selectInput) (string, error) {
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planSelect(ctx, in.Ref, in.Value) })
+func (s *Session) choose(ctx context.Context, c *call, in selectInput) (string, error) {
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planSelect(ctx, in.Ref, in.Value) })
 	if err != nil {
 		return "", err
 	}
 	var picked []browser.Selection
-	_, err = s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	_, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		var err error
 		picked, err = s.tab.Select(ctx, p.t.BackendNodeID, in.Value.values, in.Value.list)
 		return err

@@ -136,20 +136,10 @@ type Session struct {
 	next int
 	// prompt is what the agent typed into an open prompt dialog, sent when
 	// it clicks OK.
-	prompt typed
-	gate   *checkpoint.Gate
-	audit  *audit.Log
-	// settled is a capture the last action took while the page settled,
-	// for the snapshot that follows it; nil when that snapshot must be
-	// taken anew.
-	settled *capture.Page
+	prompt  typed
+	gate    *checkpoint.Gate
+	audit   *audit.Log
 	secrets secrets
-	// approvalID names the approval that covered the gated action of the
-	// call under way, for its audit record; "" when none did.
-	approvalID string
-	// maskKey is set by a call that presses a character into a password
-	// field: its key is masked in the audit log.
-	maskKey bool
 	// typed is what the agent typed, which no verdict takes as evidence.
 	typed typedLog
 	// caps are the opt-in capabilities of Config.Caps: a tool they do not
@@ -216,38 +206,27 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if !ok {
 		return Output{}, fmt.Errorf("unknown tool %q", name)
 	}
-	start := time.Now()
-	masked := s.fillsPassword(name, args)
-	s.approvalID, s.maskKey = "", false
+	// The one place defaults are filled in, for every transport. Arguments
+	// that are no JSON object stay as they are: they fail to decode, and
+	// the tool answers invalid_params in the shape of its result.
+	if a, err := fillDefaults(args, t.defaults); err == nil {
+		args = a
+	}
+	c := &call{tool: name, args: args, start: time.Now()}
+	c.masked = s.fillsPassword(name, args)
 	var before string
 	if s.last != nil {
 		before = s.last.Page.URL
 	}
-	out, refused := s.refuseTaken(ctx) // takeover.go
+	out, refused := s.refuseTaken(ctx, c) // takeover.go
 	if !refused {
-		out = s.redactOutput(t.run(s, ctx, args))
+		out = s.redactOutput(t.run(s, ctx, c))
 	}
-	masked = masked || s.maskKey
-	took := time.Since(start)
+	took := time.Since(c.start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),
 		slog.Duration("took", took), slog.String("result", code))
-	call := audit.ToolCall{Tool: name, Args: json.RawMessage(s.secrets.redact(string(args))), Start: start, Duration: took}
-	if masked {
-		call.Args = maskPassword(call.Args)
-	}
-	if code != "ok" {
-		call.Code = code
-	} else {
-		call.ApprovalID = s.approvalID
-	}
-	if s.last != nil {
-		call.SnapshotID = s.last.ID
-		if s.last.Screenshot != nil {
-			call.Screenshot = s.last.Screenshot.Data
-		}
-	}
-	if err := s.audit.ToolCall(call); err != nil {
+	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
 	return s.screenshotFor(name, before, out), nil
@@ -279,14 +258,15 @@ func resultCode(out Output) string {
 	return "ok"
 }
 
-// snapshot captures the page and makes its ref table the live one. When the
-// capture fails it still returns a snapshot: an empty one that says why, so
-// that every result carries one.
-func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Snapshot, error) {
+// snapshot captures the page and makes its ref table the live one; the
+// capture c's action took while the page settled serves, if there is one.
+// When the capture fails it still returns a snapshot: an empty one that says
+// why, so that every result carries one.
+func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*snapshot.Snapshot, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
-	page, err := s.settled, error(nil)
-	s.settled = nil
+	page, err := c.settled, error(nil)
+	c.settled = nil
 	if page == nil {
 		page, err = s.tab.Capture(ctx, s.config.Capture)
 	}
@@ -386,9 +366,9 @@ func (s *Session) output(r toolapi.ActionResult) Output {
 }
 
 // failed answers with the error code and message and a fresh snapshot.
-func (s *Session) failed(ctx context.Context, c toolapi.Code, msg string) Output {
-	snap, _ := s.snapshot(ctx, true)
-	return s.output(toolapi.ActionResult{Snapshot: snap, Error: &c, Message: msg})
+func (s *Session) failed(ctx context.Context, c *call, code toolapi.Code, msg string) Output {
+	snap, _ := s.snapshot(ctx, c, true)
+	return s.output(toolapi.ActionResult{Snapshot: snap, Error: &code, Message: msg})
 }
 
 func code(c toolapi.Code) *toolapi.Code { return &c }

@@ -12,22 +12,22 @@ import (
 
 // tabsInput is the arguments of browser_tabs.
 type tabsInput struct {
-	Action string `json:"action"`
-	Index  *int   `json:"index,omitempty"`
+	Action string `json:"action" schema:"enum=list|select|close|new"`
+	Index  *int   `json:"index,omitempty" schema:"minimum=0"`
 	URL    string `json:"url,omitempty"`
 }
 
 // tabs runs browser_tabs: it lists the session's tabs, switches to one,
 // closes one, or opens a new one; every answer lists the tabs.
-func (s *Session) tabs(ctx context.Context, in tabsInput) (string, error) {
-	msg, err := s.tabsAction(ctx, in)
+func (s *Session) tabs(ctx context.Context, c *call, in tabsInput) (string, error) {
+	msg, err := s.tabsAction(ctx, c, in)
 	if err != nil {
 		return "", err
 	}
 	return strings.TrimSpace(msg + " " + s.tabList()), nil
 }
 
-func (s *Session) tabsAction(ctx context.Context, in tabsInput) (string, error) {
+func (s *Session) tabsAction(ctx context.Context, c *call, in tabsInput) (string, error) {
 	if in.URL != "" && in.Action != "new" {
 		return "", fail(toolapi.InvalidParams, "url goes with action new only.")
 	}
@@ -52,28 +52,28 @@ func (s *Session) tabsAction(ctx context.Context, in tabsInput) (string, error) 
 		}
 		return fmt.Sprintf("Closed tab %d.", i), nil
 	case "new":
-		return s.newTab(ctx, strings.TrimSpace(in.URL))
+		return s.newTab(ctx, c, strings.TrimSpace(in.URL))
 	}
 	return "", fail(toolapi.InvalidParams, "action must be list, select, close or new, not %q.", in.Action)
 }
 
 // newTab opens a new tab, and with a URL goes there as browser_navigate
 // would: checked by the policy and the gate first.
-func (s *Session) newTab(ctx context.Context, raw string) (string, error) {
+func (s *Session) newTab(ctx context.Context, c *call, raw string) (string, error) {
 	if raw == "" {
 		if err := s.tab.OpenPage(ctx); err != nil {
 			return "", err
 		}
 		return "Opened a new, blank tab.", nil
 	}
-	dest, err := s.gatedDestination(ctx, navigateInput{URL: raw})
+	dest, err := s.gatedDestination(ctx, c, navigateInput{URL: raw})
 	if err != nil {
 		return "", err
 	}
 	if err := s.tab.OpenPage(ctx); err != nil {
 		return "", err
 	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.Go(ctx, dest.url)
 	}, "Opened a new tab at "+dest.url+".")
 }

@@ -162,7 +162,7 @@ func (s *Session) fanOut(frames <-chan browser.Frame, cast uint64) {
 // hand-back the agent has not heard of: every ref is then invalid, and any
 // approval used up, since the person may have changed anything. refused is
 // false when the call may run; a refused call is logged as any other.
-func (s *Session) refuseTaken(ctx context.Context) (out Output, refused bool) {
+func (s *Session) refuseTaken(ctx context.Context, c *call) (out Output, refused bool) {
 	s.wheel.mu.Lock()
 	taken, back := s.wheel.taken, s.wheel.back
 	s.wheel.mu.Unlock()
@@ -175,7 +175,7 @@ func (s *Session) refuseTaken(ctx context.Context) (out Output, refused bool) {
 	if !taken {
 		return Output{}, false
 	}
-	return s.failed(ctx, toolapi.ActionFailed, "A person has the browser: they took it over from the approval console and "+
+	return s.failed(ctx, c, toolapi.ActionFailed, "A person has the browser: they took it over from the approval console and "+
 		"act on the page themselves; try again after they hand back. Nothing was done."), true
 }
 

@@ -15,11 +15,17 @@ import (
 // type its arguments decode into, and what a call does.
 type tool struct {
 	def Definition
-	// input is the type the arguments decode into; a test holds the
-	// definition's input schema to it.
+	// input is the type the arguments decode into, from which the
+	// definition's input schema and defaults are derived (schema.go).
 	input reflect.Type
-	// run answers a call given its raw JSON arguments.
-	run func(s *Session, ctx context.Context, args json.RawMessage) Output
+	// defaults are the input's defaults by JSON name, which Session.Call
+	// fills in.
+	defaults map[string]json.RawMessage
+	// err says why the input schema could not be derived; such a tool
+	// fails DefinitionsFor, so that no server starts with it.
+	err error
+	// run answers the call c, whose arguments are c.args.
+	run func(s *Session, ctx context.Context, c *call) Output
 	// capability is the one that turns the tool on (Config.Caps); "" for
 	// a tool that is always on.
 	capability string
@@ -31,33 +37,45 @@ func optIn(c string, t tool) tool {
 	return t
 }
 
-// newTool pairs a definition with run, which gets the arguments decoded into
-// an In. Arguments that do not decode get invalid's answer instead, since
-// each tool tells the agent so in the shape of its own result.
-func newTool[In any](def Definition, run func(*Session, context.Context, In) Output, invalid func(*Session, context.Context, error) Output) tool {
-	return tool{
+// newTool pairs a definition with run, which gets the call and its
+// arguments decoded into an In. Arguments that do not decode get invalid's
+// answer instead, since each tool tells the agent so in the shape of its own
+// result.
+func newTool[In any](def Definition, run func(*Session, context.Context, *call, In) Output, invalid func(*Session, context.Context, *call, error) Output) tool {
+	t := tool{
 		def:   def,
 		input: reflect.TypeFor[In](),
-		run: func(s *Session, ctx context.Context, args json.RawMessage) Output {
-			in, err := decode[In](args)
+		run: func(s *Session, ctx context.Context, c *call) Output {
+			in, err := decode[In](c.args)
 			if err != nil {
-				return invalid(s, ctx, err)
+				return invalid(s, ctx, c, err)
 			}
-			return run(s, ctx, in)
+			return run(s, ctx, c, in)
 		},
 	}
+	if def.InputSchema != nil {
+		// One source of truth: a schema written by hand would be
+		// replaced unseen, and drift from the type.
+		t.err = fmt.Errorf("tool %s: its input schema is derived from %s: describe the arguments with the type's tags (schema.go), not in the definition", def.Name, t.input)
+		return t
+	}
+	t.def.InputSchema, t.defaults, t.err = inputSchema(t.input)
+	if t.err != nil {
+		t.err = fmt.Errorf("tool %s: %w", def.Name, t.err)
+	}
+	return t
 }
 
 // newAction is newTool for a tool that acts on the page: do runs under the
 // result contract of act, and arguments that do not decode are refused
 // under it too, as invalid_params.
-func newAction[In any](def Definition, do func(*Session, context.Context, In) (string, error)) tool {
+func newAction[In any](def Definition, do func(*Session, context.Context, *call, In) (string, error)) tool {
 	return newTool(def,
-		func(s *Session, ctx context.Context, in In) Output {
-			return s.act(ctx, func(ctx context.Context) (string, error) { return do(s, ctx, in) })
+		func(s *Session, ctx context.Context, c *call, in In) Output {
+			return s.act(ctx, c, func(ctx context.Context) (string, error) { return do(s, ctx, c, in) })
 		},
-		func(s *Session, ctx context.Context, err error) Output {
-			return s.act(ctx, func(context.Context) (string, error) { return "", fail(toolapi.InvalidParams, "%v", err) })
+		func(s *Session, ctx context.Context, c *call, err error) Output {
+			return s.act(ctx, c, func(context.Context) (string, error) { return "", fail(toolapi.InvalidParams, "%v", err) })
 		})
 }
 

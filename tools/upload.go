@@ -23,18 +23,18 @@ type uploadInput struct {
 // upload runs browser_upload: a file input gets the files directly; any
 // other element is clicked, and the file chooser it opens gets them. Every
 // file must lie inside Config.UploadDir.
-func (s *Session) upload(ctx context.Context, in uploadInput) (string, error) {
+func (s *Session) upload(ctx context.Context, c *call, in uploadInput) (string, error) {
 	files, err := s.uploadFiles(in.Paths)
 	if err != nil {
 		return "", err
 	}
-	p, err := s.gated(ctx, func(ctx context.Context) (planned, error) { return s.planUpload(ctx, in.Ref, files) })
+	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planUpload(ctx, in.Ref, files) })
 	if err != nil {
 		return "", err
 	}
 	input := p.insp.Tag == "input" && p.insp.InputType == "file"
 	holder := p.t.BackendNodeID
-	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		if input {
 			return s.tab.SetFiles(ctx, holder, files)
 		}

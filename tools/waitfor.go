@@ -15,7 +15,7 @@ type waitForInput struct {
 	TextGone string   `json:"text_gone,omitempty"`
 	RefGone  string   `json:"ref_gone,omitempty"`
 	Seconds  *float64 `json:"seconds,omitempty"`
-	Timeout  *float64 `json:"timeout,omitempty"`
+	Timeout  float64  `json:"timeout,omitempty" schema:"default=10,maximum=30"`
 }
 
 // maxWait bounds every wait of browser_wait_for: an agent that needs longer
@@ -24,7 +24,7 @@ const maxWait = 30 * time.Second
 
 // waitFor runs browser_wait_for: it waits for the page (text to show or go,
 // an element to go) or for a time, then returns a fresh snapshot.
-func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) {
+func (s *Session) waitFor(ctx context.Context, c *call, in waitForInput) (string, error) {
 	modes := 0
 	for _, set := range []bool{in.Text != "", in.TextGone != "", in.RefGone != "", in.Seconds != nil} {
 		if set {
@@ -34,7 +34,7 @@ func (s *Session) waitFor(ctx context.Context, in waitForInput) (string, error) 
 	if modes != 1 {
 		return "", fail(toolapi.InvalidParams, "browser_wait_for needs exactly one of text, text_gone, ref_gone or seconds (got %d).", modes)
 	}
-	limit, err := waitSeconds("timeout", orDefault(in.Timeout, 10))
+	limit, err := waitSeconds("timeout", in.Timeout)
 	if err != nil {
 		return "", err
 	}
