@@ -390,3 +390,10 @@ func (t *Tab) Close() error {
 	}
 	return nil
 }
+
+// mainFrameID is the page's main frame, "" until it is known.
+func (p *tabPage) mainFrameID() cdp.FrameID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mainFrame
+}
