@@ -196,32 +196,32 @@ func (r *record) release(ctx context.Context) {
 // click followed (a native select's popup takes the release) or the node
 // left the page, as does a click whose document went away (it navigated).
 func (t *Tab) ClickElement(ctx context.Context, backendNodeID int64, x, y float64) error {
-	return t.deliver(ctx, backendNodeID, "click", x, y, t.Click)
+	return t.deliver(ctx, nodeOf(backendNodeID), "click", x, y, t.Click)
 }
 
 // HoverElement moves the pointer to the node at x, y, as Hover does, and
 // confirms that the pointer reached it, as ClickElement does for a click.
 func (t *Tab) HoverElement(ctx context.Context, backendNodeID int64, x, y float64) error {
-	return t.deliver(ctx, backendNodeID, "hover", x, y, t.Hover)
+	return t.deliver(ctx, nodeOf(backendNodeID), "hover", x, y, t.Hover)
 }
 
 // deliver sends the pointer input kind (click, hover, wheel) at x, y with
 // send, and confirms it reached the node: the one mechanism every pointer
 // input aimed at an element goes through.
-func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, y float64,
+func (t *Tab) deliver(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) error {
 	for try := 1; ; try++ {
-		d, err := t.sendWatched(ctx, backendNodeID, kind, x, y, send)
+		d, err := t.sendWatched(ctx, node, kind, x, y, send)
 		if err != nil || d.Delivered {
 			return err
 		}
 		if try == 2 {
 			return &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
 		}
-		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", backendNodeID, "received", d.Received)
+		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", node.id(), "received", d.Received)
 		// The record waited for the element's frame to render; aim anew
 		// at where the element is now, as an agent's next try would.
-		in, err := t.Inspect(ctx, backendNodeID, true)
+		in, err := t.inspect(ctx, node, true, true)
 		if d.Gone && errors.Is(err, ErrDetached) {
 			return &DeliveryError{Input: kind, Gone: true}
 		}
@@ -240,20 +240,20 @@ func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, 
 
 // sendWatched arms a record on the node, sends the input, and reads the
 // record.
-func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string, x, y float64,
+func (t *Tab) sendWatched(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) (delivery, error) {
-	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
+	r, err := t.route(ctx, node)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: %w", kind, err)
 	}
-	defer cancel()
+	defer r.cancel()
 	// The binding and the node, at once: two round trips for the time of
 	// one, on the path of every click.
 	var n *pageObject
 	var nodeErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { n, nodeErr = t.node(ctx, backendNodeID) })
-	token, heard, stop, err := hear(c)
+	wg.Go(func() { n, nodeErr = t.node(ctx, node) })
+	token, heard, stop, err := hear(r.ctx)
 	wg.Wait()
 	switch {
 	case err != nil:

@@ -60,13 +60,13 @@ func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Contex
 			errs[i][2] = err
 		})
 		wg.Go(func() {
-			_, cancel, id, base, _, err := t.frameOwner(ctx, f)
+			r, err := t.frameOwner(ctx, f)
 			if err != nil {
 				errs[i][3] = err
 				return
 			}
-			cancel()
-			out[i].dom.Owner = base + id
+			r.cancel()
+			out[i].dom.Owner = r.node().id()
 		})
 	}
 	wg.Wait()

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -21,27 +20,12 @@ import (
 // A page keeps one session per out-of-process frame (a frameSet), and gives
 // each frame an index, never reused for that page. A capture adds
 // index<<nodeShift (the frame's NodeBase) to every backend node id of the
-// frame, so ids of different processes cannot collide, and the methods
-// that take a backend node id route by its high bits: to the page's
-// session for index 0, to the frame's otherwise, with the low bits as the
-// node's id in that process. A frame that has gone (navigated to another
+// frame, so ids of different processes cannot collide. Inside the package
+// a node is a nodeID, its frame's index and its id in that frame's process
+// apart, and calls on it go to that process through Tab.route (nodes.go).
+// A frame that has gone (navigated to another
 // site, removed) leaves its index unknown, and its nodes are ErrDetached.
 // See docs/architecture.md.
-
-// nodeShift is where a frame's index starts in a backend node id. Chromium
-// numbers the nodes of a process from 1 upwards with an int; 32 bits leave
-// 2^21 frames below 2^53, where JSON numbers stay exact.
-const nodeShift = 32
-
-// NodeBase returns what a capture adds to the backend node ids of the
-// out-of-process frame with index i (the page's own nodes have index 0).
-func NodeBase(i int64) int64 { return i << nodeShift }
-
-// splitNode returns the frame index and the process-local id of a backend
-// node id.
-func splitNode(id int64) (index, local int64) {
-	return id >> nodeShift, id & (1<<nodeShift - 1)
-}
 
 // frameSet is the out-of-process frames of one page target.
 type frameSet struct {
@@ -211,74 +195,4 @@ func attachFrame(ctx context.Context, p *tabPage, info *target.Info) (*remoteFra
 		}()
 	}
 	return f, nil
-}
-
-// nodeSession returns a context for protocol calls on the process that
-// holds the node (the page's, or an out-of-process frame's), the node's id
-// in that process, and the frame (nil for the page's own nodes). It returns
-// ErrDetached for a node of a frame that is gone. Every call that names a
-// backend node goes through it.
-func (t *Tab) nodeSession(ctx context.Context, backendNodeID int64) (context.Context, context.CancelFunc, int64, *remoteFrame, error) {
-	i, local := splitNode(backendNodeID)
-	if i == 0 {
-		c, cancel := t.cdp(ctx)
-		return c, cancel, backendNodeID, nil, nil
-	}
-	p, _ := t.page()
-	f := p.frameSet().byIndexOf(i)
-	if f == nil {
-		return nil, nil, 0, nil, fmt.Errorf("node %d: %w: its frame is gone", backendNodeID, ErrDetached)
-	}
-	c, cancel := f.cdp(ctx)
-	return c, cancel, local, f, nil
-}
-
-// parentSession returns a context for protocol calls in the process that
-// holds the frame's iframe element (the page's, or that of the frame's
-// parent frame), the NodeBase of that process's nodes, and the parent frame
-// (nil for the page). It returns ErrDetached when the parent is gone.
-func (t *Tab) parentSession(ctx context.Context, f *remoteFrame) (context.Context, context.CancelFunc, int64, *remoteFrame, error) {
-	p, _ := t.page()
-	c, cancel := t.cdp(ctx)
-	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil && cc.Target.TargetID == f.parent {
-		return c, cancel, 0, nil, nil
-	}
-	cancel()
-	parent := p.frameSet().byTargetOf(f.parent)
-	if parent == nil {
-		return nil, nil, 0, nil, fmt.Errorf("%w: the parent of frame %s is gone", ErrDetached, f.url)
-	}
-	c, cancel = parent.cdp(ctx)
-	return c, cancel, NodeBase(parent.index), parent, nil
-}
-
-// frameOwner finds the frame's iframe element: a context for calls in its
-// process (cancel it when done), its backend node id there, the NodeBase of
-// that process's nodes, and the parent frame (nil for the page).
-func (t *Tab) frameOwner(ctx context.Context, f *remoteFrame) (context.Context, context.CancelFunc, int64, int64, *remoteFrame, error) {
-	c, cancel, base, parent, err := t.parentSession(ctx, f)
-	if err != nil {
-		return nil, nil, 0, 0, nil, err
-	}
-	own, err := chromedp.Call(c, dom.GetFrameOwner, dom.GetFrameOwnerParams{FrameID: cdp.FrameID(f.id)})
-	if err != nil {
-		cancel()
-		return nil, nil, 0, 0, nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
-	}
-	return c, cancel, int64(own.BackendNodeID), base, parent, nil
-}
-
-// owner returns the frame's iframe element in its parent's process, as a
-// page object there, or ErrDetached when it is gone.
-func (t *Tab) owner(ctx context.Context, f *remoteFrame) (*pageObject, error) {
-	c, cancel, id, _, parent, err := t.frameOwner(ctx, f)
-	if err != nil {
-		return nil, err
-	}
-	defer cancel()
-	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": id})
-	if err != nil {
-		return nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
-	}
-	return &pageObject{t: t, id: obj.Object.ObjectID, frame: parent}, nil
 }
