@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/ctxjoin"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
@@ -236,20 +237,13 @@ func (t *Tab) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
 // context that ends when ctx ends, and that has ctx's deadline or, when ctx
 // has none, the default d.
 func within(ctx, base context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(d)
+	if _, ok := ctx.Deadline(); ok {
+		return ctxjoin.Join(base, ctx)
 	}
-	c, cancel := context.WithDeadline(base, dl)
-	stop := context.AfterFunc(ctx, func() {
-		// At ctx's deadline c's own timer fires too; leave it to that, so
-		// that the error says deadline exceeded rather than canceled.
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			cancel()
-		}
-	})
+	base, cancelDefault := context.WithTimeout(base, d)
+	c, stop := ctxjoin.Join(base, ctx)
 	return c, func() {
 		stop()
-		cancel()
+		cancelDefault()
 	}
 }
