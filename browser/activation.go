@@ -78,13 +78,13 @@ const formTextMax = 200
 // itself when it has no submit button and submits on Enter. It returns nil
 // when Enter submits nothing.
 func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activation, error) {
-	return t.activated(ctx, backendNodeID, implicitSubmitJS)
+	return t.activated(ctx, nodeOf(backendNodeID), implicitSubmitJS)
 }
 
 // activated runs the page script fn on the node, which returns the element
 // an input on the node activates or null, and describes that element.
-func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*Activation, error) {
-	n, err := t.node(ctx, backendNodeID)
+func (t *Tab) activated(ctx context.Context, node nodeID, fn string) (*Activation, error) {
+	n, err := t.node(ctx, node)
 	if err != nil {
 		return nil, err
 	}
@@ -95,10 +95,10 @@ func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*A
 		"objectId": n.id, "functionDeclaration": fn, "returnByValue": false,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("find what an input on node %d activates: %w", backendNodeID, err)
+		return nil, fmt.Errorf("find what an input on node %s activates: %w", node, err)
 	}
 	if err := res.err(); err != nil {
-		return nil, fmt.Errorf("find what an input on node %d activates: %w", backendNodeID, err)
+		return nil, fmt.Errorf("find what an input on node %s activates: %w", node, err)
 	}
 	if res.Result.ObjectID == "" {
 		return nil, nil
@@ -107,11 +107,12 @@ func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*A
 	defer obj.release(ctx)
 	d, err := chromedp.Call(c, cmdDescribeFocus, map[string]any{"objectId": obj.id})
 	if err != nil {
-		return nil, fmt.Errorf("describe what an input on node %d activates: %w", backendNodeID, err)
+		return nil, fmt.Errorf("describe what an input on node %s activates: %w", node, err)
 	}
-	a := &Activation{Node: obj.nodeBase() + d.Node.BackendNodeID}
-	if a.Role, a.Name, err = t.axOf(ctx, a.Node); err != nil {
-		return nil, fmt.Errorf("what an input on node %d activates: %w", backendNodeID, err)
+	activated := obj.nodeOf(d.Node.BackendNodeID)
+	a := &Activation{Node: activated.id()}
+	if a.Role, a.Name, err = t.axOf(ctx, activated); err != nil {
+		return nil, fmt.Errorf("what an input on node %s activates: %w", node, err)
 	}
 	if d.Node.NodeName == "FORM" {
 		if a.Role == "" || a.Role == "none" || a.Role == "generic" {
@@ -119,7 +120,7 @@ func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*A
 		}
 		if a.Name == "" {
 			if err := obj.call(ctx, formTextJS, &a.Name, formTextMax); err != nil {
-				return nil, fmt.Errorf("read the form node %d submits: %w", backendNodeID, err)
+				return nil, fmt.Errorf("read the form node %s submits: %w", node, err)
 			}
 		}
 	}
@@ -129,12 +130,12 @@ func (t *Tab) activated(ctx context.Context, backendNodeID int64, fn string) (*A
 // labelControl returns the control a click on the node activates through
 // the label the node is in, and whether that control submits a payment
 // form; nil when there is none.
-func (t *Tab) labelControl(ctx context.Context, backendNodeID int64) (*Activation, bool, error) {
-	a, err := t.activated(ctx, backendNodeID, labelControlJS)
+func (t *Tab) labelControl(ctx context.Context, node nodeID) (*Activation, bool, error) {
+	a, err := t.activated(ctx, node, labelControlJS)
 	if err != nil || a == nil {
 		return nil, false, err
 	}
-	in, err := t.inspect(ctx, a.Node, false, false)
+	in, err := t.inspect(ctx, nodeOf(a.Node), false, false)
 	if err != nil {
 		return nil, false, fmt.Errorf("the control of the label: %w", err)
 	}
@@ -143,18 +144,18 @@ func (t *Tab) labelControl(ctx context.Context, backendNodeID int64) (*Activatio
 }
 
 // axOf returns the accessible role and name of a node now.
-func (t *Tab) axOf(ctx context.Context, backendNodeID int64) (role, name string, err error) {
-	c, cancel, local, _, err := t.nodeSession(ctx, backendNodeID)
+func (t *Tab) axOf(ctx context.Context, node nodeID) (role, name string, err error) {
+	r, err := t.route(ctx, node)
 	if err != nil {
 		return "", "", err
 	}
-	defer cancel()
-	tree, err := chromedp.Call(c, cmdPartialAXTree, map[string]any{"backendNodeId": local, "fetchRelatives": false})
+	defer r.cancel()
+	tree, err := chromedp.Call(r.ctx, cmdPartialAXTree, map[string]any{"backendNodeId": r.local, "fetchRelatives": false})
 	if err != nil {
-		return "", "", fmt.Errorf("accessibility of node %d: %w", backendNodeID, err)
+		return "", "", fmt.Errorf("accessibility of node %s: %w", node, err)
 	}
 	for _, n := range tree.Nodes {
-		if n.BackendDOMNodeID == local {
+		if n.BackendDOMNodeID == r.local {
 			return n.Role.String(), n.Name.String(), nil
 		}
 	}
@@ -210,7 +211,7 @@ type FileInfo struct {
 // Files returns the files the file input backendNodeID holds now.
 func (t *Tab) Files(ctx context.Context, backendNodeID int64) ([]FileInfo, error) {
 	var files []FileInfo
-	if err := t.callOn(ctx, backendNodeID, inputFilesJS, &files); err != nil {
+	if err := t.callOn(ctx, nodeOf(backendNodeID), inputFilesJS, &files); err != nil {
 		return nil, fmt.Errorf("read the files of node %d: %w", backendNodeID, err)
 	}
 	return files, nil
@@ -241,7 +242,7 @@ func (t *Tab) Focused(ctx context.Context) (int64, error) {
 		if err != nil {
 			return 0, fmt.Errorf("describe the focused element: %w", err)
 		}
-		found = obj.nodeBase() + d.Node.BackendNodeID
+		found = obj.nodeOf(d.Node.BackendNodeID).id()
 		if d.Node.NodeName != "IFRAME" && d.Node.NodeName != "FRAME" {
 			break
 		}

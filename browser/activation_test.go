@@ -23,6 +23,7 @@ func keysNode(t *testing.T, tab *browser.Tab, role, name string) int64 {
 // origin of the same site (the page's process, which page scripts cannot
 // read into).
 func TestFocusedFollowsIntoFrames(t *testing.T) {
+	t.Parallel()
 	t.Run("cross-site", func(t *testing.T) {
 		tab := payPage(t)
 		node := keysNode(t, tab, "textbox", "Card number")
@@ -60,6 +61,7 @@ func TestFocusedFollowsIntoFrames(t *testing.T) {
 // TestEnterActivates: Enter in a field activates the form's default button,
 // or a button-less form with one field; in a text area, nothing.
 func TestEnterActivates(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	navigate(t, tab, site+"/hostile/keys-transfer")
@@ -88,6 +90,7 @@ func TestEnterActivates(t *testing.T) {
 // lives in a cross-site frame submits a payment; a form on a page with no
 // card field does not.
 func TestHostedCardFieldsMakeAPaymentForm(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	navigate(t, tab, site+"/hostile/keys-hosted")

@@ -21,7 +21,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 )
 
 // Options says which browser to use and how.
@@ -115,16 +114,6 @@ type Browser struct {
 	dl downloads
 }
 
-// session is one run of a browser process or one connection to a browser.
-type session struct {
-	// root is the chromedp context of the browser. It ends when the
-	// browser dies or the connection is lost.
-	root        context.Context
-	cancel      context.CancelFunc
-	allocCancel context.CancelFunc
-	launched    bool
-}
-
 // Launch starts or connects to a browser. ctx bounds the start only; the
 // browser lives until Close.
 func Launch(ctx context.Context, opts Options) (*Browser, error) {
@@ -157,76 +146,6 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	b.sess = s
 	b.gen = 1
 	return b, nil
-}
-
-// start launches the browser or connects to it.
-func (b *Browser) start(ctx context.Context) (*session, error) {
-	var allocCtx context.Context
-	var allocCancel context.CancelFunc
-	what := "launching " + b.path
-	if b.launched {
-		allocCtx, allocCancel = chromedp.NewExecAllocator(context.Background(), b.execOptions()...)
-	} else {
-		what = "connecting to " + b.opts.CDPEndpoint
-		allocCtx, allocCancel = remote.NewAllocator(context.Background(), b.opts.CDPEndpoint)
-	}
-	logf := func(format string, args ...any) { b.log.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
-	root, cancel := chromedp.NewContext(allocCtx,
-		chromedp.WithLogf(logf), chromedp.WithErrorf(logf))
-
-	if _, ok := ctx.Deadline(); !ok {
-		var c context.CancelFunc
-		ctx, c = context.WithTimeout(ctx, startTimeout)
-		defer c()
-	}
-	// The first call on root binds the browser's life to root.
-	err := firstRun(ctx, cancel, func() error {
-		_, err := chromedp.Targets(root)
-		return err
-	})
-	if err == nil {
-		err = b.intercept(ctx, root)
-	}
-	if err == nil {
-		err = b.watchDownloads(root)
-	}
-	if err != nil {
-		cancel()
-		allocCancel()
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	b.log.Debug("browser started", "how", what)
-	return &session{root: root, cancel: cancel, allocCancel: allocCancel, launched: b.launched}, nil
-}
-
-// firstRun runs first, the first call on a chromedp context, which binds
-// the life of what it starts (a browser, a target) to that context, so it
-// must run on that context and not on ctx. ctx bounds it from outside: when
-// ctx ends first, cancel (the chromedp context's) stops it, and ctx's error
-// is returned.
-func firstRun(ctx context.Context, cancel context.CancelFunc, first func() error) error {
-	errc := make(chan error, 1)
-	go func() { errc <- first() }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		cancel()
-		<-errc
-		return ctx.Err()
-	}
-}
-
-// stop ends a session: it closes a launched browser (gracefully if it is
-// still there) and drops a connection, and waits for both.
-func (s *session) stop() {
-	if s.launched && s.root.Err() == nil {
-		ctx, cancel := context.WithTimeout(s.root, closeTimeout)
-		_ = chromedp.Cancel(ctx)
-		cancel()
-	}
-	s.cancel()
-	s.allocCancel()
 }
 
 // current returns the live session and its generation.

@@ -168,6 +168,7 @@ func TestLaunchCloseLeavesNothing(t *testing.T) {
 }
 
 func TestLaunchWithoutBrowser(t *testing.T) {
+	t.Parallel()
 	_, err := browser.Launch(testCtx(t), browser.Options{Path: filepath.Join(t.TempDir(), "no-such-chromium")})
 	if !errors.Is(err, browser.ErrNoBrowser) {
 		t.Fatalf("Launch with a missing binary = %v, want ErrNoBrowser", err)
@@ -175,6 +176,7 @@ func TestLaunchWithoutBrowser(t *testing.T) {
 }
 
 func TestTabsAreIsolated(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	a, b := browsertest.Tab(t), browsertest.Tab(t)
 	navigate(t, a, base+"/set?v=from-a")
@@ -191,6 +193,7 @@ func TestTabsAreIsolated(t *testing.T) {
 }
 
 func TestNavigate(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/plain#top")

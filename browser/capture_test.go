@@ -52,6 +52,7 @@ func findAX(nodes []axNode, role, name string) *axNode {
 }
 
 func TestCapture(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/plain")
@@ -127,6 +128,7 @@ func TestCapture(t *testing.T) {
 }
 
 func TestCaptureScreenshotBudget(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/plain")
@@ -181,6 +183,7 @@ func TestCaptureScreenshotBudget(t *testing.T) {
 }
 
 func TestScreenshotScale(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		w, h   float64
 		tokens int
@@ -205,6 +208,7 @@ func TestScreenshotScale(t *testing.T) {
 }
 
 func TestCaptureScrolled(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/long")
@@ -233,6 +237,7 @@ func TestCaptureScrolled(t *testing.T) {
 }
 
 func TestCaptureIframes(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	// localhost and 127.0.0.1 are different sites: that iframe runs in a
 	// process of its own.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/ctxjoin"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
@@ -96,28 +97,23 @@ func (o *pageObject) cdp(ctx context.Context) (context.Context, context.CancelFu
 	return o.t.cdp(ctx)
 }
 
-// nodeBase is what turns a backend node id of the object's process into
-// one the tab's methods take (frames.go).
-func (o *pageObject) nodeBase() int64 {
-	if o.frame == nil {
-		return 0
-	}
-	return NodeBase(o.frame.index)
-}
+// nodeOf is the node with the backend node id local in the object's
+// process.
+func (o *pageObject) nodeOf(local int64) nodeID { return nodeIn(o.frame, local) }
 
 // node returns the DOM node as a page object, or ErrDetached when it is
 // gone. Calls on it count as user gestures.
-func (t *Tab) node(ctx context.Context, backendNodeID int64) (*pageObject, error) {
-	c, cancel, local, f, err := t.nodeSession(ctx, backendNodeID)
+func (t *Tab) node(ctx context.Context, node nodeID) (*pageObject, error) {
+	r, err := t.route(ctx, node)
 	if err != nil {
 		return nil, err
 	}
-	defer cancel()
-	obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": local})
+	defer r.cancel()
+	obj, err := chromedp.Call(r.ctx, cmdResolveNode, map[string]any{"backendNodeId": r.local})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
 	}
-	return &pageObject{t: t, id: obj.Object.ObjectID, frame: f}, nil
+	return &pageObject{t: t, id: obj.Object.ObjectID, frame: r.frame}, nil
 }
 
 // call runs the JavaScript function fn with the object as this and args as
@@ -163,8 +159,8 @@ func (o *pageObject) release(ctx context.Context) {
 
 // callOn runs the JavaScript function fn with the node as this and args as
 // its arguments, and decodes its JSON result into out (which may be nil).
-func (t *Tab) callOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
-	n, err := t.node(ctx, backendNodeID)
+func (t *Tab) callOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
+	n, err := t.node(ctx, node)
 	if err != nil {
 		return err
 	}
@@ -241,20 +237,13 @@ func (t *Tab) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
 // context that ends when ctx ends, and that has ctx's deadline or, when ctx
 // has none, the default d.
 func within(ctx, base context.Context, d time.Duration) (context.Context, context.CancelFunc) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		dl = time.Now().Add(d)
+	if _, ok := ctx.Deadline(); ok {
+		return ctxjoin.Join(base, ctx)
 	}
-	c, cancel := context.WithDeadline(base, dl)
-	stop := context.AfterFunc(ctx, func() {
-		// At ctx's deadline c's own timer fires too; leave it to that, so
-		// that the error says deadline exceeded rather than canceled.
-		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			cancel()
-		}
-	})
+	base, cancelDefault := context.WithTimeout(base, d)
+	c, stop := ctxjoin.Join(base, ctx)
 	return c, func() {
 		stop()
-		cancel()
+		cancelDefault()
 	}
 }

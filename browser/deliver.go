@@ -126,23 +126,30 @@ func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageO
 // record is an armed delivery record: the page object readDeliveryJS reads,
 // and the report of its first hit through the binding.
 type record struct {
-	obj   *pageObject
-	heard <-chan struct{}
-	stop  context.CancelFunc
+	obj *pageObject
+	hearing
 }
 
-// hear subscribes, on the session of c, to the binding's reports of token,
-// and makes sure the binding is there. The channel closes at the first
-// report; stop ends the subscription.
-func hear(c context.Context) (token string, heard <-chan struct{}, stop context.CancelFunc, err error) {
-	token = rand.Text()
+// hearing is a subscription to the binding's reports of one token.
+type hearing struct {
+	token string
+	// heard is closed at the first report.
+	heard <-chan struct{}
+	// stop ends the subscription.
+	stop context.CancelFunc
+}
+
+// hear subscribes, on the session of c, to the binding's reports of a new
+// token, and makes sure the binding is there.
+func hear(c context.Context) (hearing, error) {
+	token := rand.Text()
 	ch := make(chan struct{})
 	var once sync.Once
 	lc, stop := context.WithCancel(c)
 	// Listen sees an event before the reply to a command sent after it:
 	// a report made before the document went away is in before the read
 	// that finds it gone returns.
-	err = chromedp.Listen(lc, func(ev any) {
+	err := chromedp.Listen(lc, func(ev any) {
 		if b, ok := ev.(*runtime.EventBindingCalled); ok && b.Name == deliveryBinding && b.Payload == token {
 			once.Do(func() { close(ch) })
 		}
@@ -152,9 +159,9 @@ func hear(c context.Context) (token string, heard <-chan struct{}, stop context.
 	}
 	if err != nil {
 		stop()
-		return "", nil, nil, err
+		return hearing{}, err
 	}
-	return token, ch, stop, nil
+	return hearing{token: token, heard: ch, stop: stop}, nil
 }
 
 // read reads the record and releases it. When its document went away (the
@@ -196,32 +203,32 @@ func (r *record) release(ctx context.Context) {
 // click followed (a native select's popup takes the release) or the node
 // left the page, as does a click whose document went away (it navigated).
 func (t *Tab) ClickElement(ctx context.Context, backendNodeID int64, x, y float64) error {
-	return t.deliver(ctx, backendNodeID, "click", x, y, t.Click)
+	return t.deliver(ctx, nodeOf(backendNodeID), "click", x, y, t.Click)
 }
 
 // HoverElement moves the pointer to the node at x, y, as Hover does, and
 // confirms that the pointer reached it, as ClickElement does for a click.
 func (t *Tab) HoverElement(ctx context.Context, backendNodeID int64, x, y float64) error {
-	return t.deliver(ctx, backendNodeID, "hover", x, y, t.Hover)
+	return t.deliver(ctx, nodeOf(backendNodeID), "hover", x, y, t.Hover)
 }
 
 // deliver sends the pointer input kind (click, hover, wheel) at x, y with
 // send, and confirms it reached the node: the one mechanism every pointer
 // input aimed at an element goes through.
-func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, y float64,
+func (t *Tab) deliver(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) error {
 	for try := 1; ; try++ {
-		d, err := t.sendWatched(ctx, backendNodeID, kind, x, y, send)
+		d, err := t.sendWatched(ctx, node, kind, x, y, send)
 		if err != nil || d.Delivered {
 			return err
 		}
 		if try == 2 {
 			return &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
 		}
-		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", backendNodeID, "received", d.Received)
+		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", node.id(), "received", d.Received)
 		// The record waited for the element's frame to render; aim anew
 		// at where the element is now, as an agent's next try would.
-		in, err := t.Inspect(ctx, backendNodeID, true)
+		in, err := t.inspect(ctx, node, true, true)
 		if d.Gone && errors.Is(err, ErrDetached) {
 			return &DeliveryError{Input: kind, Gone: true}
 		}
@@ -240,20 +247,20 @@ func (t *Tab) deliver(ctx context.Context, backendNodeID int64, kind string, x, 
 
 // sendWatched arms a record on the node, sends the input, and reads the
 // record.
-func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string, x, y float64,
+func (t *Tab) sendWatched(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) (delivery, error) {
-	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
+	r, err := t.route(ctx, node)
 	if err != nil {
 		return delivery{}, fmt.Errorf("%s: %w", kind, err)
 	}
-	defer cancel()
+	defer r.cancel()
 	// The binding and the node, at once: two round trips for the time of
 	// one, on the path of every click.
 	var n *pageObject
 	var nodeErr error
 	var wg sync.WaitGroup
-	wg.Go(func() { n, nodeErr = t.node(ctx, backendNodeID) })
-	token, heard, stop, err := hear(c)
+	wg.Go(func() { n, nodeErr = t.node(ctx, node) })
+	h, err := hear(r.ctx)
 	wg.Wait()
 	switch {
 	case err != nil:
@@ -262,16 +269,16 @@ func (t *Tab) sendWatched(ctx context.Context, backendNodeID int64, kind string,
 		}
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
 	case nodeErr != nil:
-		stop()
+		h.stop()
 		return delivery{}, fmt.Errorf("%s: %w", kind, nodeErr)
 	}
-	obj, err := n.object(ctx, armDeliveryJS, kind, token, deliveryBinding)
+	obj, err := n.object(ctx, armDeliveryJS, kind, h.token, deliveryBinding)
 	go n.release(ctx)
 	if err != nil {
-		stop()
+		h.stop()
 		return delivery{}, fmt.Errorf("%s: watch the element: %w", kind, err)
 	}
-	rec := &record{obj: obj, heard: heard, stop: stop}
+	rec := &record{obj: obj, hearing: h}
 	if err := send(ctx, x, y); err != nil {
 		rec.release(ctx)
 		return delivery{}, err
@@ -294,14 +301,14 @@ func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
 	// arm arms a record in the session of c, which it cancels with the
 	// record, or at once when it fails.
 	arm := func(i int, c context.Context, cancel context.CancelFunc, f *remoteFrame) {
-		token, heard, stop, err := hear(c)
+		h, err := hear(c)
 		if err != nil {
 			cancel()
 			errs[i] = err
 			return
 		}
 		var res scriptResult
-		expr, err := applyJS(armKeyDeliveryJS, key, token, deliveryBinding)
+		expr, err := applyJS(armKeyDeliveryJS, key, h.token, deliveryBinding)
 		if err == nil {
 			res, err = chromedp.Call(c, cmdEvaluate, map[string]any{"expression": expr})
 		}
@@ -309,13 +316,14 @@ func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
 			err = res.err()
 		}
 		if err != nil {
-			stop()
+			h.stop()
 			cancel()
 			errs[i] = err
 			return
 		}
-		recs[i] = &record{obj: &pageObject{t: t, id: res.Result.ObjectID, frame: f}, heard: heard,
-			stop: func() { stop(); cancel() }}
+		stop := h.stop
+		h.stop = func() { stop(); cancel() }
+		recs[i] = &record{obj: &pageObject{t: t, id: res.Result.ObjectID, frame: f}, hearing: h}
 	}
 	var wg sync.WaitGroup
 	wg.Go(func() { arm(0, c, cancel, nil) })

@@ -48,6 +48,7 @@ func clickAt(t *testing.T, tab *browser.Tab, node int64) error {
 // only when the button's own click handler ran, and a click it retried ran
 // it once.
 func TestClickDelivery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, inner string
 		same        bool
@@ -102,6 +103,7 @@ func TestClickDelivery(t *testing.T) {
 // on mousedown, one that removes itself on mousedown, and a plain
 // cross-site frame's button.
 func TestClickDeliveryEdges(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, button string
 		// done reports whether the click had its effect.
@@ -144,6 +146,7 @@ func edgeStatus(t *testing.T, tab *browser.Tab) string {
 // cross-site frame (delivered), and into a field whose page moves the focus
 // on Shift, so the key lands in another field: a DeliveryError naming it.
 func TestPressDelivery(t *testing.T) {
+	t.Parallel()
 	t.Run("cross-site frame", func(t *testing.T) {
 		tab := payPage(t)
 		card := frameNode(t, tab, "textbox", "Card number")
@@ -206,6 +209,7 @@ func TestPressDelivery(t *testing.T) {
 // the wheel over a cross-site frame's scrollable box: both reach their
 // element, which the page shows.
 func TestHoverAndWheelDelivery(t *testing.T) {
+	t.Parallel()
 	t.Run("hover in a frame that moves", func(t *testing.T) {
 		tab := deliveryHost(t, "delivery-shift", false)
 		node := nodeOf(t, tab, "button", "Apply coupon")

@@ -22,6 +22,7 @@ func waitDialog(t *testing.T, tab *browser.Tab) *capture.Dialog {
 }
 
 func TestDialogs(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, pages())
 	tests := []struct {
 		kind      string

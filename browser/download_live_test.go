@@ -32,6 +32,7 @@ func dirNames(t *testing.T, dir string) []string {
 // TestDownloads: navigations that turn into downloads end at once with the
 // file saved under a safe, unique name; one over the cap leaves nothing.
 func TestDownloads(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	ctx := testCtx(t)

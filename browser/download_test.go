@@ -7,6 +7,7 @@ import (
 )
 
 func TestSafeFileName(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("a", 300) + ".csv"
 	tests := []struct {
 		in, want string
@@ -45,6 +46,7 @@ func TestSafeFileName(t *testing.T) {
 }
 
 func TestSafeFileNameCutsRunes(t *testing.T) {
+	t.Parallel()
 	got := SafeFileName(strings.Repeat("é", 150) + ".csv")
 	if !utf8.ValidString(got) || len(got) > maxDownloadName || !strings.HasSuffix(got, ".csv") {
 		t.Errorf("SafeFileName cut %q badly", got)
@@ -52,6 +54,7 @@ func TestSafeFileNameCutsRunes(t *testing.T) {
 }
 
 func TestFormatBytes(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1 KB", 1536: "1.5 KB", 100 << 20: "100 MB"} {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)

@@ -53,7 +53,7 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 	var a extractAnswer
 	var err error
 	if region != 0 {
-		err = t.readOn(ctx, region, extractJS, &a, selector, fields, limit)
+		err = t.readOn(ctx, nodeOf(region), extractJS, &a, selector, fields, limit)
 	} else {
 		err = t.callPage(ctx, extractJS, &a, selector, fields, limit)
 	}
@@ -99,8 +99,8 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 // readOn runs the page script fn on a node as callOn does, but as no user
 // gesture: reading must not give the page a user activation (to open a
 // popup, say) that nobody's input gave it.
-func (t *Tab) readOn(ctx context.Context, backendNodeID int64, fn string, out any, args ...any) error {
-	o, err := t.node(ctx, backendNodeID)
+func (t *Tab) readOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
+	o, err := t.node(ctx, node)
 	if err != nil {
 		return err
 	}

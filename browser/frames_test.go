@@ -55,6 +55,7 @@ func waitStatus(t *testing.T, tab *browser.Tab, ok func(string) bool) {
 }
 
 func TestCrossSiteFrameInSnapshot(t *testing.T) {
+	t.Parallel()
 	tab := payPage(t)
 	c := captureOf(t, tab, browser.CaptureOptions{})
 	if len(c.RemoteDOM) != 1 {
@@ -108,6 +109,7 @@ func frameNode(t *testing.T, tab *browser.Tab, role, name string) int64 {
 }
 
 func TestCrossSiteFrameActions(t *testing.T) {
+	t.Parallel()
 	tab := payPage(t)
 	ctx := testCtx(t)
 
@@ -148,6 +150,7 @@ func TestCrossSiteFrameActions(t *testing.T) {
 }
 
 func TestCrossSiteFrameStaleAndCovered(t *testing.T) {
+	t.Parallel()
 	t.Run("covered", func(t *testing.T) {
 		tab := payPage(t)
 		if err := tab.Click(testCtx(t), inspect(t, tab, nodeOf(t, tab, "button", "Show notice"), true).X,
@@ -189,6 +192,7 @@ func TestCrossSiteFrameStaleAndCovered(t *testing.T) {
 }
 
 func TestNestedCrossSiteFrame(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-checkout?nested=1")
 	ctx := testCtx(t)
@@ -230,6 +234,7 @@ func TestNestedCrossSiteFrame(t *testing.T) {
 }
 
 func TestCrossSiteFrameBelowTheFold(t *testing.T) {
+	t.Parallel()
 	tab := payPage(t)
 	if err := tab.Evaluate(testCtx(t), `document.body.style.paddingTop = '1500px'`, nil); err != nil {
 		t.Fatal(err)

@@ -4,14 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
 
-// The navigations an agent asks for. Each only starts the navigation: run it
-// under Settle, which follows it until the new document is ready.
+// The navigations an agent asks for. Go, Reload and GoToHistory only start
+// the navigation: run them under Settle, which follows it until the new
+// document is ready. Navigate is Go under Settle, for a page no agent has
+// seen yet.
 
 // ErrNoHistory is returned by HistoryEntry when the page has no entry that
 // way.
@@ -75,6 +78,39 @@ func (t *Tab) Reload(ctx context.Context) error {
 	defer cancel()
 	if _, err := chromedp.Call(c, page.Reload, page.ReloadParams{}); err != nil {
 		return t.fail("reloading", err)
+	}
+	return nil
+}
+
+// Navigate opens url in the current page and waits for it the way Settle
+// waits for an action's navigation: until the new document has committed,
+// is interactive and has been quiet for a moment; then for its load event,
+// for at most loadGrace more. Slow subresources (an ad, a tracking pixel)
+// never make it fail. An alert on the way is accepted; a confirm or prompt
+// is left open for the next capture to show. It fails on a network error,
+// a document the URL policy refuses, and when nothing is interactive by
+// ctx's deadline or, without one, after 10 s.
+func (t *Tab) Navigate(ctx context.Context, url string) error {
+	limit := defaultNavigation
+	if dl, ok := ctx.Deadline(); ok {
+		limit = time.Until(dl)
+	}
+	out, err := t.Settle(ctx, func(ctx context.Context) error { return t.Go(ctx, url) },
+		Wait{Quiet: navigateQuiet, Limit: limit, Navigation: limit})
+	if err != nil {
+		if b := t.TakeBlocked(ctx); len(b) > 0 {
+			return fmt.Errorf("navigating to %s: blocked by policy: %s", b[0].URL, b[0].Reason)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("navigating to %s: %w", url, err)
+		}
+		return err // Go's, which names the URL
+	}
+	if out.Loading && out.Dialog == nil {
+		// No agent has seen this page yet: give its frames and images a
+		// moment to finish, so that the first capture is whole; a page
+		// that takes longer is used as it is.
+		_ = t.callPage(ctx, waitLoadedJS, nil, loadGrace.Milliseconds())
 	}
 	return nil
 }

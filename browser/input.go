@@ -55,16 +55,18 @@ func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
 func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
+	node := nodeOf(backendNodeID)
 	var hadContent bool
-	if err := t.callOn(ctx, backendNodeID, focusAndSelectJS, &hadContent, clear); err != nil {
+	if err := t.callOn(ctx, node, focusAndSelectJS, &hadContent, clear); err != nil {
 		return "", fmt.Errorf("focus: %w", err)
 	}
 	// Keys go to the process of the node's frame, where the focus is.
-	c, cancel, _, _, err := t.nodeSession(ctx, backendNodeID)
+	r, err := t.route(ctx, node)
 	if err != nil {
 		return "", fmt.Errorf("type: %w", err)
 	}
-	defer cancel()
+	defer r.cancel()
+	c := r.ctx
 	if text == "" && hadContent {
 		for _, typ := range []string{"rawKeyDown", "keyUp"} {
 			if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
@@ -80,7 +82,7 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 		}
 	}
 	var value string
-	if err := t.callOn(ctx, backendNodeID, fireChangeJS, &value); err != nil {
+	if err := t.callOn(ctx, node, fireChangeJS, &value); err != nil {
 		return "", fmt.Errorf("change: %w", err)
 	}
 	return value, nil
@@ -92,7 +94,7 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 // "".
 func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (string, error) {
 	var got string
-	if err := t.callOn(ctx, backendNodeID, setValueJS, &got, value); err != nil {
+	if err := t.callOn(ctx, nodeOf(backendNodeID), setValueJS, &got, value); err != nil {
 		return "", fmt.Errorf("set value: %w", err)
 	}
 	return got, nil
@@ -102,7 +104,7 @@ func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (
 // that screenshots never show a secret typed into a field of another kind.
 // It changes how the field looks, not its value.
 func (t *Tab) MaskText(ctx context.Context, backendNodeID int64) error {
-	if err := t.callOn(ctx, backendNodeID, maskTextJS, nil); err != nil {
+	if err := t.callOn(ctx, nodeOf(backendNodeID), maskTextJS, nil); err != nil {
 		return fmt.Errorf("mask text: %w", err)
 	}
 	return nil

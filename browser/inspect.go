@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 )
 
@@ -128,10 +129,10 @@ func (v *axValue) String() string {
 
 type partialAXTree struct {
 	Nodes []struct {
-		Ignored          bool     `json:"ignored"`
-		Role             *axValue `json:"role"`
-		Name             *axValue `json:"name"`
-		BackendDOMNodeID int64    `json:"backendDOMNodeId"`
+		Ignored          bool              `json:"ignored"`
+		Role             *axValue          `json:"role"`
+		Name             *axValue          `json:"name"`
+		BackendDOMNodeID cdp.BackendNodeID `json:"backendDOMNodeId"`
 	} `json:"nodes"`
 }
 
@@ -141,31 +142,31 @@ type partialAXTree struct {
 // viewport is scrolled into view first. It returns ErrDetached when the node
 // is gone.
 func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
-	return t.inspect(ctx, backendNodeID, scroll, true)
+	return t.inspect(ctx, nodeOf(backendNodeID), scroll, true)
 }
 
 // inspect is Inspect; with label, it follows a label the node is in to the
 // control a click activates (once: labels can point at each other).
-func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bool) (*Inspection, error) {
+func (t *Tab) inspect(ctx context.Context, node nodeID, scroll, label bool) (*Inspection, error) {
 	type axAnswer struct {
 		role, name string
 		err        error
 	}
 	axc := make(chan axAnswer, 1)
 	go func() {
-		c, cancel, local, _, err := t.nodeSession(ctx, backendNodeID)
+		r, err := t.route(ctx, node)
 		if err != nil {
 			axc <- axAnswer{err: err}
 			return
 		}
-		defer cancel()
-		tree, err := chromedp.Call(c, cmdPartialAXTree, map[string]any{"backendNodeId": local, "fetchRelatives": false})
+		defer r.cancel()
+		tree, err := chromedp.Call(r.ctx, cmdPartialAXTree, map[string]any{"backendNodeId": r.local, "fetchRelatives": false})
 		if err != nil {
 			axc <- axAnswer{err: err}
 			return
 		}
 		for _, n := range tree.Nodes {
-			if n.BackendDOMNodeID == local {
+			if n.BackendDOMNodeID == r.local {
 				axc <- axAnswer{role: n.Role.String(), name: n.Name.String()}
 				return
 			}
@@ -173,17 +174,17 @@ func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bo
 		axc <- axAnswer{}
 	}()
 	var r inspectResult
-	n, err := t.node(ctx, backendNodeID)
+	n, err := t.node(ctx, node)
 	if err == nil {
 		err = n.call(ctx, inspectJS, &r, scroll, PaymentFieldPattern, nil)
 		n.release(ctx)
 	}
 	ax := <-axc
 	if err != nil {
-		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+		return nil, fmt.Errorf("inspect node %s: %w", node, err)
 	}
 	if !r.Connected {
-		return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, ErrDetached)
+		return nil, fmt.Errorf("inspect node %s: %w", node, ErrDetached)
 	}
 	if err == nil && r.Connected && (r.Submits || r.Implicit) && !r.EnterSubmits && t.framesHoldPayment(ctx) {
 		// Hosted card fields (Stripe's, Braintree's) live in frames of
@@ -193,17 +194,17 @@ func (t *Tab) inspect(ctx context.Context, backendNodeID int64, scroll, label bo
 	}
 	if n.frame != nil && r.Visible {
 		if err := t.placeInPage(ctx, n.frame, &r, scroll); err != nil {
-			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+			return nil, fmt.Errorf("inspect node %s: %w", node, err)
 		}
 	}
 	if ax.err != nil {
-		return nil, fmt.Errorf("inspect node %d: accessibility: %w", backendNodeID, ax.err)
+		return nil, fmt.Errorf("inspect node %s: accessibility: %w", node, ax.err)
 	}
 	var act *Activation
 	var actPayment bool
 	if r.Label && label {
-		if act, actPayment, err = t.labelControl(ctx, backendNodeID); err != nil {
-			return nil, fmt.Errorf("inspect node %d: %w", backendNodeID, err)
+		if act, actPayment, err = t.labelControl(ctx, node); err != nil {
+			return nil, fmt.Errorf("inspect node %s: %w", node, err)
 		}
 	}
 	return &Inspection{

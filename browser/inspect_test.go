@@ -32,6 +32,7 @@ func inspect(t *testing.T, tab *browser.Tab, node int64, scroll bool) *browser.I
 }
 
 func TestInspectPaymentFacts(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/variants/checkout")
 	for _, tc := range []struct {
@@ -59,6 +60,7 @@ func TestInspectPaymentFacts(t *testing.T) {
 }
 
 func TestInspectFieldNameAndBox(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write([]byte(`<!doctype html><title>Fields</title><style>body{margin:0}</style>
@@ -94,6 +96,7 @@ func TestInspectFieldNameAndBox(t *testing.T) {
 }
 
 func TestPickOptionsDoesNotChoose(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/survey")
 	node := nodeOf(t, tab, "combobox", "How long")
@@ -120,6 +123,7 @@ func TestPickOptionsDoesNotChoose(t *testing.T) {
 }
 
 func TestMaskText(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/variants/checkout")
 	node := nodeOf(t, tab, "textbox", "Coupon code")

@@ -295,12 +295,12 @@ func keyEvent(typ string, k kb.Key, mods int64) map[string]any {
 // Focus moves the keyboard focus to a node, as a click on it would, without
 // clicking.
 func (t *Tab) Focus(ctx context.Context, backendNodeID int64) error {
-	c, cancel, local, _, err := t.nodeSession(ctx, backendNodeID)
+	r, err := t.route(ctx, nodeOf(backendNodeID))
 	if err != nil {
 		return err
 	}
-	defer cancel()
-	if _, err := chromedp.Call(c, cmdFocus, map[string]any{"backendNodeId": local}); err != nil {
+	defer r.cancel()
+	if _, err := chromedp.Call(r.ctx, cmdFocus, map[string]any{"backendNodeId": r.local}); err != nil {
 		return fmt.Errorf("focus node %d: %w", backendNodeID, err)
 	}
 	return nil

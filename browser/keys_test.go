@@ -6,6 +6,7 @@ import (
 )
 
 func TestParseKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, name string
 		mods     int64
@@ -74,6 +75,7 @@ func TestParseKey(t *testing.T) {
 // field's form, and which are shortcuts a page may bind to an action of its
 // own rather than text editing.
 func TestChordKinds(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in                                    string
 		activates, enter, shortcut, navigates bool

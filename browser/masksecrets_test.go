@@ -75,6 +75,7 @@ func grey(img image.Image, x, y int) uint32 {
 // drawn as discs, by Capture and by Screenshot, while what the page says
 // (its accessibility tree) and its own styles are left as they were.
 func TestScreenshotMasksEchoedSecret(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/hostile/secrets-results?user=alice&pw="+url.QueryEscape(secretsPW))
 	waitFrameText(t, tab, "Welcome")

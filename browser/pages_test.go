@@ -49,6 +49,7 @@ func mustSettle(t *testing.T, tab *browser.Tab, id string) browser.Outcome {
 }
 
 func TestSettleFollowsNavigation(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tests := []struct {
 		link, wantURL, wantTitle string
@@ -82,6 +83,7 @@ func TestSettleFollowsNavigation(t *testing.T) {
 // Navigate, which opens a session's start URL and a recovered page, waits
 // for a slow image only a while: it returns while the document still loads.
 func TestNavigateDoesNotWaitForSlowSubresources(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	if err := tab.Navigate(testCtx(t), site+"/variants/slow-image?image-ms=25000"); err != nil {
@@ -101,6 +103,7 @@ func TestNavigateDoesNotWaitForSlowSubresources(t *testing.T) {
 }
 
 func TestSettleNavigationTimeout(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	navigate(t, tab, site+"/help")
@@ -144,6 +147,7 @@ func mustSettleGo(t *testing.T, tab *browser.Tab, url string) browser.Outcome {
 }
 
 func TestHistory(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	if _, err := tab.HistoryEntry(testCtx(t), -1); !errors.Is(err, browser.ErrNoHistory) {
@@ -227,6 +231,7 @@ func wantPages(t *testing.T, tab *browser.Tab, site string, current int, urls ..
 }
 
 func TestPopupsBecomeCurrent(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	navigate(t, tab, site+"/variants/links")
@@ -282,6 +287,7 @@ func TestPopupsBecomeCurrent(t *testing.T) {
 }
 
 func TestOpenSwitchAndClosePages(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	mustSettleGo(t, tab, site+"/help")
@@ -343,6 +349,7 @@ func TestRecoverAPopup(t *testing.T) {
 // is slow: the page settles in place, says it still loads, and the
 // navigation budget, far shorter than the image, never comes into it.
 func TestSettleAFrameThatLoads(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {

@@ -15,6 +15,7 @@ import (
 // own: a click at page coordinates focuses the field under it, keys type
 // into it; and the screencast shows the page.
 func TestPersonInputReachesThePage(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

@@ -19,7 +19,7 @@ type layoutMetrics struct {
 
 // ScrollIntoView brings the node into the viewport.
 func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
-	if err := t.callOn(ctx, backendNodeID, scrollElementJS, nil, ""); err != nil {
+	if err := t.callOn(ctx, nodeOf(backendNodeID), scrollElementJS, nil, ""); err != nil {
 		return fmt.Errorf("scroll into view: %w", err)
 	}
 	return nil
@@ -27,7 +27,7 @@ func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
 
 // ScrollElementTo scrolls a scrollable node's content to its top or bottom.
 func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge string) error {
-	if err := t.callOn(ctx, backendNodeID, scrollElementJS, nil, edge); err != nil {
+	if err := t.callOn(ctx, nodeOf(backendNodeID), scrollElementJS, nil, edge); err != nil {
 		return fmt.Errorf("scroll element to %s: %w", edge, err)
 	}
 	return nil
@@ -40,7 +40,7 @@ func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge str
 // a cross-site frame changed) is turned once more where the node is then,
 // and a second miss is a DeliveryError.
 func (t *Tab) WheelElement(ctx context.Context, backendNodeID int64, x, y, dy float64) error {
-	return t.deliver(ctx, backendNodeID, "wheel", x, y, func(ctx context.Context, x, y float64) error {
+	return t.deliver(ctx, nodeOf(backendNodeID), "wheel", x, y, func(ctx context.Context, x, y float64) error {
 		return t.Wheel(ctx, x, y, 0, dy)
 	})
 }

@@ -71,7 +71,8 @@ const (
 // options there are. For a combobox whose popup is closed, its options do not
 // exist yet: each value stands for the option that shows that text.
 func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
-	r, err := t.options(ctx, backendNodeID, values, list, "pick")
+	node := nodeOf(backendNodeID)
+	r, err := t.options(ctx, node, values, list, "pick")
 	if err != nil {
 		return nil, err
 	}
@@ -96,7 +97,8 @@ func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []str
 // option of its popup showing the text is clicked, after which the combobox
 // must show that text.
 func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
-	r, err := t.options(ctx, backendNodeID, values, list, "choose")
+	node := nodeOf(backendNodeID)
+	r, err := t.options(ctx, node, values, list, "choose")
 	if err != nil {
 		return nil, err
 	}
@@ -104,18 +106,18 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 		return orNone(r.Selected), nil
 	}
 	if r.Kind == kindClosed {
-		if err := t.clickNode(ctx, backendNodeID, "the combobox"); err != nil {
+		if err := t.clickNode(ctx, node, "the combobox"); err != nil {
 			return nil, err
 		}
-		if err := t.waitPopup(ctx, backendNodeID); err != nil {
+		if err := t.waitPopup(ctx, node); err != nil {
 			return nil, err
 		}
-		if r, err = t.options(ctx, backendNodeID, values, list, "pick"); err != nil {
+		if r, err = t.options(ctx, node, values, list, "pick"); err != nil {
 			// Leave the page as it was: a popup opened for nothing closes.
 			return nil, errors.Join(err, t.escape(ctx))
 		}
 	}
-	if err := t.clickOptions(ctx, backendNodeID, values, list); err != nil {
+	if err := t.clickOptions(ctx, node, values, list); err != nil {
 		return nil, err
 	}
 	if r.Combo && len(r.Picked) == 1 {
@@ -123,7 +125,7 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 			OK    bool   `json:"ok"`
 			Shown string `json:"shown"`
 		}
-		if err := t.callOn(ctx, backendNodeID, selectOptionJS, &shows, []string{r.Picked[0].Text}, false, "shows", waitLimit(ctx, lateWait)); err != nil {
+		if err := t.callOn(ctx, node, selectOptionJS, &shows, []string{r.Picked[0].Text}, false, "shows", waitLimit(ctx, lateWait)); err != nil {
 			return nil, fmt.Errorf("select %q: read the combobox: %w", values, err)
 		}
 		if !shows.OK {
@@ -134,7 +136,7 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 		return r.Picked, nil
 	}
 	var now optionResult
-	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &now, []string{}, list, "selected", 0); err != nil {
+	if err := t.callOn(ctx, node, selectOptionJS, &now, []string{}, list, "selected", 0); err != nil {
 		return nil, fmt.Errorf("select %q: read back the selected options: %w", values, err)
 	}
 	if !now.OK {
@@ -155,12 +157,12 @@ func orNone(s []Selection) []Selection {
 
 // options runs selectOptionJS in mode on the node and turns what it found
 // into errors.
-func (t *Tab) options(ctx context.Context, backendNodeID int64, values []string, list bool, mode string) (optionResult, error) {
+func (t *Tab) options(ctx context.Context, node nodeID, values []string, list bool, mode string) (optionResult, error) {
 	var r optionResult
 	if values == nil {
 		values = []string{}
 	}
-	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &r, values, list, mode, 0); err != nil {
+	if err := t.callOn(ctx, node, selectOptionJS, &r, values, list, mode, 0); err != nil {
 		return r, fmt.Errorf("select %q: %w", values, err)
 	}
 	switch {
@@ -179,53 +181,53 @@ func (t *Tab) options(ctx context.Context, backendNodeID int64, values []string,
 // for several, each option whose selected state is wrong. An option that
 // needs a second click did not toggle (or its click undid another's), which
 // is an error rather than a loop.
-func (t *Tab) clickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) error {
-	clicked, waited := make(map[int64]bool), make(map[int64]bool)
+func (t *Tab) clickOptions(ctx context.Context, node nodeID, values []string, list bool) error {
+	clicked, waited := make(map[nodeID]bool), make(map[nodeID]bool)
 	for {
-		node, err := t.optionNode(ctx, backendNodeID, values, list)
-		if err != nil || node == 0 {
+		option, err := t.optionNode(ctx, node, values, list)
+		if err != nil || option == (nodeID{}) {
 			return err
 		}
-		if clicked[node] && !waited[node] {
+		if clicked[option] && !waited[option] {
 			// The page may answer the click late: look again after
 			// its next change.
-			waited[node] = true
-			if err := t.callOn(ctx, backendNodeID, selectOptionJS, nil, values, list, "change", waitLimit(ctx, lateWait)); err != nil {
+			waited[option] = true
+			if err := t.callOn(ctx, node, selectOptionJS, nil, values, list, "change", waitLimit(ctx, lateWait)); err != nil {
 				return fmt.Errorf("select %q: wait for the listbox: %w", values, err)
 			}
 			continue
 		}
-		if clicked[node] {
+		if clicked[option] {
 			return fmt.Errorf("select %q: a click on an option does not toggle it alone; the listbox is not as the values say", values)
 		}
-		if err := t.clickNode(ctx, node, "the option"); err != nil {
+		if err := t.clickNode(ctx, option, "the option"); err != nil {
 			return err
 		}
 		if !list {
 			return nil
 		}
-		clicked[node] = true
+		clicked[option] = true
 	}
 }
 
-// optionNode returns the backend node id of the option to click next, or 0.
-func (t *Tab) optionNode(ctx context.Context, backendNodeID int64, values []string, list bool) (int64, error) {
-	n, err := t.node(ctx, backendNodeID)
+// optionNode returns the backend node id of the option to click next, or the zero nodeID.
+func (t *Tab) optionNode(ctx context.Context, node nodeID, values []string, list bool) (nodeID, error) {
+	n, err := t.node(ctx, node)
 	if err != nil {
-		return 0, err
+		return nodeID{}, err
 	}
 	defer n.release(ctx)
 	id, err := n.element(ctx, selectOptionJS, values, list, "next", 0)
 	if err != nil {
-		return 0, fmt.Errorf("select %q: find the option to click: %w", values, err)
+		return nodeID{}, fmt.Errorf("select %q: find the option to click: %w", values, err)
 	}
 	return id, nil
 }
 
 // clickNode clicks the middle of a node with the mouse, once it is scrolled
 // into view, visible and not covered.
-func (t *Tab) clickNode(ctx context.Context, backendNodeID int64, what string) error {
-	in, err := t.Inspect(ctx, backendNodeID, true)
+func (t *Tab) clickNode(ctx context.Context, node nodeID, what string) error {
+	in, err := t.inspect(ctx, node, true, true)
 	if err != nil {
 		return fmt.Errorf("click %s: %w", what, err)
 	}
@@ -235,14 +237,14 @@ func (t *Tab) clickNode(ctx context.Context, backendNodeID int64, what string) e
 	case in.Covered != "":
 		return fmt.Errorf("click %s %q: it is covered by %s", what, in.AXName, in.Covered)
 	}
-	return t.ClickElement(ctx, backendNodeID, in.X, in.Y)
+	return t.deliver(ctx, node, "click", in.X, in.Y, t.Click)
 }
 
 // waitPopup waits for the combobox's popup to show its options.
-func (t *Tab) waitPopup(ctx context.Context, backendNodeID int64) error {
+func (t *Tab) waitPopup(ctx context.Context, node nodeID) error {
 	var open bool
 	limit := waitLimit(ctx, popupWait)
-	if err := t.callOn(ctx, backendNodeID, selectOptionJS, &open, []string{}, false, "wait", limit); err != nil {
+	if err := t.callOn(ctx, node, selectOptionJS, &open, []string{}, false, "wait", limit); err != nil {
 		return fmt.Errorf("wait for the combobox's options: %w", err)
 	}
 	if !open {
@@ -276,8 +278,8 @@ func (t *Tab) escape(ctx context.Context) error {
 
 // element runs the JavaScript function fn with the object as this, as call
 // does, for a function that returns an element or null, and returns that
-// element's backend node id, or 0 for null.
-func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64, error) {
+// element, or the zero nodeID for null.
+func (o *pageObject) element(ctx context.Context, fn string, args ...any) (nodeID, error) {
 	c, cancel := o.cdp(ctx)
 	defer cancel()
 	callArgs := argValues(args)
@@ -285,19 +287,19 @@ func (o *pageObject) element(ctx context.Context, fn string, args ...any) (int64
 		"objectId": o.id, "functionDeclaration": fn, "arguments": callArgs, "userGesture": true,
 	})
 	if err != nil {
-		return 0, err
+		return nodeID{}, err
 	}
 	if err := res.err(); err != nil {
-		return 0, err
+		return nodeID{}, err
 	}
 	if res.Result.ObjectID == "" {
-		return 0, nil
+		return nodeID{}, nil
 	}
 	el := &pageObject{t: o.t, id: res.Result.ObjectID, frame: o.frame}
 	defer el.release(ctx)
 	d, err := chromedp.Call(c, cmdDescribeNode, map[string]any{"objectId": el.id})
 	if err != nil {
-		return 0, fmt.Errorf("describe the element: %w", err)
+		return nodeID{}, fmt.Errorf("describe the element: %w", err)
 	}
-	return o.nodeBase() + d.Node.BackendNodeID, nil
+	return o.nodeOf(d.Node.BackendNodeID), nil
 }

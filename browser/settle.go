@@ -3,8 +3,8 @@ package browser
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/capture"
@@ -128,33 +128,52 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wai
 	if w.Navigation <= 0 {
 		w.Navigation = defaultNavigation
 	}
-	if w.Capture == nil {
-		return t.settle(ctx, act, w, func(ctx context.Context, remaining time.Duration) (*capture.Page, error) {
-			return nil, t.WaitQuiet(ctx, w.Quiet, remaining)
-		})
+	s, err := t.newSettler(ctx, w)
+	if err != nil {
+		return Outcome{}, err
 	}
-	return t.settle(ctx, act, w, func(ctx context.Context, remaining time.Duration) (*capture.Page, error) {
-		start := time.Now()
-		if err := t.armQuiet(ctx); err != nil {
-			return nil, fmt.Errorf("wait for the page to settle: %w", err)
+	defer s.stop()
+	s.act(act)
+	for {
+		done, err := s.next()
+		if done {
+			return s.finish(err)
 		}
-		before := 0
-		if w.FirstChange {
-			var err error
-			if before, err = t.firstChange(ctx, w.Quiet); err != nil {
-				return nil, fmt.Errorf("wait for the page to change: %w", err)
-			}
-		}
-		c, cerr := t.Capture(ctx, *w.Capture)
-		after, err := t.quiet(ctx, w.Quiet, remaining-time.Since(start), false)
 		if err != nil {
-			return nil, fmt.Errorf("wait for the page to settle: %w", err)
+			return s.out, err
 		}
-		if cerr != nil || before < 0 || after != before {
-			return nil, nil // changed while captured: the caller captures anew
+	}
+}
+
+// settleInPlace waits, within remaining, for a page that changed in place
+// (no load) to be quiet for w.Quiet. With w.Capture it takes the result's
+// capture meanwhile, and returns it only if nothing changed from the start
+// of the capture to the end of the quiet window; nil otherwise, and the
+// caller captures anew.
+func (t *Tab) settleInPlace(ctx context.Context, w Wait, remaining time.Duration) (*capture.Page, error) {
+	if w.Capture == nil {
+		return nil, t.WaitQuiet(ctx, w.Quiet, remaining)
+	}
+	start := time.Now()
+	if err := t.armQuiet(ctx); err != nil {
+		return nil, fmt.Errorf("wait for the page to settle: %w", err)
+	}
+	before := 0
+	if w.FirstChange {
+		var err error
+		if before, err = t.firstChange(ctx, w.Quiet); err != nil {
+			return nil, fmt.Errorf("wait for the page to change: %w", err)
 		}
-		return c, nil
-	})
+	}
+	c, cerr := t.Capture(ctx, *w.Capture)
+	after, err := t.quiet(ctx, w.Quiet, remaining-time.Since(start), false)
+	if err != nil {
+		return nil, fmt.Errorf("wait for the page to settle: %w", err)
+	}
+	if cerr != nil || before < 0 || after != before {
+		return nil, nil // changed while captured: the caller captures anew
+	}
+	return c, nil
 }
 
 // readyState is what waitReadyQuiet reports of a document.
@@ -163,301 +182,6 @@ type readyState struct {
 	Title   string `json:"title"`
 	Loading bool   `json:"loading"`
 	Changes int    `json:"changes"`
-}
-
-// settle runs act and follows what it started; inPlace waits for a page
-// that changed in place (no load) to settle, within the time remaining.
-func (t *Tab) settle(ctx context.Context, act func(context.Context) error, w Wait,
-	inPlace func(ctx context.Context, remaining time.Duration) (*capture.Page, error)) (Outcome, error) {
-	startPage, since, pagesChanged := t.pagesState()
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	loads := make(chan loadEvent, 256)
-	if err := watchLoads(c, loads); err != nil {
-		return Outcome{}, fmt.Errorf("watch the page load: %w", err)
-	}
-	dialogs := make(chan capture.Dialog, 8)
-	signal := func(json.RawMessage) struct{} { return struct{}{} }
-	// The page asks for a new window before the browser reports the new
-	// target: the wait holds out for it.
-	windowOpen := make(chan struct{}, 8)
-	relay(c, evWindowOpen, windowOpen, signal)
-	dseq := chromedp.Events(c, evDialogOpening)
-	go func() {
-		for d, err := range dseq {
-			if err != nil {
-				return
-			}
-			dialogs <- capture.Dialog{Type: d.Type, Message: d.Message, DefaultPrompt: d.DefaultPrompt}
-		}
-	}()
-
-	var out Outcome
-	// onDialog answers an alert and reports whether a dialog now waits for
-	// the agent.
-	onDialog := func(d capture.Dialog) bool {
-		if d.Type != "alert" {
-			out.Dialog = &d
-			startPage.openDialog(d)
-			return true
-		}
-		out.Alerts = append(out.Alerts, d.Message)
-		_, _ = chromedp.Call(c, cmdHandleDialog, map[string]any{"accept": true})
-		return false
-	}
-
-	// The action runs beside the watch: an alert blocks the input event
-	// that opened it until it is answered.
-	actDone := make(chan error, 1)
-	actCtx, actCancel := context.WithCancel(ctx)
-	defer actCancel()
-	go func() { actDone <- act(actCtx) }()
-	deadline := time.NewTimer(w.Limit)
-	defer deadline.Stop()
-	var navDeadline <-chan time.Time
-
-	// One loop follows the action through its phases: acting, then either
-	// loading (a frame started loading: wait until the new document is
-	// interactive and quiet, or every frame that started has stopped),
-	// settling in place (a quiet-DOM watch in the page), or following a
-	// page the action opened. A navigation reported before the input is
-	// acknowledged is counted while acting; one that begins during the
-	// quiet watch ends the watch, and the loop follows the load.
-	begin := time.Now()
-	acting, navigating, expectPage := true, false, false
-	// loading holds the frames that started loading since the action
-	// began and have not stopped.
-	loading := map[cdp.FrameID]bool{}
-	// The in-place phase ends with the settle, whichever way it ends, or
-	// when another page becomes current.
-	phaseCtx, phaseCancel := context.WithCancel(ctx)
-	defer phaseCancel()
-	// The watch in place ends too when a navigation begins: its capture
-	// would be of a page on its way out, and would hold up the new one's.
-	inPlaceCtx, inPlaceCancel := context.WithCancel(phaseCtx)
-	defer inPlaceCancel()
-	type inPlaceResult struct {
-		capture *capture.Page
-		err     error
-	}
-	type readyResult struct {
-		state readyState
-		err   error
-	}
-	var quietDone chan inPlaceResult
-	var readyDone chan readyResult
-	var opened chan readyResult
-	var openedPage *tabPage
-	var navGrace <-chan time.Time
-	navStart := time.Now()
-	finish := func(err error) (Outcome, error) {
-		out.Waited = time.Since(begin)
-		if info, gone := t.gone(startPage); gone && openedPage == nil {
-			out.Closed, out.Capture = &info, nil
-		}
-		return out, err
-	}
-	// follow starts waiting for the new document of the page after it
-	// became interactive.
-	follow := func() {
-		remaining := w.Navigation - time.Since(navStart)
-		readyDone = make(chan readyResult, 1)
-		go func() {
-			qctx, qcancel := context.WithTimeout(phaseCtx, remaining)
-			defer qcancel()
-			st, err := t.readyQuiet(qctx, w.Quiet, min(w.Limit, remaining))
-			readyDone <- readyResult{st, err}
-		}()
-	}
-	startNavigation := func() {
-		if !navigating {
-			navigating, navStart = true, time.Now()
-			navDeadline = time.After(w.Navigation)
-		}
-	}
-	for {
-		select {
-		case err := <-actDone:
-			if _, gone := t.gone(startPage); err != nil && gone {
-				return finish(nil) // the action closed the page
-			}
-			if err != nil {
-				return out, err
-			}
-			acting, begin = false, time.Now()
-			if !navigating && openedPage == nil {
-				quietDone = make(chan inPlaceResult, 1)
-				remaining := w.Limit - time.Since(begin)
-				go func() {
-					qctx, qcancel := context.WithTimeout(inPlaceCtx, remaining)
-					defer qcancel()
-					c, err := inPlace(qctx, remaining)
-					quietDone <- inPlaceResult{c, err}
-				}()
-			}
-		case <-windowOpen:
-			if openedPage == nil {
-				expectPage = true
-				inPlaceCancel()
-				startNavigation()
-			}
-		case e := <-loads:
-			switch {
-			case e.frame == "": // DOMContentLoaded of the main document
-				if openedPage == nil && !expectPage {
-					startNavigation()
-					follow()
-				}
-			case e.started:
-				loading[e.frame] = true
-				startPage.mu.Lock()
-				main := startPage.mainFrame
-				startPage.mu.Unlock()
-				if main != "" && e.frame != main {
-					// A frame inside the page loads: the page itself
-					// settles in place, and says so if the frame still
-					// loads then.
-					continue
-				}
-				inPlaceCancel()
-				startNavigation()
-			case !loading[e.frame]:
-				// A load that began before the action: not its own.
-			default:
-				delete(loading, e.frame)
-				switch {
-				case len(loading) > 0 || openedPage != nil || !navigating || expectPage:
-				case !acting:
-					return finish(nil) // loaded, subresources and all
-				default:
-					// Loaded before the input was acknowledged (a page
-					// from the back-forward cache): what follows is in
-					// place.
-					navigating, navDeadline = false, nil
-				}
-			}
-		case res := <-readyDone:
-			readyDone = nil
-			if openedPage != nil || expectPage {
-				continue
-			}
-			if res.err == nil && res.state.Changes >= 0 {
-				out.Loading = len(loading) > 0 || res.state.Loading
-				return finish(nil)
-			}
-			// The document went away meanwhile: the next one's events
-			// follow, or the navigation deadline ends the wait.
-		case res := <-quietDone:
-			quietDone = nil
-			err := res.err
-			switch {
-			case navigating || openedPage != nil:
-				continue // a navigation began, or a page opened: follow it
-			case err == nil:
-				out.Capture, out.Loading = res.capture, len(loading) > 0
-				return finish(nil)
-			case errors.Is(err, context.DeadlineExceeded) || time.Since(begin) >= w.Limit:
-				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))
-			}
-			// The watch ended with its document: a navigation replaced it,
-			// and its first loading event may still be on the way.
-			navGrace = time.After(navigationReport)
-		case <-navGrace:
-			// The document went away but nothing loads: what replaced it
-			// is there already.
-			return finish(nil)
-		case <-pagesChanged:
-			_, _, pagesChanged = t.pagesState()
-			if openedPage != nil {
-				continue
-			}
-			if p := t.openedSince(since); p != nil {
-				// The action opened a page: it becomes current, and the
-				// wait follows it instead.
-				openedPage = p
-				phaseCancel()
-				startNavigation()
-				opened = make(chan readyResult, 1)
-				go func() {
-					st, err := t.adopt(ctx, p, w.Quiet, w.Limit, w.Navigation-time.Since(navStart))
-					opened <- readyResult{st, err}
-				}()
-				continue
-			}
-			if _, gone := t.gone(startPage); gone {
-				return finish(nil) // the page closed: finish says so
-			}
-		case res := <-opened:
-			if res.err != nil && (t.b.refused.closedPopup(cdp.FrameID(openedPage.id)) || t.downloadedFrom(ctx, cdp.FrameID(openedPage.id))) {
-				// The policy refused the popup's first document and
-				// closed it, or the popup became a download and the
-				// browser closed it: the page that opened it stays
-				// current.
-				t.mu.Lock()
-				if i := t.pages.find(openedPage.id); i >= 0 {
-					t.pages.list[i].info.gone = true
-				}
-				t.leaveClosed()
-				t.pages.signal()
-				t.mu.Unlock()
-				return finish(nil)
-			}
-			cur := t.Current()
-			out.Opened = &cur
-			if res.state.URL != "" {
-				cur.Title, cur.URL = res.state.Title, res.state.URL
-			}
-			if res.err != nil {
-				return finish(res.err)
-			}
-			out.Loading = res.state.Loading
-			return finish(nil)
-		case d := <-dialogs:
-			if onDialog(d) {
-				return finish(nil)
-			}
-		case <-navDeadline:
-			if openedPage != nil {
-				continue // adopt has its own deadline
-			}
-			t.stopLoading(ctx)
-			what := "no new document committed and became interactive"
-			if readyDone != nil {
-				what = "the new page did not become quiet"
-			}
-			return finish(fmt.Errorf("%s within %s: %w", what, w.Navigation, context.DeadlineExceeded))
-		case <-deadline.C:
-			switch {
-			case acting && !navigating && openedPage == nil:
-				// A navigation the action began but nothing reported yet
-				// would commit after the answer: the page stays put.
-				t.stopLoading(ctx)
-				return finish(fmt.Errorf("the action did not finish within %s: %w", w.Limit, context.DeadlineExceeded))
-			case !navigating && openedPage == nil:
-				return finish(fmt.Errorf("the page did not settle within %s: %w", w.Limit, context.DeadlineExceeded))
-			}
-			// A navigation or a new page has its own deadline.
-		case <-ctx.Done():
-			return out, ctx.Err()
-		}
-	}
-}
-
-// relay sends what each event ev of the target of c makes, to to, until c
-// ends; an event that finds to full is dropped.
-func relay[E, T any](c context.Context, ev cdp.Event[E], to chan<- T, what func(E) T) {
-	seq := chromedp.Events(c, ev)
-	go func() {
-		for e, err := range seq {
-			if err != nil {
-				return
-			}
-			select {
-			case to <- what(e):
-			default:
-			}
-		}
-	}()
 }
 
 // readyQuiet waits until the current page's document is interactive
@@ -527,4 +251,26 @@ func (t *Tab) stopLoading(ctx context.Context) {
 	c, cancelStop := context.WithTimeout(c, releaseTimeout)
 	defer cancelStop()
 	_, _ = chromedp.Call(c, page.StopLoading, cdp.Empty{})
+}
+
+// relay sends what each event ev of the target of c makes, to to, until c
+// ends; an event that finds to full is dropped, so that the relay never
+// outlives c.
+func relay[E, T any](c context.Context, ev cdp.Event[E], to chan<- T, what func(E) T) {
+	go forward(chromedp.Events(c, ev), to, what)
+}
+
+// forward sends what each event of seq makes, to to, until seq ends; an
+// event that finds to full is dropped. seq ends with its context: a
+// forward blocked on a full channel would never see that, and leak.
+func forward[E, T any](seq iter.Seq2[E, error], to chan<- T, what func(E) T) {
+	for e, err := range seq {
+		if err != nil {
+			return
+		}
+		select {
+		case to <- what(e):
+		default:
+		}
+	}
 }

@@ -331,8 +331,9 @@ func (t *Tab) onOrigin(ctx context.Context, origin string, fn func(context.Conte
 	defer func() { go pcancel() }()
 	if err := firstRun(c, pcancel, func() error { return chromedp.Do(pctx) }); err != nil {
 		// Cancelling closes only a target it attached to.
+		id := created.TargetID
 		cc, cancelClose := context.WithTimeout(s.root, closeTimeout)
-		_, _ = chromedp.CallBrowser(cc, target.CloseTarget, target.CloseTargetParams{TargetID: created.TargetID})
+		_, _ = chromedp.CallBrowser(cc, target.CloseTarget, target.CloseTargetParams{TargetID: id})
 		cancelClose()
 		return fmt.Errorf("attaching to a hidden page: %w", err)
 	}

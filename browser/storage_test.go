@@ -56,6 +56,7 @@ func cookieNamed(st browser.StorageState, name string) (browser.Cookie, bool) {
 }
 
 func TestLoadPlaywrightStorageState(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Site(t)
 	st := playwrightState(t, base)
 	one, two := browsertest.Tab(t), browsertest.Tab(t)
@@ -109,6 +110,7 @@ func TestLoadPlaywrightStorageState(t *testing.T) {
 }
 
 func TestStorageStateRoundTrip(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Site(t)
 	ctx := testCtx(t)
 	tab := browsertest.Tab(t)
@@ -156,6 +158,7 @@ func TestStorageStateRoundTrip(t *testing.T) {
 // TestStorageStateAfterPageClosed reads the state after the page went away,
 // as chaperone login does when the person closes the window.
 func TestStorageStateAfterPageClosed(t *testing.T) {
+	t.Parallel()
 	base := browsertest.Site(t)
 	tab := browsertest.Tab(t)
 	navigate(t, tab, base+"/variants/signin?as=grace")
@@ -180,6 +183,7 @@ func TestStorageStateAfterPageClosed(t *testing.T) {
 }
 
 func TestParseStorageStateErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, json, want string
 	}{

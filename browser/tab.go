@@ -2,7 +2,6 @@ package browser
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -17,9 +16,6 @@ import (
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
-
-// ErrNoDialog is returned by HandleDialog when no dialog is open.
-var ErrNoDialog = errors.New("no JavaScript dialog is open")
 
 const (
 	// defaultCallTimeout is the deadline of a protocol call whose context
@@ -36,7 +32,10 @@ const (
 	loadGrace = 5 * time.Second
 )
 
-// Tab is one page in its own browser context. Its methods are safe for
+// Tab is a browser context (its own cookies and storage, unless
+// Options.DefaultContext) and the set of pages it holds: the first one, the
+// popups and new tabs they open, and those OpenPage opens (pages.go). One
+// page is current, and every call works on it. Its methods are safe for
 // concurrent use, but actions on one page should not overlap.
 type Tab struct {
 	b   *Browser
@@ -235,19 +234,6 @@ func (p *tabPage) onEvent(ev any) {
 	}
 }
 
-// openDialog notes the dialog that opened. Settle notes it too, as soon as
-// it hears of it, before it returns.
-func (p *tabPage) openDialog(d capture.Dialog) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.dialog = &d
-	select {
-	case <-p.dialogOpened:
-	default:
-		close(p.dialogOpened)
-	}
-}
-
 func (p *tabPage) setURL(u string, frame cdp.FrameID) {
 	p.mu.Lock()
 	p.url = u
@@ -255,27 +241,6 @@ func (p *tabPage) setURL(u string, frame cdp.FrameID) {
 		p.mainFrame = frame
 	}
 	p.mu.Unlock()
-}
-
-func (p *tabPage) clearDialog() {
-	p.mu.Lock()
-	if p.dialog != nil {
-		p.dialog = nil
-		p.dialogOpened = make(chan struct{})
-	}
-	p.mu.Unlock()
-}
-
-// state returns the open dialog (nil if none) and a channel that is closed
-// when a dialog opens.
-func (p *tabPage) state() (*capture.Dialog, <-chan struct{}) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dialog == nil {
-		return nil, p.dialogOpened
-	}
-	d := *p.dialog
-	return &d, p.dialogOpened
 }
 
 // page returns the current page and the session it belongs to. A current
@@ -306,66 +271,6 @@ func (t *Tab) Done() <-chan struct{} {
 	return p.live.Done()
 }
 
-// Dialog returns the JavaScript dialog open on the page, or nil.
-func (t *Tab) Dialog() *capture.Dialog {
-	p, _ := t.page()
-	d, _ := p.state()
-	return d
-}
-
-// HandleDialog answers the open JavaScript dialog: accept presses OK (with
-// promptText in a prompt), otherwise Cancel. It returns ErrNoDialog when no
-// dialog is open.
-func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) error {
-	p, _ := t.page()
-	if d, _ := p.state(); d == nil {
-		return ErrNoDialog
-	}
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	_, err := chromedp.Call(c, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{
-		Accept: accept, PromptText: promptText,
-	})
-	if err != nil {
-		return t.fail("answering the dialog", err)
-	}
-	p.clearDialog()
-	return nil
-}
-
-// Navigate opens url in the current page and waits for it the way Settle
-// waits for an action's navigation: until the new document has committed,
-// is interactive and has been quiet for a moment; then for its load event,
-// for at most loadGrace more. Slow subresources (an ad, a tracking pixel)
-// never make it fail. An alert on the way is accepted; a confirm or prompt
-// is left open for the next capture to show. It fails on a network error,
-// a document the URL policy refuses, and when nothing is interactive by
-// ctx's deadline or, without one, after 10 s.
-func (t *Tab) Navigate(ctx context.Context, url string) error {
-	limit := defaultNavigation
-	if dl, ok := ctx.Deadline(); ok {
-		limit = time.Until(dl)
-	}
-	out, err := t.Settle(ctx, func(ctx context.Context) error { return t.Go(ctx, url) },
-		Wait{Quiet: navigateQuiet, Limit: limit, Navigation: limit})
-	if err != nil {
-		if b := t.TakeBlocked(ctx); len(b) > 0 {
-			return fmt.Errorf("navigating to %s: blocked by policy: %s", b[0].URL, b[0].Reason)
-		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("navigating to %s: %w", url, err)
-		}
-		return err // Go's, which names the URL
-	}
-	if out.Loading && out.Dialog == nil {
-		// No agent has seen this page yet: give its frames and images a
-		// moment to finish, so that the first capture is whole; a page
-		// that takes longer is used as it is.
-		_ = t.callPage(ctx, waitLoadedJS, nil, loadGrace.Milliseconds())
-	}
-	return nil
-}
-
 // Close closes the tab and disposes of its browser context.
 func (t *Tab) Close() error {
 	t.mu.Lock()
@@ -389,4 +294,11 @@ func (t *Tab) Close() error {
 		return fmt.Errorf("closing the tab: %w", err)
 	}
 	return nil
+}
+
+// mainFrameID is the page's main frame, "" until it is known.
+func (p *tabPage) mainFrameID() cdp.FrameID {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.mainFrame
 }

@@ -29,9 +29,12 @@ type fileChooserOpened struct {
 // file chooser would: the input fires input and change. The caller vets the
 // paths; the browser reads the files.
 func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string) error {
-	c, cancel := t.cdp(ctx)
-	defer cancel()
-	if _, err := chromedp.Call(c, cmdSetFileInputFiles, map[string]any{"files": paths, "backendNodeId": backendNodeID}); err != nil {
+	r, err := t.route(ctx, nodeOf(backendNodeID))
+	if err != nil {
+		return fmt.Errorf("set the files of node %d: %w", backendNodeID, err)
+	}
+	defer r.cancel()
+	if _, err := chromedp.Call(r.ctx, cmdSetFileInputFiles, map[string]any{"files": paths, "backendNodeId": r.local}); err != nil {
 		return fmt.Errorf("set the files of node %d: %w", backendNodeID, err)
 	}
 	return nil

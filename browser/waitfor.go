@@ -52,7 +52,8 @@ func (t *Tab) WaitForText(ctx context.Context, text string, gone bool, limit tim
 func (t *Tab) WaitForGone(ctx context.Context, backendNodeID int64, limit time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit+time.Second)
 	defer cancel()
-	n, err := t.node(ctx, backendNodeID)
+	node := nodeOf(backendNodeID)
+	n, err := t.node(ctx, node)
 	if errors.Is(err, ErrDetached) {
 		return true, nil
 	}
@@ -63,7 +64,7 @@ func (t *Tab) WaitForGone(ctx context.Context, backendNodeID int64, limit time.D
 	var ok bool
 	err = n.call(ctx, waitForJS, &ok, "gone", "", limit.Milliseconds())
 	if err != nil && ctx.Err() == nil {
-		again, aerr := t.node(ctx, backendNodeID)
+		again, aerr := t.node(ctx, node)
 		if errors.Is(aerr, ErrDetached) {
 			return true, nil
 		}

@@ -109,7 +109,7 @@ var ownerDocumentJS string
 func (t *Tab) Where(ctx context.Context, backendNodeID int64) (Where, error) {
 	p, _ := t.page()
 	w := Where{Target: string(p.id)}
-	n, err := t.node(ctx, backendNodeID)
+	n, err := t.node(ctx, nodeOf(backendNodeID))
 	if err != nil {
 		return w, fmt.Errorf("where is node %d: %w", backendNodeID, err)
 	}

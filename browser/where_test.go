@@ -24,6 +24,7 @@ func where(t *testing.T, tab *browser.Tab, node int64) browser.Where {
 // page and frame but is a new document; a cross-site frame is a frame of
 // its own on the same page.
 func TestWhere(t *testing.T) {
+	t.Parallel()
 	tab := payPage(t)
 	main := where(t, tab, nodeOf(t, tab, "heading", "Card payment"))
 	if !strings.Contains(main.URL, "/variants/cross-site-checkout") {
@@ -59,6 +60,7 @@ func TestWhere(t *testing.T) {
 // TestWhereSameSiteFrame checks a frame that shares the page's process: its
 // nodes are the page's session's, and still in a frame of their own.
 func TestWhereSameSiteFrame(t *testing.T) {
+	t.Parallel()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/variants/iframe")
 	page, err := tab.PageWhere(testCtx(t))

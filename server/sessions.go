@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/ctxjoin"
 	"github.com/chaperone-mcp/chaperone/tools"
 )
 
@@ -108,7 +109,7 @@ func (r *registry) call(ctx context.Context, id, client, name string, args json.
 	if e.ctx.Err() != nil {
 		return tools.Output{}, fmt.Errorf("call %s: %w: %v", name, errSessionClosed, context.Cause(e.ctx))
 	}
-	ctx, stop := bind(ctx, e.ctx)
+	ctx, stop := ctxjoin.Join(ctx, e.ctx)
 	defer stop()
 	if e.sess == nil {
 		start := time.Now()
@@ -315,14 +316,4 @@ func (r *registry) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return len(r.entries)
-}
-
-// bind returns a context that ends when ctx or also ends; stop releases it.
-func bind(ctx, also context.Context) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithCancelCause(ctx)
-	stopAfter := context.AfterFunc(also, func() { cancel(context.Cause(also)) })
-	return ctx, func() {
-		stopAfter()
-		cancel(context.Canceled)
-	}
 }
