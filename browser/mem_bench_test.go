@@ -28,7 +28,8 @@ const memSessions = 8
 // --http` with 1 and then memSessions MCP clients, each holding a session
 // open on a page of the demo flow (the pages in turn), beside a bare
 // browser (launched with the server's flags) holding as many isolated
-// contexts on the same pages, opened with raw protocol calls. It reports
+// contexts that went the same way (the start page, then the session's
+// page), with raw protocol calls. It reports
 // the proportional set size (PSS) each extra session adds on both sides
 // (pss-MB/session, floor-pss-MB/session), the whole tree's PSS at
 // memSessions (the server's process included) beside the bare browser's
@@ -108,14 +109,17 @@ func memoryRound(b *testing.B, bin, site string) (ours, floor [2]browsertest.ByK
 			b.Fatal(err)
 		}
 		tabs = append(tabs, tab)
-		if err := rawLoad(ctx, tab, func() error {
-			_, err := browser.CallForTest(ctx, tab, page.Navigate, page.NavigateParams{URL: url})
-			return err
-		}); err != nil {
-			b.Fatal(err)
-		}
-		if err := rawSnap(ctx, tab); err != nil {
-			b.Fatal(err)
+		// The way the session went: its start URL, a snapshot, the page.
+		for _, u := range []string{site + flowPages[0], url} {
+			if err := rawLoad(ctx, tab, func() error {
+				_, err := browser.CallForTest(ctx, tab, page.Navigate, page.NavigateParams{URL: u})
+				return err
+			}); err != nil {
+				b.Fatal(err)
+			}
+			if err := rawSnap(ctx, tab); err != nil {
+				b.Fatal(err)
+			}
 		}
 	}
 	measure := func() (ours, floor browsertest.ByKind) {
