@@ -57,6 +57,9 @@ func BenchmarkLoad(b *testing.B) {
 			cpuStart := browsertest.SnapshotCPU(pid)
 			lat := latencies{}
 			errs := 0
+			// seen counts the errors by message: the benchmark's log keeps
+			// only its first lines, and the table comes first.
+			seen := map[string]int{}
 			for b.Loop() {
 				var wg sync.WaitGroup
 				results := make([]flowResult, n)
@@ -68,7 +71,11 @@ func BenchmarkLoad(b *testing.B) {
 					lat.add(r.took)
 					if r.err != nil {
 						errs++
-						b.Logf("client error: %v", r.err)
+						msg := r.err.Error()
+						if len(msg) > 100 {
+							msg = msg[:100] + "…"
+						}
+						seen[msg]++
 					}
 				}
 			}
@@ -102,14 +109,15 @@ func BenchmarkLoad(b *testing.B) {
 				"get_snapshot p50 %.0f ms, p95 %.0f ms\n"+
 				"CPU ms per call: %.1f (%s)\n"+
 				"PSS: base %.0f MB (%s); peak %.0f MB; per session %.1f MB (peak growth per kind: %s)\n"+
-				"processes seen: %v",
+				"processes seen: %v\n"+
+				"errors: %v",
 				n, b.N*n, calls, errs, runtime.NumCPU(),
 				ms(lat.quantile(tools.Click, 0.5)), ms(click), stretch*ms(single[1]), float64(click)/(stretch*float64(single[1])),
 				ms(lat.quantile(tools.GetSnapshot, 0.5)), ms(snap),
 				float64(cpu.Total())/1e6/float64(calls), browsertest.FormatKinds(cpu, 1e6*float64(calls), "%.1f"),
 				float64(base.Total())/(1<<20), browsertest.FormatKinds(base, 1<<20, "%.0f"), float64(peak)/(1<<20), perSession,
 				browsertest.FormatKinds(growth, float64(n)*(1<<20), "%.1f"),
-				mem.Processes())
+				mem.Processes(), seen)
 		})
 	}
 }
@@ -198,7 +206,13 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		}
 		data, _ := json.Marshal(res.StructuredContent)
 		if res.IsError {
-			return nil, fmt.Errorf("%s: error result: %s", name, data)
+			var text []string
+			for _, c := range res.Content {
+				if t, ok := c.(mcp.TextContent); ok {
+					text = append(text, t.Text)
+				}
+			}
+			return nil, fmt.Errorf("%s: error result: %s %s", name, data, strings.Join(text, " "))
 		}
 		var out struct {
 			snapshot.Snapshot
