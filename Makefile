@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo snapshot test conformance bench bench-mcp build release-snapshot
+.PHONY: demo snapshot test conformance bench bench-mcp bench-load build release-snapshot
 
 ## demo: the product's main job on the embedded demo site: an agent (Claude
 ## when ANTHROPIC_API_KEY is set, else a scripted one) cancels a membership,
@@ -40,6 +40,11 @@ bench:
 bench-mcp:
 	./scripts/ensure-chromium
 	$(GO) test -run '^$$' -bench MCP -benchtime 10x ./browser/
+
+## bench-load: latency under load, CPU per call, memory per session and the
+## start, each beside its floor in the same run, as markdown tables.
+bench-load:
+	./scripts/bench-load
 
 build:
 	$(GO) build -o bin/chaperone ./cmd/chaperone

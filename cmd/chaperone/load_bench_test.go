@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -26,14 +27,20 @@ var loadClients = []int{1, 4, 8, 16}
 // BenchmarkLoad runs the demo flow (snapshot, the cancellation clicks, the
 // survey's select, complete_task) in 1, 4, 8 and 16 concurrent MCP clients
 // over streamable HTTP against the built binary, each client in its own
-// browser session, and reports per tool the p50 and p95 latency, the
-// errors, and the peak PSS each session adds to the server's processes
-// (the server and its browser). The single client's p95 get_snapshot,
-// measured in the same run, is the floor the others are reported against
-// (snapshot-p95-x1). Run it with -benchtime 3x or more.
+// browser session, and reports per tool the p50 and p95 latency and the
+// errors; the click p95 against its fair share (click-p95-fair: the single
+// client's p95, measured in the same run, stretched by clients / cores,
+// since n clients on c cores each fairly get c/n of the machine); the CPU
+// time per call of the server and its browser's processes, from
+// /proc/<pid>/stat (cpu-ms/call, and the server's own share); and the peak
+// PSS each session adds. A table per client count, with CPU and PSS by
+// process kind (server, browser, renderer, GPU, utility), goes to the log.
+// BenchmarkLoadFloor (package browser) is the same flow with raw protocol
+// calls; `make bench-load` runs both. Run it with -benchtime 3x or more.
 func BenchmarkLoad(b *testing.B) {
 	site := browsertest.Site(b)
-	var single time.Duration
+	// single holds the one client's get_snapshot and click p95.
+	var single [2]time.Duration
 	for _, n := range loadClients {
 		b.Run(fmt.Sprintf("clients=%d", n), func(b *testing.B) {
 			p := startServe(b, nil, "serve", "--http", "127.0.0.1:0", "--profile", "none",
@@ -44,11 +51,15 @@ func BenchmarkLoad(b *testing.B) {
 			if r := runFlow(b.Context(), p.base); r.err != nil {
 				b.Fatalf("warm-up: %v", r.err)
 			}
-			var mem pssWatch
-			base := mem.now(p.cmd.Process.Pid)
-			mem.start(p.cmd.Process.Pid)
+			pid := p.cmd.Process.Pid
+			base := browsertest.PSSByKind(pid)
+			mem := browsertest.WatchPSS(pid, 50*time.Millisecond)
+			cpuStart := browsertest.SnapshotCPU(pid)
 			lat := latencies{}
 			errs := 0
+			// seen counts the errors by message: the benchmark's log keeps
+			// only its first lines, and the table comes first.
+			seen := map[string]int{}
 			for b.Loop() {
 				var wg sync.WaitGroup
 				results := make([]flowResult, n)
@@ -60,30 +71,76 @@ func BenchmarkLoad(b *testing.B) {
 					lat.add(r.took)
 					if r.err != nil {
 						errs++
-						b.Logf("client error: %v", r.err)
+						msg := r.err.Error()
+						if len(msg) > 100 {
+							msg = msg[:100] + "…"
+						}
+						seen[msg]++
 					}
 				}
 			}
-			peak := mem.stop()
+			cpu := browsertest.SnapshotCPU(pid).Since(cpuStart)
+			peak, peakKinds := mem.Stop()
 			for _, name := range []string{firstSnapshot, toolapi.GetSnapshot, toolapi.Click, toolapi.Select, toolapi.CompleteTask} {
 				short := strings.TrimPrefix(name, "browser_")
 				b.ReportMetric(ms(lat.quantile(name, 0.5)), short+"-p50-ms")
 				b.ReportMetric(ms(lat.quantile(name, 0.95)), short+"-p95-ms")
 			}
 			b.ReportMetric(float64(errs), "errors")
-			b.ReportMetric(float64(peak-base)/float64(n)/(1<<20), "pss-MB/session")
-			p95 := lat.quantile(toolapi.GetSnapshot, 0.95)
+			perSession := float64(peak-base.Total()) / float64(n) / (1 << 20)
+			b.ReportMetric(perSession, "pss-MB/session")
+			calls := lat.calls()
+			b.ReportMetric(float64(cpu.Total())/1e6/float64(calls), "cpu-ms/call")
+			b.ReportMetric(float64(cpu[browsertest.KindServer])/1e6/float64(calls), "server-cpu-ms/call")
+			snap, click := lat.quantile(toolapi.GetSnapshot, 0.95), lat.quantile(toolapi.Click, 0.95)
 			if n == 1 {
-				single = p95
+				single = [2]time.Duration{snap, click}
 			}
-			if single > 0 {
-				b.ReportMetric(float64(p95)/float64(single), "snapshot-p95-x1")
+			// On c cores n clients fairly get min(1, c/n) of the machine
+			// each: the single client's p95 stretched by n/c.
+			stretch := max(1, float64(n)/float64(runtime.NumCPU()))
+			if single[0] > 0 {
+				b.ReportMetric(float64(snap)/float64(single[0]), "snapshot-p95-x1")
+				b.ReportMetric(float64(click)/(stretch*float64(single[1])), "click-p95-fair")
 			}
+			growth := byKindDelta(peakKinds, base)
+			b.Logf("\n%d clients, %d flows, %d calls, %d errors; %d cores\n"+
+				"click p50 %.0f ms, p95 %.0f ms (fair share %.0f ms: %.2f×)\n"+
+				"get_snapshot p50 %.0f ms, p95 %.0f ms\n"+
+				"CPU ms per call: %.1f (%s)\n"+
+				"PSS: base %.0f MB (%s); peak %.0f MB; per session %.1f MB (peak growth per kind: %s)\n"+
+				"processes seen: %v\n"+
+				"errors: %v",
+				n, b.N*n, calls, errs, runtime.NumCPU(),
+				ms(lat.quantile(toolapi.Click, 0.5)), ms(click), stretch*ms(single[1]), float64(click)/(stretch*float64(single[1])),
+				ms(lat.quantile(toolapi.GetSnapshot, 0.5)), ms(snap),
+				float64(cpu.Total())/1e6/float64(calls), browsertest.FormatKinds(cpu, 1e6*float64(calls), "%.1f"),
+				float64(base.Total())/(1<<20), browsertest.FormatKinds(base, 1<<20, "%.0f"), float64(peak)/(1<<20), perSession,
+				browsertest.FormatKinds(growth, float64(n)*(1<<20), "%.1f"),
+				mem.Processes(), seen)
 		})
 	}
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// byKindDelta is what each kind of process added from base to peak.
+func byKindDelta(peak, base browsertest.ByKind) browsertest.ByKind {
+	out := browsertest.ByKind{}
+	for k, v := range peak {
+		out[k] = v - base[k]
+	}
+	return out
+}
+
+// calls counts every call timed.
+func (l latencies) calls() int {
+	n := 0
+	for _, ds := range l {
+		n += len(ds)
+	}
+	return n
+}
 
 // latencies keeps every call's time, by tool.
 type latencies map[string][]time.Duration
@@ -149,7 +206,13 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		}
 		data, _ := json.Marshal(res.StructuredContent)
 		if res.IsError {
-			return nil, fmt.Errorf("%s: error result: %s", name, data)
+			var text []string
+			for _, c := range res.Content {
+				if t, ok := c.(mcp.TextContent); ok {
+					text = append(text, t.Text)
+				}
+			}
+			return nil, fmt.Errorf("%s: error result: %s %s", name, data, strings.Join(text, " "))
 		}
 		var out struct {
 			snapshot.Snapshot
@@ -213,42 +276,4 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		return flowResult{took: r.took, err: err}
 	}
 	return r
-}
-
-// pssWatch samples the PSS of a process and everything below it every 50 ms
-// and keeps the peak.
-type pssWatch struct {
-	done chan struct{}
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	peak int64
-}
-
-func (w *pssWatch) start(pid int) {
-	w.done = make(chan struct{})
-	w.wg.Go(func() {
-		t := time.NewTicker(50 * time.Millisecond)
-		defer t.Stop()
-		for {
-			v := w.now(pid)
-			w.mu.Lock()
-			w.peak = max(w.peak, v)
-			w.mu.Unlock()
-			select {
-			case <-w.done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-}
-
-// now is the PSS of pid's process tree at this moment, in bytes.
-func (w *pssWatch) now(pid int) int64 { return browsertest.TreePSS(pid) }
-
-// stop ends the sampling and returns the peak.
-func (w *pssWatch) stop() int64 {
-	close(w.done)
-	w.wg.Wait()
-	return w.peak
 }
