@@ -115,6 +115,9 @@ type cand struct {
 	// (a clickable row, a focusable list): what is clickable inside one is
 	// an element of its own.
 	host bool
+	// items is set on a listbox or menu whose items are elements: the
+	// page text reads through it to them.
+	items bool
 	// loc is where the element is in the DOM, set with el.
 	loc        locator
 	scrollable bool
@@ -138,6 +141,10 @@ type builder struct {
 	// <dialog>; modal is the candidate of the open modal dialog, or -1.
 	inert bool
 	modal int32
+	// axOf is, per document and node, the index of a DOM node's
+	// unignored accessibility node in its frame's tree, or -1; built on
+	// first use (domItems).
+	axOf [][]int32
 }
 
 // selectOptions says how many options select k has.
@@ -374,6 +381,13 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 			childWithin = withinControl
 		}
 	}
+	if cr := n.Role.Value.s; !n.Ignored && itemRoles[cr] != "" && dom.doc >= 0 && b.p.tag(dom) != "SELECT" {
+		at := k
+		if at < 0 {
+			at = parent
+		}
+		b.domItems(f, dom, cr, at)
+	}
 	sub := false
 	switch b.p.tag(dom) {
 	case "SELECT":
@@ -554,8 +568,9 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 		switch {
 		case props.editable == "richtext" || props.editable == "plaintext":
 			role = "textbox"
-		case valued && plain:
-			// A slider's handle: a focusable span that says its value.
+		case valued && plain, plain && p.sliderHandle(dom):
+			// A slider's handle: a focusable span that says its value,
+			// or that its classes call a slider's handle.
 			role = "slider"
 		case p.clickable(dom) && plain:
 			role = "button"
@@ -573,6 +588,26 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 			// An item of a popup list whose clicks the list handles.
 			incl, inter, clickLike = true, true, true
 			role = "option"
+		}
+	}
+	if !incl && dom.doc >= 0 && tag != "LABEL" {
+		item := p.itemRole(dom)
+		switch {
+		case item != "" && (plain || role == "listitem"):
+			// A listbox's or menu's child is its item, whatever its tag.
+			incl, inter, role = true, true, item
+		case p.dragged(dom) && b.compactish(dom):
+			incl, inter = true, true
+			if plain {
+				role = "button"
+			}
+		case within < withinControl && p.clickable(dom) && b.compact(f, i, dom):
+			// A click listener without a pointer cursor: a CSS icon, an
+			// SVG label, an empty game cell, a menu entry.
+			incl, inter, clickLike = true, true, true
+			role = "button"
+		case within < withinControl && p.hoverMenu(dom) && b.compact(f, i, dom):
+			incl, inter, role = true, true, "menuitem"
 		}
 	}
 	if !incl {
@@ -794,7 +829,13 @@ func (b *builder) detail(k int32) {
 	}
 	p := b.p
 	fr := &p.frames[c.frame]
-	n := &fr.nodes[c.ax]
+	var n *axNode
+	if c.ax >= 0 {
+		n = &fr.nodes[c.ax]
+	} else {
+		// An item the tree leaves out (domItems): only its DOM node.
+		n = &axNode{BackendNodeID: p.backendID(c.dom)}
+	}
 	// Strings from the tree are substrings of the whole tree's JSON; clone
 	// the ones that outlive Build so that they do not keep it alive.
 	axName := strings.Clone(n.Name.Value.String())

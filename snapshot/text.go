@@ -100,10 +100,12 @@ func (w *textWalker) walk(di, from, end int) {
 			}
 			if k, ok := w.shown[r]; ok {
 				c := &w.b.cands[k]
-				if w.visible(c.bbox) {
+				// A listbox or menu whose items are elements is read
+				// through to them, its own ref only where it has a name.
+				if w.visible(c.bbox) && (!c.items || c.el.Name != "") {
 					w.tokens = append(w.tokens, textToken{text: c.el.Name, ref: w.refOf[k], box: c.bbox, cell: cell[j], doc: int32(di)})
 				}
-				skip = true
+				skip = !c.items
 			}
 			switch p.tag(r) {
 			case "INPUT", "TEXTAREA", "SELECT", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE":
