@@ -641,14 +641,21 @@ func (p *page) pointer(r domRef) bool {
 }
 
 // delegatedItem reports whether node r is an item of a list that handles
-// its items' clicks itself: an <li> whose list, or the list's parent, has
-// the click handler.
+// its items' clicks itself: an <li> whose list, or one of the list's two
+// nearest ancestors (a popup around the list's scroller, as selectric
+// builds it), has the click handler.
 func (p *page) delegatedItem(r domRef) bool {
 	if p.tag(r) != "LI" {
 		return false
 	}
-	list := p.parent(r)
-	return p.clickable(list) || p.clickable(p.parent(list))
+	a := p.parent(r)
+	for range 3 {
+		if p.clickable(a) {
+			return true
+		}
+		a = p.parent(a)
+	}
+	return false
 }
 
 // keyboardFocusable reports whether a focusable node is reachable with Tab:
@@ -894,13 +901,23 @@ func (b *builder) detail(k int32) {
 		DocumentURL:   docURL,
 		Role:          c.role,
 		Name:          name,
-		AXRole:        strings.Clone(n.Role.Value.String()),
+		AXRole:        axRoleOf(c, n),
 		AXName:        axName,
 		Tag:           tag,
 		InputType:     inputType,
 		Editable:      (hasCE && !strings.EqualFold(ce, "false")) || c.props.editable == "richtext",
 		BBox:          e.BBox,
 	}
+}
+
+// axRoleOf is the role the check before an action will read for the
+// candidate's node: the tree's, or for an item the tree leaves out
+// (domItems), "none", which Chromium answers when asked for that node alone.
+func axRoleOf(c *cand, n *axNode) string {
+	if c.ax < 0 {
+		return "none"
+	}
+	return strings.Clone(n.Role.Value.String())
 }
 
 // roundBox rounds a box to whole pixels, which keeps the JSON short.
