@@ -29,6 +29,9 @@ type Options struct {
 	TokenBudget int
 	// TextBudget caps the page text in bytes (default 2048).
 	TextBudget int
+	// Positions adds the page text's runs with their boxes
+	// (Snapshot.Positions), as far as the page text goes.
+	Positions bool
 }
 
 // The defaults of Options and the limits no option changes.
@@ -245,8 +248,11 @@ func buildAll(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, in
 			}
 		}
 	}
-	text, cut := b.pageText(refOf)
+	text, cut, runs := b.pageText(refOf)
 	s.Text = text
+	if opts.Positions {
+		s.Positions = runs
+	}
 	if cut {
 		s.Notes = append(s.Notes, fmt.Sprintf("page text cut at %d bytes", opts.TextBudget))
 	}
