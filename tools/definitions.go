@@ -76,7 +76,7 @@ var catalog = []tool{
 			" Patterns: 1) get_snapshot, find the element by role and name, act on its ref. 2) Not there: browser_scroll down, or viewport_only=false." +
 			" Errors: none; what could not be captured is said in notes." +
 			` Example: {"viewport_only":true} → page "Account" …/account …⏎@e4 button "Cancel Membership"⏎text:⏎… + image`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"}}}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"viewport_only":{"type":"boolean","default":true,"description":"Only elements in the viewport; false adds offscreen ones"},"positions":{"type":"boolean","default":false,"description":"Add text runs with boxes"}}}`),
 		OutputSchema: json.RawMessage(snapshotOutput),
 		ReadOnly:     true,
 		Idempotent:   true,

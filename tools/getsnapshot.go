@@ -8,10 +8,13 @@ import (
 // snapshotInput is the arguments of get_snapshot.
 type snapshotInput struct {
 	ViewportOnly *bool `json:"viewport_only,omitempty"`
+	Positions    *bool `json:"positions,omitempty"`
 }
 
 // getSnapshot runs get_snapshot, bringing a crashed browser back first.
 func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
+	s.config.Snapshot.Positions = orDefault(in.Positions, false) // this call's snapshots only: calls on a session are serialised
+	defer func() { s.config.Snapshot.Positions = false }()
 	restarted := s.recover(ctx)
 	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
 	if err != nil && restarted == "" {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -113,4 +114,34 @@ func widgetRef(t *testing.T, s *snapshot.Snapshot, role, name string, nth int) s
 	}
 	t.Fatalf("no %s %q number %d in\n%s", role, name, nth, s.Render())
 	return ""
+}
+
+// TestSnapshotPositions: get_snapshot with positions gives the page text's
+// runs with their boxes, in the JSON and in the text a model reads; without
+// it, neither carries them.
+func TestSnapshotPositions(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/widgets/chart", "--profile", "none")
+	if s := getSnapshot(t, c); len(s.Positions) != 0 {
+		t.Fatalf("positions without asking: %v", s.Positions)
+	}
+	res, data := call(t, c, tools.GetSnapshot, map[string]any{"positions": true})
+	validateSnapshot(t, []byte(data))
+	var s snapshot.Snapshot
+	if err := json.Unmarshal([]byte(data), &s); err != nil {
+		t.Fatal(err)
+	}
+	var run *snapshot.TextRun
+	for i := range s.Positions {
+		if s.Positions[i].Text == "Nothing picked yet" {
+			run = &s.Positions[i]
+		}
+	}
+	if run == nil || run.BBox.Width <= 0 || run.BBox.Height <= 0 {
+		t.Fatalf("no run \"Nothing picked yet\" with a box in %+v", s.Positions)
+	}
+	if text := textOf(t, res); !strings.Contains(text, "positions:\n") || !strings.Contains(text, "\"Nothing picked yet\" ") {
+		t.Errorf("the text a model reads lacks the positions:\n%s", text)
+	}
 }
