@@ -172,8 +172,14 @@ const (
 // generic elements with a click handler and a pointer cursor, also inside
 // another such element (an icon in a clickable row), the items of a list that
 // handles their clicks, the first maxOptions options of a select, scroll
-// containers), listed in depth-first document order with an open JavaScript
-// dialog's controls first. When more qualify than
+// containers; and by behaviour (behaviour.go): a compact element with a click
+// handler and no pointer cursor (a CSS icon, an SVG label, a game cell), the
+// children of a listbox or menu as its options or menu items whatever their
+// tags, what a person drags (draggable, a grab cursor, the items of a
+// sortable list), a focusable handle its classes call a slider's, and the
+// item of a menu bar that holds a submenu shown on hover), listed in
+// depth-first document order with an open JavaScript dialog's controls
+// first. When more qualify than
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
 // (rank: wholly in the viewport, partly, outside; then role priority; then
 // document order) and a note says how many.
