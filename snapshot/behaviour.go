@@ -166,9 +166,8 @@ func (b *builder) domItems(f int, r domRef, role string, k int32) {
 			interactive: true, host: true, bbox: bb, vis: p.visClass(bb, true), prio: otherPriority,
 		})
 		if ai >= 0 {
-			// Made here, in document order with its siblings, not again
-			// when the walk reaches it.
-			b.visited[f][ai] = true
+			// Made here, in document order with its siblings; the walk
+			// takes it as it is when it reaches it.
 			b.candOf[f][ai] = int32(len(b.cands) - 1)
 		}
 		if k >= 0 {

@@ -374,10 +374,13 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 		}
 		return false
 	}
-	k := int32(-1)
-	if !n.Ignored {
+	k := b.candOf[f][i]
+	switch {
+	case k >= 0:
+		// Made already, as an item of its listbox or menu (domItems).
+	case !n.Ignored:
 		k = b.classify(f, i, n, dom, parent, within)
-	} else if !b.inert && hasReason(n, "activeModalDialog") {
+	case !b.inert && hasReason(n, "activeModalDialog"):
 		b.inert = true
 	}
 	childParent, childWithin := parent, within

@@ -105,6 +105,11 @@ func TestInclusionAndExclusion(t *testing.T) {
 				{tag: "LI", box: nil, kids: []tnode{text("Hidden", box...)}},
 			}},
 		}, Options{}, []string{"listbox ", "option Apple", "option Banana"}},
+		{"a control inside a listbox item stays an element", []tnode{
+			{tag: "UL", role: "listbox", box: box, attrs: []string{"role", "listbox"}, kids: []tnode{
+				{tag: "LI", role: "generic", box: box, kids: []tnode{text("Apple", box...), {tag: "INPUT", role: "checkbox", name: "Keep", box: box}}},
+			}},
+		}, Options{}, []string{"listbox ", "option Apple", "checkbox Keep"}},
 		{"menu items without a role are menu items", []tnode{
 			{tag: "UL", role: "menu", box: box, attrs: []string{"role", "menu"}, kids: []tnode{
 				{tag: "LI", role: "generic", box: box, kids: []tnode{text("Rename", box...)}},
