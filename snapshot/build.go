@@ -29,6 +29,9 @@ type Options struct {
 	TokenBudget int
 	// TextBudget caps the page text in bytes (default 2048).
 	TextBudget int
+	// Positions adds the page text's runs with their boxes
+	// (Snapshot.Positions), as far as the page text goes.
+	Positions bool
 }
 
 // The defaults of Options and the limits no option changes.
@@ -115,6 +118,9 @@ type cand struct {
 	// (a clickable row, a focusable list): what is clickable inside one is
 	// an element of its own.
 	host bool
+	// items is set on a listbox or menu whose items are elements: the
+	// page text reads through it to them.
+	items bool
 	// loc is where the element is in the DOM, set with el.
 	loc        locator
 	scrollable bool
@@ -138,6 +144,10 @@ type builder struct {
 	// <dialog>; modal is the candidate of the open modal dialog, or -1.
 	inert bool
 	modal int32
+	// axOf is, per document and node, the index of a DOM node's
+	// unignored accessibility node in its frame's tree, or -1; built on
+	// first use (domItems).
+	axOf [][]int32
 }
 
 // selectOptions says how many options select k has.
@@ -162,8 +172,14 @@ const (
 // generic elements with a click handler and a pointer cursor, also inside
 // another such element (an icon in a clickable row), the items of a list that
 // handles their clicks, the first maxOptions options of a select, scroll
-// containers), listed in depth-first document order with an open JavaScript
-// dialog's controls first. When more qualify than
+// containers; and by behaviour (behaviour.go): a compact element with a click
+// handler and no pointer cursor (a CSS icon, an SVG label, a game cell), the
+// children of a listbox or menu as its options or menu items whatever their
+// tags, what a person drags (draggable, a grab cursor, the items of a
+// sortable list), a focusable handle its classes call a slider's, and the
+// item of a menu bar that holds a submenu shown on hover), listed in
+// depth-first document order with an open JavaScript dialog's controls
+// first. When more qualify than
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
 // (rank: wholly in the viewport, partly, outside; then role priority; then
 // document order) and a note says how many.
@@ -238,8 +254,11 @@ func buildAll(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, in
 			}
 		}
 	}
-	text, cut := b.pageText(refOf)
+	text, cut, runs := b.pageText(refOf)
 	s.Text = text
+	if opts.Positions {
+		s.Positions = runs
+	}
 	if cut {
 		s.Notes = append(s.Notes, fmt.Sprintf("page text cut at %d bytes", opts.TextBudget))
 	}
@@ -355,10 +374,13 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 		}
 		return false
 	}
-	k := int32(-1)
-	if !n.Ignored {
+	k := b.candOf[f][i]
+	switch {
+	case k >= 0:
+		// Made already, as an item of its listbox or menu (domItems).
+	case !n.Ignored:
 		k = b.classify(f, i, n, dom, parent, within)
-	} else if !b.inert && hasReason(n, "activeModalDialog") {
+	case !b.inert && hasReason(n, "activeModalDialog"):
 		b.inert = true
 	}
 	childParent, childWithin := parent, within
@@ -373,6 +395,13 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 		case c.interactive:
 			childWithin = withinControl
 		}
+	}
+	if cr := n.Role.Value.s; !n.Ignored && itemRoles[cr] != "" && dom.doc >= 0 && b.p.tag(dom) != "SELECT" {
+		at := k
+		if at < 0 {
+			at = parent
+		}
+		b.domItems(f, dom, cr, at)
 	}
 	sub := false
 	switch b.p.tag(dom) {
@@ -554,8 +583,9 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 		switch {
 		case props.editable == "richtext" || props.editable == "plaintext":
 			role = "textbox"
-		case valued && plain:
-			// A slider's handle: a focusable span that says its value.
+		case valued && plain, plain && p.sliderHandle(dom):
+			// A slider's handle: a focusable span that says its value,
+			// or that its classes call a slider's handle.
 			role = "slider"
 		case p.clickable(dom) && plain:
 			role = "button"
@@ -573,6 +603,26 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 			// An item of a popup list whose clicks the list handles.
 			incl, inter, clickLike = true, true, true
 			role = "option"
+		}
+	}
+	if !incl && dom.doc >= 0 && tag != "LABEL" {
+		item := p.itemRole(dom)
+		switch {
+		case item != "" && (plain || role == "listitem"):
+			// A listbox's or menu's child is its item, whatever its tag.
+			incl, inter, role = true, true, item
+		case p.dragged(dom) && b.compactish(dom):
+			incl, inter = true, true
+			if plain {
+				role = "button"
+			}
+		case within < withinControl && p.clickable(dom) && b.compact(f, i, dom):
+			// A click listener without a pointer cursor: a CSS icon, an
+			// SVG label, an empty game cell, a menu entry.
+			incl, inter, clickLike = true, true, true
+			role = "button"
+		case within < withinControl && p.hoverMenu(dom) && b.compact(f, i, dom):
+			incl, inter, role = true, true, "menuitem"
 		}
 	}
 	if !incl {
@@ -606,14 +656,21 @@ func (p *page) pointer(r domRef) bool {
 }
 
 // delegatedItem reports whether node r is an item of a list that handles
-// its items' clicks itself: an <li> whose list, or the list's parent, has
-// the click handler.
+// its items' clicks itself: an <li> whose list, or one of the list's two
+// nearest ancestors (a popup around the list's scroller, as selectric
+// builds it), has the click handler.
 func (p *page) delegatedItem(r domRef) bool {
 	if p.tag(r) != "LI" {
 		return false
 	}
-	list := p.parent(r)
-	return p.clickable(list) || p.clickable(p.parent(list))
+	a := p.parent(r)
+	for range 3 {
+		if p.clickable(a) {
+			return true
+		}
+		a = p.parent(a)
+	}
+	return false
 }
 
 // keyboardFocusable reports whether a focusable node is reachable with Tab:
@@ -794,7 +851,13 @@ func (b *builder) detail(k int32) {
 	}
 	p := b.p
 	fr := &p.frames[c.frame]
-	n := &fr.nodes[c.ax]
+	var n *axNode
+	if c.ax >= 0 {
+		n = &fr.nodes[c.ax]
+	} else {
+		// An item the tree leaves out (domItems): only its DOM node.
+		n = &axNode{BackendNodeID: p.backendID(c.dom)}
+	}
 	// Strings from the tree are substrings of the whole tree's JSON; clone
 	// the ones that outlive Build so that they do not keep it alive.
 	axName := strings.Clone(n.Name.Value.String())
@@ -853,13 +916,23 @@ func (b *builder) detail(k int32) {
 		DocumentURL:   docURL,
 		Role:          c.role,
 		Name:          name,
-		AXRole:        strings.Clone(n.Role.Value.String()),
+		AXRole:        axRoleOf(c, n),
 		AXName:        axName,
 		Tag:           tag,
 		InputType:     inputType,
 		Editable:      (hasCE && !strings.EqualFold(ce, "false")) || c.props.editable == "richtext",
 		BBox:          e.BBox,
 	}
+}
+
+// axRoleOf is the role the check before an action will read for the
+// candidate's node: the tree's, or for an item the tree leaves out
+// (domItems), "none", which Chromium answers when asked for that node alone.
+func axRoleOf(c *cand, n *axNode) string {
+	if c.ax < 0 {
+		return "none"
+	}
+	return strings.Clone(n.Role.Value.String())
 }
 
 // roundBox rounds a box to whole pixels, which keeps the JSON short.

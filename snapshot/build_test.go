@@ -86,9 +86,59 @@ func TestInclusionAndExclusion(t *testing.T) {
 		{"div acting as a button", []tnode{
 			{tag: "DIV", role: "generic", box: box, clickable: true, style: map[string]string{"cursor": "pointer"}, kids: []tnode{text("Delete", box...)}},
 		}, Options{}, []string{"button Delete"}},
-		{"clickable without pointer cursor excluded", []tnode{
+		{"compact clickable without pointer cursor is a button", []tnode{
 			{tag: "DIV", role: "generic", box: box, clickable: true, kids: []tnode{text("Delete", box...)}},
+		}, Options{}, []string{"button Delete"}},
+		{"large clickable without pointer cursor excluded", []tnode{
+			{tag: "DIV", role: "generic", box: []float64{0, 0, 800, 300}, clickable: true, kids: []tnode{text("Delete", box...)}},
 		}, Options{}, []string{}},
+		{"CSS icon named by its class", []tnode{
+			{tag: "SPAN", role: "generic", box: []float64{10, 10, 20, 20}, clickable: true, attrs: []string{"class", "icon retweet"}},
+		}, Options{}, []string{"button retweet icon"}},
+		{"symbol label named by its symbol", []tnode{
+			{tag: "text", role: "generic", box: []float64{10, 10, 12, 20}, clickable: true, kids: []tnode{text("+", 10, 10, 12, 20)}},
+		}, Options{}, []string{"button +"}},
+		{"listbox items without a role are options", []tnode{
+			{tag: "UL", role: "listbox", box: box, attrs: []string{"role", "listbox"}, clickable: true, kids: []tnode{
+				{tag: "LI", box: box, kids: []tnode{text("Apple", box...)}},
+				{tag: "LI", box: box, kids: []tnode{text("Banana", box...)}},
+				{tag: "LI", box: nil, kids: []tnode{text("Hidden", box...)}},
+			}},
+		}, Options{}, []string{"listbox ", "option Apple", "option Banana"}},
+		{"a control inside a listbox item stays an element", []tnode{
+			{tag: "UL", role: "listbox", box: box, attrs: []string{"role", "listbox"}, kids: []tnode{
+				{tag: "LI", role: "generic", box: box, kids: []tnode{text("Apple", box...), {tag: "INPUT", role: "checkbox", name: "Keep", box: box}}},
+			}},
+		}, Options{}, []string{"listbox ", "option Apple", "checkbox Keep"}},
+		{"menu items without a role are menu items", []tnode{
+			{tag: "UL", role: "menu", box: box, attrs: []string{"role", "menu"}, kids: []tnode{
+				{tag: "LI", role: "generic", box: box, kids: []tnode{text("Rename", box...)}},
+				{tag: "LI", box: box, kids: []tnode{text("Delete", box...)}},
+			}},
+		}, Options{}, []string{"menuitem Rename", "menuitem Delete"}},
+		{"items of a sortable list and draggable cards", []tnode{
+			{tag: "UL", role: "list", box: []float64{0, 0, 300, 100}, attrs: []string{"class", "ui-sortable"}, clickable: true, kids: []tnode{
+				{tag: "LI", role: "listitem", box: box, kids: []tnode{text("First", box...)}},
+				{tag: "LI", role: "listitem", box: box, kids: []tnode{text("Second", box...)}},
+			}},
+			{tag: "DIV", role: "generic", box: box, attrs: []string{"draggable", "true"}, kids: []tnode{text("Card", box...)}},
+			{tag: "DIV", role: "generic", box: box, style: map[string]string{"cursor": "grab"}, kids: []tnode{text("Grip", box...)}},
+			{tag: "UL", role: "list", box: []float64{0, 0, 300, 100}, clickable: true, attrs: []string{"class", "plain"}, kids: []tnode{
+				{tag: "LI", role: "listitem", box: box, kids: []tnode{text("Not sortable", box...)}},
+			}},
+		}, Options{}, []string{"listitem First", "listitem Second", "button Card", "button Grip"}},
+		{"slider handle by its classes", []tnode{
+			{tag: "DIV", role: "generic", box: box, attrs: []string{"class", "ui-slider"}, clickable: true, kids: []tnode{
+				{tag: "SPAN", role: "generic", box: []float64{30, 8, 18, 18}, attrs: []string{"tabindex", "0", "class", "ui-slider-handle"}, props: focusable()},
+			}},
+		}, Options{}, []string{"slider "}},
+		{"menu bar item that opens a submenu on hover", []tnode{
+			{tag: "LI", role: "listitem", box: box, kids: []tnode{
+				text("File", box...),
+				{tag: "UL", box: nil, kids: []tnode{{tag: "LI", box: nil, clickable: true, kids: []tnode{{tag: "#text", name: "Save"}}}}},
+			}},
+			{tag: "LI", role: "listitem", box: box, kids: []tnode{text("Plain item", box...)}},
+		}, Options{}, []string{"menuitem File"}},
 		{"clickable wrapper does not double up", []tnode{
 			{tag: "DIV", role: "generic", box: box, clickable: true, style: map[string]string{"cursor": "pointer"}, kids: []tnode{button("Inner", box...)}},
 		}, Options{}, []string{"button Inner"}},

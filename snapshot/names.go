@@ -1,6 +1,9 @@
 package snapshot
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // fallbackName names a nameless element from what the page binds to the
 // element itself, in this order: its title, placeholder or alt; its
@@ -30,7 +33,7 @@ func (b *builder) fallbackName(c *cand, n *axNode) string {
 	// never a name.
 	tag := p.tag(c.dom)
 	if !valueRoles[c.role] && tag != "INPUT" && tag != "TEXTAREA" && tag != "SELECT" {
-		if t := b.axText(c.frame, c.ax); isWordy(t) {
+		if t := b.ownText(c); isWordy(t) {
 			return t
 		}
 	}
@@ -54,7 +57,23 @@ func (b *builder) fallbackName(c *cand, n *axNode) string {
 			return "link to " + v
 		}
 	}
+	// A symbol a person reads as a label ("+", "×"), when nothing says
+	// more: short, so that it is a label and not a value.
+	if c.interactive && !valueRoles[c.role] && tag != "INPUT" && tag != "TEXTAREA" && tag != "SELECT" {
+		if t := b.ownText(c); t != "" && utf8.RuneCountInString(t) <= 3 {
+			return t
+		}
+	}
 	return ""
+}
+
+// ownText is the text inside a candidate: from the accessibility tree, or
+// for an item the tree leaves out, from the DOM.
+func (b *builder) ownText(c *cand) string {
+	if c.ax < 0 {
+		return b.p.domText(c.dom, true, noDOM)
+	}
+	return b.axText(c.frame, c.ax)
 }
 
 // axText joins the text under an accessibility node, up to a little over

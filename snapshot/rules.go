@@ -194,6 +194,7 @@ var iconWords = map[string]bool{
 	"notifications": true, "lock": true, "unlock": true, "eye": true, "expand": true, "collapse": true,
 	"chevron": true, "caret": true, "info": true, "help": true, "play": true, "pause": true,
 	"mute": true, "volume": true, "undo": true, "redo": true, "save": true, "send": true,
+	"retweet": true, "repost": true, "comment": true, "reblog": true,
 	"cart": true, "zoom": true, "fullscreen": true, "mic": true, "camera": true, "logout": true,
 }
 

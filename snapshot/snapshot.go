@@ -20,6 +20,11 @@ type Snapshot struct {
 	// Text is the visible page text in reading order, with each interactive
 	// element shown as its ref, e.g. "Username: [@e3] [@e5 Log in]".
 	Text string `json:"text,omitempty"`
+	// Positions are the runs of the page text, each with its box, in the
+	// same order, when Options.Positions asked for them: what an agent
+	// needs to locate a chart's legend, a grid's labels or the letter left
+	// of a square. Absent by default, and outside the token budget.
+	Positions []TextRun `json:"positions,omitempty"`
 	// Screenshot describes the image that travels beside the JSON; its bytes
 	// never appear in the JSON.
 	Screenshot *Screenshot `json:"screenshot,omitempty"`
@@ -72,6 +77,13 @@ type Element struct {
 	Seen     bool     `json:"-"`
 	SeenText []string `json:"-"`
 	Document string   `json:"-"`
+}
+
+// TextRun is one run of page text (one line box, or the part of it in
+// view) and where it is.
+type TextRun struct {
+	Text string `json:"text"`
+	BBox BBox   `json:"bbox"`
 }
 
 // BBox is an element's box in viewport CSS pixels.

@@ -18,11 +18,13 @@ type textToken struct {
 // pageText renders the visible text in document (reading) order, each shown
 // interactive element as "[@eN name]", within opts.TextBudget bytes. While a
 // modal dialog is open the page behind it is inert, and only the dialog's
-// text is shown. It reports whether the text was cut.
-func (b *builder) pageText(refOf map[int32]string) (string, bool) {
+// text is shown. It reports whether the text was cut, and returns the runs
+// of plain text it holds with their boxes, rounded, when opts.Positions asks
+// for them.
+func (b *builder) pageText(refOf map[int32]string) (string, bool, []TextRun) {
 	p := b.p
 	if len(p.docs) == 0 {
-		return "", false
+		return "", false, nil
 	}
 	shown := make(map[domRef]int32, len(refOf))
 	for k := range refOf {
@@ -43,7 +45,17 @@ func (b *builder) pageText(refOf map[int32]string) (string, bool) {
 	} else {
 		w.doc(0)
 	}
-	return w.render(b.opts.TextBudget)
+	text, cut, n := w.render(b.opts.TextBudget)
+	var runs []TextRun
+	if b.opts.Positions {
+		runs = make([]TextRun, 0, n)
+		for _, t := range w.tokens[:n] {
+			if t.ref == "" {
+				runs = append(runs, TextRun{Text: t.text, BBox: roundBox(t.box)})
+			}
+		}
+	}
+	return text, cut, runs
 }
 
 type textWalker struct {
@@ -100,10 +112,12 @@ func (w *textWalker) walk(di, from, end int) {
 			}
 			if k, ok := w.shown[r]; ok {
 				c := &w.b.cands[k]
-				if w.visible(c.bbox) {
+				// A listbox or menu whose items are elements is read
+				// through to them, its own ref only where it has a name.
+				if w.visible(c.bbox) && (!c.items || c.el.Name != "") {
 					w.tokens = append(w.tokens, textToken{text: c.el.Name, ref: w.refOf[k], box: c.bbox, cell: cell[j], doc: int32(di)})
 				}
-				skip = true
+				skip = !c.items
 			}
 			switch p.tag(r) {
 			case "INPUT", "TEXTAREA", "SELECT", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE":
@@ -182,8 +196,8 @@ func (w *textWalker) visible(b BBox) bool {
 
 // render joins the tokens: a line break where a token starts a new line, " | "
 // between table cells on one line, a space otherwise. It stops at the last
-// whole token that fits in budget bytes.
-func (w *textWalker) render(budget int) (string, bool) {
+// whole token that fits in budget bytes, and says how many tokens it wrote.
+func (w *textWalker) render(budget int) (string, bool, int) {
 	var sb strings.Builder
 	sb.Grow(min(budget, 4096))
 	for i := range w.tokens {
@@ -211,12 +225,12 @@ func (w *textWalker) render(budget int) (string, bool) {
 			if sb.Len() == 0 && t.ref == "" {
 				sb.WriteString(cutWords(piece, budget))
 			}
-			return sb.String(), true
+			return sb.String(), true, i
 		}
 		sb.WriteString(sep)
 		sb.WriteString(piece)
 	}
-	return sb.String(), false
+	return sb.String(), false, len(w.tokens)
 }
 
 // echoed reports whether ref token i's name is already the text just before

@@ -31,6 +31,9 @@ type call struct {
 	// for the snapshot that follows it; nil when that snapshot must be
 	// taken anew.
 	settled *capture.Page
+	// positions asks this call's snapshots for the page text's runs with
+	// their boxes (get_snapshot's positions).
+	positions bool
 }
 
 // record is the audit record of c, which answered code ("ok" for success)

@@ -10,10 +10,12 @@ import (
 // snapshotInput is the arguments of get_snapshot.
 type snapshotInput struct {
 	ViewportOnly bool `json:"viewport_only,omitempty" jsonschema:"Only elements in the viewport; false adds offscreen ones" schema:"default=true"`
+	Positions    bool `json:"positions,omitempty" jsonschema:"Add text runs with boxes"`
 }
 
 // getSnapshot runs get_snapshot, bringing a crashed browser back first.
 func (s *Session) getSnapshot(ctx context.Context, c *call, in snapshotInput) Output {
+	c.positions = in.Positions
 	restarted := s.recover(ctx)
 	snap, err := s.snapshot(ctx, c, in.ViewportOnly)
 	if err != nil && restarted == "" {

@@ -275,7 +275,7 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 		page = &capture.Page{URL: s.tab.URL(), ScreenshotError: err.Error()}
 	}
 	opts := s.config.Snapshot
-	opts.ViewportOnly = viewportOnly
+	opts.ViewportOnly, opts.Positions = viewportOnly, c.positions
 	snap, table, next := snapshot.Build(page, opts, s.next)
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next

@@ -46,6 +46,13 @@ var recordings = []struct {
 	{"clickables", "/variants/clickables", nil},
 	{"dialog-modal", "/variants/dialog-modal", nil},
 	{"cross-site", "/variants/cross-site-checkout?nested=1", nil},
+	{"w-sortable", "/widgets/sortable", nil},
+	{"w-dropdowns", "/widgets/dropdowns", nil},
+	{"w-timeline", "/widgets/timeline", nil},
+	{"w-inbox", "/widgets/inbox", nil},
+	{"w-chart", "/widgets/chart", nil},
+	{"w-menubar", "/widgets/menubar", nil},
+	{"w-menubar-open", "/widgets/menubar", func(ctx context.Context, t *browser.Tab) error { return t.Hover(ctx, 280, 200) }},
 }
 
 // captureLive loads each recorded demo page from site in a fresh tab of the
