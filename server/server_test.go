@@ -185,6 +185,7 @@ func callTool(t *testing.T, ctx context.Context, c *client.Client, name string, 
 // embedded in the loader: no network). The default set must stay within
 // 3,400 tokens and everything on under 4,664.
 func TestToolsListIsTheDefinitions(t *testing.T) {
+	t.Parallel()
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {
@@ -225,6 +226,7 @@ func TestToolsListIsTheDefinitions(t *testing.T) {
 }
 
 func TestUnknownCapabilityFailsNew(t *testing.T) {
+	t.Parallel()
 	_, err := New(Config{NewSession: (&fakes{}).open, Caps: []string{"wait", "teleport"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown capability "teleport"`) {
 		t.Fatalf("New with an unknown capability: %v", err)
@@ -298,6 +300,7 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 }
 
 func TestDefaultsAreApplied(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
@@ -322,6 +325,7 @@ func TestDefaultsAreApplied(t *testing.T) {
 }
 
 func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{Text: TextJSON})
 	c := inProcessClient(t, s)
 	res := callTool(t, context.Background(), c, tools.Click, map[string]any{"ref": "@e2"})
@@ -374,6 +378,7 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 }
 
 func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	out := tools.Output{Value: tools.ActionResult{Snapshot: &snapshot.Snapshot{}, Error: ptr(tools.Timeout)}}
 	res, err := s.result(tools.GetSnapshot, out)
@@ -390,6 +395,7 @@ func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
 }
 
 func TestEachClientHasItsOwnSessionAndCallsInOneAreSerial(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	s := newTestServer(t, f, Config{})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
@@ -445,6 +451,7 @@ func TestEachClientHasItsOwnSessionAndCallsInOneAreSerial(t *testing.T) {
 }
 
 func TestMaxSessions(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{MaxSessions: 1})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
@@ -464,6 +471,7 @@ func TestMaxSessions(t *testing.T) {
 }
 
 func TestIdleSessionCloses(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{SessionIdle: 100 * time.Millisecond})
 	c := inProcessClient(t, s)
@@ -488,6 +496,7 @@ func TestIdleSessionCloses(t *testing.T) {
 }
 
 func TestCancelReachesTheCall(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	defer close(f.hold)
 	s := newTestServer(t, f, Config{})
@@ -505,6 +514,7 @@ func TestCancelReachesTheCall(t *testing.T) {
 }
 
 func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	defer close(f.hold)
 	s := newTestServer(t, f, Config{})
@@ -543,6 +553,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // keeps the JSON that validates against the snapshot schema, for every
 // recorded page; --snapshot-text json puts the JSON back in the text.
 func TestCompactTextBesideStructuredJSON(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("../snapshot/testdata/captures/*.json")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no recorded captures: %v", err)
