@@ -184,6 +184,7 @@ func secretsCall(t *testing.T, c *client.Client, seen *[]string, name string, ar
 // or the debug log; and every screenshot (the agent's, the person's) draws
 // the echoes as discs.
 func TestAttackSecretsEncodedServe(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	auditDir := filepath.Join(t.TempDir(), "audit")
@@ -324,6 +325,7 @@ func secretsFiles(t *testing.T, dir string, png func(name string, data []byte)) 
 // form, and the record's screenshots of the results page draw the echoes
 // as discs.
 func TestAttackSecretsEncodedRun(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	e, stdout, stderr := driverEnv(map[string]string{secretsVar: secretsPW})

@@ -46,6 +46,7 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 // server on real Chromium, stops at the checkpoint for the human, verifies
 // completion and writes a report that Chromium can open.
 func TestDemoWithoutKey(t *testing.T) {
+	t.Parallel()
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
@@ -113,6 +114,7 @@ func TestDemoWithoutKey(t *testing.T) {
 
 // A rejection at the checkpoint ends the demo as failed, cleanly.
 func TestDemoRejected(t *testing.T) {
+	t.Parallel()
 	e, stdout, _ := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	approver := checkpoint.ApproverFunc(func(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
@@ -137,6 +139,7 @@ func TestDemoRejected(t *testing.T) {
 
 // run refuses to start without an API key, before any browser starts.
 func TestRunWithoutKey(t *testing.T) {
+	t.Parallel()
 	e, _, _ := driverEnv(map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1"})
 	// A browser that started first would fail on its path instead.
 	err := runCmd(context.Background(), e, []string{"--goal", "Cancel my membership", "--profile", "demo", "--browser-path", "/nonexistent"})
@@ -242,6 +245,7 @@ func renderedImages(t *testing.T, dom json.RawMessage) int {
 // the checkpoint until someone approves in the web console, then verifies
 // completion and says where the report is.
 func TestDemoCommandWebApproval(t *testing.T) {
+	t.Parallel()
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

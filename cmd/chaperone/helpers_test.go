@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +32,11 @@ import (
 // bin is the chaperone binary built for the end-to-end tests by TestMain.
 var bin string
 
+// lender lends the servers of the tests running Chromiums, so that the
+// binary starts a few browsers rather than one per server (a launch is
+// most of a short test's time on a small machine). TestMain closes it.
+var lender browsertest.Lender
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "chaperone-e2e-")
 	if err != nil {
@@ -43,6 +49,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if err := lender.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -77,10 +86,45 @@ type serveProc struct {
 	err    error // the exit status, once exited is closed
 }
 
+// ownBrowser, in a server's env, makes it launch a browser of its own
+// instead of connecting to one lent by lender: for tests of the browser's
+// own life (its processes, its exit).
+const ownBrowser = "CHAPERONE_CDP_ENDPOINT="
+
+// ownBrowserFlags are the flags that choose or shape the browser itself;
+// a server given one launches its own.
+var ownBrowserFlags = []string{"--cdp-endpoint", "--cdp-default-context", "--browser-pool", "--browser-path", "--user-data-dir", "--headed"}
+
+// withBrowser returns env with a lent browser's endpoint for a test's
+// server, unless args or env choose the browser, or tb is a benchmark,
+// which measures the server as a user runs it.
+func withBrowser(tb testing.TB, env, args []string) []string {
+	tb.Helper()
+	t, ok := tb.(*testing.T)
+	if !ok {
+		return env
+	}
+	for _, e := range env {
+		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") ||
+			strings.HasPrefix(e, "CHAPERONE_USER_DATA_DIR=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_PATH=") {
+			return env
+		}
+	}
+	for _, a := range args {
+		for _, f := range ownBrowserFlags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return env
+			}
+		}
+	}
+	return append(slices.Clip(env), "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
+}
+
 // startServe runs the binary with args (which must include --http) and env,
-// and waits until it listens.
+// and waits until it listens. Its browser is lent (withBrowser).
 func startServe(t testing.TB, env []string, args ...string) *serveProc {
 	t.Helper()
+	env = withBrowser(t, env, args)
 	p := &serveProc{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
@@ -148,9 +192,11 @@ func (p *serveProc) stop(t testing.TB) {
 	}
 }
 
-// stdioClient runs "chaperone args..." as an MCP server on stdio.
+// stdioClient runs "chaperone args..." as an MCP server on stdio. Its
+// browser is lent (withBrowser).
 func stdioClient(t testing.TB, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
 	t.Helper()
+	env = withBrowser(t, env, args)
 	stderr := &syncBuffer{}
 	var cmd *exec.Cmd
 	c, err := client.NewStdioMCPClientWithOptions(bin, env, args,

@@ -88,6 +88,7 @@ func replayed(t *testing.T, tk task, e *env, stdout *syncBuffer) (driver.Result,
 // by its id with no model. Checkpoints still ask the person, and
 // complete_task still verifies the end.
 func TestRecordAndReplay(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	person := func() *checkpointtest.Person {
 		return &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
@@ -262,6 +263,7 @@ func runApproving(t *testing.T, args ...string) string {
 // replay` performs it on the renamed flow with no model, the person still
 // approving the final step.
 func TestReplayCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := runApproving(t, "demo", "--out", filepath.Join(dir, "demo"))
 	script := filepath.Join(dir, "demo", driver.ScriptName)
@@ -290,6 +292,7 @@ func TestReplayCommand(t *testing.T) {
 // stops the run, an approval continues it, with the person's words as the
 // model's hint.
 func TestAskWhenStuck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		d    checkpoint.Decision
