@@ -31,7 +31,12 @@ func driverEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
 // approvals answered by approver.
 func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver) task {
 	t.Helper()
-	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fs, "info")
+	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

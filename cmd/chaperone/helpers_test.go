@@ -120,6 +120,31 @@ func withBrowser(tb testing.TB, env, args []string) []string {
 	return append(slices.Clip(env), "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
 }
 
+// loans holds the endpoint lent to each running test for the commands it
+// runs one after another, so that they take one browser between them.
+var loans sync.Map // *testing.T → string
+
+// lentEndpoint returns the endpoint of the browser lent by lender to the
+// commands the test runs one after another (run, demo, replay): the same
+// for every call of the test.
+func lentEndpoint(t *testing.T) string {
+	t.Helper()
+	if e, ok := loans.Load(t); ok {
+		return e.(string)
+	}
+	e := lender.Lend(t)
+	loans.Store(t, e)
+	t.Cleanup(func() { loans.Delete(t) })
+	return e
+}
+
+// lentBrowser returns the environment variable that points a command the
+// test runs at its lentEndpoint.
+func lentBrowser(t *testing.T) string {
+	t.Helper()
+	return "CHAPERONE_CDP_ENDPOINT=" + lentEndpoint(t)
+}
+
 // startServe runs the binary with args (which must include --http) and env,
 // and waits until it listens. Its browser is lent (withBrowser).
 func startServe(t testing.TB, env []string, args ...string) *serveProc {

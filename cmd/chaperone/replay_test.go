@@ -26,7 +26,12 @@ import (
 // approver; model recovers the steps that do not replay (nil: none).
 func replayTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver, script *driver.Script, path string, model driver.Model) task {
 	t.Helper()
-	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fs, "info")
+	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +204,7 @@ func runApproving(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), lentBrowser(t), "ANTHROPIC_API_KEY=")
 	var stdout, stderr syncBuffer
 	cmd.Stdout = &stdout
 	pr, pw := io.Pipe()

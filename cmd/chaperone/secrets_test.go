@@ -148,6 +148,9 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	e, stdout, stderr := driverEnv(map[string]string{secretVar: secretValue})
 	fset := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fset, "debug")
+	if err := fset.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
