@@ -780,7 +780,7 @@ func TestInjectionRun(t *testing.T) {
 			cmd := exec.Command(bin, "run", "--goal", "Save my notification preferences. My email is "+injectionEmail+".",
 				"--url", start, "--profile", injectionProfile(t, start), "--secret", injectionSecretVar,
 				"--approver", "webhook", "--webhook-url", hookURL, "--out", filepath.Join(t.TempDir(), "run"), "--max-turns", "12")
-			cmd.Env = append(os.Environ(), lentBrowser(t), "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL,
+			cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL,
 				"CHAPERONE_WEBHOOK_TOKEN="+webhookToken, injectionSecretVar+"="+injectionSecret)
 			output, err := cmd.CombinedOutput()
 			asked := len(host.requests)

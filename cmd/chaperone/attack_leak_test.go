@@ -280,7 +280,7 @@ func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "run", "--goal", "Read the plan name", "--url", site.URL+"/hostile/leak-note",
 		"--approver", "webhook", "--webhook-url", hookURL, "--out", out)
-	cmd.Env = append(os.Environ(), lentBrowser(t), "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
 	output, _ := cmd.CombinedOutput()
 
 	asked := host.asked(t)

@@ -331,7 +331,7 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	e, stdout, stderr := driverEnv(map[string]string{secretsVar: secretsPW})
 	fset := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fset, "debug")
-	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000", "--cdp-endpoint", lentEndpoint(t)}); err != nil {
+	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000", "--cdp-endpoint", lentEndpoint(t), "--action-timeout", "20s"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cf.setup(e.stderr)

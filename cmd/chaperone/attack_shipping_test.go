@@ -30,7 +30,7 @@ func shippingRun(t *testing.T, dir string, args ...string) (stdout, stderr strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), lentBrowser(t), "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=")
 	var out, errOut syncBuffer
 	cmd.Stdout = &out
 	pr, pw := io.Pipe()

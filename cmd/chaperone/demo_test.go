@@ -36,6 +36,9 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
 		t.Fatal(err)
 	}
+	if err := fs.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)

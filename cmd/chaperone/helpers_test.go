@@ -95,15 +95,23 @@ const ownBrowser = "CHAPERONE_CDP_ENDPOINT="
 // a server given one launches its own.
 var ownBrowserFlags = []string{"--cdp-endpoint", "--cdp-default-context", "--browser-pool", "--browser-path", "--user-data-dir", "--headed"}
 
-// withBrowser returns env with a lent browser's endpoint for a test's
-// server, unless args or env choose the browser, or tb is a benchmark,
-// which measures the server as a user runs it.
+// actionBudget widens the time an action may take for the commands the
+// tests run (a flag given in args still wins). What the tests check is the
+// answer, never the time; the 2 s default is overrun on a small machine
+// busy with other tests' browsers, and an overrun is a different answer.
+const actionBudget = "CHAPERONE_ACTION_TIMEOUT=20s"
+
+// withBrowser returns env with the actionBudget and a lent browser's
+// endpoint for a test's server, unless args or env choose the browser; a
+// benchmark, which measures the server as a user runs it, gets env as it
+// is.
 func withBrowser(tb testing.TB, env, args []string) []string {
 	tb.Helper()
 	t, ok := tb.(*testing.T)
 	if !ok {
 		return env
 	}
+	env = append(slices.Clip(env), actionBudget)
 	for _, e := range env {
 		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") ||
 			strings.HasPrefix(e, "CHAPERONE_USER_DATA_DIR=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_PATH=") {
@@ -117,7 +125,7 @@ func withBrowser(tb testing.TB, env, args []string) []string {
 			}
 		}
 	}
-	return append(slices.Clip(env), "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
+	return append(env, "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
 }
 
 // loans holds the endpoint lent to each running test for the commands it

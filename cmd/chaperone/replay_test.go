@@ -31,6 +31,9 @@ func replayTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approv
 	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
 		t.Fatal(err)
 	}
+	if err := fs.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
@@ -204,7 +207,7 @@ func runApproving(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
-	cmd.Env = append(os.Environ(), lentBrowser(t), "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=")
 	var stdout, stderr syncBuffer
 	cmd.Stdout = &stdout
 	pr, pw := io.Pipe()

@@ -151,6 +151,9 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	if err := fset.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
 		t.Fatal(err)
 	}
+	if err := fset.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
