@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sync"
 	"testing"
 	"time"
 
@@ -114,25 +113,9 @@ func TestDemoFlowCost(t *testing.T) {
 		{"cache, every screenshot", false, true},
 		{"after: cache, screenshots when needed", false, false},
 	}
-	// The runs are independent (a tab and a fake API each), so they run
-	// side by side; the comparison waits for all three.
-	var mu sync.Mutex
 	billed := map[string]float64{}
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		before, after := billed[tests[0].name], billed[tests[2].name]
-		if before == 0 || after == 0 {
-			return // a run failed, and said so
-		}
-		t.Logf("billed input: before %.0f, after %.0f (%.2f×)", before, after, after/before)
-		if after > goal || after > before/3 {
-			t.Errorf("billed input after = %.0f token-equivalents, want at most %d and a third of before (%.0f)", after, goal, before)
-		}
-	})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
 			h := newHarness(t, nil, demoReplies()...)
 			h.cfg.Tools = liveDemo(t, "/account")
 			h.cfg.Goal = "Cancel my StreamFlix membership. Ask me before the final step."
@@ -154,9 +137,12 @@ func TestDemoFlowCost(t *testing.T) {
 			if res.Tokens != total {
 				t.Errorf("the run counted %+v, the API %+v", res.Tokens, total)
 			}
-			mu.Lock()
 			billed[tt.name] = total.BilledInput()
-			mu.Unlock()
 		})
+	}
+	before, after := billed[tests[0].name], billed[tests[2].name]
+	t.Logf("billed input: before %.0f, after %.0f (%.2f×)", before, after, after/before)
+	if after > goal || after > before/3 {
+		t.Errorf("billed input after = %.0f token-equivalents, want at most %d and a third of before (%.0f)", after, goal, before)
 	}
 }
