@@ -34,6 +34,7 @@ func look(t *testing.T, ctx context.Context, tab *browser.Tab) (*snapshot.Snapsh
 // opens the console in Chromium, sees the action and the page's screenshot,
 // writes feedback and clicks Reject; then, asked again, clicks Approve.
 func TestWebConsoleInChromium(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
 	pending := make(chan string, 4)
@@ -195,6 +196,7 @@ func TestWebConsoleInChromium(t *testing.T) {
 // TestWebConsoleWrongTokenInChromium: a browser that guesses the console's
 // URL wrong sees nothing: an empty 404, no page, no screenshot.
 func TestWebConsoleWrongTokenInChromium(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
 	web, err := approver.NewWeb(approver.WebOptions{})

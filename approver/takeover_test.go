@@ -39,6 +39,7 @@ func (f *fakeWheel) Input(_ context.Context, ev PersonInput) error {
 }
 
 func TestPersonInputValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		ev   PersonInput
@@ -81,6 +82,7 @@ func TestPersonInputValidate(t *testing.T) {
 // hand back; other sessions' capabilities and other sites reach nothing,
 // and a refused request leaves the session as it was.
 func TestWebLiveView(t *testing.T) {
+	t.Parallel()
 	w, _ := startWeb(t)
 	alice, bob := &fakeWheel{}, &fakeWheel{}
 	aliceURL, err := w.Attach("alice", alice)
@@ -153,6 +155,7 @@ func TestWebLiveView(t *testing.T) {
 // with the note; a request bound to an action, or another session's, is
 // left for the person to decide: a hand-back approves no action.
 func TestWebHandBackAnswersTheAgentsRequest(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	wh := &fakeWheel{}
 	view, err := w.Attach("sess-1", wh)

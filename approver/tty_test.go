@@ -61,6 +61,7 @@ func (h *ttyHuman) readUntil(t *testing.T, s string) string {
 func (h *ttyHuman) say(line string) { io.WriteString(h.in, line+"\n") }
 
 func TestTTY(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name    string
 		answers []string
@@ -100,6 +101,7 @@ func TestTTY(t *testing.T) {
 }
 
 func TestTTYWithdrawAndClosedInput(t *testing.T) {
+	t.Parallel()
 	tty, person := newTTYPair(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	res := approveAsync(ctx, tty, testRequest("r-1"))
@@ -131,6 +133,7 @@ func TestTTYWithdrawAndClosedInput(t *testing.T) {
 // in words alone says it approves nothing; the screenshot file is the
 // owner's alone.
 func TestTTYEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	tty, person := newTTYPair(t)
 	tty.ScreenshotDir = t.TempDir()
 	res := approveAsync(t.Context(), tty, hostileRequest("r-h"))

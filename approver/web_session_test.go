@@ -11,6 +11,7 @@ import (
 // requests: a capability for one session is nothing for another (issue
 // #22, invariant 1).
 func TestWebConsoleViewsAreScopedToTheirSession(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	alice, bob := testRequest("req-alice"), testRequest("req-bob")
 	alice.Session, bob.Session = "alice-session", "bob-session"
@@ -69,6 +70,7 @@ func TestWebConsoleViewsAreScopedToTheirSession(t *testing.T) {
 // refused: a page that learnt a capability can neither read nor decide,
 // and a name rebound to the console's address gets nothing.
 func TestWebConsoleRefusesForeignBrowserRequests(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	done := approveAsync(t.Context(), w, testRequest("req-1"))
 	view := <-urls

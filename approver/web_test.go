@@ -49,6 +49,7 @@ func get(t *testing.T, u string) (int, string, http.Header) {
 }
 
 func TestWebConsoleOverHTTP(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	if !strings.HasPrefix(viewURL(t, w, "sess-1"), "http://127.0.0.1:") {
 		t.Fatalf("URL = %s", viewURL(t, w, "sess-1"))
@@ -114,6 +115,7 @@ func TestWebConsoleOverHTTP(t *testing.T) {
 }
 
 func TestWebConsoleRefusals(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	pending := approveAsync(t.Context(), w, testRequest("req-1"))
 	<-urls
@@ -172,6 +174,7 @@ func TestWebConsoleRefusals(t *testing.T) {
 // escaped in the console page, never as a raw control character or bidi
 // override, and a request in words alone says it approves nothing.
 func TestWebConsoleEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 )
 
 func TestWebhook(t *testing.T) {
+	t.Parallel()
 	const token = "0123456789abcdef-token"
 	received := make(chan WebhookPayload, 4)
 	status := http.StatusAccepted

@@ -22,6 +22,7 @@ func widenRequest(id string) checkpoint.Request {
 // "a" to allow it for the task, which the decision carries; a request that
 // names none takes "a" as no.
 func TestTTYAllowOnSite(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		req    checkpoint.Request
@@ -55,6 +56,7 @@ func TestTTYAllowOnSite(t *testing.T) {
 // for a request that names a site, and that answer widens by the site the
 // request names, whatever the answer says; JSON can say allow_site.
 func TestWebAllowOnSite(t *testing.T) {
+	t.Parallel()
 	w, urls := startWeb(t)
 	allow := approveAsync(t.Context(), w, widenRequest("req-1"))
 	<-urls
@@ -86,6 +88,7 @@ func TestWebAllowOnSite(t *testing.T) {
 // which reaches the gate as it came (the gate checks it against the
 // request's site).
 func TestWebhookWidenSite(t *testing.T) {
+	t.Parallel()
 	const token = "0123456789abcdef-token"
 	received := make(chan WebhookPayload, 1)
 	receiver := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -24,6 +24,7 @@ var finishPage = &snapshot.Snapshot{
 }
 
 func TestLog(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	a := New(&buf, "sess")
 	a.now = func() time.Time { return time.Date(2026, 11, 4, 10, 0, 0, 0, time.UTC) }
@@ -85,6 +86,7 @@ func TestLog(t *testing.T) {
 // TestArgs: arguments that are not a JSON object are written as text, as
 // they came.
 func TestArgs(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		``:                `{}`,
 		`{"b":1,"a":"x"}`: `{"a":"x","b":1}`,
@@ -100,6 +102,7 @@ func TestArgs(t *testing.T) {
 }
 
 func TestOpen(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "audit")
 	a, err := Open(dir, "../sess 1")
 	if err != nil {
@@ -130,6 +133,7 @@ func TestOpen(t *testing.T) {
 
 // Every event after SetClient names the client; before it, none does.
 func TestSetClient(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	a := New(&buf, "sess")
 	if err := a.ToolCall(ToolCall{Tool: "get_snapshot"}); err != nil {
@@ -158,6 +162,7 @@ func TestSetClient(t *testing.T) {
 // learns later, in whatever form it takes: a page URL that carries it
 // URL-encoded, an action that names it.
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	const pw = "p@ss w0rd/Zq?9"
 	var buf bytes.Buffer
 	l := New(&buf, "s1")

@@ -11,6 +11,7 @@ import (
 // TestWidened: a person's widening of the write set is an event of its own,
 // naming the site, the request it answered and the channel.
 func TestWidened(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	l := New(&buf, "sess")
 	r := checkpoint.Request{ID: "req-1", Action: `fill textbox "Email" with "a@b.c"`, URL: "http://localhost:1/form", Site: "http://localhost"}

@@ -6,6 +6,7 @@ import "testing"
 // very set of options the person saw, not a subset, a superset or another
 // order of it.
 func TestSameSelectCoversOnlyItsOptions(t *testing.T) {
+	t.Parallel()
 	drama, jazz, rock := Option{Text: "Drama", Value: "drama"}, Option{Text: "Jazz", Value: "jazz"}, Option{Text: "Rock", Value: "rock"}
 	approved := Action{Verb: VerbSelect, Node: 7, Role: "listbox", Name: "Genres", Options: []Option{drama, jazz}}
 	for _, c := range []struct {
@@ -38,6 +39,7 @@ func TestSameSelectCoversOnlyItsOptions(t *testing.T) {
 // and for the same activated control: node ids repeat across tabs and
 // documents.
 func TestSameIsBoundToItsPlace(t *testing.T) {
+	t.Parallel()
 	here := Where{Target: "T0", Frame: "F0", Document: "D0", URL: "http://shop/cart?item=pencil"}
 	approved := Action{Verb: VerbClick, Node: 12, Role: "button", Name: "Place order", Where: here}
 	for _, c := range []struct {

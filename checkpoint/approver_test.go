@@ -8,6 +8,7 @@ import (
 )
 
 func TestFirst(t *testing.T) {
+	t.Parallel()
 	unavailable := ApproverFunc(func(context.Context, Request) (Decision, error) {
 		return Decision{}, errors.New("elicitation: " + ErrNoApprover.Error())
 	})

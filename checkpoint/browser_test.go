@@ -22,6 +22,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 // of every page of the embedded demo site: the checkpoint holds on /finish
 // only, success on /cancelled only, failure on /error only.
 func TestDemoProfileOnTheDemoSite(t *testing.T) {
+	t.Parallel()
 	p, err := checkpoint.LoadProfile("demo")
 	if err != nil {
 		t.Fatal(err)
@@ -89,6 +90,7 @@ func capture(t *testing.T, tab *browser.Tab, url string) *snapshot.Snapshot {
 // the failure indicator; success shown below the fold is acknowledged; the
 // same page on another origin is refused.
 func TestVerifyOnTheFixtureSite(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	p, err := checkpoint.LoadProfile("demo")
 	if err != nil {
@@ -124,6 +126,7 @@ func TestVerifyOnTheFixtureSite(t *testing.T) {
 // TestMarkTargetOnARealScreenshot draws the box of a real button on the
 // page's real screenshot, whatever the image's scale.
 func TestMarkTargetOnARealScreenshot(t *testing.T) {
+	t.Parallel()
 	s := capture(t, browsertest.Tab(t), browsertest.Site(t)+"/finish")
 	e, ok := s.Find("button", "Finish Cancellation")
 	if !ok || s.Screenshot == nil {

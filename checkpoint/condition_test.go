@@ -28,6 +28,7 @@ func cond(t *testing.T, js string) Condition {
 }
 
 func TestConditionMatch(t *testing.T) {
+	t.Parallel()
 	finish := `{"snapshot_id":"s1","page":{"url":"https://Stream.example/finish?step=3","title":"Finish Cancellation — StreamFlix"},
 		"text":"Are you sure? [@e4 Finish Cancellation] [@e5 Keep membership]",
 		"elements":[{"ref":"@e3","role":"heading","name":"One last step","level":1},
@@ -84,6 +85,7 @@ func TestConditionMatch(t *testing.T) {
 // TestConditionOnDialog: while a JavaScript dialog is open, rules can match
 // its kind and message, and text_contains sees the message too.
 func TestConditionOnDialog(t *testing.T) {
+	t.Parallel()
 	open := snap(t, `{"page":{"url":"https://shop.example/checkout","title":"Checkout"},
 		"dialog":{"type":"confirm","message":"Leave checkout? Your order will not be placed."}}`)
 	closed := snap(t, `{"page":{"url":"https://shop.example/checkout","title":"Checkout"},"text":"Your order"}`)
@@ -122,6 +124,7 @@ func TestConditionOnDialog(t *testing.T) {
 }
 
 func TestConditionOnEmptySnapshot(t *testing.T) {
+	t.Parallel()
 	for _, c := range []string{`{"title_contains":"a"}`, `{"element":{"role":"button"}}`, `{"text_contains":"a"}`, `{"url_matches":"."}`, `{"dialog":{"type":"alert"}}`} {
 		if cond(t, c).Match(nil) {
 			t.Errorf("%s matches a nil snapshot", c)

@@ -84,6 +84,7 @@ func demoGate(t *testing.T, a Approver, opts Options) *Gate {
 }
 
 func TestAuthorizeAsksOnlyAtCheckpoints(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: "web"}}
 	g := demoGate(t, h, Options{Session: "sess-1"})
 
@@ -120,6 +121,7 @@ func TestAuthorizeAsksOnlyAtCheckpoints(t *testing.T) {
 }
 
 func TestAuthorizeDecisions(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		human    *human
@@ -153,6 +155,7 @@ func TestAuthorizeDecisions(t *testing.T) {
 }
 
 func TestNoApproverRejectsWithReason(t *testing.T) {
+	t.Parallel()
 	g := demoGate(t, nil, Options{})
 	d, err := g.Authorize(t.Context(), snap(t, finishPage), finishClick)
 	if err != nil || d.Approved || !strings.Contains(d.Message(), "no approver is configured") {
@@ -170,6 +173,7 @@ func TestNoApproverRejectsWithReason(t *testing.T) {
 }
 
 func TestPreApprovalCoversOneConcreteAction(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: "web", Feedback: "go ahead"}}
 	g := demoGate(t, h, Options{})
 	finish := snap(t, finishPage)
@@ -247,6 +251,7 @@ func TestPreApprovalCoversOneConcreteAction(t *testing.T) {
 }
 
 func TestRequestInWordsPreApprovesNothing(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: "web"}}
 	var log recorder
 	g := demoGate(t, h, Options{Audit: &log})
@@ -279,6 +284,7 @@ func TestRequestInWordsPreApprovesNothing(t *testing.T) {
 }
 
 func TestDryRun(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: "web"}}
 	g := demoGate(t, h, Options{DryRun: true})
 	if d, _ := g.Authorize(t.Context(), snap(t, accountPage), cancelMembership); !d.Approved {
@@ -297,6 +303,7 @@ func TestDryRun(t *testing.T) {
 }
 
 func TestCancelledContextWithdraws(t *testing.T) {
+	t.Parallel()
 	started := make(chan Request, 1)
 	blocking := ApproverFunc(func(ctx context.Context, r Request) (Decision, error) {
 		started <- r
@@ -335,6 +342,7 @@ func TestCancelledContextWithdraws(t *testing.T) {
 // approves; only an approver's decision can, and the stand-in human here
 // always rejects.
 func TestNothingTheModelControlsApproves(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Channel: "web", Feedback: "no"}}
 	var log recorder
 	g := demoGate(t, h, Options{Audit: &log})
@@ -374,6 +382,7 @@ func TestNothingTheModelControlsApproves(t *testing.T) {
 }
 
 func TestVerify(t *testing.T) {
+	t.Parallel()
 	g := demoGate(t, nil, Options{})
 	cancelled := snap(t, `{"page":{"url":"http://demo/cancelled","title":"Cancelled — StreamFlix"},
 		"elements":[{"ref":"@e1","role":"heading","name":"Your membership has been cancelled","level":1}]}`)
@@ -422,6 +431,7 @@ func ExampleGate_Authorize() {
 // TestUseUpDropsThePreApproval: whatever call comes next uses an approval
 // up; the approved action after it asks again.
 func TestUseUpDropsThePreApproval(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: "web"}}
 	g := demoGate(t, h, Options{})
 	finish := snap(t, finishPage)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestSite(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		url, want string
 	}{
@@ -41,6 +42,7 @@ func TestSite(t *testing.T) {
 }
 
 func TestCarriesData(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		url  string
 		want bool
@@ -71,6 +73,7 @@ func TestCarriesData(t *testing.T) {
 }
 
 func TestWriteSetSends(t *testing.T) {
+	t.Parallel()
 	w, err := checkpoint.NewWriteSet("http://127.0.0.1:8080/start?x", "https://*.shop.example", "", "https://partner.example.org")
 	if err != nil {
 		t.Fatal(err)
@@ -134,6 +137,7 @@ func TestWriteSetSends(t *testing.T) {
 // full, records the decision, refuses in a dry run, and is covered by an
 // approval of the very same action only.
 func TestAuthorizeSend(t *testing.T) {
+	t.Parallel()
 	const dest = "http://localhost:8080/x?email=alice%40mail.example"
 	w, _ := checkpoint.NewWriteSet("http://127.0.0.1:8080")
 	a := checkpoint.Action{Verb: checkpoint.VerbNavigate, Value: dest}

@@ -23,6 +23,7 @@ func defaultGate(t *testing.T) *Gate {
 // fixture site's everyday page: the ones a person would call irreversible or
 // costly are gated, the everyday ones are not.
 func TestDefaultPolicyClicks(t *testing.T) {
+	t.Parallel()
 	g := defaultGate(t)
 	cases := map[string]string{ // button name → the rule that gates it, "" for none
 		"Buy now":                 "buy",
@@ -120,6 +121,7 @@ func TestDefaultPolicyClicks(t *testing.T) {
 // TestDefaultPolicyPayments: fills into payment-card fields and the submit
 // of a form holding one are gated; other fills and submits are not.
 func TestDefaultPolicyPayments(t *testing.T) {
+	t.Parallel()
 	g := defaultGate(t)
 	cases := []struct {
 		name string
@@ -154,6 +156,7 @@ func TestDefaultPolicyPayments(t *testing.T) {
 }
 
 func TestIsPaymentField(t *testing.T) {
+	t.Parallel()
 	yes := [][2]string{
 		{"cc-number", ""}, {"cc-exp-month", ""}, {"billing cc-csc", ""}, {"CC-NAME", ""},
 		{"", "cardnumber"}, {"", "card_number"}, {"", "Card number"}, {"", "cc-num"}, {"", "ccnum"},
@@ -177,6 +180,7 @@ func TestIsPaymentField(t *testing.T) {
 }
 
 func TestDefaultProfile(t *testing.T) {
+	t.Parallel()
 	p, err := LoadProfile("default")
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +209,7 @@ func TestDefaultProfile(t *testing.T) {
 // (the fresh capture when the action runs), dialog included; a rule of
 // gated_actions holds on any page.
 func TestGatedOnTheLivePage(t *testing.T) {
+	t.Parallel()
 	p, err := ParseProfile([]byte(`{"name":"shop","start_url":"https://shop.example/",
 		"checkpoints":[{"name":"leaving checkout","dialog":{"type":"confirm","message_contains":"leave checkout"}},
 			{"name":"final step","element":{"role":"heading","name_contains":"finish cancellation"}}],
@@ -246,6 +251,7 @@ func TestGatedOnTheLivePage(t *testing.T) {
 // what a key, an upload, a drag or a dialog's OK will activate, not the
 // keystroke or the verb (issue 22, invariant 2).
 func TestDefaultPolicyJudgesWhatAnInputActivates(t *testing.T) {
+	t.Parallel()
 	g := defaultGate(t)
 	placeOrder := &Control{Role: "button", Name: "Place order"}
 	cases := []struct {
@@ -303,6 +309,7 @@ func TestDefaultPolicyJudgesWhatAnInputActivates(t *testing.T) {
 }
 
 func TestActivationKey(t *testing.T) {
+	t.Parallel()
 	for key, want := range map[string]bool{
 		"Enter": true, "enter": true, "Shift+Enter": true, "Control+Shift+Enter": true, "NumpadEnter": true,
 		"Space": true, " ": true, "Shift+Space": true, "Meta+ ": true, "\r": true, "Return": true,

@@ -35,6 +35,7 @@ func validateAgainstSchema(t *testing.T, rs *jsonschema.Resolved, data []byte) e
 }
 
 func TestBuiltinProfiles(t *testing.T) {
+	t.Parallel()
 	if got := strings.Join(BuiltinProfiles(), ","); got != "default,demo,netflix" {
 		t.Fatalf("BuiltinProfiles() = %s, want default,demo,netflix", got)
 	}
@@ -93,6 +94,7 @@ func TestBuiltinProfiles(t *testing.T) {
 }
 
 func TestDemoProfileServesItsOwnSite(t *testing.T) {
+	t.Parallel()
 	p, err := LoadProfile("demo")
 	if err != nil {
 		t.Fatal(err)
@@ -123,6 +125,7 @@ func TestDemoProfileServesItsOwnSite(t *testing.T) {
 }
 
 func TestLoadProfileFile(t *testing.T) {
+	t.Parallel()
 	p, err := LoadProfile(filepath.Join("testdata", "shop.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +149,7 @@ func TestLoadProfileFile(t *testing.T) {
 }
 
 func TestBadProfiles(t *testing.T) {
+	t.Parallel()
 	rs := resolvedSchema(t)
 	const head = `"name":"x","start_url":"https://example.com/"`
 	cases := []struct {
@@ -200,6 +204,7 @@ func TestBadProfiles(t *testing.T) {
 }
 
 func TestLoadProfileErrorsNameTheFile(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join("testdata", "bad-element.json")
 	_, err := LoadProfile(path)
 	if want := "profile " + path + ": checkpoints[1].element: role is required"; err == nil || err.Error() != want {
@@ -216,6 +221,7 @@ func TestLoadProfileErrorsNameTheFile(t *testing.T) {
 }
 
 func TestProfileRoundTrip(t *testing.T) {
+	t.Parallel()
 	p, err := LoadProfile("netflix")
 	if err != nil {
 		t.Fatal(err)

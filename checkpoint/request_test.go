@@ -15,6 +15,7 @@ import (
 )
 
 func TestRequestLines(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		r    Request
@@ -66,6 +67,7 @@ func TestRequestLines(t *testing.T) {
 // TestRequestEscapes: what a page or the model wrote cannot repaint a
 // terminal, start a line of its own, or reverse what a person reads.
 func TestRequestEscapes(t *testing.T) {
+	t.Parallel()
 	evil := "Pay\x1b[2J\x1b[1;1HApproved\u202etxt.exe\r\nOK"
 	r := Request{
 		Kind:     KindAgent,
@@ -172,6 +174,7 @@ func isWhite(c color.Color) bool {
 }
 
 func TestMarkTarget(t *testing.T) {
+	t.Parallel()
 	// A 200×100 image of a 100×50 CSS px viewport (device scale 2): the box
 	// (10,10)+(20×10) is image pixels (20,20)–(60,40); the mark is 3 px
 	// outside it.
@@ -238,6 +241,7 @@ func mustDecode(t *testing.T, s *snapshot.Screenshot) image.Image {
 // TestGateMarksTheTarget: the request a person sees carries the screenshot
 // with the target's box drawn on it.
 func TestGateMarksTheTarget(t *testing.T) {
+	t.Parallel()
 	h := &human{decision: Decision{Approved: true, Channel: ChannelWeb}}
 	g := demoGate(t, h, Options{})
 	page := snap(t, finishPage)

@@ -12,6 +12,7 @@ import (
 // does, and the page is on an origin the profile allows; the message names
 // the rule that decided.
 func TestVerifyNeedsSuccessWithoutFailureOnAnAllowedOrigin(t *testing.T) {
+	t.Parallel()
 	g := demoGate(t, nil, Options{})
 	cases := []struct {
 		name string
@@ -63,6 +64,7 @@ func TestVerifyNeedsSuccessWithoutFailureOnAnAllowedOrigin(t *testing.T) {
 // TestVerifyWithoutAllowedOrigins: a profile that lists no origins checks
 // none.
 func TestVerifyWithoutAllowedOrigins(t *testing.T) {
+	t.Parallel()
 	p, err := ParseProfile([]byte(`{"name":"anywhere","success_indicators":[{"text_contains":"thank you"}],
 		"failure_indicators":[{"dialog":{"type":"alert"}}]}`))
 	if err != nil {
@@ -79,6 +81,7 @@ func TestVerifyWithoutAllowedOrigins(t *testing.T) {
 }
 
 func TestOrigin(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"https://Shop.Example:443/checkout?x=1": "https://shop.example",
 		"http://127.0.0.1:41234/account":        "http://127.0.0.1:41234",
@@ -109,6 +112,7 @@ func judgedPage(url, title, text string, seen []snapshot.SeenText, els ...snapsh
 // origin, and not inside an echo of the agent's input; failure indicators
 // count wherever they are.
 func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
+	t.Parallel()
 	p, err := ParseProfile([]byte(`{"name":"verdict","allowed_origins":["https://shop.example","https://pay.example"],
 		"success_indicators":[{"text_contains":"Membership cancelled"},
 			{"element":{"role":"heading","name_contains":"cancelled"}},
@@ -204,6 +208,7 @@ func TestVerifyCountsOnlyWhatAPersonSees(t *testing.T) {
 // TestVerifyJudgedWithoutAllowedOrigins: with no allowed origins listed,
 // only the page's own origin may show the success.
 func TestVerifyJudgedWithoutAllowedOrigins(t *testing.T) {
+	t.Parallel()
 	p, err := ParseProfile([]byte(`{"name":"anywhere","success_indicators":[{"text_contains":"thank you"}]}`))
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +227,7 @@ func TestVerifyJudgedWithoutAllowedOrigins(t *testing.T) {
 // TestVerifyRefusalSaysWhy: a refusal on a page that holds the success only
 // where it is no evidence says so.
 func TestVerifyRefusalSaysWhy(t *testing.T) {
+	t.Parallel()
 	g := demoGate(t, nil, Options{})
 	s := judgedPage("http://demo/account", "Account", "", nil,
 		snapshot.Element{Ref: "@e1", Role: "heading", Name: "Your membership has been cancelled", Seen: false, Document: "http://demo/account"})

@@ -29,6 +29,7 @@ func withOrigin(a checkpoint.Action, origin string) checkpoint.Action {
 // judged by the document the action acts in; reads (plain clicks, keys to
 // the page) are not.
 func TestWritesOutside(t *testing.T) {
+	t.Parallel()
 	w, err := checkpoint.NewWriteSet("http://127.0.0.1:8080/start", "https://*.shop.example")
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +86,7 @@ func TestWritesOutside(t *testing.T) {
 // as a decision of its own; an answer that names another site widens
 // nothing; without a profile (--profile none) nothing is asked.
 func TestGateWriteSet(t *testing.T) {
+	t.Parallel()
 	w, err := checkpoint.NewWriteSet("http://127.0.0.1:8080/")
 	if err != nil {
 		t.Fatal(err)

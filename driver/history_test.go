@@ -10,6 +10,7 @@ import (
 )
 
 func TestDescribe(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		res  toolapi.ToolResult
 		want string
@@ -33,6 +34,7 @@ func TestDescribe(t *testing.T) {
 }
 
 func TestTarget(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, input, want string
 	}{
@@ -56,6 +58,7 @@ func TestTarget(t *testing.T) {
 // the same; the two newest user messages end in breakpoints; the turns kept
 // are not changed.
 func TestHistoryWindow(t *testing.T) {
+	t.Parallel()
 	img := func() *toolapi.Image { return &toolapi.Image{MIMEType: "image/png", Data: []byte("x")} }
 	h := history{intro: "goal", initial: toolapi.ToolResult{Text: "page", Image: img()}}
 	if m := h.messages(); len(m) != 1 || m[0].Content[2].Type != ImageBlock || !m[0].Content[1].Cache {
@@ -100,6 +103,7 @@ func TestHistoryWindow(t *testing.T) {
 }
 
 func TestCalibration(t *testing.T) {
+	t.Parallel()
 	var c calibration
 	if got := c.scale(1000); got != 1000 {
 		t.Fatalf("uncalibrated scale = %d", got)
@@ -119,6 +123,7 @@ func TestCalibration(t *testing.T) {
 }
 
 func TestPrices(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		model string
 		u     Usage

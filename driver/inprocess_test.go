@@ -14,6 +14,7 @@ import (
 // The whole path: Claude (against the fake API) drives the real server
 // code in-process to an acknowledged completion.
 func TestRunThroughInProcessServer(t *testing.T) {
+	t.Parallel()
 	done := drivertest.ValidPage("https://shop.test/cancelled", "Home")
 	mb := &drivertest.MockBrowser{
 		Page:    drivertest.ValidPage("https://shop.test/", "Buy", "Cancel"),

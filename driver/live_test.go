@@ -104,6 +104,7 @@ func demoReplies() []fakeReply {
 // simulates the cache on exact prefixes, so the figure is measured, not
 // assumed. The goal is a third of before, at most 10,500.
 func TestDemoFlowCost(t *testing.T) {
+	t.Parallel()
 	const goal = 10_500
 	tests := []struct {
 		name            string

@@ -103,6 +103,7 @@ func complete(status string) map[string]any {
 // Only the first tool call of a response executes; the others are
 // answered as not executed, which the API accepts.
 func TestOnlyFirstToolCallExecutes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil,
 		reply(wireText("Two at once."), click("@e1"), click("@e2"), wireCall(toolapi.Fill, map[string]any{"ref": "@e3", "value": "x"})),
 		reply(complete("success")),
@@ -132,6 +133,7 @@ func TestOnlyFirstToolCallExecutes(t *testing.T) {
 // The loop ends on an acknowledged complete_task; an unacknowledged
 // success goes back to the model with the server's message.
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	done := drivertest.Page("https://shop.test/cancelled", 0, "Home")
 	tests := []struct {
 		name        string
@@ -187,6 +189,7 @@ func TestCompletion(t *testing.T) {
 
 // Reaching MaxTurns ends the run with failure.
 func TestMaxTurns(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, reply(click("@e1")))
 	h.cfg.MaxTurns = 3
 	res := h.run(t)
@@ -200,6 +203,7 @@ func TestMaxTurns(t *testing.T) {
 
 // A reply without a tool call is asked to call complete_task.
 func TestNoToolCallIsNudged(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, reply(wireText("I think I am done.")), reply(complete("success")))
 	res := h.run(t)
 	if !res.Success || res.Turns != 2 {
@@ -217,6 +221,7 @@ func TestNoToolCallIsNudged(t *testing.T) {
 
 // Each request carries the whole conversation so far.
 func TestHistoryCarriesAcrossTurns(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, reply(click("@e1")), reply(click("@e2")), reply(complete("success")))
 	h.run(t)
 	reqs := h.api.Requests()
@@ -250,6 +255,7 @@ func TestHistoryCarriesAcrossTurns(t *testing.T) {
 // and the one shown is the last block of the request, after the cache
 // breakpoint.
 func TestScreenshotsSent(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		all  bool
@@ -287,6 +293,7 @@ func TestScreenshotsSent(t *testing.T) {
 // turns (one "- tool(target): outcome" line each), and the last 10 turns
 // intact.
 func TestTruncation(t *testing.T) {
+	t.Parallel()
 	// Each snapshot weighs about 1,000 tokens; 14 actions overflow the
 	// budget. Clicking @e2 fails, so the summary shows a failure.
 	mb := &drivertest.MockBrowser{
@@ -354,6 +361,7 @@ func toRequest(r wireRequest) driver.Request {
 // Retries follow the policy: on 529 and 500, three attempts 1 s then 2 s
 // apart; other errors are not retried.
 func TestRetries(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name         string
 		replies      []fakeReply
@@ -394,6 +402,7 @@ func TestRetries(t *testing.T) {
 
 // The waits grow ×2 and never pass the cap, also with a long Retry-After.
 func TestRetryWaitsCapped(t *testing.T) {
+	t.Parallel()
 	var s sleeps
 	attempts := 0
 	m := &driver.ScriptedModel{}
@@ -433,6 +442,7 @@ func TestRetryWaitsCapped(t *testing.T) {
 
 // A network failure (nothing listening) is retried, then ends the run.
 func TestNetworkErrorRetried(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil)
 	addr := h.api.srv.URL
 	h.api.srv.Close()
@@ -452,6 +462,7 @@ func TestNetworkErrorRetried(t *testing.T) {
 
 // A model call slower than the timeout ends the run with "timeout".
 func TestModelTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, fakeReply{status: 200, delay: 2 * time.Second, content: []map[string]any{complete("success")}})
 	h.cfg.ModelTimeout = 100 * time.Millisecond
 	res := h.run(t)
@@ -468,6 +479,7 @@ func TestModelTimeout(t *testing.T) {
 // An API that goes down mid-run ends the run cleanly, and the record holds
 // every turn until then, the failed call, the end, and a report.
 func TestAPIDownEndsCleanly(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t, nil, reply(click("@e1")), reply(click("@e2")), status(503))
 	res := h.run(t)
 	if res.Success || res.Reason != driver.ReasonAPIUnavailable || res.Turns != 2 {
@@ -498,6 +510,7 @@ func TestAPIDownEndsCleanly(t *testing.T) {
 // followed by its screenshot; a protocol error goes back text-only with
 // is_error.
 func TestFailuresReachTheModel(t *testing.T) {
+	t.Parallel()
 	mb := &drivertest.MockBrowser{
 		Page:    drivertest.Page("https://shop.test/", 0, "Buy", "Cancel"),
 		Actions: map[string]drivertest.MockOutcome{toolapi.Click + " @e1": {Error: toolapi.ElementObscured, Message: "a cookie banner covers it"}},
@@ -520,6 +533,7 @@ func TestFailuresReachTheModel(t *testing.T) {
 // The record: one log line per turn with its fields, screenshots as files,
 // and a self-contained report with the timeline.
 func TestRecord(t *testing.T) {
+	t.Parallel()
 	mb := &drivertest.MockBrowser{Page: drivertest.Page("https://shop.test/", 0, "Buy", "Cancel")}
 	h := newHarness(t, mb, reply(wireText("Asking first."), wireCall(toolapi.RequestApproval, map[string]any{"action": "cancel", "reason": "irreversible"})),
 		reply(click("@e2")), reply(complete("success")))
@@ -568,6 +582,7 @@ func TestRecord(t *testing.T) {
 }
 
 func TestMissingAPIKey(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1"}
 	_, err := driver.ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
 	if err != driver.ErrNoAPIKey {
@@ -585,6 +600,7 @@ func TestMissingAPIKey(t *testing.T) {
 
 // The base URL from the environment is where requests go.
 func TestBaseURLFromEnv(t *testing.T) {
+	t.Parallel()
 	api := newFakeAPI(t, reply(complete("success")))
 	env := map[string]string{"ANTHROPIC_API_KEY": "sk-test", "ANTHROPIC_BASE_URL": api.srv.URL}
 	cc, err := driver.ClaudeConfigFromEnv(func(k string) string { return env[k] }, "")
@@ -605,6 +621,7 @@ func TestBaseURLFromEnv(t *testing.T) {
 }
 
 func TestSystemPrompt(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Prefer the account page. ", 400)
 	tests := []struct{ name, guidance string }{{"no guidance", ""}, {"short", "Log in first."}, {"very long", long}}
 	for _, tt := range tests {

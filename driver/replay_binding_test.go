@@ -27,6 +27,7 @@ func signInAt(url, frame string) *snapshot.Snapshot {
 // was recorded on, in the frame it was in; else the step does not replay,
 // and nothing is typed.
 func TestReplayActsOnlyWhereRecorded(t *testing.T) {
+	t.Parallel()
 	const recorded = "https://shop.test/login"
 	fill := driver.ScriptStep{Tool: toolapi.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
 		Target: &driver.StepTarget{Role: "textbox", Name: "Password", Kind: "password"}, Before: driver.PageState{URL: recorded}}
@@ -74,6 +75,7 @@ func TestReplayActsOnlyWhereRecorded(t *testing.T) {
 // the model, the model's call may not type the secret on another site than
 // the step's, whatever it answers; on the recorded site it may.
 func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
+	t.Parallel()
 	step := driver.ScriptStep{Tool: toolapi.Fill, Args: json.RawMessage(`{"value":"{{PASSWORD}}"}`),
 		Target: &driver.StepTarget{Role: "textbox", Name: "Passcode"}, Before: driver.PageState{URL: "https://shop.test/login"}}
 	typeIt := reply(wireCall(toolapi.Fill, map[string]any{"ref": "@e2", "value": "{{PASSWORD}}"}))
@@ -111,6 +113,7 @@ func TestReplayRecoveryTypesNoSecretElsewhere(t *testing.T) {
 // page of the site does not expect the recorded paths, but still the
 // recorded sites. A click on "Sign in" takes the replay to then.
 func TestReplayOnAnotherSite(t *testing.T) {
+	t.Parallel()
 	const recorded = "https://shop.test/login"
 	steps := []driver.ScriptStep{
 		{Tool: toolapi.Click, Target: &driver.StepTarget{Role: "button", Name: "Sign in"}, Before: driver.PageState{URL: recorded}},

@@ -13,6 +13,7 @@ import (
 // being told is held to a safe shape: no profile "none", no start but a
 // demo: page or an http(s) URL.
 func TestScriptOrigin(t *testing.T) {
+	t.Parallel()
 	step := `{"tool":"browser_click","target":{"role":"button","name":"Go"},"before":{"url":"http://127.0.0.1:4000/account","title":"A"}}`
 	tests := []struct {
 		name, script string

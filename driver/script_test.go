@@ -34,6 +34,7 @@ func loginPage() *snapshot.Snapshot {
 // password typed in the clear is never written, a secret is its
 // placeholder; the script validates against its schema.
 func TestScriptRecorded(t *testing.T) {
+	t.Parallel()
 	const password, token = "hunter2-pw", "tok-81f3e2a9"
 	mb := &drivertest.MockBrowser{
 		Page:    loginPage(),
@@ -102,6 +103,7 @@ func TestScriptRecorded(t *testing.T) {
 // model; with none, to the person, who can stop the replay or let the step
 // be tried again; with nobody to ask, the replay ends as stuck.
 func TestReplayRecovery(t *testing.T) {
+	t.Parallel()
 	step := func(name string) driver.ScriptStep {
 		return driver.ScriptStep{Tool: toolapi.Click, Target: &driver.StepTarget{Role: "button", Name: name}}
 	}
@@ -194,6 +196,7 @@ func locatedPage(button, id, css, frame string) *snapshot.Snapshot {
 // its id, else by its CSS path, with no model; an element in another frame
 // than the recorded one never matches.
 func TestScriptLocators(t *testing.T) {
+	t.Parallel()
 	const frame = "https://pay.test/card-frame"
 	mb := &drivertest.MockBrowser{Page: locatedPage("Log in", "login", "form#signin > button.primary", frame+"?session=81f3")}
 	h := newHarness(t, mb, reply(click("@e2")), reply(wireCall(toolapi.Fill, map[string]any{"ref": "@e3", "value": "4242"})), reply(complete("success")))

@@ -20,6 +20,7 @@ import (
 // driver knows a password field from the snapshot's JSON: the mock's JSON
 // text, or the structured content beside the server's compact text.
 func TestRecordKeepsSecrets(t *testing.T) {
+	t.Parallel()
 	t.Run("mock", func(t *testing.T) {
 		testRecordKeepsSecrets(t, func(mb *drivertest.MockBrowser) toolapi.Tools { return mb }, "{")
 	})

@@ -32,6 +32,7 @@ func (a *askings) ask(_ context.Context, q driver.StuckQuestion) (driver.StuckAn
 // hint goes to the model and whose "stop" ends the run. A call that works
 // starts the count again.
 func TestSelfCorrection(t *testing.T) {
+	t.Parallel()
 	fail := reply(click("@e2"))
 	tests := []struct {
 		name    string
@@ -112,6 +113,7 @@ func TestSelfCorrection(t *testing.T) {
 // person (or end the run with nobody to ask). Real progress, a page that
 // changes, starts the count again.
 func TestNoProgressIsStuck(t *testing.T) {
+	t.Parallel()
 	snap := reply(wireCall(toolapi.GetSnapshot, map[string]any{"viewport_only": true}))
 	whole := reply(wireCall(toolapi.GetSnapshot, map[string]any{"viewport_only": false}))
 	bottom := reply(wireCall(toolapi.Scroll, map[string]any{"direction": "bottom"}))
@@ -170,6 +172,7 @@ func TestNoProgressIsStuck(t *testing.T) {
 // A person is asked about calls that go nowhere as about failures, and is
 // told which calls those were.
 func TestNoProgressAsksThePerson(t *testing.T) {
+	t.Parallel()
 	snap := reply(wireCall(toolapi.GetSnapshot, map[string]any{}))
 	replies := append(slices.Repeat([]fakeReply{snap}, 7), reply(complete("failed")))
 	h := newHarness(t, nil, replies...)

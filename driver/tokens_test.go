@@ -9,6 +9,7 @@ import (
 )
 
 func TestEstimateTokens(t *testing.T) {
+	t.Parallel()
 	png, err := drivertest.Screenshot(1) // 160×90
 	if err != nil {
 		t.Fatal(err)

@@ -35,6 +35,7 @@ func (c *slowConsole) Register(r checkpoint.Request) func(context.Context) (chec
 // The client hears of an approval only once the console lists it: a person
 // (or a host) who follows the message at once finds the request there.
 func TestAnnounceComesOnceTheRequestIsListed(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	console := &slowConsole{}

@@ -35,6 +35,7 @@ func connectMock(t *testing.T, mb *drivertest.MockBrowser) toolapi.Tools {
 // model reads, the structured JSON the driver reads and the decoded
 // screenshot, through the real server code.
 func TestMCPToolsAdapter(t *testing.T) {
+	t.Parallel()
 	mb := &drivertest.MockBrowser{Page: drivertest.ValidPage("https://shop.test/", "Buy", "Cancel")}
 	tl := connectMock(t, mb)
 	ctx := context.Background()

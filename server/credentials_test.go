@@ -50,6 +50,7 @@ func twoClients(t *testing.T) *Credentials {
 // A session answers only the client that opened it; to another, even one
 // with a valid token, it does not exist.
 func TestSessionsBelongToTheirClient(t *testing.T) {
+	t.Parallel()
 	logs := &lockedBuffer{}
 	f := &fakes{}
 	s := newTestServer(t, f, Config{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
@@ -105,6 +106,7 @@ func TestSessionsBelongToTheirClient(t *testing.T) {
 // Replacing the credentials revokes a token at once, for its open sessions
 // too.
 func TestReplacedCredentialsTakeEffectAtOnce(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	creds := twoClients(t)
 	base := serveHTTP(t, s, HTTPConfig{Credentials: creds})
@@ -139,6 +141,7 @@ func TestReplacedCredentialsTakeEffectAtOnce(t *testing.T) {
 }
 
 func TestMaxSessionsPerClient(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	base := serveHTTP(t, s, HTTPConfig{Credentials: twoClients(t), MaxSessionsPerClient: 1})
@@ -167,6 +170,7 @@ func TestMaxSessionsPerClient(t *testing.T) {
 }
 
 func TestShortID(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"mcp-session-3f2a9c1e-0000-4000-8000-000000000000": "3f2a9c1e",
 		"7d1e22aa-6b5c-4d3e-9f00-123456789abc":             "7d1e22aa",

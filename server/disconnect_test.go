@@ -13,6 +13,7 @@ import (
 // leaves no session behind, whichever comes first: the opening (closed
 // when it ends) or the leaving (nothing opens).
 func TestDisconnectRacingAToolCallLeavesNoSession(t *testing.T) {
+	t.Parallel()
 	t.Run("client leaves while the session opens", func(t *testing.T) {
 		f := &fakes{}
 		opening, release := make(chan struct{}), make(chan struct{})

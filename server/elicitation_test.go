@@ -180,6 +180,7 @@ func callFinish(t *testing.T, ctx context.Context, c *client.Client, args map[st
 }
 
 func TestElicitationApprover(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name     string
 		user     *scriptedUser // nil: a client without an elicitation handler
@@ -254,6 +255,7 @@ func TestElicitationApprover(t *testing.T) {
 // TestElicitationWithdrawnWhenCancelled: a cancelled tool call withdraws the
 // question; the gate reports it withdrawn and nothing is approved.
 func TestElicitationWithdrawnWhenCancelled(t *testing.T) {
+	t.Parallel()
 	for _, era := range []string{"modern", "legacy"} {
 		t.Run(era, func(t *testing.T) {
 			user := &scriptedUser{block: true, started: make(chan struct{}, 1)}
@@ -295,6 +297,7 @@ func TestElicitationWithdrawnWhenCancelled(t *testing.T) {
 // an answer, and a retry carrying a forged or stale requestState with an
 // "accept" response, approve nothing.
 func TestElicitationNothingTheModelSendsApproves(t *testing.T) {
+	t.Parallel()
 	fb := &fallbackHuman{}
 	s, _ := elicitServer(t, fb)
 	cl := elicitClient(t, s, "modern", nil) // no elicitation: only the (rejecting) fallback can answer
@@ -325,6 +328,7 @@ func TestElicitationNothingTheModelSendsApproves(t *testing.T) {
 // TestElicitationOutsideMiddlewareFallsBack: Approve outside a wrapped
 // handler, or without a session, says it is unavailable at once.
 func TestElicitationOutsideMiddlewareFallsBack(t *testing.T) {
+	t.Parallel()
 	ea := server.NewElicitationApprover(nil)
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -338,6 +342,7 @@ func TestElicitationOutsideMiddlewareFallsBack(t *testing.T) {
 // reach the client's person escaped, never as an ANSI sequence or a bidi
 // override, and a request in words alone says it approves nothing.
 func TestElicitationEscapesHostileText(t *testing.T) {
+	t.Parallel()
 	user := &scriptedUser{answer: answer(mcp.ElicitationResponseActionAccept, map[string]any{"approve": true})}
 	s, _ := elicitServer(t, &fallbackHuman{})
 	cl := elicitClient(t, s, "modern", user)

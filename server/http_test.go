@@ -38,6 +38,7 @@ func serveHTTP(t *testing.T, s *Server, c HTTPConfig) string {
 }
 
 func TestCheckRefusesBeyondLoopbackWithoutToken(t *testing.T) {
+	t.Parallel()
 	for _, addr := range []string{"0.0.0.0:8931", "[::]:8931", "192.168.1.5:8931", "example.com:8931"} {
 		err := HTTPConfig{Addr: addr}.Check()
 		if err == nil || !strings.Contains(err.Error(), "without a token") {
@@ -64,6 +65,7 @@ func TestCheckRefusesBeyondLoopbackWithoutToken(t *testing.T) {
 }
 
 func TestListenAddr(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"8931":           "127.0.0.1:8931",
 		":8931":          "127.0.0.1:8931",
@@ -102,6 +104,7 @@ func get(t *testing.T, method, url string, header map[string]string) (*http.Resp
 }
 
 func TestHostAndOriginChecks(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	base := serveHTTP(t, s, HTTPConfig{AllowedHosts: []string{"mcp.internal", "pinned.example:9999"}, AllowedOrigins: []string{"https://app.example"}})
 	cases := []struct {
@@ -160,6 +163,7 @@ func TestHostAndOriginChecks(t *testing.T) {
 }
 
 func TestNoWildcardCORS(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	base := serveHTTP(t, s, HTTPConfig{})
 	req, _ := http.NewRequest(http.MethodGet, base+"/sse", nil)
@@ -179,6 +183,7 @@ func TestNoWildcardCORS(t *testing.T) {
 }
 
 func TestTokenRequired(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	base := serveHTTP(t, s, HTTPConfig{Token: testToken})
 	for _, auth := range []string{"", "Bearer wrong-token-0123456789", "Bearer " + testToken + "x", "Basic " + testToken, testToken} {
@@ -208,6 +213,7 @@ func TestTokenRequired(t *testing.T) {
 }
 
 func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	base := serveHTTP(t, s, HTTPConfig{Token: testToken})
@@ -234,6 +240,7 @@ func TestHTTPClientsEachGetASessionClosedWithThem(t *testing.T) {
 }
 
 func TestUnknownSessionIDGets404(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	base := serveHTTP(t, s, HTTPConfig{})
 	req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))

@@ -179,6 +179,7 @@ func callTool(t *testing.T, ctx context.Context, c *client.Client, name string, 
 // embedded in the loader: no network). The default set must stay within
 // 3,400 tokens and everything on under 4,664.
 func TestToolsListIsTheDefinitions(t *testing.T) {
+	t.Parallel()
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {
@@ -219,6 +220,7 @@ func TestToolsListIsTheDefinitions(t *testing.T) {
 }
 
 func TestUnknownCapabilityFailsNew(t *testing.T) {
+	t.Parallel()
 	_, err := New(Config{NewSession: (&fakes{}).open, Caps: []string{"wait", "teleport"}})
 	if err == nil || !strings.Contains(err.Error(), `unknown capability "teleport"`) {
 		t.Fatalf("New with an unknown capability: %v", err)
@@ -295,6 +297,7 @@ func jsonEqual(t *testing.T, a, b json.RawMessage) bool {
 // the client sent them; the session fills in the defaults
 // (tools.TestCallFillsInDefaults).
 func TestArgumentsPassAsGiven(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	c := inProcessClient(t, s)
@@ -319,6 +322,7 @@ func TestArgumentsPassAsGiven(t *testing.T) {
 }
 
 func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{Text: TextJSON})
 	c := inProcessClient(t, s)
 	res := callTool(t, context.Background(), c, toolapi.Click, map[string]any{"ref": "@e2"})
@@ -371,6 +375,7 @@ func TestResultCarriesJSONStructuredContentAndImage(t *testing.T) {
 }
 
 func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	out := tools.Output{Value: toolapi.ActionResult{Snapshot: &snapshot.Snapshot{}, Error: ptr(toolapi.Timeout)}}
 	res, err := s.result(toolapi.GetSnapshot, out)
@@ -387,6 +392,7 @@ func TestUnfitResultIsAnErrorWithoutStructuredContent(t *testing.T) {
 }
 
 func TestEachClientHasItsOwnSessionAndCallsInOneAreSerial(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	s := newTestServer(t, f, Config{})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
@@ -442,6 +448,7 @@ func TestEachClientHasItsOwnSessionAndCallsInOneAreSerial(t *testing.T) {
 }
 
 func TestMaxSessions(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{MaxSessions: 1})
 	a, b := inProcessClient(t, s), inProcessClient(t, s)
@@ -461,6 +468,7 @@ func TestMaxSessions(t *testing.T) {
 }
 
 func TestIdleSessionCloses(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{SessionIdle: 100 * time.Millisecond})
 	c := inProcessClient(t, s)
@@ -485,6 +493,7 @@ func TestIdleSessionCloses(t *testing.T) {
 }
 
 func TestCancelReachesTheCall(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	defer close(f.hold)
 	s := newTestServer(t, f, Config{})
@@ -502,6 +511,7 @@ func TestCancelReachesTheCall(t *testing.T) {
 }
 
 func TestCloseEndsRunningCallsAndSessions(t *testing.T) {
+	t.Parallel()
 	f := &fakes{hold: make(chan struct{})}
 	defer close(f.hold)
 	s := newTestServer(t, f, Config{})
@@ -540,6 +550,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // keeps the JSON that validates against the snapshot schema, for every
 // recorded page; --snapshot-text json puts the JSON back in the text.
 func TestCompactTextBesideStructuredJSON(t *testing.T) {
+	t.Parallel()
 	paths, err := filepath.Glob("../snapshot/testdata/captures/*.json")
 	if err != nil || len(paths) == 0 {
 		t.Fatalf("no recorded captures: %v", err)

@@ -20,6 +20,7 @@ import (
 // naming one's own session in the other place does not let a request into
 // another client's session (issue #22, reproduction 4).
 func TestSessionOwnershipCheckedOnTheRoutedID(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	s := newTestServer(t, f, Config{})
 	base := serveHTTP(t, s, HTTPConfig{Credentials: twoClients(t)})

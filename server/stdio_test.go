@@ -18,6 +18,7 @@ import (
 // any call, without holding up initialize; the first call waits for that
 // opening instead of opening another.
 func TestStdioSessionOpensAhead(t *testing.T) {
+	t.Parallel()
 	f := &fakes{}
 	opening := make(chan struct{})
 	release := make(chan struct{})

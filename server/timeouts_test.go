@@ -27,6 +27,7 @@ func shortTimeouts(c HTTPConfig) HTTPConfig {
 // with its result, over both transports, and an SSE stream idle as long
 // stays open.
 func TestTimeoutsSpareLongCallsAndStreams(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{servertest.Streamable, servertest.SSE} {
 		t.Run(kind, func(t *testing.T) {
 			f := &fakes{hold: make(chan struct{})}
@@ -65,6 +66,7 @@ func TestTimeoutsSpareLongCallsAndStreams(t *testing.T) {
 // A client that sends headers and then trickles its body, or stops, is cut
 // off: it cannot hold a connection and a goroutine for ever.
 func TestSlowBodyIsCut(t *testing.T) {
+	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{})
 	base := serveHTTP(t, s, shortTimeouts(HTTPConfig{}))
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))

@@ -24,6 +24,7 @@ func shown(s *Snapshot) []string {
 func focusable() map[string]any { return map[string]any{"focusable": true} }
 
 func TestInclusionAndExclusion(t *testing.T) {
+	t.Parallel()
 	box := []float64{10, 10, 100, 20}
 	low := []float64{10, 2000, 100, 20}
 	tests := []struct {
@@ -191,6 +192,7 @@ func TestInclusionAndExclusion(t *testing.T) {
 }
 
 func TestNameCut(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 250)
 	s, table, _ := build(t, tcapture(button(long, 0, 0, 10, 10)), Options{}, 0)
 	got := s.Elements[0].Name
@@ -209,6 +211,7 @@ func TestNameCut(t *testing.T) {
 }
 
 func TestRanking(t *testing.T) {
+	t.Parallel()
 	// One of each class, in reverse of rank order in the document.
 	body := []tnode{
 		{tag: "SECTION", role: "region", name: "Region", box: []float64{0, 0, 100, 10}},
@@ -244,6 +247,7 @@ func TestRanking(t *testing.T) {
 }
 
 func TestElementCapAndBudget(t *testing.T) {
+	t.Parallel()
 	var body []tnode
 	for i := range 300 {
 		body = append(body, button(fmt.Sprintf("Button number %d", i), 0, float64(i)*2, 100, 2))
@@ -283,6 +287,7 @@ func TestElementCapAndBudget(t *testing.T) {
 }
 
 func TestRefsContinue(t *testing.T) {
+	t.Parallel()
 	c := tcapture(button("A", 0, 0, 10, 10), button("B", 0, 10, 10, 10), button("C", 0, 20, 10, 10))
 	for _, first := range []int{0, 7, 1000} {
 		s, table, next := build(t, c, Options{}, first)
@@ -302,6 +307,7 @@ func TestRefsContinue(t *testing.T) {
 }
 
 func TestSameCaptureSameElements(t *testing.T) {
+	t.Parallel()
 	c := tcapture(
 		tnode{tag: "H1", role: "heading", name: "Title", box: []float64{0, 0, 100, 30}, props: map[string]any{"level": 1}},
 		button("One", 0, 40, 50, 20), button("Two", 60, 40, 50, 20),
@@ -320,6 +326,7 @@ func TestSameCaptureSameElements(t *testing.T) {
 }
 
 func TestPasswordNeverShown(t *testing.T) {
+	t.Parallel()
 	const secret = "hunter2secret"
 	pw := tnode{
 		tag: "INPUT", role: "textbox", box: []float64{100, 10, 100, 20}, attrs: []string{"type", "password", "value", "x"},
@@ -348,6 +355,7 @@ func TestPasswordNeverShown(t *testing.T) {
 }
 
 func TestDialog(t *testing.T) {
+	t.Parallel()
 	page := []tnode{button("Behind", 0, 0, 10, 10)}
 	tests := []struct {
 		dialog capture.Dialog
@@ -395,6 +403,7 @@ func TestDialog(t *testing.T) {
 }
 
 func TestLenientParsing(t *testing.T) {
+	t.Parallel()
 	c := tcapture(button("Known", 0, 0, 10, 10))
 	// A role, a property and value shapes no version of cdproto knows.
 	ax := `{"nodes":[
@@ -418,6 +427,7 @@ func TestLenientParsing(t *testing.T) {
 }
 
 func TestStatesValuesKinds(t *testing.T) {
+	t.Parallel()
 	b := []float64{0, 0, 100, 20}
 	tests := []struct {
 		node  tnode
@@ -467,6 +477,7 @@ func TestStatesValuesKinds(t *testing.T) {
 }
 
 func TestFallbackNames(t *testing.T) {
+	t.Parallel()
 	b := []float64{100, 0, 20, 20}
 	nameless := func(attrs []string, kids ...tnode) tnode {
 		return tnode{tag: "BUTTON", role: "button", box: b, attrs: attrs, props: focusable(), clickable: true, kids: kids}
@@ -551,6 +562,7 @@ func TestFallbackNames(t *testing.T) {
 }
 
 func TestClickableInside(t *testing.T) {
+	t.Parallel()
 	b := []float64{0, 0, 400, 30}
 	pointer := map[string]string{"cursor": "pointer"}
 	clickable := func(tag, class string, kids ...tnode) tnode {
@@ -601,6 +613,7 @@ func TestClickableInside(t *testing.T) {
 }
 
 func TestSliderHandle(t *testing.T) {
+	t.Parallel()
 	b := []float64{0, 0, 20, 20}
 	for _, tt := range []struct {
 		attrs []string
@@ -620,6 +633,7 @@ func TestSliderHandle(t *testing.T) {
 }
 
 func TestSelectOptions(t *testing.T) {
+	t.Parallel()
 	sel := func(box []float64, n int) tnode {
 		var opts []tnode
 		for i := range n {
@@ -657,6 +671,7 @@ func TestSelectOptions(t *testing.T) {
 }
 
 func TestModalPageText(t *testing.T) {
+	t.Parallel()
 	b := func(y float64) []float64 { return []float64{0, y, 300, 20} }
 	behind := []tnode{text("Plan details", b(0)...), button("Cancel Membership", b(20)...)}
 	tests := []struct {
@@ -691,6 +706,7 @@ func TestModalPageText(t *testing.T) {
 }
 
 func TestIframeAndScroll(t *testing.T) {
+	t.Parallel()
 	frame := &tframe{url: "https://example.test/frame", vw: 300, vh: 200, kids: []tnode{button("In frame", 0, 30, 80, 20)}}
 	iframe := tnode{tag: "IFRAME", role: "Iframe", box: []float64{600, 100, 316, 216}, frame: frame}
 	// The iframe's border and padding: client box starts 5 px in, content 3 px further.
@@ -722,6 +738,7 @@ func TestIframeAndScroll(t *testing.T) {
 }
 
 func TestDepthLimit(t *testing.T) {
+	t.Parallel()
 	b := []float64{0, 0, 100, 20}
 	n := button("Deepest", b...)
 	for i := 14; i >= 1; i-- {
@@ -748,6 +765,7 @@ func TestDepthLimit(t *testing.T) {
 }
 
 func TestPageText(t *testing.T) {
+	t.Parallel()
 	b := func(x, y, w float64) []float64 { return []float64{x, y, w, 20} }
 	tests := []struct {
 		name string
@@ -801,6 +819,7 @@ func TestPageText(t *testing.T) {
 }
 
 func TestSnapshotFields(t *testing.T) {
+	t.Parallel()
 	c := tcapture(button("A", 0, 0, 10, 10))
 	c.Screenshot = &capture.Screenshot{MIMEType: "image/png", Width: 640, Height: 360, Data: []byte("png")}
 	s, _, _ := build(t, c, Options{}, 0)
@@ -822,6 +841,7 @@ func TestSnapshotFields(t *testing.T) {
 }
 
 func TestSchemaCopyInFixtures(t *testing.T) {
+	t.Parallel()
 	const path = "../fixtures/snapshot.schema.json"
 	if *update {
 		if err := os.WriteFile(path, schemaJSON, 0o644); err != nil {
@@ -838,6 +858,7 @@ func TestSchemaCopyInFixtures(t *testing.T) {
 }
 
 func TestValidateRejects(t *testing.T) {
+	t.Parallel()
 	s, _, _ := build(t, tcapture(button("A", 0, 0, 10, 10)), Options{}, 0)
 	good, _ := json.Marshal(s)
 	tests := map[string]func(m map[string]any){
@@ -864,6 +885,7 @@ func TestValidateRejects(t *testing.T) {
 func el(m map[string]any) map[string]any { return m["elements"].([]any)[0].(map[string]any) }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	s := &Snapshot{Elements: []Element{
 		{Ref: "@e0", Role: "heading", Name: "Save your work"},
 		{Ref: "@e1", Role: "button", Name: "Save draft"},

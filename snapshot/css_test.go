@@ -8,6 +8,7 @@ import (
 // Each element carries its DOM id, a short CSS path and, in a frame, the
 // frame's URL; Render shows none of them.
 func TestLocators(t *testing.T) {
+	t.Parallel()
 	b := []float64{0, 0, 80, 20}
 	withAttrs := func(n tnode, attrs ...string) tnode { n.attrs = attrs; return n }
 	div := func(attrs []string, kids ...tnode) tnode { return tnode{tag: "DIV", box: b, attrs: attrs, kids: kids} }

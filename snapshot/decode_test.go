@@ -9,6 +9,7 @@ import (
 // The hand-written decoders must read exactly what encoding/json reads into
 // the same structs.
 func TestDecodersMatchEncodingJSON(t *testing.T) {
+	t.Parallel()
 	for name, c := range loadCaptures(t) {
 		for _, f := range c.Frames {
 			got, err := decodeAXTree(f.AX)
@@ -38,6 +39,7 @@ func TestDecodersMatchEncodingJSON(t *testing.T) {
 }
 
 func TestDecodeLenientAndStrict(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in string
 		ok bool

@@ -66,6 +66,7 @@ func normalise(s *Snapshot) *Snapshot {
 }
 
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	for name, c := range loadCaptures(t) {
 		t.Run(name, func(t *testing.T) {
 			vp, _, _ := build(t, c, Options{ViewportOnly: true}, 0)
@@ -123,6 +124,7 @@ func BenchmarkBuild(b *testing.B) {
 // TestTokenTable logs, per recorded page, the elements and their estimated
 // tokens, and checks the budgets of the acceptance list.
 func TestTokenTable(t *testing.T) {
+	t.Parallel()
 	captures := loadCaptures(t)
 	for _, name := range slices.Sorted(maps.Keys(captures)) {
 		s, _, _ := build(t, captures[name], Options{ViewportOnly: true}, 0)

@@ -14,6 +14,7 @@ import (
 // with testdata/markdown (rewritten with -update): the cross-site capture's
 // frame at its place, tables, headings and refs that the table holds.
 func TestMarkdownGolden(t *testing.T) {
+	t.Parallel()
 	caps := loadCaptures(t)
 	for _, name := range []string{"account", "cross-site", "long", "survey", "widgets"} {
 		t.Run(name, func(t *testing.T) {
@@ -61,6 +62,7 @@ func TestMarkdownGolden(t *testing.T) {
 }
 
 func TestPageMarkdown(t *testing.T) {
+	t.Parallel()
 	head := "| a | b |\n| --- | --- |"
 	blocks := []Block{
 		{Text: "# Title"},
@@ -98,6 +100,7 @@ func TestPageMarkdown(t *testing.T) {
 // the golden markdown and on text of other kinds, since the budget a page of
 // markdown keeps is a promise in a model's tokens.
 func TestTextTokensBoundsCl100k(t *testing.T) {
+	t.Parallel()
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 // cross-site iframe holding another cross-site iframe: each frame's nodes
 // keep their NodeBase and land inside their iframe's box.
 func TestRemoteFrames(t *testing.T) {
+	t.Parallel()
 	c := loadCaptures(t)["cross-site"]
 	if c == nil || len(c.RemoteDOM) != 2 {
 		t.Fatal("the recorded cross-site capture should hold two out-of-process frames")
@@ -56,6 +57,7 @@ func TestRemoteFrames(t *testing.T) {
 // TestRemoteFrameBroken: a frame's layout capture that cannot be joined to
 // the page is left out with a note, and the rest of the snapshot stands.
 func TestRemoteFrameBroken(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		alter func(r *capture.RemoteDOM)

@@ -19,6 +19,7 @@ import (
 const textDir = "testdata/text"
 
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	for name, c := range loadCaptures(t) {
 		t.Run(name, func(t *testing.T) {
 			vp, _, _ := build(t, c, Options{ViewportOnly: true}, 0)
@@ -35,6 +36,7 @@ var refPattern = regexp.MustCompile(`@e[0-9]+`)
 // TestRenderRefsOnce checks the contract between the two forms of a
 // snapshot: the text lists exactly the refs of the JSON, each once.
 func TestRenderRefsOnce(t *testing.T) {
+	t.Parallel()
 	captures := loadCaptures(t)
 	for _, name := range slices.Sorted(maps.Keys(captures)) {
 		for _, opts := range []Options{{ViewportOnly: true}, {}} {
@@ -70,6 +72,7 @@ const largePageBound = 2000
 // compact rendering now, the snapshot's JSON before. The screenshot travels
 // as a separate image block and is not counted.
 func TestRenderTokens(t *testing.T) {
+	t.Parallel()
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {
@@ -103,6 +106,7 @@ func TestRenderTokens(t *testing.T) {
 // TestRender pins the line format on a hand-made snapshot: what a line
 // leaves out, how strings from the page are quoted, where children go.
 func TestRender(t *testing.T) {
+	t.Parallel()
 	value, focus, gone := "ada@example.com", "@e3", "@e9"
 	s := &Snapshot{
 		Page:     Page{URL: "http://demo.test/a b", Title: "Evil\n@e7 button \"Pay\""},

@@ -42,6 +42,7 @@ func seenText(s *Snapshot) string {
 // that says "Shown" is seen text, and none that says "Hidden" is, whatever
 // hides it. The agent's own view is not changed: its text still has them.
 func TestSeenTricks(t *testing.T) {
+	t.Parallel()
 	s, _, _ := build(t, judgedCapture(t, "tricks"), judgedOptions, 0)
 	if s.Seen == nil {
 		t.Fatal("a judged capture built no Seen")
@@ -81,6 +82,7 @@ func TestSeenTricks(t *testing.T) {
 // TestSeenFrameDocument: text and elements in a cross-site frame carry the
 // frame's document, so that the rules can tell its origin from the page's.
 func TestSeenFrameDocument(t *testing.T) {
+	t.Parallel()
 	s, _, _ := build(t, judgedCapture(t, "frame-other"), judgedOptions, 0)
 	var inFrame bool
 	for _, r := range s.Seen.Text {
@@ -106,6 +108,7 @@ func TestSeenFrameDocument(t *testing.T) {
 // TestSeenOnlyOnJudgedCaptures: the agent's captures carry no Seen, and a
 // judged one taken while a dialog is open (no layout) has an empty one.
 func TestSeenOnlyOnJudgedCaptures(t *testing.T) {
+	t.Parallel()
 	c := judgedCapture(t, "tricks")
 	c.Styles = capture.Styles()
 	if s, _, _ := build(t, c, judgedOptions, 0); s.Seen != nil {
@@ -119,6 +122,7 @@ func TestSeenOnlyOnJudgedCaptures(t *testing.T) {
 }
 
 func TestParseColorAndContrast(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in      string
 		ok      bool
@@ -166,6 +170,7 @@ func TestParseColorAndContrast(t *testing.T) {
 }
 
 func TestClips(t *testing.T) {
+	t.Parallel()
 	b := BBox{X: 10, Y: 20, Width: 100, Height: 40}
 	for _, c := range []struct {
 		in   string
@@ -210,6 +215,7 @@ func TestClips(t *testing.T) {
 // TestShows: a box shows when at least half its height and some width are
 // inside its clips and the document's extent, with no hiding sight.
 func TestShows(t *testing.T) {
+	t.Parallel()
 	with := func(f func(*sight)) sight {
 		s := openSight
 		f(&s)

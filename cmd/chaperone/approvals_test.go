@@ -126,6 +126,7 @@ func clickAsync(ctx context.Context, c *client.Client, ref string) <-chan action
 // own client) is told over MCP where the approval waits, a person decides
 // in the web console, and the click goes through.
 func TestWebConsoleFallback(t *testing.T) {
+	t.Parallel()
 	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
@@ -158,6 +159,7 @@ func TestWebConsoleFallback(t *testing.T) {
 // waiting for approval withdraws the question; nothing is performed later,
 // and the session goes on.
 func TestCancelledCallWithdrawsApproval(t *testing.T) {
+	t.Parallel()
 	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "demo")
 	news := listen(t, c)
 	s := flowTo(t, c)
@@ -194,7 +196,7 @@ func (u *user) Elicit(ctx context.Context, req mcp.ElicitationRequest) (*mcp.Eli
 func elicitingClient(t *testing.T, u *user, args ...string) *client.Client {
 	t.Helper()
 	stderr := &syncBuffer{}
-	tr := transport.NewStdioWithOptions(bin, nil, args, transport.WithCommandStderrWriter(stderr))
+	tr := transport.NewStdioWithOptions(bin, withBrowser(t, nil, args), args, transport.WithCommandStderrWriter(stderr))
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -212,6 +214,7 @@ func elicitingClient(t *testing.T, u *user, args ...string) *client.Client {
 // elicitation is asked in its own UI; accept-and-approve lets the click
 // through, a decline stops it with the human's answer, a cancel too.
 func TestElicitation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		answer  mcp.ElicitationResponse
@@ -224,6 +227,7 @@ func TestElicitation(t *testing.T) {
 		{"cancel", mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionCancel}, false, "/finish"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			u := &user{answer: tc.answer, asked: make(chan string, 4)}
 			c := elicitingClient(t, u, "serve", "--profile", "demo", "--approver", "elicitation")
 			s := flowTo(t, c)
@@ -255,6 +259,7 @@ func TestElicitation(t *testing.T) {
 // user's browser when an approval waits (here a stand-in xdg-open that
 // records its argument).
 func TestOpenApprovals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	opened := filepath.Join(dir, "opened")
 	script := "#!/bin/sh\necho \"$1\" >> " + opened + "\n"

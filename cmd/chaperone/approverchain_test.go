@@ -11,6 +11,7 @@ import (
 // TestApproverChain pins which channels each --approver choice asks
 // through, under each transport, with stdin a terminal or not.
 func TestApproverChain(t *testing.T) {
+	t.Parallel()
 	const (
 		elicitation = checkpoint.ChannelElicitation
 		web         = checkpoint.ChannelWeb

@@ -14,6 +14,7 @@ import (
 // --open-approvals is on by default only where a desktop can open the
 // console, and the flag or its environment variable decides otherwise.
 func TestOpenApprovalsDefault(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args    []string
 		env     map[string]string
@@ -54,6 +55,7 @@ func TestOpenApprovalsDefault(t *testing.T) {
 // An approver listening on every interface reserves every address of this
 // machine, and the policy refuses them all.
 func TestReserveEveryInterface(t *testing.T) {
+	t.Parallel()
 	var p urlpolicy.Policy
 	if err := reserve(&p, "0.0.0.0:4567", "127.0.0.1:4568"); err != nil {
 		t.Fatal(err)

@@ -87,6 +87,7 @@ func bindingRejected(t *testing.T, host *approvalHost, r actionResult, what stri
 // each tab has a process of its own, and the same page gives its nodes the
 // same ids in each.
 func TestBindingApprovalStaysInItsTab(t *testing.T) {
+	t.Parallel()
 	base := bindingSite(t)
 	pencil := strings.Replace(base, "127.0.0.1", "localhost", 1) + "/hostile/binding-cart?item=pencil"
 	// The TV cart's site is in the write set: opening it with its query is
@@ -121,6 +122,7 @@ func TestBindingApprovalStaysInItsTab(t *testing.T) {
 // whatever that call is; after any other call, the approved action asks
 // again.
 func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
+	t.Parallel()
 	base := bindingSite(t)
 	cart := base + "/hostile/binding-cart?item=pencil"
 	c, host, _ := webhookServe(t, "--caps", "all", "--url", cart)
@@ -178,6 +180,7 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 // effect. The same for a field whose change handler rewrites the amount,
 // and for a password field, whose value the message never shows.
 func TestBindingWhatWasDoneIsWhatWasApproved(t *testing.T) {
+	t.Parallel()
 	base := bindingSite(t)
 	c, host, _ := webhookServe(t, "--profile", bindingProfile(t), "--url", base+"/hostile/binding-plan")
 	for _, tc := range []struct {
@@ -224,6 +227,7 @@ func TestBindingWhatWasDoneIsWhatWasApproved(t *testing.T) {
 // bounds, saying how many alerts there were; so does a confirm dialog of
 // 100,000 characters.
 func TestBindingOutputsAreBounded(t *testing.T) {
+	t.Parallel()
 	base := bindingSite(t)
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--url", base+"/hostile/binding-alerts")
 	const bound = 24_000 // characters of structured content: a few thousand tokens
@@ -329,6 +333,7 @@ func (s *bindingSignal) send(t *testing.T, cmd string) {
 // approval was for the document the person saw: nothing is ordered, and
 // the agent is told the page changed.
 func TestBindingApprovalDiesWithItsDocument(t *testing.T) {
+	t.Parallel()
 	base, sig := bindingSignalSite(t)
 	c, host, _ := webhookServe(t, "--url", base+"/hostile/binding-cart?item=pencil")
 	for _, tc := range []struct{ name, page, cmd string }{

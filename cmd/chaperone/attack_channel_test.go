@@ -229,6 +229,7 @@ func channelBlocked(t *testing.T, what string, r actionResult) {
 // capability she could have; her own request waits for her person alone,
 // and nothing she receives names a console address.
 func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	port := channelFreePort(t)
@@ -380,6 +381,7 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 // a tools/call to /message?sessionId=<alice's> with any Mcp-Session-Id
 // header; it is refused and alice's browser does not move.
 func TestChannelSSEMessageBoundToItsRoutedSession(t *testing.T) {
+	t.Parallel()
 	p := startServe(t, nil, "serve", "--http", "127.0.0.1:0",
 		"--token", "alice:"+channelAliceToken, "--token", "bob:"+channelBobToken)
 	alice := servertest.Connect(t, servertest.SSE, p.base, channelAliceToken)
@@ -422,6 +424,7 @@ func TestChannelSSEMessageBoundToItsRoutedSession(t *testing.T) {
 // cannot open the webhook's callback (where decisions are posted) nor the
 // agent host that decides, with --allow-metadata and every origin allowed.
 func TestChannelWebhookAddressesAreReserved(t *testing.T) {
+	t.Parallel()
 	host, hookURL := newApprovalHost(t, webhookToken)
 	c, _, _ := stdioClient(t, []string{"CHAPERONE_WEBHOOK_TOKEN=" + webhookToken},
 		"serve", "--approver", "webhook", "--webhook-url", hookURL, "--allow-metadata")
@@ -445,6 +448,7 @@ func TestChannelWebhookAddressesAreReserved(t *testing.T) {
 // request waits in the console, and nothing the client receives names the
 // console.
 func TestChannelStdioClientNeitherAskedNorTold(t *testing.T) {
+	t.Parallel()
 	stderr := &syncBuffer{}
 	tr := transport.NewStdioWithOptions(bin, nil, []string{"serve", "--allow-metadata"}, transport.WithCommandStderrWriter(stderr))
 	if err := tr.Start(context.Background()); err != nil {

@@ -40,8 +40,9 @@ func deliveryOutcome(t *testing.T, r actionResult, after *snapshot.Snapshot) boo
 // action_failed saying what received it; the layout shift is retried and
 // happens; the cover never lets it through; the session stays usable.
 func TestDeliveryAttack(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
-	defer site.Close()
+	t.Cleanup(site.Close)
 	for _, tc := range []struct {
 		name, query string
 		// succeeds says whether the click must happen (true) or must fail
@@ -56,6 +57,7 @@ func TestDeliveryAttack(t *testing.T) {
 		{"same-site frame replaced on the pointer's first move", "inner=delivery-vanish&same=1", false, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			// A wide action budget: a retried click inspects the element
 			// anew and waits for its frame to render, which a machine
 			// busy with other tests' browsers can stretch past the 2 s

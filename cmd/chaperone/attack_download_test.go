@@ -101,6 +101,7 @@ func downloadFiles(t *testing.T, dir string) []string {
 // directory under a safe name, with the served bytes, and the result names
 // it, its size, type and path.
 func TestDownloadClickSavesSafeFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, _ := downloadServe(t, "/hostile/download-links", "--download-dir", dir)
 	tests := []struct {
@@ -150,6 +151,7 @@ func TestDownloadClickSavesSafeFile(t *testing.T) {
 // once with the file named (it used to wait for a document that never
 // commits), and the session goes on where it was.
 func TestDownloadNavigate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, site := downloadServe(t, "/hostile/download-links", "--download-dir", dir, "--navigation-timeout", "20s")
 	r, s := act(t, c, toolapi.Navigate, map[string]any{"url": site + "/download?name=..%2Fnav%E2%80%AE.csv"})
@@ -174,6 +176,7 @@ func TestDownloadNavigate(t *testing.T) {
 // TestDownloadTooLarge: a download over --max-download-size is cancelled,
 // the result says so, and nothing of it is left in the directory.
 func TestDownloadTooLarge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, _ := downloadServe(t, "/hostile/download-links", "--download-dir", dir, "--max-download-size", "1MB")
 	r := downloadClick(t, c, "link", "Export everything (4 MB)")
@@ -193,6 +196,7 @@ func TestDownloadTooLarge(t *testing.T) {
 // TestDownloadSameNameTwice: a second file of the same name never replaces
 // the first, and the snapshot lists the session's downloads.
 func TestDownloadSameNameTwice(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, _ := downloadServe(t, "/hostile/download-links", "--download-dir", dir)
 	first := downloadsIn(downloadClick(t, c, "link", "Export statement").Message)
@@ -222,6 +226,7 @@ func TestDownloadSameNameTwice(t *testing.T) {
 // TestDownloadDirRemovedOnClose: without --download-dir each session saves
 // into a directory of its own, removed when the session closes.
 func TestDownloadDirRemovedOnClose(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, cmd, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/download-links", "--profile", "none")
@@ -255,6 +260,7 @@ var filesSaved = regexp.MustCompile(`to (/.*?\.(?:png|pdf))\.`)
 // a PNG (the band 5000 px down included) and browser_pdf a PDF with pages,
 // into the download directory.
 func TestDownloadScreenshotAndPDF(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	c, _ := downloadServe(t, "/hostile/download-long", "--download-dir", dir, "--caps", "files")
 	r, _ := act(t, c, toolapi.Screenshot, nil)
@@ -301,6 +307,7 @@ func TestDownloadScreenshotAndPDF(t *testing.T) {
 // TestDownloadFlags: a download directory that is not there, or a size
 // that is no size, stops the command before anything starts.
 func TestDownloadFlags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		args []string
 		want string

@@ -21,6 +21,7 @@ import (
 // escaped, so that nothing the page wrote reads as a ref; the cell stays
 // one; the hidden text and a password's value are not there.
 func TestExtractForgedMarkdown(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/extract-forge", "--profile", "none")
@@ -61,6 +62,7 @@ func TestExtractForgedMarkdown(t *testing.T) {
 // the agent through browser_extract, in the markdown, the items, the URL
 // or the text.
 func TestExtractRedactsSecrets(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	start := site.URL + "/hostile/extract-forge?secret=" + url.QueryEscape(secretValue)
@@ -94,6 +96,7 @@ func TestExtractRedactsSecrets(t *testing.T) {
 // invalid_params (or ref_invalid) with the reason, and what a page could
 // flood an answer with is cut under the budget; the session stays usable.
 func TestExtractBounds(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/extract-table", "--profile", "none")
@@ -146,6 +149,7 @@ func TestExtractBounds(t *testing.T) {
 // which the page could spend on a popup or the clipboard. The page reports,
 // on a timer, whether it has ever been activated.
 func TestExtractGivesNoUserActivation(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/extract-activation", "--profile", "none")

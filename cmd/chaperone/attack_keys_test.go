@@ -93,6 +93,7 @@ func keysStatus(t *testing.T, s *snapshot.Snapshot, want string) {
 // button clicked it without asking. Any modifiers, with a ref or on the
 // focused element, and a checkbox made of a span are asked about too.
 func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-checkout")
 	s := getSnapshot(t, c)
 	for _, key := range []string{"Shift+Enter", "Shift+Space", "Control+Enter", "Alt+Enter", "Meta+Space", "Control+Shift+Enter", "NumpadEnter", "\r"} {
@@ -119,6 +120,7 @@ func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
 // pressed the gated "Pay now" inside it without asking, since the gate
 // judged the iframe element.
 func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-frame")
 	s := getSnapshot(t, c)
 	if _, ok := s.Find("button", "Pay now"); !ok {
@@ -152,6 +154,7 @@ func TestKeysFollowFocusIntoACrossSiteFrame(t *testing.T) {
 // submitted it without asking. Enter in another field of it, without a ref,
 // and in a form with no button that submits on Enter are judged the same.
 func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-transfer")
 	s := getSnapshot(t, c)
 	s = keysAllowed(t, c, host, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Amount"), "value": "900"})
@@ -178,6 +181,7 @@ func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
 // that shows a gated control is asked about, and so is a plain key that
 // only the page's handlers act on; text editing chords are not.
 func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-compose")
 	s := getSnapshot(t, c)
 	// Nothing has focus: a plain key goes to the page's own handlers, and
@@ -210,6 +214,7 @@ func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
 // Braintree's hosted fields do, was submitted without asking. Enter in its
 // email field is judged the same.
 func TestKeysHostedCardFields(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-hosted")
 	s := getSnapshot(t, c)
 	if _, ok := s.Find("textbox", "Card number"); !ok {
@@ -231,6 +236,7 @@ func TestKeysHostedCardFields(t *testing.T) {
 // same. After an upload the server checks that the input holds the files
 // given, which a page's change handler can swap.
 func TestKeysUploadIsJudgedAsItsClick(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, sub := range []string{"private", "public"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o700); err != nil {
@@ -266,6 +272,7 @@ func TestKeysUploadIsJudgedAsItsClick(t *testing.T) {
 // drop target was not judged. A drop onto an everyday zone is not asked
 // about.
 func TestKeysDropIsJudgedByItsTarget(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-drop", "--caps", "drag")
 	s := getSnapshot(t, c)
 	shown, s := keysRefused(t, c, host, toolapi.Drag, map[string]any{
@@ -284,6 +291,7 @@ func TestKeysDropIsJudgedByItsTarget(t *testing.T) {
 // was accepted without asking. Its OK is judged like a button saying the
 // message; a harmless confirm's OK is not asked about.
 func TestKeysDialogIsJudgedByItsMessage(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-confirm")
 	s := getSnapshot(t, c)
 	host.decisions <- map[string]any{"approved": true}
@@ -315,6 +323,7 @@ func TestKeysDialogIsJudgedByItsMessage(t *testing.T) {
 // label's control, so a label dressed as a "Continue" button for a hidden
 // one-click "Buy now" button is judged as a click on that button.
 func TestKeysLabelClickIsJudgedByItsControl(t *testing.T) {
+	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-checkout")
 	s := getSnapshot(t, c)
 	var label string

@@ -84,6 +84,7 @@ func leakRejected(t *testing.T, c *client.Client, r actionResult, stayAt string)
 // link the page holds are not asked about; an approval lets the navigation
 // go, and the audit log ties it to that approval.
 func TestLeakByComposedURL(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	start := site.URL + "/hostile/leak-note"
 	auditDir := filepath.Join(t.TempDir(), "audit")
@@ -190,6 +191,7 @@ func TestLeakByComposedURL(t *testing.T) {
 // the write set, and --profile none turns the rule off with the rest; a
 // site still outside is asked about.
 func TestLeakWriteSet(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	start := site.URL + "/hostile/leak-note"
 	profile := filepath.Join(t.TempDir(), "leak.json")
@@ -267,6 +269,7 @@ func (m *leakModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // asks the person after six, and stops when the person says stop: seven
 // model calls, not twenty.
 func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	model := &leakModel{tool: toolapi.GetSnapshot}
 	api := httptest.NewServer(model)
@@ -277,7 +280,7 @@ func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "run")
 	cmd := exec.Command(bin, "run", "--goal", "Read the plan name", "--url", site.URL+"/hostile/leak-note",
 		"--approver", "webhook", "--webhook-url", hookURL, "--out", out)
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL, "CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
 	output, _ := cmd.CombinedOutput()
 
 	asked := host.asked(t)
@@ -295,6 +298,7 @@ func TestLeakNoProgressRunAsksThePerson(t *testing.T) {
 // A --write-origins entry that names no site stops the command at start,
 // saying which flag is wrong.
 func TestLeakWriteOriginsFlagRefusesNoSite(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command(bin, "serve", "--write-origins", "https://ok.example,no-site-here").CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "--write-origins") || !strings.Contains(string(out), "no-site-here") {
 		t.Fatalf("serve with a bad --write-origins: %v\n%s", err, out)

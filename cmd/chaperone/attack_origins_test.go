@@ -85,6 +85,7 @@ func originsValue(t *testing.T, s *snapshot.Snapshot, role, name string) string 
 // writes there are not asked about, and the audit log records the widening
 // as a decision of its own.
 func TestOriginsReadOnlySite(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, host, _ := webhookServe(t, "--url", site.URL+originsStart, "--audit-dir", auditDir)
@@ -216,6 +217,7 @@ func TestOriginsReadOnlySite(t *testing.T) {
 // task's own site is that other site's: typing into it asks the person,
 // naming the frame's site, not the page's.
 func TestOriginsCrossSiteFrame(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	c, host, _ := webhookServe(t, "--url", site.URL+originsFramed)
 	s := getSnapshot(t, c)
@@ -232,6 +234,7 @@ func TestOriginsCrossSiteFrame(t *testing.T) {
 // or a session with checkpoints off (--profile none), types on the other
 // site without asking anyone.
 func TestOriginsWriteSetFlags(t *testing.T) {
+	t.Parallel()
 	site := leakServeSite(t)
 	for _, tc := range []struct {
 		name string

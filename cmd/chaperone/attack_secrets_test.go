@@ -184,6 +184,7 @@ func secretsCall(t *testing.T, c *client.Client, seen *[]string, name string, ar
 // or the debug log; and every screenshot (the agent's, the person's) draws
 // the echoes as discs.
 func TestAttackSecretsEncodedServe(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	auditDir := filepath.Join(t.TempDir(), "audit")
@@ -324,12 +325,13 @@ func secretsFiles(t *testing.T, dir string, png func(name string, data []byte)) 
 // form, and the record's screenshots of the results page draw the echoes
 // as discs.
 func TestAttackSecretsEncodedRun(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	e, stdout, stderr := driverEnv(map[string]string{secretsVar: secretsPW})
 	fset := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fset, "debug")
-	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000"}); err != nil {
+	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000", "--cdp-endpoint", lentEndpoint(t), "--action-timeout", "20s"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cf.setup(e.stderr)

@@ -30,7 +30,7 @@ func shippingRun(t *testing.T, dir string, args ...string) (stdout, stderr strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=")
 	var out, errOut syncBuffer
 	cmd.Stdout = &out
 	pr, pw := io.Pipe()
@@ -128,6 +128,7 @@ func shippingWords(line string) []string {
 // scripts said where to start, the replay opened the demo's old, closed
 // port.
 func TestShippingDemoReplayAsPrinted(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "a dir with spaces")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -182,6 +183,7 @@ func TestShippingDemoReplayAsPrinted(t *testing.T) {
 // refused with a clear error before a browser starts; the person's own
 // flags still override the script.
 func TestShippingHostileScript(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		fields string // the script's start and profile fields, JSON

@@ -126,6 +126,7 @@ func takeoverValue(s *snapshot.Snapshot, name string) string {
 // that a person has the browser; afterwards its snapshot shows what the
 // person typed and their note, and its earlier refs are dead.
 func TestTakeoverPersonTakesTheWheel(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
@@ -279,6 +280,7 @@ func mustJSON(t *testing.T, v any) []byte {
 // without a takeover and malformed input are refused with the session
 // left usable, and the agent's browser cannot open the live view.
 func TestTakeoverLiveViewRefusesStrangers(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
@@ -402,6 +404,7 @@ func takeoverSetTaken(t *testing.T, person *browser.Tab, take bool) {
 // hands back with a note: the hand-back is the answer the agent's call
 // gets, and the next snapshot shows what the person typed.
 func TestTakeoverAgentAsksForIt(t *testing.T) {
+	t.Parallel()
 	c, live := takeoverServe(t)
 	getSnapshot(t, c)
 	answer := make(chan *mcp.CallToolResult, 1)

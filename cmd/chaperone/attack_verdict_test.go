@@ -88,6 +88,7 @@ func verdictGo(t *testing.T, c *client.Client, u, want string) {
 // drawn) is still acknowledged, and a failure counts even where nobody
 // sees it.
 func TestVerdictCountsOnlyWhatAPersonSees(t *testing.T) {
+	t.Parallel()
 	site, other := verdictSites(t)
 	hidden := site + "/hostile/verdict-hidden?trick="
 	cases := []struct {
@@ -141,6 +142,7 @@ func TestVerdictCountsOnlyWhatAPersonSees(t *testing.T) {
 // TestVerdictFrameOfAnAllowedOrigin: a success a cross-site frame shows
 // counts when the profile allows the frame's origin too.
 func TestVerdictFrameOfAnAllowedOrigin(t *testing.T) {
+	t.Parallel()
 	site, other := verdictSites(t)
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site, other), "--url", site+"/hostile/verdict-below")
 	verdictGo(t, c, site+"/hostile/verdict-frame?site=other", verdictSuccess)
@@ -154,9 +156,11 @@ func TestVerdictFrameOfAnAllowedOrigin(t *testing.T) {
 // browser_fill or key by key; what a page says in its own words still
 // counts, though the agent typed the phrase within something longer.
 func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
+	t.Parallel()
 	site, _ := verdictSites(t)
 	typed := site + "/hostile/verdict-typed"
 	t.Run("fill", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site), "--url", typed)
 		field := browsertest.Labelled(t, getSnapshot(t, c), "Display name")
 		const words = verdictSuccess + ", says Ada"
@@ -172,6 +176,7 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 		}
 	})
 	t.Run("keys", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site), "--url", typed)
 		field := browsertest.Labelled(t, getSnapshot(t, c), "Display name")
 		if r, _ := click(t, c, field); !r.Success {
@@ -201,6 +206,7 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 // the task led, not on a URL the agent navigated to itself (a fooled agent
 // told to "open /done and report success").
 func TestVerdictURLTheAgentWrote(t *testing.T) {
+	t.Parallel()
 	site, _ := verdictSites(t)
 	data, err := json.Marshal(map[string]any{
 		"name": "done-url", "allowed_origins": []string{site},

@@ -101,6 +101,7 @@ func complete(t *testing.T, c *client.Client, status string) completion {
 // human's words, an approval lets it through, and complete_task is judged on
 // the page. The audit log holds it all, and no password value.
 func TestCheckpointFlow(t *testing.T) {
+	t.Parallel()
 	const token = "approval-token-0123456789"
 	host, hookURL := newApprovalHost(t, token)
 	audit := t.TempDir()
@@ -188,6 +189,7 @@ func TestCheckpointFlow(t *testing.T) {
 // TestDryRunNeverPerforms shows that with --dry-run the gated click is
 // refused without asking anyone, and the page stays.
 func TestDryRunNeverPerforms(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "demo", "--dry-run")
 	s := flowTo(t, c)
 	r, after := click(t, c, browsertest.Ref(t, s, "button", "Finish Cancellation"))

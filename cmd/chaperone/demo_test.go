@@ -31,7 +31,15 @@ func driverEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
 // approvals answered by approver.
 func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver) task {
 	t.Helper()
-	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fs, "info")
+	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,6 +55,7 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 // completion and writes a report that Chromium can open: through MCP, and
 // with the tools called in process (--via direct), the same steps.
 func TestDemoWithoutKey(t *testing.T) {
+	t.Parallel()
 	for _, via := range []string{viaMCP, viaDirect} {
 		t.Run(via, func(t *testing.T) { testDemoWithoutKey(t, via) })
 	}
@@ -121,6 +130,7 @@ func testDemoWithoutKey(t *testing.T, via string) {
 
 // A rejection at the checkpoint ends the demo as failed, cleanly.
 func TestDemoRejected(t *testing.T) {
+	t.Parallel()
 	e, stdout, _ := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	approver := checkpoint.ApproverFunc(func(ctx context.Context, r checkpoint.Request) (checkpoint.Decision, error) {
@@ -145,6 +155,7 @@ func TestDemoRejected(t *testing.T) {
 
 // run refuses to start without an API key, before any browser starts.
 func TestRunWithoutKey(t *testing.T) {
+	t.Parallel()
 	e, _, _ := driverEnv(map[string]string{"ANTHROPIC_BASE_URL": "http://127.0.0.1:1"})
 	// A browser that started first would fail on its path instead.
 	err := runCmd(context.Background(), e, []string{"--goal", "Cancel my membership", "--profile", "demo", "--browser-path", "/nonexistent"})
@@ -250,6 +261,7 @@ func renderedImages(t *testing.T, dom json.RawMessage) int {
 // the checkpoint until someone approves in the web console, then verifies
 // completion and says where the report is.
 func TestDemoCommandWebApproval(t *testing.T) {
+	t.Parallel()
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)

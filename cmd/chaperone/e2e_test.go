@@ -103,12 +103,14 @@ func checkDemoFlow(t *testing.T, c *client.Client) {
 }
 
 func TestStdio(t *testing.T) {
+	t.Parallel()
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--log-level", "debug")
 	checkToolsList(t, c)
 	checkDemoFlow(t, c)
 }
 
 func TestHTTPTransports(t *testing.T) {
+	t.Parallel()
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--profile", "none", "--log-level", "debug")
 	for _, kind := range []string{servertest.Streamable, servertest.SSE} {
 		t.Run(kind, func(t *testing.T) {
@@ -169,6 +171,7 @@ func measureToolsList(t *testing.T, base string) {
 // own browser context, their calls interleave without interference, and
 // closing one closes only its context.
 func TestTwoHTTPClients(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
@@ -256,6 +259,7 @@ func httpGet(t *testing.T, url string, header map[string]string) (int, string) {
 }
 
 func TestHTTPSecurity(t *testing.T) {
+	t.Parallel()
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0")
 	auth := map[string]string{"Authorization": "Bearer " + testToken}
 	for _, c := range []struct {
@@ -299,6 +303,7 @@ func runBinary(t *testing.T, env []string, args ...string) (int, string, string)
 }
 
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name string
 		env  []string
@@ -330,6 +335,7 @@ func TestRefusals(t *testing.T) {
 // token it refuses to start with a clear message; with one it starts and
 // /healthz answers, as the image's HEALTHCHECK asks it.
 func TestDockerCommand(t *testing.T) {
+	t.Parallel()
 	dockerfile, err := os.ReadFile(filepath.Join("..", "..", "Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
@@ -383,8 +389,10 @@ func TestDockerCommand(t *testing.T) {
 // is connected, over HTTP and over stdio, and checks that no browser
 // process of it is left.
 func TestSIGTERMLeavesNoBrowser(t *testing.T) {
+	t.Parallel()
 	t.Run("http", func(t *testing.T) {
-		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
+		t.Parallel()
+		p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken, ownBrowser}, "serve", "--http", "127.0.0.1:0", "--log-level", "debug")
 		c := servertest.Connect(t, servertest.SSE, p.base, testToken)
 		getSnapshot(t, c)
 		browsers, dirs := browserOf(t, p.cmd.Process.Pid)
@@ -395,7 +403,8 @@ func TestSIGTERMLeavesNoBrowser(t *testing.T) {
 		checkNoBrowserLeft(t, browsers, dirs)
 	})
 	t.Run("stdio", func(t *testing.T) {
-		c, cmd, stderr := stdioClient(t, nil, "serve", "--log-level", "debug")
+		t.Parallel()
+		c, cmd, stderr := stdioClient(t, []string{ownBrowser}, "serve", "--log-level", "debug")
 		getSnapshot(t, c)
 		browsers, dirs := browserOf(t, cmd.Process.Pid)
 		cmd.Process.Signal(syscall.SIGTERM)
@@ -412,6 +421,7 @@ func TestSIGTERMLeavesNoBrowser(t *testing.T) {
 }
 
 func TestSnapshotCommand(t *testing.T) {
+	t.Parallel()
 	t.Run("outline of the demo site", func(t *testing.T) {
 		shot := filepath.Join(t.TempDir(), "account.png")
 		code, stdout, stderr := runBinary(t, nil, "snapshot", "--screenshot", shot)
@@ -445,6 +455,7 @@ func TestSnapshotCommand(t *testing.T) {
 }
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}, {"serve", "--version"}} {
 		code, stdout, _ := runBinary(t, nil, args...)
 		if code != 0 || !strings.HasPrefix(stdout, "chaperone ") {
@@ -457,6 +468,7 @@ func TestVersion(t *testing.T) {
 // s: over stdio and streamable HTTP the server's browser work ends with the
 // cancellation, not with the page or the action timeout.
 func TestCancelStopsBrowserWork(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	args := []string{"serve", "--url", site.URL + "/variants/busy", "--action-timeout", "30s", "--log-level", "debug"}

@@ -84,6 +84,7 @@ func extractAll(t *testing.T, c *client.Client, args map[string]any) []string {
 // of a small budget: every row comes once, in order, and every page that
 // holds rows holds them as a markdown table, under the header.
 func TestExtractTableAcrossPages(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/extract-table", "--profile", "none")
@@ -136,6 +137,7 @@ func TestExtractTableAcrossPages(t *testing.T) {
 // live), a button as a control, a cross-site frame's text at its place,
 // none of the text a person cannot see; then a region by its ref.
 func TestExtractArticle(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/extract-article", "--profile", "none")
@@ -190,6 +192,7 @@ func TestExtractArticle(t *testing.T) {
 // TestExtractItems reads the 50 cards by selector and fields, with and
 // without a limit, the items of a cross-site frame, and a bad selector.
 func TestExtractItems(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/extract-cards", "--profile", "none")

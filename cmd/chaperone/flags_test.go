@@ -16,6 +16,7 @@ import (
 )
 
 func TestParseFlagsEnvAndArgs(t *testing.T) {
+	t.Parallel()
 	e := &env{stderr: &bytes.Buffer{}}
 	fs := newFlagSet(e, "x", "x")
 	idle := fs.Duration("session-idle", time.Minute, "")
@@ -58,6 +59,7 @@ func TestParseFlagsEnvAndArgs(t *testing.T) {
 }
 
 func TestParseFlagsErrors(t *testing.T) {
+	t.Parallel()
 	e := &env{stderr: &bytes.Buffer{}}
 	fs := newFlagSet(e, "x", "x")
 	fs.Int("max-sessions", 10, "")
@@ -81,6 +83,7 @@ func TestParseFlagsErrors(t *testing.T) {
 }
 
 func TestParseViewport(t *testing.T) {
+	t.Parallel()
 	if w, h, err := parseViewport("1024x768"); w != 1024 || h != 768 || err != nil {
 		t.Errorf("1024x768: %d %d %v", w, h, err)
 	}
@@ -92,6 +95,7 @@ func TestParseViewport(t *testing.T) {
 }
 
 func TestRunCommands(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 	if code := run(context.Background(), []string{"nope"}, e); code != 2 || !strings.Contains(errOut.String(), `unknown command "nope"`) {
@@ -114,6 +118,7 @@ func TestRunCommands(t *testing.T) {
 // flag or environment, stops the command before anything starts, as does an
 // upload directory that is not there.
 func TestCapsFlag(t *testing.T) {
+	t.Parallel()
 	var out, errOut bytes.Buffer
 	e := &env{stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }}
 	if code := run(context.Background(), []string{"serve", "-h"}, e); code != 0 {
@@ -149,6 +154,7 @@ func TestCapsFlag(t *testing.T) {
 }
 
 func TestBrowserPoolFlag(t *testing.T) {
+	t.Parallel()
 	file := filepath.Join(t.TempDir(), "pool")
 	os.WriteFile(file, []byte("# two machines\nhttp://10.0.0.11:9222\n\nws://10.0.0.12:3000/?token=s3cr3t\n"), 0o600)
 	for _, tc := range []struct {

@@ -14,6 +14,7 @@ import (
 // cross-site iframe, through the built binary over stdio, as an MCP client
 // would: the frame's controls have refs, and acting on them works.
 func TestCrossSiteFrameOverStdio(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/cross-site-checkout", "--profile", "none", "--log-level", "debug")

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -31,6 +32,11 @@ import (
 // bin is the chaperone binary built for the end-to-end tests by TestMain.
 var bin string
 
+// lender lends the servers of the tests running Chromiums, so that the
+// binary starts a few browsers rather than one per server (a launch is
+// most of a short test's time on a small machine). TestMain closes it.
+var lender browsertest.Lender
+
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "chaperone-e2e-")
 	if err != nil {
@@ -43,6 +49,9 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	if err := lender.Close(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+	}
 	os.RemoveAll(dir)
 	os.Exit(code)
 }
@@ -77,10 +86,78 @@ type serveProc struct {
 	err    error // the exit status, once exited is closed
 }
 
+// ownBrowser, in a server's env, makes it launch a browser of its own
+// instead of connecting to one lent by lender: for tests of the browser's
+// own life (its processes, its exit).
+const ownBrowser = "CHAPERONE_CDP_ENDPOINT="
+
+// ownBrowserFlags are the flags that choose or shape the browser itself;
+// a server given one launches its own.
+var ownBrowserFlags = []string{"--cdp-endpoint", "--cdp-default-context", "--browser-pool", "--browser-path", "--user-data-dir", "--headed"}
+
+// actionBudget widens the time an action may take for the commands the
+// tests run (a flag given in args still wins). What the tests check is the
+// answer, never the time; the 2 s default is overrun on a small machine
+// busy with other tests' browsers, and an overrun is a different answer.
+const actionBudget = "CHAPERONE_ACTION_TIMEOUT=20s"
+
+// withBrowser returns env with the actionBudget and a lent browser's
+// endpoint for a test's server, unless args or env choose the browser; a
+// benchmark, which measures the server as a user runs it, gets env as it
+// is.
+func withBrowser(tb testing.TB, env, args []string) []string {
+	tb.Helper()
+	t, ok := tb.(*testing.T)
+	if !ok {
+		return env
+	}
+	env = append(slices.Clip(env), actionBudget)
+	for _, e := range env {
+		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") ||
+			strings.HasPrefix(e, "CHAPERONE_USER_DATA_DIR=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_PATH=") {
+			return env
+		}
+	}
+	for _, a := range args {
+		for _, f := range ownBrowserFlags {
+			if a == f || strings.HasPrefix(a, f+"=") {
+				return env
+			}
+		}
+	}
+	return append(env, "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
+}
+
+// loans holds the endpoint lent to each running test for the commands it
+// runs one after another, so that they take one browser between them.
+var loans sync.Map // *testing.T → string
+
+// lentEndpoint returns the endpoint of the browser lent by lender to the
+// commands the test runs one after another (run, demo, replay): the same
+// for every call of the test.
+func lentEndpoint(t *testing.T) string {
+	t.Helper()
+	if e, ok := loans.Load(t); ok {
+		return e.(string)
+	}
+	e := lender.Lend(t)
+	loans.Store(t, e)
+	t.Cleanup(func() { loans.Delete(t) })
+	return e
+}
+
+// lentBrowser returns the environment variable that points a command the
+// test runs at its lentEndpoint.
+func lentBrowser(t *testing.T) string {
+	t.Helper()
+	return "CHAPERONE_CDP_ENDPOINT=" + lentEndpoint(t)
+}
+
 // startServe runs the binary with args (which must include --http) and env,
-// and waits until it listens.
+// and waits until it listens. Its browser is lent (withBrowser).
 func startServe(t testing.TB, env []string, args ...string) *serveProc {
 	t.Helper()
+	env = withBrowser(t, env, args)
 	p := &serveProc{cmd: exec.Command(bin, args...), stderr: &syncBuffer{}, exited: make(chan struct{})}
 	p.cmd.Env = append(os.Environ(), env...)
 	pr, pw := io.Pipe()
@@ -148,9 +225,11 @@ func (p *serveProc) stop(t testing.TB) {
 	}
 }
 
-// stdioClient runs "chaperone args..." as an MCP server on stdio.
+// stdioClient runs "chaperone args..." as an MCP server on stdio. Its
+// browser is lent (withBrowser).
 func stdioClient(t testing.TB, env []string, args ...string) (*client.Client, *exec.Cmd, *syncBuffer) {
 	t.Helper()
+	env = withBrowser(t, env, args)
 	stderr := &syncBuffer{}
 	var cmd *exec.Cmd
 	c, err := client.NewStdioMCPClientWithOptions(bin, env, args,

@@ -21,9 +21,11 @@ import (
 // unknown tool, and Enter in a search box submits the search; with --caps
 // wait it lists browser_wait_for too.
 func TestStdioPressKeyAndCaps(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
-	defer site.Close()
+	t.Cleanup(site.Close)
 	t.Run("default", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--url", site.URL+"/variants/keys")
 		checkToolsListFor(t, c, nil)
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -46,6 +48,7 @@ func TestStdioPressKeyAndCaps(t *testing.T) {
 		}
 	})
 	t.Run("caps wait", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--caps", "wait", "--url", site.URL+"/variants/waits?ms=200")
 		checkToolsListFor(t, c, []string{toolapi.CapWait})
 		s := getSnapshot(t, c)

@@ -64,6 +64,7 @@ func playwrightFile(t *testing.T, base string) string {
 // The saved login reaches the session: the site gets its cookie, and the
 // debug log names it without its value.
 func TestServeStorageStateOverStdio(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "none", "--log-level", "debug",
 		"--url", site+"/echo/cookies", "--storage-state", playwrightFile(t, site))
@@ -83,6 +84,7 @@ func TestServeStorageStateOverStdio(t *testing.T) {
 // Command lines that cannot work fail at once, before a browser starts,
 // and say why.
 func TestLoginAndStorageStateRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"cookies":[{"name":"sid","value":"`+cookieSecret+`","domain":"127.0.0.1","sameSite":"lax"}]}`), 0o600); err != nil {
@@ -117,6 +119,7 @@ func TestLoginAndStorageStateRefusals(t *testing.T) {
 // chaperone login opens the page, waits for Enter on stdin, and saves the
 // login, which a session then starts with: signed in.
 func TestLoginRoundTrip(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	save := filepath.Join(t.TempDir(), "login.json")
 	cmd := exec.Command(bin, "login", site+"/variants/signin?as=ada", "--save", save, "--headed=false", "--log-level", "debug")
@@ -183,6 +186,7 @@ func TestLoginRoundTrip(t *testing.T) {
 // and stderr closed, and must still close the browser, which writes the
 // profile's cookies.
 func TestUserDataDirKeepsLoginAcrossRestarts(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "serve", "--profile", "none", "--user-data-dir", dir, "--url", site+"/variants/signin?as=grace")
@@ -225,6 +229,7 @@ func TestUserDataDirKeepsLoginAcrossRestarts(t *testing.T) {
 // error while the first runs; the first is unaffected, and once it ends a
 // new client gets the profile.
 func TestUserDataDirSecondHTTPSessionRefused(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken}, "serve", "--http", "127.0.0.1:0", "--profile", "none",
 		"--user-data-dir", t.TempDir(), "--url", site+"/variants/signin?as=ada")

@@ -13,6 +13,7 @@ import (
 // session taught it, in the forms a page URL gives it, in loggers derived
 // from it too.
 func TestLoggerRedacts(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log, err := newLogger(&buf, "debug")
 	if err != nil {

@@ -89,6 +89,7 @@ func serveFlags(t *testing.T) map[string]bool {
 // setting is passed as a flag serve has (and each setting passed is
 // declared), and the versions and repository agree.
 func TestPackagingAgreesWithCode(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join("..", "..")
 	var m mcpbManifest
 	readJSON(t, filepath.Join(root, "packaging", "mcpb", "manifest.json"), &m)

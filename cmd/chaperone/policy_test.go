@@ -15,6 +15,7 @@ import (
 // action_failed "blocked by policy", the page stays, and the log says what
 // was blocked without the query string.
 func TestServeBlockedOrigins(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
 	start := site + "/variants/offsite?to=" + url.QueryEscape(other+"/help?token=s3cret")
@@ -38,6 +39,7 @@ func TestServeBlockedOrigins(t *testing.T) {
 // A profile's allowed_origins join the flags' in the policy of serve and
 // run, and the start URL must pass it.
 func TestResolveStartProfileOrigins(t *testing.T) {
+	t.Parallel()
 	log := slog.New(slog.DiscardHandler)
 	flags := urlpolicy.Policy{AllowedOrigins: []string{"https://flag.example"}}
 	p := &checkpoint.Profile{Name: "shop", StartURL: "https://shop.example/cart", AllowedOrigins: []string{"https://shop.example", "https://*.pay.example"}}

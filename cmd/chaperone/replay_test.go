@@ -26,7 +26,15 @@ import (
 // approver; model recovers the steps that do not replay (nil: none).
 func replayTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver, script *driver.Script, path string, model driver.Model) task {
 	t.Helper()
-	st, err := addCommonFlags(flag.NewFlagSet("test", flag.ContinueOnError), "info").setup(e.stderr)
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fs, "info")
+	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
+	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +96,7 @@ func replayed(t *testing.T, tk task, e *env, stdout *syncBuffer) (driver.Result,
 // by its id with no model. Checkpoints still ask the person, and
 // complete_task still verifies the end.
 func TestRecordAndReplay(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	person := func() *checkpointtest.Person {
 		return &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
@@ -198,7 +207,7 @@ func runApproving(t *testing.T, args ...string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
-	cmd.Env = append(os.Environ(), "ANTHROPIC_API_KEY=")
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=")
 	var stdout, stderr syncBuffer
 	cmd.Stdout = &stdout
 	pr, pw := io.Pipe()
@@ -262,6 +271,7 @@ func runApproving(t *testing.T, args ...string) string {
 // replay` performs it on the renamed flow with no model, the person still
 // approving the final step.
 func TestReplayCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := runApproving(t, "demo", "--out", filepath.Join(dir, "demo"))
 	script := filepath.Join(dir, "demo", driver.ScriptName)
@@ -290,6 +300,7 @@ func TestReplayCommand(t *testing.T) {
 // stops the run, an approval continues it, with the person's words as the
 // model's hint.
 func TestAskWhenStuck(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		d    checkpoint.Decision

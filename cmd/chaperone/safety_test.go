@@ -16,6 +16,7 @@ import (
 // nothing of where to start; "none" is nothing, said on stderr; a name is
 // that profile.
 func TestLoadProfiles(t *testing.T) {
+	t.Parallel()
 	var stderr bytes.Buffer
 	p, err := loadProfiles("", &stderr)
 	if err != nil || p.named != nil || p.fallback == nil || p.fallback.Name != defaultProfile || len(p.fallback.GatedActions) == 0 {
@@ -47,6 +48,7 @@ func TestLoadProfiles(t *testing.T) {
 // an unset or empty one, or a name that is not a variable's, is refused
 // with the name and never a value.
 func TestSecretValues(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"API_TOKEN": "tok-1", "EMPTY": ""}
 	getenv := func(k string) string { return env[k] }
 	got, err := secretValues([]string{"API_TOKEN"}, getenv)
@@ -73,6 +75,7 @@ func TestSecretValues(t *testing.T) {
 // channel at all (which without a terminal used to fail), and the gated
 // click is never performed.
 func TestDryRunNeedsNoApprover(t *testing.T) {
+	t.Parallel()
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	tk := demoTestTask(t, e, dir, nil)

@@ -83,6 +83,7 @@ func checkNotIn(t *testing.T, what, text string) {
 // built binary's tools, asks a person about each, and finds neither value in
 // any result, approval request, audit file or line of stderr.
 func TestSecretsStayOutOfServe(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	auditDir := filepath.Join(t.TempDir(), "audit")
@@ -141,11 +142,18 @@ func TestSecretsStayOutOfServe(t *testing.T) {
 // first: no file of the run record, its audit log, stdout or stderr holds
 // either value, and the record is its owner's alone.
 func TestSecretsStayOutOfRun(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	e, stdout, stderr := driverEnv(map[string]string{secretVar: secretValue})
 	fset := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fset, "debug")
+	if err := fset.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
+		t.Fatal(err)
+	}
+	if err := fset.Set("action-timeout", "20s"); err != nil {
+		t.Fatal(err)
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // exactly those options of a <select multiple>; the result's snapshot shows
 // them selected and the one selected before not.
 func TestStdioMultiSelect(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/selects", "--profile", "none")

@@ -25,6 +25,7 @@ func textOf(t *testing.T, res *mcp.CallToolResult) string {
 }
 
 func TestSnapshotTextFlag(t *testing.T) {
+	t.Parallel()
 	e := &env{stderr: &bytes.Buffer{}}
 	for _, tc := range []struct {
 		args []string
@@ -59,6 +60,7 @@ func TestSnapshotTextFlag(t *testing.T) {
 // the compact rendering of its structured content by default, and that very
 // JSON with --snapshot-text json.
 func TestSnapshotTextOverStdio(t *testing.T) {
+	t.Parallel()
 	for _, format := range []server.TextFormat{server.TextCompact, server.TextJSON} {
 		t.Run(string(format), func(t *testing.T) {
 			c, _, _ := stdioClient(t, nil, "serve", "--snapshot-text", string(format))

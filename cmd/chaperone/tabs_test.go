@@ -13,6 +13,7 @@ import (
 // the result says a tab opened, and the next get_snapshot is of the new
 // page.
 func TestNewTabOverStdio(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/links", "--profile", "none")
@@ -33,6 +34,7 @@ func TestNewTabOverStdio(t *testing.T) {
 // opens a usable session over stdio: the first snapshot shows the page and
 // a click on it works, while the image still loads.
 func TestSlowStartPageOverStdio(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	// Closed after the server and its browser, which hold the image's
 	// request open.

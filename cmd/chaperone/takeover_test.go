@@ -29,6 +29,7 @@ func (w *takeoverWheel) Input(context.Context, approver.PersonInput) error { ret
 // its live view: the person may take the browser over, fix what held the
 // agent, and hand back; the note is the agent's hint and the run goes on.
 func TestTakeoverAnswersRunsStuckQuestion(t *testing.T) {
+	t.Parallel()
 	views := make(chan string, 1)
 	w, err := approver.NewWeb(approver.WebOptions{OnPending: func(u string, _ checkpoint.Request) { views <- u }})
 	if err != nil {

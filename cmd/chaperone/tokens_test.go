@@ -24,6 +24,7 @@ const (
 )
 
 func TestTokenCredentials(t *testing.T) {
+	t.Parallel()
 	got := tokenCredentials([]string{"alice:" + aliceToken, bobToken, "carol:x:y"})
 	want := []server.Credential{{Name: "alice", Token: aliceToken}, {Name: "client2", Token: bobToken}, {Name: "carol", Token: "x:y"}}
 	if !slices.Equal(got, want) {
@@ -32,6 +33,7 @@ func TestTokenCredentials(t *testing.T) {
 }
 
 func TestReadTokensFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, c := range []struct {
 		name    string
@@ -87,6 +89,7 @@ func TestReadTokensFile(t *testing.T) {
 // them and show session ids only by their prefix, a SIGHUP that drops a
 // token revokes it at once, and one client's sessions are bounded.
 func TestTokensFileClients(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tokens := filepath.Join(dir, "tokens")
 	if err := os.WriteFile(tokens, []byte("alice "+aliceToken+"\nbob "+bobToken+"\n"), 0o600); err != nil {

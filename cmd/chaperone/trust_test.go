@@ -82,6 +82,7 @@ func requestApproval(t *testing.T, c *client.Client, args map[string]any) approv
 // it, through without asking twice, and the audit log says which approval
 // covered it.
 func TestApprovalCoversOnlyWhatWasShown(t *testing.T) {
+	t.Parallel()
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, host, _ := webhookServe(t, "--profile", "demo", "--audit-dir", auditDir)
 	s := flowTo(t, c)
@@ -189,7 +190,9 @@ func demoProfileAt(t *testing.T, path string) string {
 // success heading is below the fold; and refused on a page of another
 // origin that says it all.
 func TestVerdictOnThePage(t *testing.T) {
+	t.Parallel()
 	t.Run("failure page that says cancelled", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", demoProfileAt(t, "/variants/not-cancelled"))
 		r := complete(t, c, "success")
 		t.Logf("complete_task(success): %+v", r)
@@ -198,12 +201,14 @@ func TestVerdictOnThePage(t *testing.T) {
 		}
 	})
 	t.Run("success below the fold", func(t *testing.T) {
+		t.Parallel()
 		c, _, _ := stdioClient(t, nil, "serve", "--profile", demoProfileAt(t, "/variants/cancelled-below"))
 		if r := complete(t, c, "success"); !r.Acknowledged {
 			t.Errorf("success below the fold refused: %+v", r)
 		}
 	})
 	t.Run("another origin", func(t *testing.T) {
+		t.Parallel()
 		other := httptest.NewServer(fixtures.Site())
 		defer other.Close()
 		// The profile's allowed_origins are also the browse policy:
@@ -227,11 +232,13 @@ func TestVerdictOnThePage(t *testing.T) {
 // rejection leaves the page where it was; --profile none turns that off and
 // says so at start.
 func TestSafeByDefault(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
-	defer site.Close()
+	t.Cleanup(site.Close)
 	checkout := site.URL + "/variants/checkout"
 
 	t.Run("default policy", func(t *testing.T) {
+		t.Parallel()
 		c, host, _ := webhookServe(t, "--url", checkout)
 		s := wholePage(t, c)
 		host.decisions <- map[string]any{"approved": false, "feedback": "not this order"}
@@ -248,6 +255,7 @@ func TestSafeByDefault(t *testing.T) {
 		}
 	})
 	t.Run("profile none", func(t *testing.T) {
+		t.Parallel()
 		c, _, stderr := stdioClient(t, nil, "serve", "--profile", "none", "--url", checkout)
 		s := wholePage(t, c)
 		r, after := click(t, c, browsertest.Ref(t, s, "button", "Place order"))
@@ -315,6 +323,7 @@ func consoleHTML(t *testing.T, console string) string {
 // that carry an ANSI escape and a U+202E reach the person escaped, in the
 // web console and in the lines the command prints on stderr.
 func TestHostileTextReachesNoPersonRaw(t *testing.T) {
+	t.Parallel()
 	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		io.WriteString(w, hostilePage)

@@ -9,7 +9,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
-	"github.com/chaperone-mcp/chaperone/tools"
+	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/mark3labs/mcp-go/client"
 )
 
@@ -36,36 +36,36 @@ func TestWidgets(t *testing.T) {
 		steps []widgetStep
 	}{
 		{"/widgets/timeline", []widgetStep{
-			{tool: tools.Click, role: "button", name: "reply icon", want: "reply @ada"},
-			{tool: tools.Click, role: "button", name: "retweet icon", want: "retweet @ada"},
-			{tool: tools.Click, role: "button", name: "more icon", want: "Mute @ada"},
-			{tool: tools.Click, role: "button", name: "Mute @ada", want: "Mute @ada"},
+			{tool: toolapi.Click, role: "button", name: "reply icon", want: "reply @ada"},
+			{tool: toolapi.Click, role: "button", name: "retweet icon", want: "retweet @ada"},
+			{tool: toolapi.Click, role: "button", name: "more icon", want: "Mute @ada"},
+			{tool: toolapi.Click, role: "button", name: "Mute @ada", want: "Mute @ada"},
 		}},
 		{"/widgets/inbox", []widgetStep{
-			{tool: tools.Click, role: "button", name: "star icon", want: "Starred Lunch on Thursday?"},
-			{tool: tools.Click, role: "button", name: "send icon", want: "Sent: Sounds good"},
-			{tool: tools.Click, role: "button", name: "Attach a file", want: "Attaching"},
+			{tool: toolapi.Click, role: "button", name: "star icon", want: "Starred Lunch on Thursday?"},
+			{tool: toolapi.Click, role: "button", name: "send icon", want: "Sent: Sounds good"},
+			{tool: toolapi.Click, role: "button", name: "Attach a file", want: "Attaching"},
 		}},
 		{"/widgets/dropdowns", []widgetStep{
-			{tool: tools.Click, role: "option", name: "Banana", want: "Fruit: Banana"},
-			{tool: tools.Click, role: "menuitem", name: "Duplicate", want: "File: Duplicate"},
-			{tool: tools.Click, role: "button", name: "Sort by", want: "Oldest"},
-			{tool: tools.Click, role: "link", name: "Oldest", want: "Sorted by Oldest"},
-			{tool: tools.Click, role: "button", name: "Small", want: "Large"},
-			{tool: tools.Click, role: "option", name: "Large", nth: 2, want: "Size: Large"},
+			{tool: toolapi.Click, role: "option", name: "Banana", want: "Fruit: Banana"},
+			{tool: toolapi.Click, role: "menuitem", name: "Duplicate", want: "File: Duplicate"},
+			{tool: toolapi.Click, role: "button", name: "Sort by", want: "Oldest"},
+			{tool: toolapi.Click, role: "link", name: "Oldest", want: "Sorted by Oldest"},
+			{tool: toolapi.Click, role: "button", name: "Small", want: "Large"},
+			{tool: toolapi.Click, role: "option", name: "Large", nth: 2, want: "Size: Large"},
 		}},
 		{"/widgets/chart", []widgetStep{
-			{tool: tools.Click, role: "button", name: "Food 35%", want: "Picked Food 35%"},
-			{tool: tools.Click, role: "button", name: "March: 21", want: "Picked March: 21"},
-			{tool: tools.Click, role: "button", name: "add icon", want: "Adding a slice"},
-			{tool: tools.Click, role: "button", nth: 1, want: "X in cell 1"},
+			{tool: toolapi.Click, role: "button", name: "Food 35%", want: "Picked Food 35%"},
+			{tool: toolapi.Click, role: "button", name: "March: 21", want: "Picked March: 21"},
+			{tool: toolapi.Click, role: "button", name: "add icon", want: "Adding a slice"},
+			{tool: toolapi.Click, role: "button", nth: 1, want: "X in cell 1"},
 		}},
 		{"/widgets/menubar", []widgetStep{
-			{tool: tools.Hover, role: "menuitem", name: "File", want: "Save"},
-			{tool: tools.Click, role: "button", name: "Save", want: "Ran Save"},
+			{tool: toolapi.Hover, role: "menuitem", name: "File", want: "Save"},
+			{tool: toolapi.Click, role: "button", name: "Save", want: "Ran Save"},
 		}},
 		{"/widgets/sortable", []widgetStep{
-			{tool: tools.Drag, role: "listitem", name: "Wash the car", toRole: "listitem", to: "Call the bank", want: "Order: Buy groceries, Wash the car, Call the bank"},
+			{tool: toolapi.Drag, role: "listitem", name: "Wash the car", toRole: "listitem", to: "Call the bank", want: "Order: Buy groceries, Wash the car, Call the bank"},
 		}},
 	}
 	for _, tt := range tests {
@@ -84,7 +84,7 @@ func widgetAct(t *testing.T, c *client.Client, s *snapshot.Snapshot, st widgetSt
 	t.Helper()
 	ref := widgetRef(t, s, st.role, st.name, st.nth)
 	args := map[string]any{"ref": ref}
-	if st.tool == tools.Drag {
+	if st.tool == toolapi.Drag {
 		args = map[string]any{"from_ref": ref, "to_ref": widgetRef(t, s, st.toRole, st.to, 0)}
 	}
 	r, after := act(t, c, st.tool, args)
@@ -126,7 +126,7 @@ func TestSnapshotPositions(t *testing.T) {
 	if s := getSnapshot(t, c); len(s.Positions) != 0 {
 		t.Fatalf("positions without asking: %v", s.Positions)
 	}
-	res, data := call(t, c, tools.GetSnapshot, map[string]any{"positions": true})
+	res, data := call(t, c, toolapi.GetSnapshot, map[string]any{"positions": true})
 	validateSnapshot(t, []byte(data))
 	var s snapshot.Snapshot
 	if err := json.Unmarshal([]byte(data), &s); err != nil {

@@ -2,6 +2,7 @@ package browsertest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -26,6 +27,8 @@ type Chromium struct {
 	WebSocket string
 	// HTTP is http://127.0.0.1:PORT, the address that finds WebSocket.
 	HTTP string
+	// dir is its profile, removed by stop.
+	dir string
 }
 
 // Kill ends the browser and its helper processes at once, as a crash or a
@@ -51,44 +54,65 @@ func FreePort(t testing.TB) int {
 // (0 picks one), killed when the test ends.
 func StartChromium(t testing.TB, port int) *Chromium {
 	t.Helper()
-	path, err := browser.FindBinary("")
+	c, err := startChromium(port)
 	if err != nil {
 		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.stop(); err != nil {
+			t.Log(err)
+		}
+	})
+	return c
+}
+
+// startChromium starts a headless Chromium listening for DevTools on port
+// (0 picks one), with the extra flags, and waits until its endpoint is up.
+// Its stop ends it.
+func startChromium(port int, extra ...string) (*Chromium, error) {
+	path, err := browser.FindBinary("")
+	if err != nil {
+		return nil, err
 	}
 	// Not t.TempDir: Chromium's helper processes may still write into the
 	// profile for a moment after the browser is killed, and TempDir's
 	// cleanup fails the test on that.
 	dir, err := os.MkdirTemp("", "chaperone-connect-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	cmd := exec.Command(path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--user-data-dir="+dir, "about:blank")
+		fmt.Sprintf("--remote-debugging-port=%d", port), "--user-data-dir=" + dir}, extra...)
+	cmd := exec.Command(path, append(args, "about:blank")...)
 	// Its own process group, so that Kill ends its helpers too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("browsertest: starting chromium: %w", err)
 	}
-	c := &Chromium{Cmd: cmd}
-	t.Cleanup(func() {
-		c.Kill()
-		for i := 0; i < 50; i++ {
-			if os.RemoveAll(dir) == nil {
-				return
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		t.Logf("could not remove the profile %s", dir)
-	})
+	c := &Chromium{Cmd: cmd, dir: dir}
 	deadline := time.Now().Add(launchTimeout)
 	for !c.ready(dir, port) {
 		if time.Now().After(deadline) {
-			t.Fatal("browsertest: chromium's DevTools endpoint did not come up")
+			c.stop()
+			return nil, errors.New("browsertest: chromium's DevTools endpoint did not come up")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return c
+	return c, nil
+}
+
+// stop kills the browser and removes its profile.
+func (c *Chromium) stop() error {
+	c.Kill()
+	for i := 0; i < 50; i++ {
+		if os.RemoveAll(c.dir) == nil {
+			return nil
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("browsertest: could not remove the profile %s", c.dir)
 }
 
 // ready reports whether the browser's DevTools endpoint is up, and sets its

@@ -3,6 +3,7 @@ package filename
 import "testing"
 
 func TestSafe(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"":                   "",
 		"9f1c-uuid_v4.jsonl": "9f1c-uuid_v4.jsonl",

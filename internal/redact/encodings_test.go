@@ -15,6 +15,7 @@ const pw = "p@ss w0rd/Zq?9"
 // TestEveryForm finds the value in each form an encoder, a browser or a
 // page gives it, alone and inside the text around it.
 func TestEveryForm(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"PW": pw})
 	q, _ := json.Marshal(pw)
 	for _, tc := range []struct{ name, form string }{
@@ -56,6 +57,7 @@ func TestEveryForm(t *testing.T) {
 
 // TestNotOverreaching leaves alone text that only looks like the value.
 func TestNotOverreaching(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"PW": pw})
 	for _, in := range []string{
 		"p@ss w0rd/Zq?8",
@@ -74,6 +76,7 @@ func TestNotOverreaching(t *testing.T) {
 // TestPercentInTheValue hides a value that holds a percent sign and an
 // escape's own characters, raw and encoded.
 func TestPercentInTheValue(t *testing.T) {
+	t.Parallel()
 	const v = `50%25off\u&amp;`
 	r := New(map[string]string{"V": v})
 	for _, in := range []string{v, url.QueryEscape(v), html.EscapeString(v), url.QueryEscape(url.QueryEscape(v))} {
@@ -86,6 +89,7 @@ func TestPercentInTheValue(t *testing.T) {
 // TestUnicodeValue hides a value beyond ASCII in its UTF-8 percent form and
 // its JSON surrogate pair.
 func TestUnicodeValue(t *testing.T) {
+	t.Parallel()
 	const v = "héllo😀"
 	r := New(map[string]string{"V": v})
 	for _, in := range []string{v, url.QueryEscape(v), strings.ToLower(url.QueryEscape(v)), `h\u00e9llo\ud83d\ude00`, "h&eacute;llo&#128512;"} {
@@ -97,6 +101,7 @@ func TestUnicodeValue(t *testing.T) {
 
 // TestJSONKeys hides a value that is a key of an object.
 func TestJSONKeys(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"PW": pw})
 	got := string(r.JSON(json.RawMessage(`{"` + url.QueryEscape(pw) + `":1}`)))
 	if got != `{"{{PW}}":1}` {
@@ -106,6 +111,7 @@ func TestJSONKeys(t *testing.T) {
 
 // TestForms lists the forms a screenshot must not show.
 func TestForms(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"PW": pw})
 	forms := strings.Join(r.Forms(), "\n")
 	for _, want := range []string{pw, "p%40ss+w0rd%2FZq%3F9", "p%40ss%20w0rd%2FZq%3F9", "p@ss%20w0rd%2FZq%3F9"} {
@@ -120,6 +126,7 @@ func TestForms(t *testing.T) {
 
 // TestConcurrentAdd learns values while others read.
 func TestConcurrentAdd(t *testing.T) {
+	t.Parallel()
 	r := New(nil)
 	done := make(chan struct{})
 	go func() {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestString(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"SHORT": "abc", "LONG": "abcdef", "QUOTED": `say "hi"`, "EMPTY": ""})
 	for in, want := range map[string]string{
 		"abc then abcdef":           "{{SHORT}} then {{LONG}}",
@@ -20,6 +21,7 @@ func TestString(t *testing.T) {
 }
 
 func TestAdd(t *testing.T) {
+	t.Parallel()
 	r := New(nil)
 	if got := r.String("hunter2"); got != "hunter2" {
 		t.Fatalf("an empty redactor changed the text: %q", got)
@@ -33,6 +35,7 @@ func TestAdd(t *testing.T) {
 }
 
 func TestJSON(t *testing.T) {
+	t.Parallel()
 	r := New(map[string]string{"TOKEN": "t<o>k"})
 	for in, want := range map[string]string{
 		`{"ref":"@e1","value":"t<o>k","n":12345678901234567890}`: `{"n":12345678901234567890,"ref":"@e1","value":"{{TOKEN}}"}`,

@@ -12,6 +12,7 @@ import (
 // TestHandler hides a value in every part of a line at every level, a value
 // learnt after the logger was made included.
 func TestHandler(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	log := slog.New(NewHandler(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}), New(nil)))
 	early := log.With("url", "https://x.test/?pw="+url.QueryEscape(pw)).WithGroup("g")

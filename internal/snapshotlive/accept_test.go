@@ -21,6 +21,7 @@ func TestRecordedAcceptance(t *testing.T) { checkAcceptance(t, recorded(t)) }
 // now by real Chromium, so that a change in Chromium's output shows here
 // before it reaches an agent.
 func TestLiveAcceptance(t *testing.T) {
+	t.Parallel()
 	checkAcceptance(t, captureLive(t, browsertest.Site(t), browser.CaptureOptions{Screenshot: true}))
 }
 

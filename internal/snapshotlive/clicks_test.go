@@ -15,6 +15,7 @@ import (
 // click there does: an item of the popup list, not the list's middle; the
 // star icon, not its row.
 func TestLiveClickables(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	tab := browsertest.Tab(t)
