@@ -19,7 +19,7 @@ import (
 func TestMain(m *testing.M) { browsertest.Main(m) }
 
 // look takes a snapshot of tab the way the tools do.
-func look(t *testing.T, ctx context.Context, tab *browser.Tab) (*snapshot.Snapshot, snapshot.Table) {
+func look(t *testing.T, ctx context.Context, tab *browser.Context) (*snapshot.Snapshot, snapshot.Table) {
 	t.Helper()
 	c, err := tab.Capture(ctx, browser.CaptureOptions{Screenshot: true})
 	if err != nil {

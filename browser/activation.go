@@ -77,13 +77,13 @@ const formTextMax = 200
 // (HTML's implicit submission): the form's default button, or the form
 // itself when it has no submit button and submits on Enter. It returns nil
 // when Enter submits nothing.
-func (t *Tab) EnterActivates(ctx context.Context, backendNodeID int64) (*Activation, error) {
+func (t *Context) EnterActivates(ctx context.Context, backendNodeID int64) (*Activation, error) {
 	return t.activated(ctx, nodeOf(backendNodeID), implicitSubmitJS)
 }
 
 // activated runs the page script fn on the node, which returns the element
 // an input on the node activates or null, and describes that element.
-func (t *Tab) activated(ctx context.Context, node nodeID, fn string) (*Activation, error) {
+func (t *Context) activated(ctx context.Context, node nodeID, fn string) (*Activation, error) {
 	n, err := t.node(ctx, node)
 	if err != nil {
 		return nil, err
@@ -130,7 +130,7 @@ func (t *Tab) activated(ctx context.Context, node nodeID, fn string) (*Activatio
 // labelControl returns the control a click on the node activates through
 // the label the node is in, and whether that control submits a payment
 // form; nil when there is none.
-func (t *Tab) labelControl(ctx context.Context, node nodeID) (*Activation, bool, error) {
+func (t *Context) labelControl(ctx context.Context, node nodeID) (*Activation, bool, error) {
 	a, err := t.activated(ctx, node, labelControlJS)
 	if err != nil || a == nil {
 		return nil, false, err
@@ -144,7 +144,7 @@ func (t *Tab) labelControl(ctx context.Context, node nodeID) (*Activation, bool,
 }
 
 // axOf returns the accessible role and name of a node now.
-func (t *Tab) axOf(ctx context.Context, node nodeID) (role, name string, err error) {
+func (t *Context) axOf(ctx context.Context, node nodeID) (role, name string, err error) {
 	r, err := t.route(ctx, node)
 	if err != nil {
 		return "", "", err
@@ -166,7 +166,7 @@ func (t *Tab) axOf(ctx context.Context, node nodeID) (role, name string, err err
 // payment-card field: an out-of-process frame anywhere in it (hosted card
 // fields, as Stripe's and Braintree's, live in one), or a same-origin frame
 // of the page's document. A frame that cannot be asked counts as none.
-func (t *Tab) framesHoldPayment(ctx context.Context) bool {
+func (t *Context) framesHoldPayment(ctx context.Context) bool {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	defer cancel()
@@ -209,7 +209,7 @@ type FileInfo struct {
 }
 
 // Files returns the files the file input backendNodeID holds now.
-func (t *Tab) Files(ctx context.Context, backendNodeID int64) ([]FileInfo, error) {
+func (t *Context) Files(ctx context.Context, backendNodeID int64) ([]FileInfo, error) {
 	var files []FileInfo
 	if err := t.callOn(ctx, nodeOf(backendNodeID), inputFilesJS, &files); err != nil {
 		return nil, fmt.Errorf("read the files of node %d: %w", backendNodeID, err)
@@ -222,7 +222,7 @@ func (t *Tab) Files(ctx context.Context, backendNodeID int64) ([]FileInfo, error
 // following focus into out-of-process frames by their sessions. It returns
 // 0 when nothing but the page itself has focus, and a frame's iframe
 // element when focus is in that frame but on no element of it.
-func (t *Tab) Focused(ctx context.Context) (int64, error) {
+func (t *Context) Focused(ctx context.Context) (int64, error) {
 	c, cancel := t.cdp(ctx)
 	defer func() { cancel() }()
 	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "(" + activeElementJS + ")()"})
@@ -275,7 +275,7 @@ type frameFocus struct {
 // element d describes, in the process of c: in that process by the frame's
 // document, or out of process through the frame's session. Its id is ""
 // when nothing in the frame has focus or the frame cannot be reached.
-func (t *Tab) focusInFrame(ctx context.Context, c context.Context, d describedNode) frameFocus {
+func (t *Context) focusInFrame(ctx context.Context, c context.Context, d describedNode) frameFocus {
 	if cd := d.Node.ContentDocument; cd != nil && cd.BackendNodeID != 0 {
 		// Another origin in this process: the protocol reads its document.
 		doc, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": cd.BackendNodeID})

@@ -12,7 +12,7 @@ import (
 
 // keysNode returns the backend node id of the element role name on the page
 // now, in any frame.
-func keysNode(t *testing.T, tab *browser.Tab, role, name string) int64 {
+func keysNode(t *testing.T, tab *browser.Context, role, name string) int64 {
 	t.Helper()
 	s, table, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 1)
 	return table[browsertest.Ref(t, s, role, name)].BackendNodeID

@@ -20,7 +20,7 @@ var benchPages = []struct{ name, path string }{
 // BenchmarkCapture is a full Capture with the default screenshot; compare
 // it with BenchmarkFloor on the same page.
 func BenchmarkCapture(b *testing.B) {
-	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+	onBenchPages(b, func(b *testing.B, tab *browser.Context) {
 		var bytes, nodes int
 		for b.Loop() {
 			c, err := tab.Capture(b.Context(), browser.CaptureOptions{Screenshot: true})
@@ -37,7 +37,7 @@ func BenchmarkCapture(b *testing.B) {
 
 // onBenchPages runs bench as a sub-benchmark on each of benchPages, with
 // tab at that page.
-func onBenchPages(b *testing.B, bench func(b *testing.B, tab *browser.Tab)) {
+func onBenchPages(b *testing.B, bench func(b *testing.B, tab *browser.Context)) {
 	base := browsertest.Serve(b, pages())
 	tab := browsertest.Tab(b)
 	for _, p := range benchPages {
@@ -54,7 +54,7 @@ func onBenchPages(b *testing.B, bench func(b *testing.B, tab *browser.Tab)) {
 // and one Page.captureScreenshot of the default screenshot's size, one after
 // the other, with no decoding beyond the transport's.
 func BenchmarkFloor(b *testing.B) {
-	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+	onBenchPages(b, func(b *testing.B, tab *browser.Context) {
 		for b.Loop() {
 			rawSnapshot(b, tab)
 		}
@@ -93,7 +93,7 @@ func BenchmarkCaptureParts(b *testing.B) {
 // page in one loop, so that both see the same load, and reports their
 // ratio (capture/floor) beside the two times.
 func BenchmarkCaptureRatio(b *testing.B) {
-	onBenchPages(b, func(b *testing.B, tab *browser.Tab) {
+	onBenchPages(b, func(b *testing.B, tab *browser.Context) {
 		var floor, capt time.Duration
 		for b.Loop() {
 			start := time.Now()

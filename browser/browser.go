@@ -2,11 +2,11 @@
 // Protocol: it launches or connects to Chromium, opens isolated contexts,
 // captures pages, sends input, answers dialogs and notices crashes.
 //
-// A [Browser] is one Chromium process (launched or connected to). Each [Tab]
+// A [Browser] is one Chromium process (launched or connected to). Each [Context]
 // lives in its own browser context, with its own cookies and storage. Every
 // protocol call carries a deadline, so that a crashed renderer or an open
 // JavaScript dialog never hangs a caller; a crashed tab or a dead browser is
-// reported by [Tab.Err] and repaired by [Tab.Recover].
+// reported by [Context.Err] and repaired by [Context.Recover].
 package browser
 
 import (
@@ -59,7 +59,7 @@ type Options struct {
 	DocumentPolicy func(ctx context.Context, url string) error
 }
 
-// Errors that calls on a [Browser] or a [Tab] report, possibly wrapped.
+// Errors that calls on a [Browser] or a [Context] report, possibly wrapped.
 var (
 	// ErrNoBrowser means that no Chromium or Chrome binary was found.
 	ErrNoBrowser = errors.New("no Chromium or Chrome found")
@@ -102,7 +102,7 @@ type Browser struct {
 	closed bool
 	gen    uint64 // counts (re)launches; a tab of an older one is gone
 	sess   *session
-	tabs   map[*Tab]struct{}
+	tabs   map[*Context]struct{}
 	// defaultTaken says that a tab holds the default context
 	// (Options.DefaultContext), or is being opened there.
 	defaultTaken bool
@@ -127,7 +127,7 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 		opts:     opts,
 		log:      opts.Logger,
 		launched: opts.CDPEndpoint == "",
-		tabs:     make(map[*Tab]struct{}),
+		tabs:     make(map[*Context]struct{}),
 	}
 	if b.log == nil {
 		b.log = slog.Default()
@@ -230,7 +230,7 @@ func (b *Browser) Close() error {
 		b.mu.Unlock()
 		return nil
 	}
-	tabs := make([]*Tab, 0, len(b.tabs))
+	tabs := make([]*Context, 0, len(b.tabs))
 	for t := range b.tabs {
 		tabs = append(tabs, t)
 	}
@@ -252,11 +252,11 @@ func (b *Browser) Close() error {
 	return errors.Join(errs...)
 }
 
-// NewTab opens a tab in a new isolated browser context (in the default
+// NewContext opens a tab in a new isolated browser context (in the default
 // context with Options.DefaultContext), with the viewport of the Options.
 // ctx bounds the opening only.
-func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
-	t := &Tab{b: b, log: b.log}
+func (b *Browser) NewContext(ctx context.Context) (*Context, error) {
+	t := &Context{b: b, log: b.log}
 	if b.opts.DefaultContext {
 		b.mu.Lock()
 		taken := b.defaultTaken
@@ -282,7 +282,7 @@ func (b *Browser) NewTab(ctx context.Context) (*Tab, error) {
 }
 
 // forget drops a closed tab from the browser's list.
-func (b *Browser) forget(t *Tab) {
+func (b *Browser) forget(t *Context) {
 	b.mu.Lock()
 	delete(b.tabs, t)
 	if b.opts.DefaultContext {

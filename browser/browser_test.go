@@ -91,14 +91,14 @@ func pages() http.Handler {
 	return mux
 }
 
-func navigate(t *testing.T, tab *browser.Tab, url string) {
+func navigate(t *testing.T, tab *browser.Context, url string) {
 	t.Helper()
 	if err := tab.Navigate(testCtx(t), url); err != nil {
 		t.Fatal(err)
 	}
 }
 
-func captureOf(t *testing.T, tab *browser.Tab, opts browser.CaptureOptions) *capture.Page {
+func captureOf(t *testing.T, tab *browser.Context, opts browser.CaptureOptions) *capture.Page {
 	t.Helper()
 	c, err := tab.Capture(testCtx(t), opts)
 	if err != nil {
@@ -137,7 +137,7 @@ func TestLaunchCloseLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tab, err := b.NewTab(testCtx(t))
+	tab, err := b.NewContext(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func TestTabsAreIsolated(t *testing.T) {
 	a, b := browsertest.Tab(t), browsertest.Tab(t)
 	navigate(t, a, base+"/set?v=from-a")
 	tests := []struct {
-		tab  *browser.Tab
+		tab  *browser.Context
 		want string
 	}{{a, "from-a"}, {b, "none"}}
 	for i, tt := range tests {
@@ -229,7 +229,7 @@ func TestConnect(t *testing.T) {
 			if b.Launched() || b.Process() != nil {
 				t.Error("a connected browser says it was launched")
 			}
-			tab, err := b.NewTab(testCtx(t))
+			tab, err := b.NewContext(testCtx(t))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -112,7 +112,7 @@ var (
 // viewport, no frames, no DOM, and ScreenshotError saying why; a dialog that
 // opens during the capture ends it the same way. Nothing waits for the
 // deadline.
-func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, error) {
+func (t *Context) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, error) {
 	p, _ := t.page()
 	dialog, opened := p.state()
 	c, cancel := t.cdp(ctx)
@@ -260,7 +260,7 @@ func (t *Tab) Capture(ctx context.Context, opts CaptureOptions) (*capture.Page, 
 // Screenshot takes the screenshot of the viewport alone, as Capture takes
 // it: for when only the image is needed, e.g. to show a person what they
 // are asked to approve. While a JavaScript dialog is open there is none.
-func (t *Tab) Screenshot(ctx context.Context, opts CaptureOptions) (*capture.Screenshot, error) {
+func (t *Context) Screenshot(ctx context.Context, opts CaptureOptions) (*capture.Screenshot, error) {
 	p, _ := t.page()
 	if d, _ := p.state(); d != nil {
 		return nil, fmt.Errorf("screenshot: a JavaScript %s dialog is open", d.Type)
@@ -288,7 +288,7 @@ func (t *Tab) Screenshot(ctx context.Context, opts CaptureOptions) (*capture.Scr
 // dialogCapture is what a capture can say while a dialog is open: only the
 // browser process answers, so the title and URL come from it and the
 // viewport is the last one seen.
-func (t *Tab) dialogCapture(ctx context.Context, p *tabPage, cc *chromedp.Context, d *capture.Dialog, opts CaptureOptions) *capture.Page {
+func (t *Context) dialogCapture(ctx context.Context, p *tabPage, cc *chromedp.Context, d *capture.Dialog, opts CaptureOptions) *capture.Page {
 	p.mu.Lock()
 	capt := &capture.Page{URL: p.url, Viewport: p.viewport, Styles: stylesOf(opts), Dialog: d}
 	p.mu.Unlock()

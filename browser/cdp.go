@@ -82,7 +82,7 @@ func (r scriptResult) decode(out any) error {
 // that document is gone. Calls on it count as a user gesture, as the input
 // they stand for would.
 type pageObject struct {
-	t  *Tab
+	t  *Context
 	id string
 	// frame is the out-of-process frame whose process holds the object,
 	// nil for the page's.
@@ -103,7 +103,7 @@ func (o *pageObject) nodeOf(local int64) nodeID { return nodeIn(o.frame, local) 
 
 // node returns the DOM node as a page object, or ErrDetached when it is
 // gone. Calls on it count as user gestures.
-func (t *Tab) node(ctx context.Context, node nodeID) (*pageObject, error) {
+func (t *Context) node(ctx context.Context, node nodeID) (*pageObject, error) {
 	r, err := t.route(ctx, node)
 	if err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (o *pageObject) release(ctx context.Context) {
 
 // callOn runs the JavaScript function fn with the node as this and args as
 // its arguments, and decodes its JSON result into out (which may be nil).
-func (t *Tab) callOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
+func (t *Context) callOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
 	n, err := t.node(ctx, node)
 	if err != nil {
 		return err
@@ -175,7 +175,7 @@ func (t *Tab) callOn(ctx context.Context, node nodeID, fn string, out any, args 
 // never inside its body. Unlike a call on a node it is no user gesture: the
 // server's own watching must not give the page a user activation it would
 // not otherwise have.
-func (t *Tab) callPage(ctx context.Context, fn string, out any, args ...any) error {
+func (t *Context) callPage(ctx context.Context, fn string, out any, args ...any) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	return callIn(c, fn, out, args...)
@@ -204,7 +204,7 @@ func applyJS(fn string, args ...any) (string, error) {
 
 // Evaluate runs a JavaScript expression in the main frame, awaiting a
 // promise, and decodes its JSON result into out (which may be nil).
-func (t *Tab) Evaluate(ctx context.Context, expr string, out any) error {
+func (t *Context) Evaluate(ctx context.Context, expr string, out any) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	return evaluate(c, expr, out)
@@ -228,7 +228,7 @@ func evaluate(c context.Context, expr string, out any) error {
 // ctx or the tab ends (the tab ends when its renderer crashes, it is closed,
 // or the browser dies), and has ctx's deadline or, when ctx has none, a
 // default of 10 s. Every protocol call of the package goes through it.
-func (t *Tab) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
+func (t *Context) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
 	p, _ := t.page()
 	return within(ctx, p.live, defaultCallTimeout)
 }

@@ -56,7 +56,7 @@ func BenchmarkCaptureCPU(b *testing.B) {
 }
 
 // captureWith is a capture with opts as a benchmark step.
-func captureWith(tab *browser.Tab, opts browser.CaptureOptions) func(b *testing.B) {
+func captureWith(tab *browser.Context, opts browser.CaptureOptions) func(b *testing.B) {
 	return func(b *testing.B) {
 		if _, err := tab.Capture(b.Context(), opts); err != nil {
 			b.Fatal(err)
@@ -90,7 +90,7 @@ func BenchmarkStepCPU(b *testing.B) {
 	b.Run("open-close", func(b *testing.B) {
 		start, ours := browsertest.SnapshotCPU(pid), cpuNow()
 		for b.Loop() {
-			tab, err := fb.NewTab(b.Context())
+			tab, err := fb.NewContext(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -105,7 +105,7 @@ func BenchmarkStepCPU(b *testing.B) {
 	b.Run("open-navigate-close", func(b *testing.B) {
 		start, ours := browsertest.SnapshotCPU(pid), cpuNow()
 		for b.Loop() {
-			tab, err := fb.NewTab(b.Context())
+			tab, err := fb.NewContext(b.Context())
 			if err != nil {
 				b.Fatal(err)
 			}

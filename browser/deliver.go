@@ -202,20 +202,20 @@ func (r *record) release(ctx context.Context) {
 // miss is a DeliveryError. A press that reached the node counts when no
 // click followed (a native select's popup takes the release) or the node
 // left the page, as does a click whose document went away (it navigated).
-func (t *Tab) ClickElement(ctx context.Context, backendNodeID int64, x, y float64) error {
+func (t *Context) ClickElement(ctx context.Context, backendNodeID int64, x, y float64) error {
 	return t.deliver(ctx, nodeOf(backendNodeID), "click", x, y, t.Click)
 }
 
 // HoverElement moves the pointer to the node at x, y, as Hover does, and
 // confirms that the pointer reached it, as ClickElement does for a click.
-func (t *Tab) HoverElement(ctx context.Context, backendNodeID int64, x, y float64) error {
+func (t *Context) HoverElement(ctx context.Context, backendNodeID int64, x, y float64) error {
 	return t.deliver(ctx, nodeOf(backendNodeID), "hover", x, y, t.Hover)
 }
 
 // deliver sends the pointer input kind (click, hover, wheel) at x, y with
 // send, and confirms it reached the node: the one mechanism every pointer
 // input aimed at an element goes through.
-func (t *Tab) deliver(ctx context.Context, node nodeID, kind string, x, y float64,
+func (t *Context) deliver(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) error {
 	for try := 1; ; try++ {
 		d, err := t.sendWatched(ctx, node, kind, x, y, send)
@@ -247,7 +247,7 @@ func (t *Tab) deliver(ctx context.Context, node nodeID, kind string, x, y float6
 
 // sendWatched arms a record on the node, sends the input, and reads the
 // record.
-func (t *Tab) sendWatched(ctx context.Context, node nodeID, kind string, x, y float64,
+func (t *Context) sendWatched(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) (delivery, error) {
 	r, err := t.route(ctx, node)
 	if err != nil {
@@ -289,7 +289,7 @@ func (t *Tab) sendWatched(ctx context.Context, node nodeID, kind string, x, y fl
 // armKeys arms a keydown record for key in the main frame and in every
 // out-of-process frame of the page, since the focus may be in any of
 // them. A frame that cannot be armed is left out; the main frame must be.
-func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
+func (t *Context) armKeys(ctx context.Context, key string) ([]*record, error) {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	frames, err := t.remoteFrames(ctx, p, chromedp.FromContext(c))
@@ -355,7 +355,7 @@ func (t *Tab) armKeys(ctx context.Context, key string) ([]*record, error) {
 // when a document that held the focus saw it reach its focused element,
 // or when no armed document held the focus (it is in a frame the page
 // has not shown yet) and some document saw it at all.
-func (t *Tab) readKeys(ctx context.Context, recs []*record) (delivery, error) {
+func (t *Context) readKeys(ctx context.Context, recs []*record) (delivery, error) {
 	ds := make([]delivery, len(recs))
 	errs := make([]error, len(recs))
 	var wg sync.WaitGroup

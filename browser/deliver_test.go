@@ -11,7 +11,7 @@ import (
 
 // deliveryHost opens the hostile delivery host with the frame inner
 // (delivery-cover, delivery-shift), cross-site unless same.
-func deliveryHost(t *testing.T, inner string, same bool) *browser.Tab {
+func deliveryHost(t *testing.T, inner string, same bool) *browser.Context {
 	t.Helper()
 	tab := browsertest.Tab(t)
 	url := browsertest.Site(t) + "/hostile/delivery-host?inner=" + inner
@@ -23,7 +23,7 @@ func deliveryHost(t *testing.T, inner string, same bool) *browser.Tab {
 }
 
 // deliveryStatus is what the frame last posted to the host page.
-func deliveryStatus(t *testing.T, tab *browser.Tab) string {
+func deliveryStatus(t *testing.T, tab *browser.Context) string {
 	t.Helper()
 	var s string
 	if err := tab.Evaluate(testCtx(t), `document.getElementById('host-status').textContent`, &s); err != nil {
@@ -33,7 +33,7 @@ func deliveryStatus(t *testing.T, tab *browser.Tab) string {
 }
 
 // clickAt clicks node at its inspected click point with ClickElement.
-func clickAt(t *testing.T, tab *browser.Tab, node int64) error {
+func clickAt(t *testing.T, tab *browser.Context, node int64) error {
 	t.Helper()
 	in := inspect(t, tab, node, true)
 	if !in.Visible || in.Covered != "" {
@@ -107,11 +107,11 @@ func TestClickDeliveryEdges(t *testing.T) {
 	for _, tc := range []struct {
 		name, button string
 		// done reports whether the click had its effect.
-		done func(t *testing.T, tab *browser.Tab) bool
+		done func(t *testing.T, tab *browser.Context) bool
 	}{
-		{"stopped at window capture", "Stopped", func(t *testing.T, tab *browser.Tab) bool { return edgeStatus(t, tab) == "Stopped handled" }},
-		{"navigates on mousedown", "Leave on press", func(t *testing.T, tab *browser.Tab) bool { return strings.HasSuffix(tab.URL(), "/help") }},
-		{"removes itself on mousedown", "Vanish", func(t *testing.T, tab *browser.Tab) bool { return edgeStatus(t, tab) == "Vanished" }},
+		{"stopped at window capture", "Stopped", func(t *testing.T, tab *browser.Context) bool { return edgeStatus(t, tab) == "Stopped handled" }},
+		{"navigates on mousedown", "Leave on press", func(t *testing.T, tab *browser.Context) bool { return strings.HasSuffix(tab.URL(), "/help") }},
+		{"removes itself on mousedown", "Vanish", func(t *testing.T, tab *browser.Context) bool { return edgeStatus(t, tab) == "Vanished" }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tab := browsertest.Tab(t)
@@ -135,7 +135,7 @@ func TestClickDeliveryEdges(t *testing.T) {
 
 // edgeStatus is the delivery-edges page's status line, or "" once the page
 // has gone.
-func edgeStatus(t *testing.T, tab *browser.Tab) string {
+func edgeStatus(t *testing.T, tab *browser.Context) string {
 	t.Helper()
 	var s string
 	_ = tab.Evaluate(testCtx(t), `document.getElementById('edge-status')?.textContent || ''`, &s)

@@ -52,7 +52,7 @@ func (p *tabPage) state() (*capture.Dialog, <-chan struct{}) {
 }
 
 // Dialog returns the JavaScript dialog open on the page, or nil.
-func (t *Tab) Dialog() *capture.Dialog {
+func (t *Context) Dialog() *capture.Dialog {
 	p, _ := t.page()
 	d, _ := p.state()
 	return d
@@ -61,7 +61,7 @@ func (t *Tab) Dialog() *capture.Dialog {
 // HandleDialog answers the open JavaScript dialog: accept presses OK (with
 // promptText in a prompt), otherwise Cancel. It returns ErrNoDialog when no
 // dialog is open.
-func (t *Tab) HandleDialog(ctx context.Context, accept bool, promptText string) error {
+func (t *Context) HandleDialog(ctx context.Context, accept bool, promptText string) error {
 	p, _ := t.page()
 	if d, _ := p.state(); d == nil {
 		return ErrNoDialog

@@ -12,7 +12,7 @@ import (
 )
 
 // waitDialog waits until the tab reports an open dialog.
-func waitDialog(t *testing.T, tab *browser.Tab) *capture.Dialog {
+func waitDialog(t *testing.T, tab *browser.Context) *capture.Dialog {
 	t.Helper()
 	var d *capture.Dialog
 	if !waitUntil(t, 5*time.Millisecond, func() bool { d = tab.Dialog(); return d != nil }) {

@@ -86,7 +86,7 @@ type download struct {
 	suggested string
 	// routed is closed once owner is known (nil when no tab owns it).
 	routed chan struct{}
-	owner  *Tab
+	owner  *Context
 	// changed wakes the goroutine when progress is reported.
 	changed chan struct{}
 	// done is closed when result is final.
@@ -256,9 +256,9 @@ func (b *Browser) cancelEverywhere(root context.Context, guid string) {
 }
 
 // ownerOf returns the tab one of whose pages or frames is frame, or nil.
-func (b *Browser) ownerOf(frame cdp.FrameID) *Tab {
+func (b *Browser) ownerOf(frame cdp.FrameID) *Context {
 	b.mu.Lock()
-	tabs := make([]*Tab, 0, len(b.tabs))
+	tabs := make([]*Context, 0, len(b.tabs))
 	for t := range b.tabs {
 		tabs = append(tabs, t)
 	}

@@ -49,7 +49,7 @@ type expectation struct {
 // hasFrame reports whether frame is one of the tab's pages (a page's main
 // frame has its target's id), one of their frames, or one of their
 // out-of-process frames.
-func (t *Tab) hasFrame(frame cdp.FrameID) bool {
+func (t *Context) hasFrame(frame cdp.FrameID) bool {
 	t.mu.Lock()
 	pages := append([]*tabPage(nil), t.pages.list...)
 	if t.pg != nil && t.pages.find(t.pg.id) < 0 {
@@ -98,7 +98,7 @@ func (td *tabDownloads) hold(d *download) bool {
 // downloadedFrom reports whether a download of the tab began in frame (a
 // popup's, whose window the browser closes once it turns into a download),
 // counting every download the browser reported before the call.
-func (t *Tab) downloadedFrom(ctx context.Context, frame cdp.FrameID) bool {
+func (t *Context) downloadedFrom(ctx context.Context, frame cdp.FrameID) bool {
 	t.syncDownloads(ctx)
 	t.dl.mu.Lock()
 	defer t.dl.mu.Unlock()
@@ -107,7 +107,7 @@ func (t *Tab) downloadedFrom(ctx context.Context, frame cdp.FrameID) bool {
 
 // syncDownloads makes sure every download the browser reported before the
 // call is routed to its tab.
-func (t *Tab) syncDownloads(ctx context.Context) {
+func (t *Context) syncDownloads(ctx context.Context) {
 	_, s, _ := t.context()
 	if s != nil {
 		c, cancel := within(ctx, s.root, defaultCallTimeout)
@@ -197,7 +197,7 @@ func (td *tabDownloads) remember(r Download) {
 // TakeDownloads and Downloads. A tab that gets a fresh context (Recover)
 // sets it up again. Without it the browser's own download behaviour
 // applies, and the tab reports no downloads.
-func (t *Tab) SetDownloads(ctx context.Context, opts DownloadOptions) error {
+func (t *Context) SetDownloads(ctx context.Context, opts DownloadOptions) error {
 	t.dl.mu.Lock()
 	t.dl.opts = opts
 	t.dl.mu.Unlock()
@@ -207,7 +207,7 @@ func (t *Tab) SetDownloads(ctx context.Context, opts DownloadOptions) error {
 // applyDownloads tells the browser where the tab's context saves
 // downloads: named by guid, never by a name the page chose, until follow
 // renames them. Nothing when SetDownloads was never called.
-func (t *Tab) applyDownloads(ctx context.Context) error {
+func (t *Context) applyDownloads(ctx context.Context) error {
 	t.dl.mu.Lock()
 	dir := t.dl.opts.Dir
 	t.dl.mu.Unlock()
@@ -235,7 +235,7 @@ func (t *Tab) applyDownloads(ctx context.Context) error {
 // under way then say DownloadInProgress and are kept for the snapshots).
 // It first makes sure that every download the browser reported before the
 // call is counted.
-func (t *Tab) TakeDownloads(ctx context.Context) []Download {
+func (t *Context) TakeDownloads(ctx context.Context) []Download {
 	t.syncDownloads(ctx)
 	t.dl.awaitExpected(ctx)
 	t.dl.mu.Lock()
@@ -259,7 +259,7 @@ func (t *Tab) TakeDownloads(ctx context.Context) []Download {
 
 // Downloads returns the tab's last downloads that ended (a few), oldest
 // first.
-func (t *Tab) Downloads() []Download {
+func (t *Context) Downloads() []Download {
 	t.dl.mu.Lock()
 	defer t.dl.mu.Unlock()
 	return append([]Download(nil), t.dl.recent...)

@@ -27,7 +27,7 @@ func Example() {
 	}
 	defer b.Close()
 
-	tab, err := b.NewTab(ctx)
+	tab, err := b.NewContext(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // CallForTest runs one protocol command on the tab, through the cdp helper.
-func CallForTest[P, R any](ctx context.Context, t *Tab, cmd cdp.Command[P, R], params P) (R, error) {
+func CallForTest[P, R any](ctx context.Context, t *Context, cmd cdp.Command[P, R], params P) (R, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	return chromedp.Call(c, cmd, params)
@@ -21,7 +21,7 @@ type RawForTest = rawResult
 
 // TabContextForTest returns the tab's cdp context, for tests that need to
 // run chromedp actions.
-func TabContextForTest(ctx context.Context, t *Tab) (context.Context, context.CancelFunc) {
+func TabContextForTest(ctx context.Context, t *Context) (context.Context, context.CancelFunc) {
 	return t.cdp(ctx)
 }
 
@@ -40,7 +40,7 @@ func BrowserContextsForTest(ctx context.Context, b *Browser) ([]cdp.BrowserConte
 
 // ClosePageForTest closes the tab's page from outside, as a person closing
 // its window does.
-func ClosePageForTest(ctx context.Context, t *Tab) error {
+func ClosePageForTest(ctx context.Context, t *Context) error {
 	p, s, _ := t.context()
 	c, cancel := within(ctx, s.root, defaultCallTimeout)
 	defer cancel()

@@ -46,7 +46,7 @@ type extractAnswer struct {
 // region non-zero (a backend node id) it looks only inside that element;
 // else in the page, its same-origin frames and its cross-site frames. A
 // selector the browser refuses is ErrSelector, wrapped with its reason.
-func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields map[string]string, limit int) (*Extracted, error) {
+func (t *Context) Extract(ctx context.Context, region int64, selector string, fields map[string]string, limit int) (*Extracted, error) {
 	if fields == nil {
 		fields = map[string]string{}
 	}
@@ -99,7 +99,7 @@ func (t *Tab) Extract(ctx context.Context, region int64, selector string, fields
 // readOn runs the page script fn on a node as callOn does, but as no user
 // gesture: reading must not give the page a user activation (to open a
 // popup, say) that nobody's input gave it.
-func (t *Tab) readOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
+func (t *Context) readOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {
 	o, err := t.node(ctx, node)
 	if err != nil {
 		return err

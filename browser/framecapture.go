@@ -27,7 +27,7 @@ type remoteCapture struct {
 // out-of-process frame of the page, and finds each frame's iframe element,
 // all concurrently. A frame that fails (it navigated or went away
 // meanwhile) is logged and left out.
-func (t *Tab) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Context, opts CaptureOptions) []remoteCapture {
+func (t *Context) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Context, opts CaptureOptions) []remoteCapture {
 	frames, err := t.remoteFrames(ctx, p, cc)
 	if err != nil {
 		t.log.Debug("capture: no out-of-process frames", "err", err)

@@ -71,7 +71,7 @@ func (p *tabPage) frameSet() *frameSet {
 // before children, attaching to those it has not seen before and forgetting
 // those that are gone. A frame that cannot be attached to is logged and
 // left out.
-func (t *Tab) remoteFrames(ctx context.Context, p *tabPage, cc *chromedp.Context) ([]*remoteFrame, error) {
+func (t *Context) remoteFrames(ctx context.Context, p *tabPage, cc *chromedp.Context) ([]*remoteFrame, error) {
 	res, err := cdp.Call(ctx, cc.Browser, target.GetTargets, target.GetTargetsParams{})
 	if err != nil {
 		return nil, fmt.Errorf("listing the frames' targets: %w", err)

@@ -12,7 +12,7 @@ import (
 )
 
 // payPage opens the checkout whose card form is a cross-site iframe.
-func payPage(t *testing.T) *browser.Tab {
+func payPage(t *testing.T) *browser.Context {
 	t.Helper()
 	tab := browsertest.Tab(t)
 	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-checkout")
@@ -21,7 +21,7 @@ func payPage(t *testing.T) *browser.Tab {
 
 // frameBox returns the content box of the page's #pay-frame in viewport
 // pixels.
-func frameBox(t *testing.T, tab *browser.Tab) browser.Box {
+func frameBox(t *testing.T, tab *browser.Context) browser.Box {
 	t.Helper()
 	var b browser.Box
 	err := tab.Evaluate(testCtx(t), `(() => {
@@ -36,7 +36,7 @@ func frameBox(t *testing.T, tab *browser.Tab) browser.Box {
 }
 
 // payStatus is the line the frame posted to the page.
-func payStatus(t *testing.T, tab *browser.Tab) string {
+func payStatus(t *testing.T, tab *browser.Context) string {
 	t.Helper()
 	var s string
 	if err := tab.Evaluate(testCtx(t), `document.getElementById('pay-status').textContent`, &s); err != nil {
@@ -46,7 +46,7 @@ func payStatus(t *testing.T, tab *browser.Tab) string {
 }
 
 // waitStatus waits until the page's status line satisfies ok.
-func waitStatus(t *testing.T, tab *browser.Tab, ok func(string) bool) {
+func waitStatus(t *testing.T, tab *browser.Context, ok func(string) bool) {
 	t.Helper()
 	var last string
 	if !waitUntil(t, 20*time.Millisecond, func() bool { last = payStatus(t, tab); return ok(last) }) {
@@ -99,7 +99,7 @@ func TestCrossSiteFrameInSnapshot(t *testing.T) {
 
 // frameNode returns the backend node id of the element with the role and
 // name in a fresh snapshot, and checks that it lives in the cross-site frame.
-func frameNode(t *testing.T, tab *browser.Tab, role, name string) int64 {
+func frameNode(t *testing.T, tab *browser.Context, role, name string) int64 {
 	t.Helper()
 	id := nodeOf(t, tab, role, name)
 	if id < browser.NodeBase(1) {

@@ -24,7 +24,7 @@ const (
 // cover over the iframe is only seen there, and the point and the box move
 // by the iframe's content box. A point the iframe clips, or its document
 // scrolls out of view, leaves the node not visible.
-func (t *Tab) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult, scroll bool) error {
+func (t *Context) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult, scroll bool) error {
 	for f != nil {
 		o, err := t.owner(ctx, f)
 		if err != nil {
@@ -81,7 +81,7 @@ func (p *tabPage) liveFrames() []*remoteFrame {
 // every out-of-process frame the page has, concurrently, and returns the
 // sum of their integer results, or -1 when one of them failed or answered
 // -1 (its document went away). With no such frames it returns 0 at once.
-func (t *Tab) inFrames(ctx context.Context, fn string, args ...any) int {
+func (t *Context) inFrames(ctx context.Context, fn string, args ...any) int {
 	ch := t.inFramesAsync(ctx, fn, args...)
 	if ch == nil {
 		return 0
@@ -91,7 +91,7 @@ func (t *Tab) inFrames(ctx context.Context, fn string, args ...any) int {
 
 // inFramesAsync is inFrames in the background: the sum arrives on the
 // channel, which is nil when the page has no out-of-process frames.
-func (t *Tab) inFramesAsync(ctx context.Context, fn string, args ...any) <-chan int {
+func (t *Context) inFramesAsync(ctx context.Context, fn string, args ...any) <-chan int {
 	p, _ := t.page()
 	frames := p.liveFrames()
 	if len(frames) == 0 {

@@ -31,7 +31,7 @@ type FullPage struct {
 
 // FullPageScreenshot takes a PNG of the current page's whole content, beyond
 // the viewport, without scrolling it.
-func (t *Tab) FullPageScreenshot(ctx context.Context) (FullPage, error) {
+func (t *Context) FullPageScreenshot(ctx context.Context) (FullPage, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	m, err := chromedp.Call(c, page.GetLayoutMetrics, cdp.Empty{})
@@ -61,7 +61,7 @@ func (t *Tab) FullPageScreenshot(ctx context.Context) (FullPage, error) {
 
 // PDF prints the current page as a PDF document (backgrounds included), as
 // the browser's print dialog would.
-func (t *Tab) PDF(ctx context.Context) ([]byte, error) {
+func (t *Context) PDF(ctx context.Context) ([]byte, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})

@@ -29,7 +29,7 @@ type HistoryEntry struct {
 // Go starts loading url in the current page. It fails when the browser
 // refuses the navigation or the network fails it (the error says how, e.g.
 // net::ERR_CONNECTION_REFUSED); a URL that downloads is no failure.
-func (t *Tab) Go(ctx context.Context, url string) error {
+func (t *Context) Go(ctx context.Context, url string) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, page.Navigate, page.NavigateParams{URL: url})
@@ -47,7 +47,7 @@ func (t *Tab) Go(ctx context.Context, url string) error {
 
 // HistoryEntry returns the entry delta steps from the current one in the
 // page's history (-1 is back, 1 forward), or ErrNoHistory.
-func (t *Tab) HistoryEntry(ctx context.Context, delta int) (HistoryEntry, error) {
+func (t *Context) HistoryEntry(ctx context.Context, delta int) (HistoryEntry, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	h, err := chromedp.Call(c, page.GetNavigationHistory, cdp.Empty{})
@@ -63,7 +63,7 @@ func (t *Tab) HistoryEntry(ctx context.Context, delta int) (HistoryEntry, error)
 }
 
 // GoToHistory starts going to the history entry id (from HistoryEntry).
-func (t *Tab) GoToHistory(ctx context.Context, id int64) error {
+func (t *Context) GoToHistory(ctx context.Context, id int64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	if _, err := chromedp.Call(c, page.NavigateToHistoryEntry, page.NavigateToHistoryEntryParams{EntryID: id}); err != nil {
@@ -73,7 +73,7 @@ func (t *Tab) GoToHistory(ctx context.Context, id int64) error {
 }
 
 // Reload starts reloading the current page.
-func (t *Tab) Reload(ctx context.Context) error {
+func (t *Context) Reload(ctx context.Context) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	if _, err := chromedp.Call(c, page.Reload, page.ReloadParams{}); err != nil {
@@ -90,7 +90,7 @@ func (t *Tab) Reload(ctx context.Context) error {
 // is left open for the next capture to show. It fails on a network error,
 // a document the URL policy refuses, and when nothing is interactive by
 // ctx's deadline or, without one, after 10 s.
-func (t *Tab) Navigate(ctx context.Context, url string) error {
+func (t *Context) Navigate(ctx context.Context, url string) error {
 	limit := defaultNavigation
 	if dl, ok := ctx.Deadline(); ok {
 		limit = time.Until(dl)

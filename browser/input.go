@@ -12,7 +12,7 @@ import (
 
 // Click presses and releases the left mouse button at x, y (main-viewport
 // CSS pixels) after moving the pointer there, as a person's mouse does.
-func (t *Tab) Click(ctx context.Context, x, y float64) error {
+func (t *Context) Click(ctx context.Context, x, y float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	for _, ev := range []map[string]any{
@@ -30,7 +30,7 @@ func (t *Tab) Click(ctx context.Context, x, y float64) error {
 // Wheel turns the mouse wheel by dx, dy CSS pixels with the pointer at x, y,
 // so the page or the scrollable element under the pointer scrolls and
 // scroll listeners (lazy loading) fire as they would for a person.
-func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
+func (t *Context) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	// The pointer moves there first, as a person's does: without it, a
@@ -54,7 +54,7 @@ func (t *Tab) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // its content when clear is set, and types text with real input events, so
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
-func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
+func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
 	node := nodeOf(backendNodeID)
 	var hadContent bool
 	if err := t.callOn(ctx, node, focusAndSelectJS, &hadContent, clear); err != nil {
@@ -92,7 +92,7 @@ func (t *Tab) Type(ctx context.Context, backendNodeID int64, text string, clear 
 // time, number, range, color), firing input and change. It returns the value
 // the input holds afterwards; the input may refuse a malformed value and hold
 // "".
-func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (string, error) {
+func (t *Context) SetValue(ctx context.Context, backendNodeID int64, value string) (string, error) {
 	var got string
 	if err := t.callOn(ctx, nodeOf(backendNodeID), setValueJS, &got, value); err != nil {
 		return "", fmt.Errorf("set value: %w", err)
@@ -103,7 +103,7 @@ func (t *Tab) SetValue(ctx context.Context, backendNodeID int64, value string) (
 // MaskText draws a field's text as discs, the way a password field's is, so
 // that screenshots never show a secret typed into a field of another kind.
 // It changes how the field looks, not its value.
-func (t *Tab) MaskText(ctx context.Context, backendNodeID int64) error {
+func (t *Context) MaskText(ctx context.Context, backendNodeID int64) error {
 	if err := t.callOn(ctx, nodeOf(backendNodeID), maskTextJS, nil); err != nil {
 		return fmt.Errorf("mask text: %w", err)
 	}
@@ -112,7 +112,7 @@ func (t *Tab) MaskText(ctx context.Context, backendNodeID int64) error {
 
 // Hover moves the mouse pointer to x, y with no button down, so that the
 // page sees mouseover, mouseenter and :hover as for a person's pointer.
-func (t *Tab) Hover(ctx context.Context, x, y float64) error {
+func (t *Context) Hover(ctx context.Context, x, y float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	if _, err := chromedp.Call(c, cmdDispatchMouse, map[string]any{"type": "mouseMoved", "x": x, "y": y, "button": "none"}); err != nil {
@@ -143,7 +143,7 @@ var (
 // drag's events (dragenter, dragover, drop) at to, as a person's drag
 // would give it; one that follows the pointer (a sortable list on pointer or
 // mouse events) gets every move.
-func (t *Tab) Drag(ctx context.Context, fromX, fromY, toX, toY float64) error {
+func (t *Context) Drag(ctx context.Context, fromX, fromY, toX, toY float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	mouse := func(typ string, x, y float64, buttons int) error {

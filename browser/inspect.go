@@ -141,13 +141,13 @@ type partialAXTree struct {
 // a hit test at its click point lands on. With scroll, a node outside the
 // viewport is scrolled into view first. It returns ErrDetached when the node
 // is gone.
-func (t *Tab) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
+func (t *Context) Inspect(ctx context.Context, backendNodeID int64, scroll bool) (*Inspection, error) {
 	return t.inspect(ctx, nodeOf(backendNodeID), scroll, true)
 }
 
 // inspect is Inspect; with label, it follows a label the node is in to the
 // control a click activates (once: labels can point at each other).
-func (t *Tab) inspect(ctx context.Context, node nodeID, scroll, label bool) (*Inspection, error) {
+func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) (*Inspection, error) {
 	type axAnswer struct {
 		role, name string
 		err        error

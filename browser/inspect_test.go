@@ -12,7 +12,7 @@ import (
 
 // nodeOf returns the backend node id of the element with the role whose name
 // contains name, in a whole-page snapshot of the tab.
-func nodeOf(t *testing.T, tab *browser.Tab, role, name string) int64 {
+func nodeOf(t *testing.T, tab *browser.Context, role, name string) int64 {
 	t.Helper()
 	s, table, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 0)
 	e, ok := s.Find(role, name)
@@ -22,7 +22,7 @@ func nodeOf(t *testing.T, tab *browser.Tab, role, name string) int64 {
 	return table[e.Ref].BackendNodeID
 }
 
-func inspect(t *testing.T, tab *browser.Tab, node int64, scroll bool) *browser.Inspection {
+func inspect(t *testing.T, tab *browser.Context, node int64, scroll bool) *browser.Inspection {
 	t.Helper()
 	in, err := tab.Inspect(testCtx(t), node, scroll)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // Dialog), and delivers the first event ev it brings. stop turns it off
 // again, with a deadline of its own since ctx's may be spent, and ends the
 // subscription.
-func intercept[E any](ctx context.Context, t *Tab, on cdp.Command[map[string]any, json.RawMessage], ev cdp.Event[E]) (first <-chan E, stop func(), err error) {
+func intercept[E any](ctx context.Context, t *Context, on cdp.Command[map[string]any, json.RawMessage], ev cdp.Event[E]) (first <-chan E, stop func(), err error) {
 	c, cancel := t.cdp(ctx)
 	ch := make(chan E, 1)
 	relay(c, ev, ch, func(e E) E { return e })

@@ -215,7 +215,7 @@ func (c Chord) shortcut() bool {
 // element of the document that holds the focus, following it into
 // out-of-process frames: a key that went elsewhere is pressed once more
 // after the page has rendered, and a second miss is a DeliveryError.
-func (t *Tab) Press(ctx context.Context, c Chord) error {
+func (t *Context) Press(ctx context.Context, c Chord) error {
 	for try := 1; ; try++ {
 		recs, err := t.armKeys(ctx, c.key.Key)
 		if err != nil {
@@ -242,7 +242,7 @@ func (t *Tab) Press(ctx context.Context, c Chord) error {
 }
 
 // pressOnce sends the chord's key events once, to the page's focused frame.
-func (t *Tab) pressOnce(ctx context.Context, c Chord) error {
+func (t *Context) pressOnce(ctx context.Context, c Chord) error {
 	cx, cancel := t.cdp(ctx)
 	defer cancel()
 	send := func(ev map[string]any) error {
@@ -294,7 +294,7 @@ func keyEvent(typ string, k kb.Key, mods int64) map[string]any {
 
 // Focus moves the keyboard focus to a node, as a click on it would, without
 // clicking.
-func (t *Tab) Focus(ctx context.Context, backendNodeID int64) error {
+func (t *Context) Focus(ctx context.Context, backendNodeID int64) error {
 	r, err := t.route(ctx, nodeOf(backendNodeID))
 	if err != nil {
 		return err

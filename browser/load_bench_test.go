@@ -134,7 +134,7 @@ func rawFlow(ctx context.Context, fb *browser.Browser, site string) (map[string]
 	defer cancel()
 	took := map[string][]time.Duration{}
 	start := time.Now()
-	tab, err := fb.NewTab(ctx)
+	tab, err := fb.NewContext(ctx)
 	if err != nil {
 		return took, fmt.Errorf("open a tab: %w", err)
 	}
@@ -161,7 +161,7 @@ func rawFlow(ctx context.Context, fb *browser.Browser, site string) (map[string]
 }
 
 // rawDo performs one step and takes the floor's snapshot after it.
-func rawDo(ctx context.Context, tab *browser.Tab, st rawStep) error {
+func rawDo(ctx context.Context, tab *browser.Context, st rawStep) error {
 	switch {
 	case st.name == "select":
 		expr := `(() => { const s = document.querySelector('#tenure'); s.value = '1to3'; s.dispatchEvent(new Event('input', {bubbles: true})); s.dispatchEvent(new Event('change', {bubbles: true})); })()`
@@ -202,7 +202,7 @@ func rawDo(ctx context.Context, tab *browser.Tab, st rawStep) error {
 }
 
 // rawLoad runs act and waits for the next DOMContentLoaded of the tab.
-func rawLoad(ctx context.Context, tab *browser.Tab, act func() error) error {
+func rawLoad(ctx context.Context, tab *browser.Context, act func() error) error {
 	c, cancel := browser.TabContextForTest(ctx, tab)
 	defer cancel()
 	c, cancelWait := context.WithTimeout(c, 30*time.Second)
@@ -219,7 +219,7 @@ func rawLoad(ctx context.Context, tab *browser.Tab, act func() error) error {
 
 // rawSnap is rawSnapshot returning its error, for the floor's clients,
 // which run off the benchmark's goroutine.
-func rawSnap(ctx context.Context, tab *browser.Tab) error {
+func rawSnap(ctx context.Context, tab *browser.Context) error {
 	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
 	if _, err := browser.CallForTest(ctx, tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
 		return err

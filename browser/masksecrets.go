@@ -38,7 +38,7 @@ const maskSecretsWait = 200
 // so it is undone before screenshotMasked returns, and a capture reads the
 // page only after. Masking is best effort: a page or frame that cannot be
 // reached is logged, and the screenshot is taken all the same.
-func (t *Tab) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
+func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
 	if opts.SecretTexts == nil {
 		return nil, false, nil
 	}
@@ -65,7 +65,7 @@ func (t *Tab) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.Vi
 // results; a document that fails counts 1, so that masking errs on the side
 // of the mask. Frames that appeared since the last capture are attached
 // first: the screenshot shows them.
-func (t *Tab) inPageAndFrames(ctx context.Context, fn string, args ...any) int {
+func (t *Context) inPageAndFrames(ctx context.Context, fn string, args ...any) int {
 	var (
 		wg     sync.WaitGroup
 		inPage int

@@ -124,7 +124,7 @@ func TestScreenshotMasksEchoedSecret(t *testing.T) {
 }
 
 // waitFrameText waits until a cross-site frame's text holds want.
-func waitFrameText(t *testing.T, tab *browser.Tab, want string) {
+func waitFrameText(t *testing.T, tab *browser.Context, want string) {
 	t.Helper()
 	ok := waitUntil(t, 50*time.Millisecond, func() bool {
 		c, err := tab.Capture(testCtx(t), browser.CaptureOptions{})

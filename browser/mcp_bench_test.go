@@ -118,7 +118,7 @@ func benchReady(b *testing.B, bin, url string) {
 			b.Fatal(err)
 		}
 		defer fb.Close()
-		tab, err := fb.NewTab(ctx)
+		tab, err := fb.NewContext(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

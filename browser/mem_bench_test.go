@@ -91,7 +91,7 @@ func memoryRound(b *testing.B, bin, site string) (ours, floor [2]browsertest.ByK
 			c.Close()
 		}
 	}()
-	var tabs []*browser.Tab
+	var tabs []*browser.Context
 	defer func() {
 		for _, t := range tabs {
 			t.Close()
@@ -104,7 +104,7 @@ func memoryRound(b *testing.B, bin, site string) (ours, floor [2]browsertest.ByK
 			b.Fatalf("session %d: %v%s", i, err, srv.log())
 		}
 		clients = append(clients, c)
-		tab, err := fb.NewTab(ctx)
+		tab, err := fb.NewContext(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -81,7 +81,7 @@ func (r routed) node() nodeID { return nodeIn(r.frame, int64(r.local)) }
 // route returns the process that holds n: the page's, or an out-of-process
 // frame's. It returns ErrDetached for a node of a frame that is gone.
 // Every call that names a node goes through it.
-func (t *Tab) route(ctx context.Context, n nodeID) (routed, error) {
+func (t *Context) route(ctx context.Context, n nodeID) (routed, error) {
 	if n.frame == 0 {
 		c, cancel := t.cdp(ctx)
 		return routed{ctx: c, cancel: cancel, local: n.local}, nil
@@ -98,7 +98,7 @@ func (t *Tab) route(ctx context.Context, n nodeID) (routed, error) {
 // parentOf returns the process that holds the frame's iframe element (the
 // page's, or that of the frame's parent frame), with no node yet. It
 // returns ErrDetached when the parent is gone.
-func (t *Tab) parentOf(ctx context.Context, f *remoteFrame) (routed, error) {
+func (t *Context) parentOf(ctx context.Context, f *remoteFrame) (routed, error) {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil && cc.Target.TargetID == f.parent {
@@ -114,7 +114,7 @@ func (t *Tab) parentOf(ctx context.Context, f *remoteFrame) (routed, error) {
 }
 
 // frameOwner finds the frame's iframe element, routed to its process.
-func (t *Tab) frameOwner(ctx context.Context, f *remoteFrame) (routed, error) {
+func (t *Context) frameOwner(ctx context.Context, f *remoteFrame) (routed, error) {
 	r, err := t.parentOf(ctx, f)
 	if err != nil {
 		return routed{}, err
@@ -130,7 +130,7 @@ func (t *Tab) frameOwner(ctx context.Context, f *remoteFrame) (routed, error) {
 
 // owner returns the frame's iframe element in its parent's process, as a
 // page object there, or ErrDetached when it is gone.
-func (t *Tab) owner(ctx context.Context, f *remoteFrame) (*pageObject, error) {
+func (t *Context) owner(ctx context.Context, f *remoteFrame) (*pageObject, error) {
 	r, err := t.frameOwner(ctx, f)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ const refreshTimeout = 2 * time.Second
 
 // refresh reads the titles and URLs of the tab's pages from the browser; on
 // failure the last ones reported stay.
-func (t *Tab) refresh() {
+func (t *Context) refresh() {
 	t.mu.Lock()
 	s := t.sess
 	t.mu.Unlock()
@@ -79,7 +79,7 @@ func (t *Tab) refresh() {
 }
 
 // Pages lists the tab's pages, in the order they opened.
-func (t *Tab) Pages() []PageInfo {
+func (t *Context) Pages() []PageInfo {
 	t.refresh()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -92,7 +92,7 @@ func (t *Tab) Pages() []PageInfo {
 }
 
 // infoOf describes the page p at index i. t.mu is held.
-func (t *Tab) infoOf(i int, p *tabPage) PageInfo {
+func (t *Context) infoOf(i int, p *tabPage) PageInfo {
 	in := PageInfo{Index: i, Title: p.info.title, URL: p.info.url, Current: p == t.pg}
 	if p.ctx != nil {
 		if u := p.currentURL(); u != "" && u != "about:blank" {
@@ -110,7 +110,7 @@ func (p *tabPage) currentURL() string {
 }
 
 // Current describes the current page.
-func (t *Tab) Current() PageInfo {
+func (t *Context) Current() PageInfo {
 	t.refresh()
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -120,7 +120,7 @@ func (t *Tab) Current() PageInfo {
 
 // SwitchTo makes the page at index i (of Pages) current, attaching to it
 // first if the tab has not yet.
-func (t *Tab) SwitchTo(ctx context.Context, i int) error {
+func (t *Context) SwitchTo(ctx context.Context, i int) error {
 	t.mu.Lock()
 	t.leaveClosed()
 	if i < 0 || i >= len(t.pages.list) {
@@ -149,7 +149,7 @@ func (t *Tab) SwitchTo(ctx context.Context, i int) error {
 // attach attaches to a page the tab knows of but has no session with yet
 // (a popup), sets it up, and puts it in the place of the one it stands for.
 // An attached page is returned as it is.
-func (t *Tab) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
+func (t *Context) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
 	t.mu.Lock()
 	s, bctx := t.sess, t.bctx
 	t.mu.Unlock()
@@ -191,7 +191,7 @@ func (t *Tab) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
 // ClosePage closes the page at index i (of Pages); closing the current
 // page makes its opener, or else the page used last, current. The tab's
 // only page cannot be closed (ErrLastPage): close the tab instead.
-func (t *Tab) ClosePage(ctx context.Context, i int) error {
+func (t *Context) ClosePage(ctx context.Context, i int) error {
 	t.mu.Lock()
 	t.leaveClosed()
 	n := len(t.pages.list)
@@ -236,7 +236,7 @@ func (t *Tab) ClosePage(ctx context.Context, i int) error {
 
 // OpenPage opens a new, blank page in the tab's browser context and makes
 // it current; Navigate or Settle with Go loads something into it.
-func (t *Tab) OpenPage(ctx context.Context) error {
+func (t *Context) OpenPage(ctx context.Context) error {
 	t.mu.Lock()
 	s, bctx := t.sess, t.bctx
 	t.mu.Unlock()

@@ -18,7 +18,7 @@ var actionWait = browser.Wait{Quiet: 50 * time.Millisecond, Limit: 2 * time.Seco
 
 // centre returns the viewport centre of the element with id on the current
 // page.
-func centre(t *testing.T, tab *browser.Tab, id string) (x, y float64) {
+func centre(t *testing.T, tab *browser.Context, id string) (x, y float64) {
 	t.Helper()
 	var box struct{ X, Y float64 }
 	err := tab.Evaluate(testCtx(t), `(() => { const r = document.getElementById(`+jsString(id)+`).getBoundingClientRect();
@@ -32,14 +32,14 @@ func centre(t *testing.T, tab *browser.Tab, id string) (x, y float64) {
 func jsString(s string) string { return "'" + strings.ReplaceAll(s, "'", `\'`) + "'" }
 
 // clickSettle clicks the element with id on the current page and settles.
-func clickSettle(t *testing.T, tab *browser.Tab, id string, w browser.Wait) (browser.Outcome, error) {
+func clickSettle(t *testing.T, tab *browser.Context, id string, w browser.Wait) (browser.Outcome, error) {
 	t.Helper()
 	x, y := centre(t, tab, id)
 	return tab.Settle(testCtx(t), func(ctx context.Context) error { return tab.Click(ctx, x, y) }, w)
 }
 
 // mustSettle is clickSettle that fails the test on an error.
-func mustSettle(t *testing.T, tab *browser.Tab, id string) browser.Outcome {
+func mustSettle(t *testing.T, tab *browser.Context, id string) browser.Outcome {
 	t.Helper()
 	out, err := clickSettle(t, tab, id, actionWait)
 	if err != nil {
@@ -134,7 +134,7 @@ func TestSettleNavigationTimeout(t *testing.T) {
 }
 
 // mustSettleGo navigates with Go under Settle.
-func mustSettleGo(t *testing.T, tab *browser.Tab, url string) browser.Outcome {
+func mustSettleGo(t *testing.T, tab *browser.Context, url string) browser.Outcome {
 	t.Helper()
 	out, err := tab.Settle(testCtx(t), func(ctx context.Context) error { return tab.Go(ctx, url) }, actionWait)
 	if err != nil {
@@ -202,7 +202,7 @@ func TestHistory(t *testing.T) {
 
 // wantTitle fails the test unless the current page has the title, when
 // says when.
-func wantTitle(t *testing.T, tab *browser.Tab, title, when string) {
+func wantTitle(t *testing.T, tab *browser.Context, title, when string) {
 	t.Helper()
 	if c := captureOf(t, tab, browser.CaptureOptions{}); c.Title != title {
 		t.Errorf("%s: title %q, want %q", when, c.Title, title)
@@ -211,7 +211,7 @@ func wantTitle(t *testing.T, tab *browser.Tab, title, when string) {
 
 // wantPages checks the tab's pages: their URLs (after the site) and which
 // is current.
-func wantPages(t *testing.T, tab *browser.Tab, site string, current int, urls ...string) {
+func wantPages(t *testing.T, tab *browser.Context, site string, current int, urls ...string) {
 	t.Helper()
 	pages := tab.Pages()
 	var got []string

@@ -74,7 +74,7 @@ func (s *pageSet) attached(but *tabPage) []*tabPage {
 // replaceCurrent makes p the current page in place of the one it replaces
 // (Recover's fresh page, or the tab's first page); fresh says the browser
 // context is new, which leaves no other page. t.mu is held.
-func (t *Tab) replaceCurrent(p *tabPage, fresh bool) {
+func (t *Context) replaceCurrent(p *tabPage, fresh bool) {
 	p.info.seq = t.pages.tick()
 	p.info.used = p.info.seq
 	if fresh {
@@ -97,7 +97,7 @@ func (t *Tab) replaceCurrent(p *tabPage, fresh bool) {
 // pages opened joins the tab; the title, URL and end of its pages are
 // noted. It runs in a page's event loop (every page of the tab reports
 // every target), so it must not block.
-func (t *Tab) onTarget(ev any) {
+func (t *Context) onTarget(ev any) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	switch ev := ev.(type) {
@@ -130,7 +130,7 @@ func (t *Tab) onTarget(ev any) {
 
 // closedPage reports whether p has closed: its target is gone, or its
 // session ended with no crash while the browser lives. t.mu is held.
-func (t *Tab) closedPage(p *tabPage) bool {
+func (t *Context) closedPage(p *tabPage) bool {
 	if p.info.gone {
 		return true
 	}
@@ -145,7 +145,7 @@ func (t *Tab) closedPage(p *tabPage) bool {
 // of them, makes its opener current, or else the page used last, among the
 // attached pages. A tab with no other attached page keeps its current page,
 // dead, for Recover. t.mu is held.
-func (t *Tab) leaveClosed() {
+func (t *Context) leaveClosed() {
 	if t.closed || len(t.pages.list) < 2 {
 		return
 	}
@@ -179,7 +179,7 @@ func (t *Tab) leaveClosed() {
 
 // successor is the attached page among pages that takes over from p: its
 // opener, or else the page used last; nil if none is attached. t.mu is held.
-func (t *Tab) successor(p *tabPage, pages []*tabPage) *tabPage {
+func (t *Context) successor(p *tabPage, pages []*tabPage) *tabPage {
 	var next *tabPage
 	for _, q := range pages {
 		if q == p || q.ctx == nil || t.closedPage(q) {
@@ -196,13 +196,13 @@ func (t *Tab) successor(p *tabPage, pages []*tabPage) *tabPage {
 }
 
 // use makes an attached page current. t.mu is held.
-func (t *Tab) use(p *tabPage) {
+func (t *Context) use(p *tabPage) {
 	t.pg = p
 	p.info.used = t.pages.tick()
 }
 
 // gone reports whether p has left the tab (it closed), and describes it.
-func (t *Tab) gone(p *tabPage) (PageInfo, bool) {
+func (t *Context) gone(p *tabPage) (PageInfo, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveClosed()
@@ -218,7 +218,7 @@ func (t *Tab) gone(p *tabPage) (PageInfo, bool) {
 
 // pagesState returns the current page, the clock (pages that join later
 // have a higher seq) and the channel closed at the next change.
-func (t *Tab) pagesState() (*tabPage, uint64, <-chan struct{}) {
+func (t *Context) pagesState() (*tabPage, uint64, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveClosed()
@@ -227,7 +227,7 @@ func (t *Tab) pagesState() (*tabPage, uint64, <-chan struct{}) {
 
 // openedSince returns the first page that joined after the clock read
 // since, opened by one of the tab's pages, or nil.
-func (t *Tab) openedSince(since uint64) *tabPage {
+func (t *Context) openedSince(since uint64) *tabPage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for _, p := range t.pages.list {
@@ -241,7 +241,7 @@ func (t *Tab) openedSince(since uint64) *tabPage {
 // committedURL returns the URL the browser reports for the page with id
 // ("" while no document has committed), whether the page is still there,
 // and the channel closed at the pages' next change.
-func (t *Tab) committedURL(id target.ID) (string, bool, <-chan struct{}) {
+func (t *Context) committedURL(id target.ID) (string, bool, <-chan struct{}) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	ch := t.pages.watch()

@@ -256,7 +256,7 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 // frames and the popups of its browser context) that the policy refused
 // since the last call, oldest first, and forgets them. It first waits, until
 // ctx ends, for the decisions under way to be done (a refused popup closed).
-func (t *Tab) TakeBlocked(ctx context.Context) []Blocked {
+func (t *Context) TakeBlocked(ctx context.Context) []Blocked {
 	c, cancel := context.WithTimeout(ctx, policyTimeout)
 	defer cancel()
 	t.b.refused.settled(c)

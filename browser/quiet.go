@@ -12,7 +12,7 @@ import (
 
 // WaitQuiet waits until the page's DOM has had no change for the quiet
 // window, at most for limit.
-func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) error {
+func (t *Context) WaitQuiet(ctx context.Context, quiet, limit time.Duration) error {
 	if _, err := t.quiet(ctx, quiet, limit, true); err != nil {
 		return fmt.Errorf("wait for the page to settle: %w", err)
 	}
@@ -22,7 +22,7 @@ func (t *Tab) WaitQuiet(ctx context.Context, quiet, limit time.Duration) error {
 // armQuiet arms the quiet watch in the current document, and in those of
 // the out-of-process frames the last capture saw (frames.go), whose changes
 // the page's watch cannot see.
-func (t *Tab) armQuiet(ctx context.Context) error {
+func (t *Context) armQuiet(ctx context.Context) error {
 	if err := t.callPage(ctx, armQuietWatchJS, nil); err != nil {
 		return err
 	}
@@ -36,7 +36,7 @@ func (t *Tab) armQuiet(ctx context.Context) error {
 // was armed, and returns the count of changes then. With out-of-process
 // frames, each document waits for its own first change, and the count is
 // the sum; a frame whose document went away makes it -1.
-func (t *Tab) firstChange(ctx context.Context, limit time.Duration) (int, error) {
+func (t *Context) firstChange(ctx context.Context, limit time.Duration) (int, error) {
 	frames := t.inFramesAsync(ctx, waitFirstChangeJS, limit.Milliseconds())
 	var changes int
 	err := t.callPage(ctx, waitFirstChangeJS, &changes, limit.Milliseconds())
@@ -45,7 +45,7 @@ func (t *Tab) firstChange(ctx context.Context, limit time.Duration) (int, error)
 
 // quiet waits for the quiet window, at most for limit, arming the watch first
 // when arm is set, and returns how many changes it saw since it was armed.
-func (t *Tab) quiet(ctx context.Context, quiet, limit time.Duration, arm bool) (int, error) {
+func (t *Context) quiet(ctx context.Context, quiet, limit time.Duration, arm bool) (int, error) {
 	script := waitQuietJS
 	if arm {
 		// Arming and waiting run as one script, on one document, so that a

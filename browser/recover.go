@@ -15,7 +15,7 @@ import (
 // ErrBrowserGone when the browser died or was relaunched, or ErrClosed after
 // Close. A caller that gets an error from any method can ask Err whether
 // Recover would help.
-func (t *Tab) Err() error {
+func (t *Context) Err() error {
 	t.mu.Lock()
 	closed, gen, s, p := t.closed, t.gen, t.sess, t.pg
 	t.mu.Unlock()
@@ -38,11 +38,11 @@ func (t *Tab) Err() error {
 }
 
 // Alive reports whether the tab can be used; see Err.
-func (t *Tab) Alive() bool { return t.Err() == nil }
+func (t *Context) Alive() bool { return t.Err() == nil }
 
 // fail wraps err, from an operation op, with the reason the tab is unusable,
 // if any.
-func (t *Tab) fail(op string, err error) error {
+func (t *Context) fail(op string, err error) error {
 	if terr := t.Err(); terr != nil && !errors.Is(err, terr) {
 		return fmt.Errorf("%s: %w: %w", op, terr, err)
 	}
@@ -57,7 +57,7 @@ func (t *Tab) fail(op string, err error) error {
 // a new context. It works on a live tab too, replacing a hung page.
 // lastURL is where the page was; err reports a failure to reopen, or to
 // load lastURL (the tab is usable then, and URL still says lastURL).
-func (t *Tab) Recover(ctx context.Context) (restarted bool, lastURL string, err error) {
+func (t *Context) Recover(ctx context.Context) (restarted bool, lastURL string, err error) {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()
@@ -108,7 +108,7 @@ func (t *Tab) Recover(ctx context.Context) (restarted bool, lastURL string, err 
 
 // CrashRenderer crashes the tab's renderer (Page.crash) and waits until the
 // tab notices. It exists for tests of crash recovery.
-func (t *Tab) CrashRenderer(ctx context.Context) error {
+func (t *Context) CrashRenderer(ctx context.Context) error {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	defer cancel()

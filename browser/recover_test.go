@@ -12,7 +12,7 @@ import (
 )
 
 // waitErr waits until tab.Err() wraps want.
-func waitErr(t *testing.T, tab *browser.Tab, want error) {
+func waitErr(t *testing.T, tab *browser.Context, want error) {
 	t.Helper()
 	if !waitUntil(t, 5*time.Millisecond, func() bool { return errors.Is(tab.Err(), want) }) {
 		t.Fatalf("tab.Err() = %v, want %v", tab.Err(), want)
@@ -51,7 +51,7 @@ func TestRecoverFromRendererCrash(t *testing.T) {
 func TestRecoverFromBrowserDeath(t *testing.T) {
 	base := browsertest.Serve(t, pages())
 	b := browsertest.NewBrowser(t, browser.Options{})
-	tabs := []*browser.Tab{browsertest.TabOf(t, b), browsertest.TabOf(t, b)}
+	tabs := []*browser.Context{browsertest.TabOf(t, b), browsertest.TabOf(t, b)}
 	for i, tab := range tabs {
 		navigate(t, tab, fmt.Sprintf("%s/plain#%d", base, i))
 	}

@@ -33,7 +33,7 @@ var (
 // becomes current, or a page reopened after a crash, is shown from then on.
 // A receiver that falls behind misses frames, never delays the page: only
 // the newest picture waits in the channel.
-func (t *Tab) StartScreencast(ctx context.Context) (<-chan Frame, error) {
+func (t *Context) StartScreencast(ctx context.Context) (<-chan Frame, error) {
 	if _, _, err := t.b.current(); err != nil {
 		return nil, fmt.Errorf("start the screencast: %w", err)
 	}
@@ -65,7 +65,7 @@ func (t *Tab) StartScreencast(ctx context.Context) (<-chan Frame, error) {
 
 // castPage streams p's frames into out until ctx ends, p goes away or the
 // tab's pages change (changed closes).
-func (t *Tab) castPage(ctx context.Context, p *tabPage, changed <-chan struct{}, out chan Frame) error {
+func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struct{}, out chan Frame) error {
 	c, cancel := context.WithCancel(p.live)
 	defer cancel()
 	stop := context.AfterFunc(ctx, cancel)
@@ -155,7 +155,7 @@ var ErrBadInput = capture.ErrBadInput
 // coordinates goes through the page, whose compositor hands it to the frame
 // under the pointer, cross-site frames included; keys go to the page, which
 // routes them to the focused frame.
-func (t *Tab) DispatchPersonInput(ctx context.Context, ev PersonInput) error {
+func (t *Context) DispatchPersonInput(ctx context.Context, ev PersonInput) error {
 	if err := ev.Validate(); err != nil {
 		return err
 	}

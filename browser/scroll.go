@@ -18,7 +18,7 @@ type layoutMetrics struct {
 }
 
 // ScrollIntoView brings the node into the viewport.
-func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
+func (t *Context) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
 	if err := t.callOn(ctx, nodeOf(backendNodeID), scrollElementJS, nil, ""); err != nil {
 		return fmt.Errorf("scroll into view: %w", err)
 	}
@@ -26,7 +26,7 @@ func (t *Tab) ScrollIntoView(ctx context.Context, backendNodeID int64) error {
 }
 
 // ScrollElementTo scrolls a scrollable node's content to its top or bottom.
-func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge string) error {
+func (t *Context) ScrollElementTo(ctx context.Context, backendNodeID int64, edge string) error {
 	if err := t.callOn(ctx, nodeOf(backendNodeID), scrollElementJS, nil, edge); err != nil {
 		return fmt.Errorf("scroll element to %s: %w", edge, err)
 	}
@@ -39,7 +39,7 @@ func (t *Tab) ScrollElementTo(ctx context.Context, backendNodeID int64, edge str
 // click must (ClickElement): one routed elsewhere (to the page, just after
 // a cross-site frame changed) is turned once more where the node is then,
 // and a second miss is a DeliveryError.
-func (t *Tab) WheelElement(ctx context.Context, backendNodeID int64, x, y, dy float64) error {
+func (t *Context) WheelElement(ctx context.Context, backendNodeID int64, x, y, dy float64) error {
 	return t.deliver(ctx, nodeOf(backendNodeID), "wheel", x, y, func(ctx context.Context, x, y float64) error {
 		return t.Wheel(ctx, x, y, 0, dy)
 	})
@@ -47,7 +47,7 @@ func (t *Tab) WheelElement(ctx context.Context, backendNodeID int64, x, y, dy fl
 
 // ScrollPageTo scrolls the page to its top or bottom edge, firing scroll
 // events as any scroll does.
-func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
+func (t *Context) ScrollPageTo(ctx context.Context, edge string) error {
 	if err := t.callPage(ctx, scrollPageJS, nil, edge); err != nil {
 		return fmt.Errorf("scroll page to %s: %w", edge, err)
 	}
@@ -55,7 +55,7 @@ func (t *Tab) ScrollPageTo(ctx context.Context, edge string) error {
 }
 
 // Viewport returns the visible part of the page now.
-func (t *Tab) Viewport(ctx context.Context) (capture.Viewport, error) {
+func (t *Context) Viewport(ctx context.Context) (capture.Viewport, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	m, err := chromedp.Call(c, cmdGetLayoutMetrics, map[string]any{})

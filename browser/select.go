@@ -70,7 +70,7 @@ const (
 // selected options. A value matching no option is ErrNoOption, naming the
 // options there are. For a combobox whose popup is closed, its options do not
 // exist yet: each value stands for the option that shows that text.
-func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
+func (t *Context) PickOptions(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
 	node := nodeOf(backendNodeID)
 	r, err := t.options(ctx, node, values, list, "pick")
 	if err != nil {
@@ -96,7 +96,7 @@ func (t *Tab) PickOptions(ctx context.Context, backendNodeID int64, values []str
 // selected state must change; a combobox is clicked open first, and the
 // option of its popup showing the text is clicked, after which the combobox
 // must show that text.
-func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
+func (t *Context) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
 	node := nodeOf(backendNodeID)
 	r, err := t.options(ctx, node, values, list, "choose")
 	if err != nil {
@@ -157,7 +157,7 @@ func orNone(s []Selection) []Selection {
 
 // options runs selectOptionJS in mode on the node and turns what it found
 // into errors.
-func (t *Tab) options(ctx context.Context, node nodeID, values []string, list bool, mode string) (optionResult, error) {
+func (t *Context) options(ctx context.Context, node nodeID, values []string, list bool, mode string) (optionResult, error) {
 	var r optionResult
 	if values == nil {
 		values = []string{}
@@ -181,7 +181,7 @@ func (t *Tab) options(ctx context.Context, node nodeID, values []string, list bo
 // for several, each option whose selected state is wrong. An option that
 // needs a second click did not toggle (or its click undid another's), which
 // is an error rather than a loop.
-func (t *Tab) clickOptions(ctx context.Context, node nodeID, values []string, list bool) error {
+func (t *Context) clickOptions(ctx context.Context, node nodeID, values []string, list bool) error {
 	clicked, waited := make(map[nodeID]bool), make(map[nodeID]bool)
 	for {
 		option, err := t.optionNode(ctx, node, values, list)
@@ -211,7 +211,7 @@ func (t *Tab) clickOptions(ctx context.Context, node nodeID, values []string, li
 }
 
 // optionNode returns the backend node id of the option to click next, or the zero nodeID.
-func (t *Tab) optionNode(ctx context.Context, node nodeID, values []string, list bool) (nodeID, error) {
+func (t *Context) optionNode(ctx context.Context, node nodeID, values []string, list bool) (nodeID, error) {
 	n, err := t.node(ctx, node)
 	if err != nil {
 		return nodeID{}, err
@@ -226,7 +226,7 @@ func (t *Tab) optionNode(ctx context.Context, node nodeID, values []string, list
 
 // clickNode clicks the middle of a node with the mouse, once it is scrolled
 // into view, visible and not covered.
-func (t *Tab) clickNode(ctx context.Context, node nodeID, what string) error {
+func (t *Context) clickNode(ctx context.Context, node nodeID, what string) error {
 	in, err := t.inspect(ctx, node, true, true)
 	if err != nil {
 		return fmt.Errorf("click %s: %w", what, err)
@@ -241,7 +241,7 @@ func (t *Tab) clickNode(ctx context.Context, node nodeID, what string) error {
 }
 
 // waitPopup waits for the combobox's popup to show its options.
-func (t *Tab) waitPopup(ctx context.Context, node nodeID) error {
+func (t *Context) waitPopup(ctx context.Context, node nodeID) error {
 	var open bool
 	limit := waitLimit(ctx, popupWait)
 	if err := t.callOn(ctx, node, selectOptionJS, &open, []string{}, false, "wait", limit); err != nil {
@@ -263,7 +263,7 @@ func waitLimit(ctx context.Context, limit time.Duration) int64 {
 }
 
 // escape presses Escape, which closes an open popup.
-func (t *Tab) escape(ctx context.Context) error {
+func (t *Context) escape(ctx context.Context) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	for _, typ := range []string{"rawKeyDown", "keyUp"} {

@@ -124,7 +124,7 @@ type Wait struct {
 // w.Limit, a settle in place past it, or a navigation that commits no
 // interactive document within w.Navigation returns an error wrapping
 // context.DeadlineExceeded.
-func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wait) (Outcome, error) {
+func (t *Context) Settle(ctx context.Context, act func(context.Context) error, w Wait) (Outcome, error) {
 	if w.Navigation <= 0 {
 		w.Navigation = defaultNavigation
 	}
@@ -150,7 +150,7 @@ func (t *Tab) Settle(ctx context.Context, act func(context.Context) error, w Wai
 // capture meanwhile, and returns it only if nothing changed from the start
 // of the capture to the end of the quiet window; nil otherwise, and the
 // caller captures anew.
-func (t *Tab) settleInPlace(ctx context.Context, w Wait, remaining time.Duration) (*capture.Page, error) {
+func (t *Context) settleInPlace(ctx context.Context, w Wait, remaining time.Duration) (*capture.Page, error) {
 	if w.Capture == nil {
 		return nil, t.WaitQuiet(ctx, w.Quiet, remaining)
 	}
@@ -187,7 +187,7 @@ type readyState struct {
 // readyQuiet waits until the current page's document is interactive
 // (DOMContentLoaded) and then quiet for the quiet window (at most for cap),
 // and says what the page is. Changes is -1 when no watch could be armed.
-func (t *Tab) readyQuiet(ctx context.Context, quiet, cap time.Duration) (readyState, error) {
+func (t *Context) readyQuiet(ctx context.Context, quiet, cap time.Duration) (readyState, error) {
 	var st readyState
 	err := t.callPage(ctx, waitReadyQuietJS, &st, quiet.Milliseconds(), cap.Milliseconds())
 	return st, err
@@ -196,7 +196,7 @@ func (t *Tab) readyQuiet(ctx context.Context, quiet, cap time.Duration) (readySt
 // adopt makes p, a page an action opened, the current page and waits,
 // within limit, for its first document to commit and be interactive and
 // quiet.
-func (t *Tab) adopt(ctx context.Context, p *tabPage, quiet, actionLimit, limit time.Duration) (readyState, error) {
+func (t *Context) adopt(ctx context.Context, p *tabPage, quiet, actionLimit, limit time.Duration) (readyState, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
 	q, err := t.attach(ctx, p)
@@ -245,7 +245,7 @@ func (t *Tab) adopt(ctx context.Context, p *tabPage, quiet, actionLimit, limit t
 
 // stopLoading stops a navigation that overran its time, so that the page
 // stays where it was (or where the navigation got to).
-func (t *Tab) stopLoading(ctx context.Context) {
+func (t *Context) stopLoading(ctx context.Context) {
 	c, cancel := t.cdp(context.WithoutCancel(ctx))
 	defer cancel()
 	c, cancelStop := context.WithTimeout(c, releaseTimeout)

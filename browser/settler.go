@@ -25,7 +25,7 @@ import (
 // reports whether the settle is over. Only that loop touches the settler's
 // fields; the goroutines it starts each send on a channel of their own.
 type settler struct {
-	t   *Tab
+	t   *Context
 	w   Wait
 	ctx context.Context // the caller's; it bounds everything
 	c   context.Context // protocol calls and events on the page
@@ -79,7 +79,7 @@ type readyResult struct {
 
 // newSettler starts watching the current page's events for an action that
 // is about to run.
-func (t *Tab) newSettler(ctx context.Context, w Wait) (*settler, error) {
+func (t *Context) newSettler(ctx context.Context, w Wait) (*settler, error) {
 	s := &settler{t: t, w: w, ctx: ctx, loading: map[cdp.FrameID]bool{}, acting: true}
 	s.start, s.since, s.pages = t.pagesState()
 	c, cancel := t.cdp(ctx)

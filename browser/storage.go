@@ -196,7 +196,7 @@ func (o *origins) list() []string {
 // hidden page of the context whose requests never reach the network. Load
 // it before the tab opens a page that should see it. The tab keeps s: when
 // Recover has to open a new context (the browser died), it loads s again.
-func (t *Tab) LoadStorageState(ctx context.Context, s StorageState) error {
+func (t *Context) LoadStorageState(ctx context.Context, s StorageState) error {
 	t.mu.Lock()
 	t.loaded = &s
 	t.mu.Unlock()
@@ -255,7 +255,7 @@ func (t *Tab) LoadStorageState(ctx context.Context, s StorageState) error {
 // localStorage of every origin the tab's pages visited or LoadStorageState
 // wrote (origins with none are left out, as Playwright does). It works after
 // the tab's page went away, as long as the browser runs.
-func (t *Tab) StorageState(ctx context.Context) (StorageState, error) {
+func (t *Context) StorageState(ctx context.Context) (StorageState, error) {
 	_, s0, bctx := t.context()
 	params := map[string]any{}
 	if bctx != "" {
@@ -309,7 +309,7 @@ var blankPage = []byte("<!doctype html><title></title>")
 // hidden target whose every request is answered with an empty page, so that
 // the origin's storage is reachable without a byte going to the network. It
 // closes the target afterwards.
-func (t *Tab) onOrigin(ctx context.Context, origin string, fn func(context.Context) error) error {
+func (t *Context) onOrigin(ctx context.Context, origin string, fn func(context.Context) error) error {
 	_, s, bctx := t.context()
 	c, cancel := within(ctx, s.root, defaultNavigateTimeout)
 	defer cancel()
@@ -364,7 +364,7 @@ func fulfillBlank(pctx context.Context, id fetch.RequestID) {
 
 // context returns the tab's page, its browser session and its browser
 // context ("" for the default one).
-func (t *Tab) context() (*tabPage, *session, cdp.BrowserContextID) {
+func (t *Context) context() (*tabPage, *session, cdp.BrowserContextID) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.pg, t.sess, t.bctx

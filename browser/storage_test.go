@@ -30,7 +30,7 @@ func playwrightState(t testing.TB, base string) browser.StorageState {
 }
 
 // textOf returns the text of the element with the id on the tab's page.
-func textOf(t *testing.T, tab *browser.Tab, id string) string {
+func textOf(t *testing.T, tab *browser.Context, id string) string {
 	t.Helper()
 	var s string
 	if err := tab.Evaluate(testCtx(t), "document.getElementById("+`"`+id+`"`+").innerText", &s); err != nil {
@@ -39,7 +39,7 @@ func textOf(t *testing.T, tab *browser.Tab, id string) string {
 	return s
 }
 
-func loadState(t *testing.T, tab *browser.Tab, st browser.StorageState) {
+func loadState(t *testing.T, tab *browser.Context, st browser.StorageState) {
 	t.Helper()
 	if err := tab.LoadStorageState(testCtx(t), st); err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestLoadPlaywrightStorageState(t *testing.T) {
 	base := browsertest.Site(t)
 	st := playwrightState(t, base)
 	one, two := browsertest.Tab(t), browsertest.Tab(t)
-	for i, tab := range []*browser.Tab{one, two} {
+	for i, tab := range []*browser.Context{one, two} {
 		loadState(t, tab, st)
 		navigate(t, tab, base+"/echo/cookies")
 		if got := textOf(t, tab, "cookies"); got != "sid=pw-session-7f3a9c\ntheme=dark" {
@@ -215,12 +215,12 @@ func TestParseStorageStateErrors(t *testing.T) {
 func TestDefaultContextHoldsOneTab(t *testing.T) {
 	base := browsertest.Site(t)
 	b := browsertest.NewBrowser(t, browser.Options{UserDataDir: t.TempDir(), DefaultContext: true})
-	first, err := b.NewTab(testCtx(t))
+	first, err := b.NewContext(testCtx(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	navigate(t, first, base+"/variants/signin?as=ada")
-	if _, err := b.NewTab(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
+	if _, err := b.NewContext(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
 		t.Fatalf("a second tab: err = %v, want ErrContextBusy", err)
 	}
 	if got := textOf(t, first, "status"); got != "Signed in as ada" {
@@ -245,7 +245,7 @@ func TestDefaultContextHoldsOneTab(t *testing.T) {
 func TestConnectDefaultContext(t *testing.T) {
 	base := browsertest.Site(t)
 	ws := browsertest.StartChromium(t, 0).WebSocket
-	connect := func(shared bool) *browser.Tab {
+	connect := func(shared bool) *browser.Context {
 		b, err := browser.Launch(testCtx(t), browser.Options{CDPEndpoint: ws, DefaultContext: shared})
 		if err != nil {
 			t.Fatal(err)
@@ -287,7 +287,7 @@ func TestRecoverInDefaultContext(t *testing.T) {
 	if got := textOf(t, tab, "cookies"); got != "sid=sess-ada" {
 		t.Errorf("after recovery the tab sends %q, want the login", got)
 	}
-	if _, err := b.NewTab(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
+	if _, err := b.NewContext(testCtx(t)); !errors.Is(err, browser.ErrContextBusy) {
 		t.Errorf("a second tab after recovery: %v, want ErrContextBusy", err)
 	}
 }
@@ -307,7 +307,7 @@ func BenchmarkNewTabStorageState(b *testing.B) {
 	}{{"bare", nil}, {"cookies", &cookies}, {"full", &full}} {
 		b.Run(bb.name, func(b *testing.B) {
 			for b.Loop() {
-				tab, err := br.NewTab(b.Context())
+				tab, err := br.NewContext(b.Context())
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -32,12 +32,12 @@ const (
 	loadGrace = 5 * time.Second
 )
 
-// Tab is a browser context (its own cookies and storage, unless
+// Context is a browser context (its own cookies and storage, unless
 // Options.DefaultContext) and the set of pages it holds: the first one, the
 // popups and new tabs they open, and those OpenPage opens (pages.go). One
 // page is current, and every call works on it. Its methods are safe for
 // concurrent use, but actions on one page should not overlap.
-type Tab struct {
+type Context struct {
 	b   *Browser
 	log *slog.Logger
 
@@ -60,7 +60,7 @@ type Tab struct {
 
 // tabPage is one target (page) of a tab. Recover replaces it.
 type tabPage struct {
-	t *Tab
+	t *Context
 	// id is the target; opener the page that opened it, if one did.
 	id, opener target.ID
 	// info is what the browser says of the target (under t.mu).
@@ -98,7 +98,7 @@ type tabPage struct {
 
 // open makes the tab's page in the current browser, in the browser context
 // bctx if it belongs to that browser, or in a new one.
-func (t *Tab) open(ctx context.Context, lastURL string) error {
+func (t *Context) open(ctx context.Context, lastURL string) error {
 	s, gen, err := t.b.current()
 	if err != nil {
 		return err
@@ -135,7 +135,7 @@ func (t *Tab) open(ctx context.Context, lastURL string) error {
 
 // openPage opens a target in the browser context bctx, or attaches to the
 // existing target id (a popup), and sets it up.
-func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID) (*tabPage, error) {
+func (t *Context) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID) (*tabPage, error) {
 	p := &tabPage{t: t, url: "about:blank", dialogOpened: make(chan struct{}), origins: &t.origins}
 	which := chromedp.WithExistingBrowserContext(bctx)
 	if id != "" {
@@ -178,7 +178,7 @@ func (t *Tab) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextI
 
 // setupPage readies a page the tab opened or adopted, before anything runs
 // on it: every page of a tab, popups included, goes through here.
-func (t *Tab) setupPage(ctx context.Context, p *tabPage) error {
+func (t *Context) setupPage(ctx context.Context, p *tabPage) error {
 	c, cancel := within(ctx, p.live, defaultCallTimeout)
 	defer cancel()
 	_, err := chromedp.Call(c, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
@@ -245,7 +245,7 @@ func (p *tabPage) setURL(u string, frame cdp.FrameID) {
 
 // page returns the current page and the session it belongs to. A current
 // page that closed gives way to its opener or the page used last.
-func (t *Tab) page() (*tabPage, *session) {
+func (t *Context) page() (*tabPage, *session) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.leaveClosed()
@@ -255,7 +255,7 @@ func (t *Tab) page() (*tabPage, *session) {
 // URL returns the main frame's last committed URL (with its fragment; for a
 // failed navigation, the URL that failed). It survives a crash, so that
 // Recover can go back.
-func (t *Tab) URL() string {
+func (t *Context) URL() string {
 	p, _ := t.page()
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -266,13 +266,13 @@ func (t *Tab) URL() string {
 // renderer crashed, it was closed from outside (a person closed its
 // window), or the browser died. A page that Recover opens has a channel of
 // its own.
-func (t *Tab) Done() <-chan struct{} {
+func (t *Context) Done() <-chan struct{} {
 	p, _ := t.page()
 	return p.live.Done()
 }
 
 // Close closes the tab and disposes of its browser context.
-func (t *Tab) Close() error {
+func (t *Context) Close() error {
 	t.mu.Lock()
 	if t.closed {
 		t.mu.Unlock()

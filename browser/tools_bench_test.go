@@ -25,7 +25,7 @@ import (
 // rawSnapshot is the floor of a snapshot: the raw accessibility-tree call
 // and a raw screenshot of the size and format the tool sends by default,
 // one after the other. It returns the image.
-func rawSnapshot(b *testing.B, tab *browser.Tab) []byte {
+func rawSnapshot(b *testing.B, tab *browser.Context) []byte {
 	b.Helper()
 	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
 	if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
@@ -53,7 +53,7 @@ var (
 	rawKey      = cdp.Command[rawMap, json.RawMessage]{Method: "Input.dispatchKeyEvent"}
 )
 
-func raw(b *testing.B, tab *browser.Tab, cmd cdp.Command[rawMap, json.RawMessage], params rawMap) {
+func raw(b *testing.B, tab *browser.Context, cmd cdp.Command[rawMap, json.RawMessage], params rawMap) {
 	b.Helper()
 	if _, err := browser.CallForTest(b.Context(), tab, cmd, params); err != nil {
 		b.Fatal(err)
@@ -62,7 +62,7 @@ func raw(b *testing.B, tab *browser.Tab, cmd cdp.Command[rawMap, json.RawMessage
 
 // rawClick is the floor of a click: the three mouse events a person's click
 // makes.
-func rawClick(b *testing.B, tab *browser.Tab, x, y float64) {
+func rawClick(b *testing.B, tab *browser.Context, x, y float64) {
 	for _, typ := range []string{"mouseMoved", "mousePressed", "mouseReleased"} {
 		p := rawMap{"type": typ, "x": x, "y": y, "button": "left", "clickCount": 1}
 		if typ == "mouseMoved" {
@@ -271,7 +271,7 @@ func BenchmarkActions(b *testing.B) {
 
 // measuredWait is what the post-action wait adds on the page as it is now,
 // with nothing happening: a settle that captures, less a plain capture.
-func measuredWait(b *testing.B, tab *browser.Tab) time.Duration {
+func measuredWait(b *testing.B, tab *browser.Context) time.Duration {
 	b.Helper()
 	b.StopTimer()
 	defer b.StartTimer()
@@ -297,7 +297,7 @@ func measuredWait(b *testing.B, tab *browser.Tab) time.Duration {
 
 // frameSession attaches a chromedp context of its own to the tab's one
 // cross-site iframe, detached when the benchmark ends.
-func frameSession(b *testing.B, tab *browser.Tab) context.Context {
+func frameSession(b *testing.B, tab *browser.Context) context.Context {
 	b.Helper()
 	c, cancel := browser.TabContextForTest(b.Context(), tab)
 	b.Cleanup(cancel)
@@ -384,7 +384,7 @@ func BenchmarkClickToNewPage(b *testing.B) {
 
 // rawClickToNewPage is the floor of a click that loads a new page: the raw
 // click, then the new document's DOMContentLoaded.
-func rawClickToNewPage(b *testing.B, tab *browser.Tab, x, y float64) {
+func rawClickToNewPage(b *testing.B, tab *browser.Context, x, y float64) {
 	b.Helper()
 	c, cancel := browser.TabContextForTest(b.Context(), tab)
 	defer cancel()

@@ -28,7 +28,7 @@ type fileChooserOpened struct {
 // SetFiles gives a file input the files at paths, as choosing them in its
 // file chooser would: the input fires input and change. The caller vets the
 // paths; the browser reads the files.
-func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string) error {
+func (t *Context) SetFiles(ctx context.Context, backendNodeID int64, paths []string) error {
 	r, err := t.route(ctx, nodeOf(backendNodeID))
 	if err != nil {
 		return fmt.Errorf("set the files of node %d: %w", backendNodeID, err)
@@ -47,7 +47,7 @@ func (t *Tab) SetFiles(ctx context.Context, backendNodeID int64, paths []string)
 // of the file input the chooser was for, ErrNoFileChooser when none opens
 // within wait, and an error when the chooser takes one file and paths has
 // more.
-func (t *Tab) ChooseFiles(ctx context.Context, backendNodeID int64, x, y float64, paths []string, wait time.Duration) (int64, error) {
+func (t *Context) ChooseFiles(ctx context.Context, backendNodeID int64, x, y float64, paths []string, wait time.Duration) (int64, error) {
 	opened, stop, err := intercept(ctx, t, cmdInterceptFileChooser, evFileChooserOpened)
 	if err != nil {
 		return 0, fmt.Errorf("intercept the file chooser: %w", err)

@@ -16,7 +16,7 @@ const reloadPause = 50 * time.Millisecond
 // It watches DOM changes in the page rather than polling, and starts again
 // on the new document when the page navigates. It reports whether the
 // condition held in time.
-func (t *Tab) WaitForText(ctx context.Context, text string, gone bool, limit time.Duration) (bool, error) {
+func (t *Context) WaitForText(ctx context.Context, text string, gone bool, limit time.Duration) (bool, error) {
 	mode := "text"
 	if gone {
 		mode = "text_gone"
@@ -49,7 +49,7 @@ func (t *Tab) WaitForText(ctx context.Context, text string, gone bool, limit tim
 // WaitForGone waits, for at most limit, until a node is removed from the
 // page or hidden, and reports whether it went in time. A node already gone,
 // or whose document the page left, is gone.
-func (t *Tab) WaitForGone(ctx context.Context, backendNodeID int64, limit time.Duration) (bool, error) {
+func (t *Context) WaitForGone(ctx context.Context, backendNodeID int64, limit time.Duration) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit+time.Second)
 	defer cancel()
 	node := nodeOf(backendNodeID)

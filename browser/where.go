@@ -106,7 +106,7 @@ var ownerDocumentJS string
 // Where says where the node is: the current page, the node's frame and its
 // document. It asks the process that holds the node, as every node method
 // does. A node that is gone is ErrDetached.
-func (t *Tab) Where(ctx context.Context, backendNodeID int64) (Where, error) {
+func (t *Context) Where(ctx context.Context, backendNodeID int64) (Where, error) {
 	p, _ := t.page()
 	w := Where{Target: string(p.id)}
 	n, err := t.node(ctx, nodeOf(backendNodeID))
@@ -147,7 +147,7 @@ func (t *Tab) Where(ctx context.Context, backendNodeID int64) (Where, error) {
 // on the page as a whole or on its JavaScript dialog. It asks the browser
 // nothing: it is what the page's events said last, which an open dialog,
 // blocking the page, does not stop.
-func (t *Tab) PageWhere(ctx context.Context) (Where, error) {
+func (t *Context) PageWhere(ctx context.Context) (Where, error) {
 	p, _ := t.page()
 	p.mu.Lock()
 	defer p.mu.Unlock()

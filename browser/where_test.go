@@ -8,7 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
-func where(t *testing.T, tab *browser.Tab, node int64) browser.Where {
+func where(t *testing.T, tab *browser.Context, node int64) browser.Where {
 	t.Helper()
 	w, err := tab.Where(testCtx(t), node)
 	if err != nil {

@@ -70,7 +70,7 @@ func TestDemoProfileOnTheDemoSite(t *testing.T) {
 }
 
 // capture takes a snapshot of the whole page at url, as the gate judges it.
-func capture(t *testing.T, tab *browser.Tab, url string) *snapshot.Snapshot {
+func capture(t *testing.T, tab *browser.Context, url string) *snapshot.Snapshot {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()

@@ -10,7 +10,7 @@ import (
 // member it was opened on. Its holder closes it when done.
 type Lease struct {
 	// Tab is the browser context.
-	Tab *browser.Tab
+	Tab *browser.Context
 	// StorageErr is why loading the storage state failed when Move opened
 	// the context, or nil.
 	StorageErr error

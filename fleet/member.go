@@ -180,7 +180,7 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 			f.release(mb) // dropped meanwhile
 			continue
 		}
-		tab, err := b.NewTab(ctx)
+		tab, err := b.NewContext(ctx)
 		if err == nil {
 			return &Lease{Tab: tab, f: f, mb: mb}, nil
 		}

@@ -23,7 +23,7 @@ type downloads struct {
 	temp bool
 	// tab is the tab set up to save there; a session moved to another
 	// browser has a new tab, set up again before its next action.
-	tab *browser.Tab
+	tab *browser.Context
 }
 
 // openDownloads makes the session's download directory, unless

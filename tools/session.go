@@ -124,7 +124,7 @@ func Open(ctx context.Context, f *fleet.Fleet, cfg Config, opts ...SessionOption
 // ref table, and its checkpoint state. Calls on one session must not overlap;
 // the caller serialises them.
 type Session struct {
-	tab    *browser.Tab
+	tab    *browser.Context
 	config Config
 	log    *slog.Logger
 	// live is the ref table of the newest snapshot; no other table is live.
@@ -155,7 +155,7 @@ type Session struct {
 }
 
 // NewSession wraps an open tab as a session.
-func NewSession(tab *browser.Tab, cfg Config, opts ...SessionOption) *Session {
+func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
 	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets, cfg.Logger)}
 	s.config.Capture.SecretTexts = s.secrets.texts // secrets.go

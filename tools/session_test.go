@@ -21,7 +21,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 type harness struct {
 	t    *testing.T
 	s    *Session
-	tab  *browser.Tab
+	tab  *browser.Context
 	site string
 }
 

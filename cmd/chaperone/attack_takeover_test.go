@@ -45,7 +45,7 @@ func takeoverWaitFor(t *testing.T, what string, cond func() bool) {
 }
 
 // takeoverEval evaluates expr in the person's console tab.
-func takeoverEval(t *testing.T, tab *browser.Tab, expr string, out any) {
+func takeoverEval(t *testing.T, tab *browser.Context, expr string, out any) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -56,7 +56,7 @@ func takeoverEval(t *testing.T, tab *browser.Tab, expr string, out any) {
 
 // takeoverClickAt clicks the live view's picture where the agent's page has
 // the point x, y (its viewport's CSS pixels), with the person's real mouse.
-func takeoverClickAt(t *testing.T, tab *browser.Tab, x, y float64) {
+func takeoverClickAt(t *testing.T, tab *browser.Context, x, y float64) {
 	t.Helper()
 	var at struct{ X, Y float64 }
 	takeoverEval(t, tab, `(() => { const r = document.getElementById("screen").getBoundingClientRect();
@@ -76,7 +76,7 @@ func jsNum(f float64) string {
 
 // takeoverType types text with the person's real keyboard into the
 // console tab, where the live view has the focus.
-func takeoverType(t *testing.T, tab *browser.Tab, text string) {
+func takeoverType(t *testing.T, tab *browser.Context, text string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -94,7 +94,7 @@ func takeoverType(t *testing.T, tab *browser.Tab, text string) {
 // takeoverSettled waits until the live view has sent every input event
 // of the person's, want in all (a click is three, a key two), and fails the
 // test if any was refused.
-func takeoverSettled(t *testing.T, tab *browser.Tab, want int) {
+func takeoverSettled(t *testing.T, tab *browser.Context, want int) {
 	t.Helper()
 	var st struct{ Sent, Done, Refused, State string }
 	takeoverWaitFor(t, "the person's input to reach the page", func() bool {
@@ -367,7 +367,7 @@ func takeoverServe(t *testing.T) (*client.Client, string) {
 
 // takeoverPerson opens the live view in a Chromium of the person's own,
 // once a frame of the agent's page shows.
-func takeoverPerson(t *testing.T, live string) *browser.Tab {
+func takeoverPerson(t *testing.T, live string) *browser.Context {
 	t.Helper()
 	person := browsertest.TabOf(t, browsertest.NewBrowser(t, browser.Options{}))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -385,7 +385,7 @@ func takeoverPerson(t *testing.T, live string) *browser.Tab {
 
 // takeoverSetTaken clicks Take over or Hand back and waits for the console
 // to show it.
-func takeoverSetTaken(t *testing.T, person *browser.Tab, take bool) {
+func takeoverSetTaken(t *testing.T, person *browser.Context, take bool) {
 	t.Helper()
 	button := "handback"
 	if take {

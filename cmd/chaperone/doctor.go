@@ -113,7 +113,7 @@ func renderDemoPage(ctx context.Context, opts browser.Options) error {
 		return err
 	}
 	defer b.Close()
-	tab, err := b.NewTab(ctx)
+	tab, err := b.NewContext(ctx)
 	if err != nil {
 		return fmt.Errorf("open a page: %w", err)
 	}

@@ -52,7 +52,7 @@ func loginCmd(ctx context.Context, e *env, args []string) error {
 			st.log.Warn("close the browser", "err", err)
 		}
 	}()
-	tab, err := b.NewTab(ctx)
+	tab, err := b.NewContext(ctx)
 	if err != nil {
 		return err
 	}

@@ -94,17 +94,17 @@ func NewBrowser(t testing.TB, opts browser.Options) *browser.Browser {
 
 // Tab returns a fresh tab in its own browser context of the shared browser,
 // closed when the test ends.
-func Tab(t testing.TB) *browser.Tab {
+func Tab(t testing.TB) *browser.Context {
 	t.Helper()
 	return TabOf(t, Browser(t))
 }
 
 // TabOf returns a fresh tab of b, closed when the test ends.
-func TabOf(t testing.TB, b *browser.Browser) *browser.Tab {
+func TabOf(t testing.TB, b *browser.Browser) *browser.Context {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), launchTimeout)
 	defer cancel()
-	tab, err := b.NewTab(ctx)
+	tab, err := b.NewContext(ctx)
 	if err != nil {
 		t.Fatalf("browsertest: opening a tab: %v", err)
 	}

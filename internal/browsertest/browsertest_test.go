@@ -22,7 +22,7 @@ func TestHarness(t *testing.T) {
 		t.Error("Browser returns a different browser on each call")
 	}
 	site := browsertest.Site(t)
-	tabs := []*browser.Tab{browsertest.Tab(t), browsertest.Tab(t)}
+	tabs := []*browser.Context{browsertest.Tab(t), browsertest.Tab(t)}
 	if tabs[0] == tabs[1] {
 		t.Fatal("Tab returns the same tab twice")
 	}
@@ -44,7 +44,7 @@ func TestHarness(t *testing.T) {
 
 func TestTabClosedAtCleanup(t *testing.T) {
 	t.Parallel()
-	var tab *browser.Tab
+	var tab *browser.Context
 	t.Run("inner", func(t *testing.T) { tab = browsertest.Tab(t) })
 	if tab.Alive() {
 		t.Error("the tab of a finished test is still open")

@@ -23,7 +23,7 @@ const capturesDir = "../../snapshot/testdata/captures"
 // and the variants. after runs on the loaded page before the capture.
 var recordings = []struct {
 	name, path string
-	after      func(ctx context.Context, t *browser.Tab) error
+	after      func(ctx context.Context, t *browser.Context) error
 }{
 	{"account", "/account", nil},
 	{"retention", "/retention", nil},
@@ -37,7 +37,7 @@ var recordings = []struct {
 	{"shadow", "/variants/shadow", nil},
 	{"modal", "/variants/modal", nil},
 	{"long", "/variants/long", nil},
-	{"long-bottom", "/variants/long", func(ctx context.Context, t *browser.Tab) error { return t.ScrollPageTo(ctx, "bottom") }},
+	{"long-bottom", "/variants/long", func(ctx context.Context, t *browser.Context) error { return t.ScrollPageTo(ctx, "bottom") }},
 	{"similar", "/variants/similar", nil},
 	{"disabled", "/variants/disabled", nil},
 	{"third-party", "/variants/third-party", nil},
@@ -52,7 +52,7 @@ var recordings = []struct {
 	{"w-inbox", "/widgets/inbox", nil},
 	{"w-chart", "/widgets/chart", nil},
 	{"w-menubar", "/widgets/menubar", nil},
-	{"w-menubar-open", "/widgets/menubar", func(ctx context.Context, t *browser.Tab) error { return t.Hover(ctx, 280, 200) }},
+	{"w-menubar-open", "/widgets/menubar", func(ctx context.Context, t *browser.Context) error { return t.Hover(ctx, 280, 200) }},
 }
 
 // captureLive loads each recorded demo page from site in a fresh tab of the
