@@ -251,6 +251,7 @@ type toolFlags struct {
 	storageState      string
 	downloadDir       string
 	maxDownloadSize   sizeFlag
+	polite            *politeFlags // politeflags.go
 }
 
 // addToolFlags defines the tool flags on fs.
@@ -274,6 +275,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	t.maxDownloadSize = tools.DefaultMaxDownloadSize
 	fs.Var(&t.maxDownloadSize, "max-download-size", "the largest `size` one download may have (e.g. 100MB); a bigger one is cancelled and nothing of it kept")
 	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
+	t.polite = addPoliteFlags(fs)
 	return t
 }
 
@@ -351,6 +353,9 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		Logger:            log,
 		DownloadDir:       t.downloadDir,
 		MaxDownloadSize:   int64(t.maxDownloadSize),
+	}
+	if err := t.polite.apply(&cfg); err != nil {
+		return tools.Config{}, err
 	}
 	cfg.Capture.Screenshot = true
 	cfg.Capture.Format = t.screenshotFormat
