@@ -80,8 +80,13 @@ func (t *Tab) hitTest(ctx context.Context, x, y float64) (int64, error) {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	defer func() { cancel() }()
-	var vp [2]float64
-	if err := evaluate(c, "[innerWidth, innerHeight]", &vp); err != nil {
+	// The protocol hit-tests document coordinates: a process's viewport
+	// point plus its document's scroll.
+	var vp [4]float64
+	viewport := func(c context.Context) error {
+		return evaluate(c, "[innerWidth, innerHeight, scrollX, scrollY]", &vp)
+	}
+	if err := viewport(c); err != nil {
 		return 0, fmt.Errorf("hit test at %.0f,%.0f: the viewport: %w", x, y, err)
 	}
 	if x < 0 || y < 0 || x >= vp[0] || y >= vp[1] {
@@ -91,7 +96,7 @@ func (t *Tab) hitTest(ctx context.Context, x, y float64) (int64, error) {
 	var frame *remoteFrame
 	for depth := 0; ; depth++ {
 		res, err := chromedp.Call(c, cmdNodeForLocation, map[string]any{
-			"x": int64(x), "y": int64(y), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false,
+			"x": int64(x + vp[2]), "y": int64(y + vp[3]), "includeUserAgentShadowDOM": false, "ignorePointerEventsNone": false,
 		})
 		if err != nil {
 			// The browser answers an error for a point where it finds
@@ -132,6 +137,9 @@ func (t *Tab) hitTest(ctx context.Context, x, y float64) (int64, error) {
 		cancel()
 		c, cancel = f.cdp(ctx)
 		frame = f
+		if err := viewport(c); err != nil {
+			return 0, fmt.Errorf("hit test at %.0f,%.0f in the frame of %s: %w", x, y, f.url, err)
+		}
 	}
 }
 
