@@ -15,7 +15,7 @@ import (
 // the accessibility tree: a canvas, a map, a chart. The input goes to the
 // point, but it is judged and confirmed by the element at the point, found
 // by the browser's own hit test, through frames of every process, as the
-// compositor would route it (docs/architecture.md, "Keys, drags, uploads").
+// compositor would route it (docs/architecture.md, "Coordinates").
 
 // pointControlJS finds the control a click on an element activates.
 //
