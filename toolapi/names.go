@@ -41,10 +41,11 @@ const (
 	CapUpload = "upload" // browser_upload
 	CapDrag   = "drag"   // browser_drag
 	CapFiles  = "files"  // browser_screenshot, browser_pdf
+	CapVision = "vision" // browser_click at x,y (and hover there)
 	CapAll    = "all"    // every opt-in tool
 )
 
 // Capabilities returns the names Config.Caps accepts, CapAll last.
 func Capabilities() []string {
-	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapAll}
+	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapVision, CapAll}
 }

@@ -63,7 +63,7 @@ var catalog = []tool{
 		Idempotent:   true,
 		OpenWorld:    true,
 	}, (*Session).getSnapshot, (*Session).snapshotArgsInvalid),
-	newAction(Definition{
+	replacedUnder(toolapi.CapVision, newAction(Definition{
 		Name:  toolapi.Click,
 		Title: "Click",
 		Description: "Click an element by ref with real mouse events, wait for the page to settle, and return a fresh snapshot. " +
@@ -76,7 +76,22 @@ var catalog = []tool{
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
-	}, (*Session).click),
+	}, (*Session).click)),
+	// browser_click with vision: a ref, or a point (vision.go).
+	optIn(toolapi.CapVision, newAction(Definition{
+		Name:  toolapi.Click,
+		Title: "Click",
+		Description: "Click an element by ref, or at viewport point x,y (CSS px, as bbox: canvases, maps, charts; hover=true only hovers), with real mouse events; returns a fresh snapshot. " +
+			refsDie +
+			" The server checks the element (at the point: what is there) is the one you saw, enabled, visible, uncovered. A checkpoint may pause it for a human's approval." +
+			" When: buttons, links, checkboxes, tabs, a dialog's OK or Cancel." +
+			" Patterns: 1) Click a link; the page line shows the new url. 2) element_obscured: close what covers it. 3) ref_invalid: take the ref again." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
+			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 …`,
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).clickOrPoint)),
 	newAction(Definition{
 		Name:  toolapi.Fill,
 		Title: "Fill text field",

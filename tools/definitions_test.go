@@ -43,7 +43,9 @@ func TestDefinitionsFor(t *testing.T) {
 		{[]string{toolapi.CapAll}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapFiles}, append(slices.Clone(defaults), toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapTabs}, append(slices.Clone(defaults), toolapi.Tabs), ""},
-		{[]string{toolapi.CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, all`},
+		// vision lists browser_click with x and y in its place: no new tool.
+		{[]string{toolapi.CapVision}, defaults, ""},
+		{[]string{toolapi.CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, vision, all`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.caps, ","), func(t *testing.T) {
@@ -153,6 +155,11 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 func TestInputSchemas(t *testing.T) {
 	defs := make(map[string]Definition)
 	for _, d := range allDefinitions(t) {
+		defs[d.Name] = d
+	}
+	// Under vision browser_click takes x and y instead of a ref: the cases
+	// here hold the default one (vision_test.go holds the other).
+	for _, d := range Definitions() {
 		defs[d.Name] = d
 	}
 	valid := []struct {

@@ -161,6 +161,9 @@ func (s *Session) destination(ctx context.Context, in navigateInput) (destinatio
 	if err := s.config.URLPolicy.Check(d.url); err != nil {
 		return d, fail(toolapi.ActionFailed, "Not opened: blocked by policy: %v.", err)
 	}
+	if in.Action == "" {
+		return d, s.robotsAllow(ctx, d.url) // polite.go
+	}
 	return d, nil
 }
 

@@ -68,6 +68,9 @@ var defaultGated = map[string][]string{
 	// The card form in a cross-site frame is gated as the page's own is.
 	"/variants/cross-site-checkout": {`fill textbox "Card number"`, `click button "Pay"`},
 	"/variants/card-frame":          {`fill textbox "Card number"`, `click button "Pay"`},
+	// A Pay button drawn on a canvas, named by the widget around it.
+	"/variants/canvas":     {`fill textbox "Card number"`, `click button "Pay $20"`},
+	"/variants/canvas-pay": {`fill textbox "Card number"`, `click button "Pay $20"`},
 	// Issue 22's hostile pages of keys, drops, uploads and dialogs: a label
 	// dressed as "Continue" is gated by the button it clicks, and a submit
 	// on a page with hosted card fields as a payment.

@@ -70,6 +70,12 @@ type Config struct {
 	// closes. MaxDownloadSize caps one download (default 100 MB).
 	DownloadDir     string
 	MaxDownloadSize int64
+	// MaxActionsPerMinute spaces the session's actions (tools that are not
+	// read-only) at least a minute / N apart; a call that comes sooner
+	// waits, and says so. 0 sets no limit. RespectRobots refuses a URL
+	// the agent opens that its site's robots.txt disallows (polite.go).
+	MaxActionsPerMinute int
+	RespectRobots       bool
 }
 
 func (c Config) withDefaults() Config {
@@ -152,6 +158,8 @@ type Session struct {
 	dl downloads
 	// wheel says whether a person has the browser (takeover.go).
 	wheel takeover
+	// polite is the action rate and robots.txt state (polite.go).
+	polite polite
 }
 
 // NewSession wraps an open tab as a session.
@@ -220,7 +228,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	out, refused := s.refuseTaken(ctx, c) // takeover.go
 	if !refused {
-		out = s.redactOutput(t.run(s, ctx, c))
+		out = s.redactOutput(s.paced(ctx, t.def.ReadOnly, func(ctx context.Context) Output { return t.run(s, ctx, c) }))
 	}
 	took := time.Since(c.start)
 	code := resultCode(out)

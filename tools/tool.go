@@ -29,6 +29,9 @@ type tool struct {
 	// capability is the one that turns the tool on (Config.Caps); "" for
 	// a tool that is always on.
 	capability string
+	// unless is a capability that turns this entry off, for another entry
+	// of the same name to stand in for it (vision.go).
+	unless string
 }
 
 // optIn marks t as listed and callable only under the capability c.
@@ -81,8 +84,8 @@ func newAction[In any](def Definition, do func(*Session, context.Context, *call,
 
 // lookup returns the tool called name, if caps turn it on.
 func lookup(name string, caps capSet) (tool, bool) {
-	i := slices.IndexFunc(catalog, func(t tool) bool { return t.def.Name == name })
-	if i < 0 || !caps.on(catalog[i]) {
+	i := slices.IndexFunc(catalog, func(t tool) bool { return t.def.Name == name && caps.on(t) })
+	if i < 0 {
 		return tool{}, false
 	}
 	return catalog[i], true
@@ -94,6 +97,9 @@ type capSet map[string]bool
 // on reports whether t is enabled: always-on, or under a capability of the
 // set.
 func (c capSet) on(t tool) bool {
+	if t.unless != "" && (c[t.unless] || c[toolapi.CapAll]) {
+		return false
+	}
 	return t.capability == "" || c[t.capability] || c[toolapi.CapAll]
 }
 

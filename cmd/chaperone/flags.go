@@ -253,6 +253,7 @@ type toolFlags struct {
 	storageState      string
 	downloadDir       string
 	maxDownloadSize   sizeFlag
+	polite            *politeFlags // politeflags.go
 }
 
 // addToolFlags defines the tool flags on fs.
@@ -270,12 +271,13 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated, e.g. https://example.com,https://*.example.com (added to a profile's allowed_origins); default: any")
 	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
 	fs.Var(&t.writeOrigins, "write-origins", "`origins` the agent may write to (type, select, upload, drag, submit a form) and send data to by a URL it composes, comma-separated, beside the start URL's site and a profile's allowed_origins; any other site asks a person first")
-	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), files (browser_screenshot, browser_pdf), or all")
+	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), files (browser_screenshot, browser_pdf), vision (browser_click and hover at x,y: canvases, maps), or all")
 	fs.StringVar(&t.uploadDir, "upload-dir", "", "the only `dir` browser_upload may take files from (default: uploads refused)")
 	fs.StringVar(&t.downloadDir, "download-dir", "", "the `dir` downloads, screenshots and PDFs are saved in (default: a directory per session, removed when it closes)")
 	t.maxDownloadSize = tools.DefaultMaxDownloadSize
 	fs.Var(&t.maxDownloadSize, "max-download-size", "the largest `size` one download may have (e.g. 100MB); a bigger one is cancelled and nothing of it kept")
 	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
+	t.polite = addPoliteFlags(fs)
 	return t
 }
 
@@ -352,6 +354,9 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		Logger:            log,
 		DownloadDir:       t.downloadDir,
 		MaxDownloadSize:   int64(t.maxDownloadSize),
+	}
+	if err := t.polite.apply(&cfg); err != nil {
+		return tools.Config{}, err
 	}
 	cfg.Capture.Screenshot = true
 	cfg.Capture.Format = t.screenshotFormat
