@@ -94,6 +94,11 @@ func (s *Session) extract(ctx context.Context, in extractInput) Output {
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, toolapi.ActionFailed, msg)
 	}
+	if doc, err := s.currentPDF(ctx); err != nil {
+		return s.failed(ctx, toolapi.ActionFailed, s.clip(err.Error(), messageLimit))
+	} else if doc != nil {
+		return s.extractPDF(ctx, in, doc)
+	}
 	var region snapshot.Target
 	if in.Ref != "" {
 		t, ok := s.live[in.Ref]

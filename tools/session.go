@@ -269,6 +269,8 @@ type Session struct {
 	dl downloads
 	// wheel says whether a person has the browser (takeover.go).
 	wheel takeover
+	// pdfText is the PDF the page showed when last looked at (pdftext.go).
+	pdfText pdfState
 }
 
 // NewSession wraps an open tab as a session.
@@ -406,6 +408,7 @@ func (s *Session) snapshot(ctx context.Context, viewportOnly bool) (*snapshot.Sn
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
+	s.pdfNotes(ctx, snap)
 	s.takeoverNote(snap)
 	return snap, err
 }
