@@ -16,12 +16,12 @@ import (
 
 // extractInput is the arguments of browser_extract.
 type extractInput struct {
-	Ref       string            `json:"ref,omitempty"`
-	Cursor    string            `json:"cursor,omitempty"`
-	MaxTokens *int              `json:"max_tokens,omitempty"`
-	Selector  string            `json:"selector,omitempty"`
-	Fields    map[string]string `json:"fields,omitempty"`
-	Limit     *int              `json:"limit,omitempty"`
+	Ref       string                  `json:"ref,omitempty"`
+	Cursor    string                  `json:"cursor,omitempty"`
+	MaxTokens *int                    `json:"max_tokens,omitempty"`
+	Selector  string                  `json:"selector,omitempty"`
+	Fields    map[string]extractField `json:"fields,omitempty"`
+	Limit     *int                    `json:"limit,omitempty"`
 }
 
 // The bounds of browser_extract's arguments.
@@ -187,7 +187,10 @@ func (s *Session) extractItems(ctx context.Context, in extractInput, region snap
 	if len(in.Fields) > extractMaxFields {
 		return s.failed(ctx, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
 	}
-	fields := in.Fields
+	fields := make(map[string]string, len(in.Fields))
+	for k, f := range in.Fields {
+		fields[k] = f.spec
+	}
 	if len(fields) == 0 {
 		fields = map[string]string{"text": ""}
 	}
