@@ -15,7 +15,14 @@ type snapshotInput struct {
 // getSnapshot runs get_snapshot, bringing a crashed browser back first.
 func (s *Session) getSnapshot(ctx context.Context, in snapshotInput) Output {
 	restarted := s.recover(ctx)
+	var answered string
+	if restarted == "" {
+		answered = s.answerConsent(ctx) // consent.go
+	}
 	snap, err := s.snapshot(ctx, orDefault(in.ViewportOnly, true))
+	if answered != "" && snap != nil {
+		snap.Notes = append(snap.Notes, answered)
+	}
 	if err != nil && restarted == "" {
 		// The browser may have died during the capture, before anything
 		// noticed: bring it back and look again.

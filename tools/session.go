@@ -271,6 +271,8 @@ type Session struct {
 	wheel takeover
 	// pdfText is the PDF the page showed when last looked at (pdftext.go).
 	pdfText pdfState
+	// consent is the document whose cookie banner was answered (consent.go).
+	consent consentState
 }
 
 // NewSession wraps an open tab as a session.
