@@ -114,7 +114,9 @@ func TestConsentOnTheStartPage(t *testing.T) {
 	defer site.Close()
 	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/consent/didomi", "--profile", consentProfile(t, "reject"))
 	s := getSnapshot(t, c)
-	if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.Contains(n, "A Didomi cookie banner asked about cookies: rejected them") }) ||
+	if !slices.ContainsFunc(s.Notes, func(n string) bool {
+		return strings.Contains(n, "A Didomi cookie banner asked about cookies: rejected them")
+	}) ||
 		!strings.Contains(s.Text, "Consent: rejected") {
 		t.Errorf("notes %q, page %q", s.Notes, s.Text)
 	}
