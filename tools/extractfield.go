@@ -36,13 +36,13 @@ func (f *extractField) UnmarshalJSON(b []byte) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&o); err != nil {
-		return errors.New(`a field is a CSS selector ("h3", "a@href"), role "name", or {"role": …, "name": …, "attr": …}`)
+		return errors.New(`fields: each is a CSS selector ("h3", "a@href"), role "name", or {"role": …, "name": …, "attr": …}`)
 	}
 	if strings.TrimSpace(o.Role) == "" || strings.ContainsAny(o.Role, " \"@") {
-		return errors.New(`a field by role needs a role, one word: {"role": "link", "name": "Details"}`)
+		return errors.New(`fields: a field by role needs a role, one word: {"role": "link", "name": "Details"}`)
 	}
 	if strings.ContainsAny(o.Attr, " \"@") {
-		return fmt.Errorf("attr %q: one attribute name", o.Attr)
+		return fmt.Errorf("fields: attr %q: one attribute name", o.Attr)
 	}
 	f.spec = roleSpec(o.Role, o.Name, o.Attr)
 	return nil

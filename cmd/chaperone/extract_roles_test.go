@@ -65,8 +65,8 @@ func TestExtractFieldsByRoleAndName(t *testing.T) {
 		{map[string]any{"x": map[string]any{"role": "nope"}}, `unknown role "nope"`},
 		{map[string]any{"x": `nope "Price"`}, `unknown role "nope"`},
 		{map[string]any{"x": map[string]any{"name": "Price"}}, "needs a role"},
-		{map[string]any{"x": map[string]any{"role": "text", "label": "Price"}}, "a field is a CSS selector"},
-		{map[string]any{"x": 5}, "a field is a CSS selector"},
+		{map[string]any{"x": map[string]any{"role": "text", "label": "Price"}}, "fields: each is a CSS selector"},
+		{map[string]any{"x": 5}, "fields: each is a CSS selector"},
 		{map[string]any{"x": `text "Pri\q"`}, "not a valid quoted string"},
 	} {
 		out, _ := extractCall(t, c, map[string]any{"selector": "li.plan", "fields": bad.fields})
