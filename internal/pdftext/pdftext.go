@@ -67,6 +67,11 @@ func Read(data []byte) (doc *Document, err error) {
 	}
 	pages := collectPages(r.Trailer().Key("Root").Key("Pages"))
 	doc = &Document{Total: len(pages)}
+	if n := r.NumPage(); len(pages) > MaxPages && n > doc.Total {
+		// The walk stopped past the limit; the tree's own count says how
+		// many there are.
+		doc.Total = n
+	}
 	size := 0
 	for _, p := range pages {
 		if len(doc.Pages) >= MaxPages || size >= maxText {
