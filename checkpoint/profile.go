@@ -63,6 +63,8 @@ type Profile struct {
 	GatedActions []ActionRule `json:"gated_actions,omitempty"`
 	// MaxTurns bounds the driver's conversation; 0 means its default.
 	MaxTurns int `json:"max_turns,omitempty"`
+	// Consent says what a session does with a cookie banner (consent.go).
+	Consent Consent `json:"consent,omitempty"`
 }
 
 // BuiltinProfiles lists the names LoadProfile accepts besides file paths.
@@ -119,7 +121,7 @@ func LoadProfile(nameOrPath string) (*Profile, error) {
 }
 
 // profileKeys are the fields a profile may have.
-var profileKeys = []string{"name", "start_url", "allowed_origins", "guidance", "checkpoints", "success_indicators", "failure_indicators", "gated_actions", "max_turns", "$schema"}
+var profileKeys = []string{"name", "start_url", "allowed_origins", "guidance", "checkpoints", "success_indicators", "failure_indicators", "gated_actions", "max_turns", "consent", "$schema"}
 
 // ParseProfile decodes and checks a profile. Its errors are *FieldError
 // values naming the field, e.g. "checkpoints[1].element: role is required".
@@ -215,6 +217,17 @@ func ParseProfile(data []byte) (*Profile, error) {
 			}
 			p.GatedActions = append(p.GatedActions, r)
 		}
+	}
+	var consent string
+	if err := str("consent", &consent, false); err != nil {
+		return nil, err
+	}
+	if consent != "" {
+		c, err := parseConsent(consent)
+		if err != nil {
+			return nil, err
+		}
+		p.Consent = c
 	}
 	if err := p.validateURLs(); err != nil {
 		return nil, err

@@ -43,6 +43,9 @@ func (s *Session) act(ctx context.Context, c *call, do step) Output {
 	s.tab.TakeBlocked(ctx)
 	s.downloadsReady(ctx)
 	msg, err := do(ctx)
+	if err == nil {
+		msg = joinMessage(msg, s.answerConsent(ctx, c)) // consent.go
+	}
 	// What the action downloaded is said whether or not it succeeded.
 	dl := s.downloadsNote(ctx)
 	if b := s.tab.TakeBlocked(ctx); len(b) > 0 {

@@ -135,10 +135,10 @@ var catalog = []tool{
 	newTool(Definition{
 		Name:  toolapi.Extract,
 		Title: "Extract content",
-		Description: "Read the page (or ref's region, frames included) as markdown with live refs ([name](@eN), [@eN button \"Save\"]), paged: pass next_cursor back; or with selector and fields (name → CSS in the item, \"a@href\" for an attribute) get up to limit items as JSON. " +
+		Description: "Read the page (or ref's region, frames included) as markdown with live refs ([name](@eN), [@eN button \"Save\"]), paged: pass next_cursor back; or with selector and fields (name → CSS in the item, \"a@href\", role \"name\") get up to limit items as JSON. " +
 			refsDie +
-			" When: long lists, tables, articles; instead of scrolling." +
-			" Patterns: 1) Read, then next_cursor until none. 2) selector=\".card\", fields={\"name\":\"h3\"}." +
+			" When: long lists, tables, articles, PDFs." +
+			" Patterns: 1) Read, then next_cursor until none. 2) fields={\"p\":\"text \\\"Price\\\"\"}." +
 			" Errors: ref_invalid, invalid_params (bad selector: why), action_failed, timeout." +
 			` Example: {"selector":"li","fields":{"name":"h3"}} → | name |⏎| Café Luna |`,
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"success":{"type":"boolean"},"markdown":{"type":"string"},"items":{"type":"array"}},"required":["success"]}`),

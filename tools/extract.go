@@ -16,12 +16,12 @@ import (
 
 // extractInput is the arguments of browser_extract.
 type extractInput struct {
-	Ref       string            `json:"ref,omitempty"`
-	Cursor    string            `json:"cursor,omitempty"`
-	MaxTokens *int              `json:"max_tokens,omitempty"`
-	Selector  string            `json:"selector,omitempty"`
-	Fields    map[string]string `json:"fields,omitempty"`
-	Limit     int               `json:"limit,omitempty" schema:"default=100"`
+	Ref       string                  `json:"ref,omitempty"`
+	Cursor    string                  `json:"cursor,omitempty"`
+	MaxTokens *int                    `json:"max_tokens,omitempty"`
+	Selector  string                  `json:"selector,omitempty"`
+	Fields    map[string]extractField `json:"fields,omitempty"`
+	Limit     int                     `json:"limit,omitempty" schema:"default=100"`
 }
 
 // tokens is max_tokens, or def when none was given. Its default depends on
@@ -102,6 +102,11 @@ func (r ExtractResult) Render() string {
 func (s *Session) extract(ctx context.Context, c *call, in extractInput) Output {
 	if msg := s.recover(ctx); msg != "" {
 		return s.failed(ctx, c, toolapi.ActionFailed, msg)
+	}
+	if doc, err := s.currentPDF(ctx); err != nil {
+		return s.failed(ctx, c, toolapi.ActionFailed, s.clip(err.Error(), messageLimit))
+	} else if doc != nil {
+		return s.extractPDF(ctx, c, in, doc)
 	}
 	var region snapshot.Target
 	if in.Ref != "" {
@@ -190,7 +195,10 @@ func (s *Session) extractItems(ctx context.Context, c *call, in extractInput, re
 	if len(in.Fields) > extractMaxFields {
 		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))
 	}
-	fields := in.Fields
+	fields := make(map[string]string, len(in.Fields))
+	for k, f := range in.Fields {
+		fields[k] = f.spec
+	}
 	if len(fields) == 0 {
 		fields = map[string]string{"text": ""}
 	}

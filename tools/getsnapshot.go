@@ -17,7 +17,14 @@ type snapshotInput struct {
 func (s *Session) getSnapshot(ctx context.Context, c *call, in snapshotInput) Output {
 	c.positions = in.Positions
 	restarted := s.recover(ctx)
+	var answered string
+	if restarted == "" {
+		answered = s.answerConsent(ctx, c) // consent.go
+	}
 	snap, err := s.snapshot(ctx, c, in.ViewportOnly)
+	if answered != "" && snap != nil {
+		snap.Notes = append(snap.Notes, answered)
+	}
 	if err != nil && restarted == "" {
 		// The browser may have died during the capture, before anything
 		// noticed: bring it back and look again.

@@ -160,6 +160,10 @@ type Session struct {
 	wheel takeover
 	// polite is the action rate and robots.txt state (polite.go).
 	polite polite
+	// pdfText is the PDF the page showed when last looked at (pdftext.go).
+	pdfText pdfState
+	// consent is the document whose cookie banner was answered (consent.go).
+	consent consentState
 }
 
 // NewSession wraps an open tab as a session.
@@ -289,6 +293,7 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
+	s.pdfNotes(ctx, snap)
 	s.takeoverNote(snap)
 	return snap, err
 }
