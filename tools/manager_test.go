@@ -63,7 +63,7 @@ func TestSessionStartsOnASlowPage(t *testing.T) {
 	site := browsertest.Site(t)
 	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer m.Close()
-	s, err := tools.Open(t.Context(), m, tools.Config{StartURL: site + "/retention"})
+	s, err := tools.Open(t.Context(), m, tools.Config{StartURL: site + "/variants/slow-image?image-ms=25000"})
 	if err != nil {
 		t.Fatalf("NewSession on a slow page: %v", err)
 	}
