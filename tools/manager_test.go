@@ -16,7 +16,7 @@ import (
 
 // A session asked for while the browser still starts waits for it, and
 // opens at the start URL.
-func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
+func TestOpenWaitsForTheBrowser(t *testing.T) {
 	site := browsertest.Site(t)
 	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer func() {
@@ -43,7 +43,7 @@ func TestStartManagerSessionWaitsForTheBrowser(t *testing.T) {
 
 // A browser that cannot start fails each session with the reason, and the
 // manager still closes.
-func TestStartManagerFailureReachesSessions(t *testing.T) {
+func TestFleetFailureReachesOpen(t *testing.T) {
 	m := fleet.Start(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, fleet.Config{})
 	_, err := tools.Open(t.Context(), m, tools.Config{})
 	if !errors.Is(err, browser.ErrNoBrowser) || !strings.Contains(err.Error(), "start browser") {
