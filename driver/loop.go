@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/pause"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -158,7 +159,7 @@ func (c *Config) defaults() error {
 		c.Retry = DefaultRetry()
 	}
 	if c.Sleep == nil {
-		c.Sleep = sleep
+		c.Sleep = pause.For
 	}
 	orDefault(&c.HistoryBudget, DefaultHistoryBudget)
 	orDefault(&c.KeepTurns, DefaultKeepTurns)
@@ -177,17 +178,6 @@ func (c *Config) defaults() error {
 func orDefault[T int | time.Duration](v *T, def T) {
 	if *v <= 0 {
 		*v = def
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

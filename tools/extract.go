@@ -24,6 +24,15 @@ type extractInput struct {
 	Limit     int                     `json:"limit,omitempty" schema:"default=100"`
 }
 
+// budget is tokens(def), or why it is out of bounds.
+func (in extractInput) budget(def int) (int, error) {
+	n := in.tokens(def)
+	if n < extractMinTokens || n > extractMaxTokens {
+		return n, fmt.Errorf("max_tokens %d: want %d to %d", n, extractMinTokens, extractMaxTokens)
+	}
+	return n, nil
+}
+
 // tokens is max_tokens, or def when none was given. Its default depends on
 // the mode (a page of markdown, or items up to what any call may read),
 // which no one default in the schema can say.
@@ -127,9 +136,9 @@ func (s *Session) extract(ctx context.Context, c *call, in extractInput) Output 
 // The capture's ref table, which covers the whole page, becomes the live
 // one, so that the refs the markdown shows can be acted on next.
 func (s *Session) extractMarkdown(ctx context.Context, c *call, in extractInput, region snapshot.Target) Output {
-	tokens := in.tokens(extractTokens)
-	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	tokens, err := in.budget(extractTokens)
+	if err != nil {
+		return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 	}
 	from, mark, err := parseCursor(in.Cursor)
 	if err != nil {
@@ -188,9 +197,9 @@ func (s *Session) extractItems(ctx context.Context, c *call, in extractInput, re
 	// Items are bounded by limit first: the token budget cuts them only
 	// when asked for, or at the most any call may read, since an agent
 	// that asked for 50 items by limit wants the 50.
-	tokens := in.tokens(extractMaxTokens)
-	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	tokens, err := in.budget(extractMaxTokens)
+	if err != nil {
+		return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 	}
 	if len(in.Fields) > extractMaxFields {
 		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("%d fields: at most %d", len(in.Fields), extractMaxFields))

@@ -104,9 +104,9 @@ func (s *Session) extractPDF(ctx context.Context, c *call, in extractInput, doc 
 	if in.Selector != "" || len(in.Fields) > 0 {
 		return s.failed(ctx, c, toolapi.InvalidParams, "This page is a PDF: it has no elements to select. Call browser_extract without selector and fields to read its text.")
 	}
-	tokens := in.tokens(extractTokens)
-	if tokens < extractMinTokens || tokens > extractMaxTokens {
-		return s.failed(ctx, c, toolapi.InvalidParams, fmt.Sprintf("max_tokens %d: want %d to %d", tokens, extractMinTokens, extractMaxTokens))
+	tokens, err := in.budget(extractTokens)
+	if err != nil {
+		return s.failed(ctx, c, toolapi.InvalidParams, err.Error())
 	}
 	from, mark, err := parseCursor(in.Cursor)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/pause"
 	"github.com/chaperone-mcp/chaperone/internal/robots"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
@@ -77,7 +78,7 @@ func (p *polite) admit(ctx context.Context, gap time.Duration) (time.Duration, e
 		now = time.Now
 	}
 	if sleep == nil {
-		sleep = sleepCtx
+		sleep = pause.For
 	}
 	start := now()
 	wait := p.last.Add(gap).Sub(start)
@@ -90,18 +91,6 @@ func (p *polite) admit(ctx context.Context, gap time.Duration) (time.Duration, e
 	}
 	p.last = now()
 	return p.last.Sub(start), nil
-}
-
-// sleepCtx waits for d, or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
 
 // Robots.txt.
