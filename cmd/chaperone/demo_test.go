@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -31,18 +30,7 @@ func driverEnv(vars map[string]string) (*env, *syncBuffer, *syncBuffer) {
 // approvals answered by approver.
 func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver) task {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	cf := addCommonFlags(fs, "info")
-	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.Set("action-timeout", "20s"); err != nil {
-		t.Fatal(err)
-	}
-	st, err := cf.setup(e.stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := lentSetup(t, e, "info")
 	tk := task{setup: st, outDir: dir, approver: approver}
 	if err := demoTask(e, &tk, ""); err != nil {
 		t.Fatal(err)

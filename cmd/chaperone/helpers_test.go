@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -144,6 +145,25 @@ func lentEndpoint(t *testing.T) string {
 	loans.Store(t, e)
 	t.Cleanup(func() { loans.Delete(t) })
 	return e
+}
+
+// lentSetup is the common flags' setup, logging at level to e's stderr, for
+// a command the test runs in process (run, demo, replay): on the test's
+// lent browser, with an action budget a loaded machine keeps.
+func lentSetup(t *testing.T, e *env, level string) setup {
+	t.Helper()
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	cf := addCommonFlags(fs, level)
+	for name, value := range map[string]string{"cdp-endpoint": lentEndpoint(t), "action-timeout": "20s"} {
+		if err := fs.Set(name, value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := cf.setup(e.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
 
 // lentBrowser returns the environment variable that points a command the

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"flag"
 	"io"
 	"net/http"
 	"os"
@@ -26,18 +25,7 @@ import (
 // approver; model recovers the steps that do not replay (nil: none).
 func replayTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver, script *driver.Script, path string, model driver.Model) task {
 	t.Helper()
-	fs := flag.NewFlagSet("test", flag.ContinueOnError)
-	cf := addCommonFlags(fs, "info")
-	if err := fs.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := fs.Set("action-timeout", "20s"); err != nil {
-		t.Fatal(err)
-	}
-	st, err := cf.setup(e.stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := lentSetup(t, e, "info")
 	p, err := checkpoint.LoadProfile("demo")
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io/fs"
 	"net/http/httptest"
@@ -146,18 +145,7 @@ func TestSecretsStayOutOfRun(t *testing.T) {
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
 	e, stdout, stderr := driverEnv(map[string]string{secretVar: secretValue})
-	fset := flag.NewFlagSet("test", flag.ContinueOnError)
-	cf := addCommonFlags(fset, "debug")
-	if err := fset.Set("cdp-endpoint", lentEndpoint(t)); err != nil {
-		t.Fatal(err)
-	}
-	if err := fset.Set("action-timeout", "20s"); err != nil {
-		t.Fatal(err)
-	}
-	st, err := cf.setup(e.stderr)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := lentSetup(t, e, "debug")
 	secrets, err := secretValues([]string{secretVar}, e.getenv)
 	if err != nil {
 		t.Fatal(err)
