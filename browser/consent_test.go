@@ -2,9 +2,11 @@ package browser_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
@@ -15,37 +17,27 @@ import (
 func TestConsentBanner(t *testing.T) {
 	site := browsertest.Site(t)
 	tab := browsertest.Tab(t)
-	tests := []struct {
-		path, platform, reject, accept string
-	}{
-		{"/consent/onetrust", "OneTrust", "Reject All", "Accept All Cookies"},
-		{"/consent/cookiebot", "Cookiebot", "Use necessary cookies only", "Allow all cookies"},
-		{"/consent/didomi", "Didomi", "Continue without agreeing", "Agree and close"},
-		{"/consent/quantcast", "Quantcast", "DISAGREE", "AGREE"},
-		{"/consent/trustarc", "TrustArc", "Required Only", "Accept All"},
-		{"/consent/usercentrics", "Usercentrics", "Deny", "Accept All"},
-		{"/consent/lookalike", "", "", ""},
-		{"/account", "", "", ""},
-	}
+	// The platforms' banners, then a lookalike and a page without one.
+	tests := append(slices.Clone(fixtures.ConsentBanners), fixtures.ConsentBanner{Path: "/consent/lookalike"}, fixtures.ConsentBanner{Path: "/account"})
 	for _, tt := range tests {
-		t.Run(tt.path, func(t *testing.T) {
+		t.Run(tt.Path, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			if err := tab.Navigate(ctx, site+tt.path); err != nil {
+			if err := tab.Navigate(ctx, site+tt.Path); err != nil {
 				t.Fatal(err)
 			}
 			b, err := tab.ConsentBanner(ctx)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tt.platform == "" {
+			if tt.Platform == "" {
 				if b != nil {
 					t.Fatalf("found %+v, want no banner", b)
 				}
 				return
 			}
-			if b == nil || b.Platform != tt.platform || b.Reject == nil || b.Accept == nil || b.Reject.Name != tt.reject || b.Accept.Name != tt.accept {
-				t.Fatalf("found %+v, want %s with %q and %q", b, tt.platform, tt.reject, tt.accept)
+			if b == nil || b.Platform != tt.Platform || b.Reject == nil || b.Accept == nil || b.Reject.Name != tt.Reject || b.Accept.Name != tt.Accept {
+				t.Fatalf("found %+v, want %s with %q and %q", b, tt.Platform, tt.Reject, tt.Accept)
 			}
 			if b.Text == "" {
 				t.Errorf("no banner text")

@@ -16,19 +16,6 @@ import (
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
-// consentPlatforms are the consent banners the fixture site models, with
-// the words of their reject and accept buttons.
-var consentPlatforms = []struct {
-	path, platform, reject, accept string
-}{
-	{"/consent/onetrust", "OneTrust", "Reject All", "Accept All Cookies"},
-	{"/consent/cookiebot", "Cookiebot", "Use necessary cookies only", "Allow all cookies"},
-	{"/consent/didomi", "Didomi", "Continue without agreeing", "Agree and close"},
-	{"/consent/quantcast", "Quantcast", "DISAGREE", "AGREE"},
-	{"/consent/trustarc", "TrustArc", "Required Only", "Accept All"},
-	{"/consent/usercentrics", "Usercentrics", "Deny", "Accept All"},
-}
-
 // consentProfile writes a profile whose consent is consent and returns its
 // path.
 func consentProfile(t *testing.T, consent string) string {
@@ -60,18 +47,18 @@ func TestConsentAnsweredAsTheProfileSays(t *testing.T) {
 	for _, policy := range []string{"reject", "accept"} {
 		t.Run(policy, func(t *testing.T) {
 			c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/documents", "--profile", consentProfile(t, policy))
-			for _, p := range consentPlatforms {
-				r, s := navigateTo(t, c, site.URL+p.path)
-				button, done := p.reject, "rejected"
+			for _, p := range fixtures.ConsentBanners {
+				r, s := navigateTo(t, c, site.URL+p.Path)
+				button, done := p.Reject, "rejected"
 				if policy == "accept" {
-					button, done = p.accept, "accepted"
+					button, done = p.Accept, "accepted"
 				}
-				want := "A " + p.platform + ` cookie banner asked about cookies: ` + done + ` them with its button "` + button + `" (profile consent: ` + policy + `).`
+				want := "A " + p.Platform + ` cookie banner asked about cookies: ` + done + ` them with its button "` + button + `" (profile consent: ` + policy + `).`
 				if !strings.Contains(r.Message, want) {
-					t.Errorf("%s: the message %q does not say %q", p.platform, r.Message, want)
+					t.Errorf("%s: the message %q does not say %q", p.Platform, r.Message, want)
 				}
 				if !strings.Contains(s.Text, "Consent: "+done) {
-					t.Errorf("%s: the page says %q, want Consent: %s", p.platform, s.Text, done)
+					t.Errorf("%s: the page says %q, want Consent: %s", p.Platform, s.Text, done)
 				}
 			}
 		})
