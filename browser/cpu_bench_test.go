@@ -87,42 +87,35 @@ func BenchmarkStepCPU(b *testing.B) {
 	site := browsertest.Site(b)
 	fb := browsertest.NewBrowser(b, browser.Options{})
 	pid := fb.Process().Pid
-	b.Run("open-close", func(b *testing.B) {
-		start, ours := browsertest.SnapshotCPU(pid), cpuNow()
-		for b.Loop() {
-			tab, err := fb.NewContext(b.Context())
-			if err != nil {
-				b.Fatal(err)
+	// openClose measures opening a context, doing in it what visit does,
+	// and closing it.
+	openClose := func(visit func(b *testing.B, tab *browser.Context)) func(b *testing.B) {
+		return func(b *testing.B) {
+			start, ours := browsertest.SnapshotCPU(pid), cpuNow()
+			for b.Loop() {
+				tab, err := fb.NewContext(b.Context())
+				if err != nil {
+					b.Fatal(err)
+				}
+				visit(b, tab)
+				if err := tab.Close(); err != nil {
+					b.Fatal(err)
+				}
 			}
-			if err := tab.Close(); err != nil {
-				b.Fatal(err)
-			}
+			cpu := browsertest.SnapshotCPU(pid).Since(start)
+			cpu[browsertest.KindServer] = int64(cpuNow() - ours)
+			reportCPU(b, cpu, b.N)
 		}
-		cpu := browsertest.SnapshotCPU(pid).Since(start)
-		cpu[browsertest.KindServer] = int64(cpuNow() - ours)
-		reportCPU(b, cpu, b.N)
-	})
-	b.Run("open-navigate-close", func(b *testing.B) {
-		start, ours := browsertest.SnapshotCPU(pid), cpuNow()
-		for b.Loop() {
-			tab, err := fb.NewContext(b.Context())
-			if err != nil {
-				b.Fatal(err)
-			}
-			if err := rawLoad(b.Context(), tab, func() error {
-				_, err := browser.CallForTest(b.Context(), tab, page.Navigate, page.NavigateParams{URL: site + "/account"})
-				return err
-			}); err != nil {
-				b.Fatal(err)
-			}
-			if err := tab.Close(); err != nil {
-				b.Fatal(err)
-			}
+	}
+	b.Run("open-close", openClose(func(*testing.B, *browser.Context) {}))
+	b.Run("open-navigate-close", openClose(func(b *testing.B, tab *browser.Context) {
+		if err := rawLoad(b.Context(), tab, func() error {
+			_, err := browser.CallForTest(b.Context(), tab, page.Navigate, page.NavigateParams{URL: site + "/account"})
+			return err
+		}); err != nil {
+			b.Fatal(err)
 		}
-		cpu := browsertest.SnapshotCPU(pid).Since(start)
-		cpu[browsertest.KindServer] = int64(cpuNow() - ours)
-		reportCPU(b, cpu, b.N)
-	})
+	}))
 	b.Run("navigate", func(b *testing.B) {
 		tab := browsertest.TabOf(b, fb)
 		paths := []string{"/account", "/retention"}
