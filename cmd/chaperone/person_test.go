@@ -1,0 +1,68 @@
+package main
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chaperone-mcp/chaperone/toolapi"
+	"github.com/mark3labs/mcp-go/client"
+)
+
+// The tests of this file act as a person acts (issue 20, items 3 to 5):
+// they scroll a box to reach its button, leave a styled dropdown closed,
+// move a slider, read a locked agreement and type key by key, on the
+// pages under fixtures/site/widgets2.
+
+// personClient serves the widgets2 page path with no profile and returns a
+// client and the first snapshot.
+func personClient(t *testing.T, path string) (*client.Client, *snapshot.Snapshot) {
+	t.Helper()
+	site := httptest.NewServer(fixtures.Site())
+	t.Cleanup(site.Close)
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+path, "--profile", "none")
+	return c, getSnapshot(t, c)
+}
+
+// mustSucceed fails the test unless r succeeded.
+func mustSucceed(t *testing.T, what string, r actionResult) {
+	t.Helper()
+	if !r.Success {
+		code := ""
+		if r.Error != nil {
+			code = *r.Error
+		}
+		t.Fatalf("%s: %s: %s", what, code, r.Message)
+	}
+}
+
+// pageSays fails the test unless the snapshot's page text holds want.
+func pageSays(t *testing.T, s *snapshot.Snapshot, want string) {
+	t.Helper()
+	if !strings.Contains(s.Render(), want) {
+		t.Fatalf("the page does not say %q:\n%s", want, s.Render())
+	}
+}
+
+// TestButtonInScrolledBox: a multi-step form inside a scrolled box (nested
+// in the second step), its buttons below the fold of the box but inside
+// the viewport. Each click scrolls the box to the button and lands on it;
+// before, the hit test at the button's hidden centre found the document
+// and the click was element_obscured "covered by html".
+func TestButtonInScrolledBox(t *testing.T) {
+	c, s := personClient(t, "/widgets2/steps")
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Full name"), "value": "Ada"})
+	mustSucceed(t, "fill the name", r)
+	for _, step := range []struct{ button, then string }{
+		{"Next", "Step 2"},
+		{"Continue to review", "Step 3"},
+		{"Create account", "Signed up as Ada"},
+	} {
+		r, s = click(t, c, browsertest.Ref(t, s, "button", step.button))
+		mustSucceed(t, "click "+step.button, r)
+		pageSays(t, s, step.then)
+	}
+}
