@@ -66,3 +66,18 @@ func TestButtonInScrolledBox(t *testing.T) {
 		pageSays(t, s, step.then)
 	}
 }
+
+// TestScrollLockedAgreement: an agreement in a disabled, read-only text
+// area scrolls (down by the wheel, then to its end), which enables "I
+// agree"; before, browser_scroll refused it as element_disabled.
+func TestScrollLockedAgreement(t *testing.T) {
+	c, s := personClient(t, "/widgets2/agreement")
+	terms := browsertest.Ref(t, s, "textbox", "Read the terms to the end")
+	r, s := act(t, c, toolapi.Scroll, map[string]any{"ref": terms, "direction": "down", "amount": 60})
+	mustSucceed(t, "scroll the terms down", r)
+	r, s = act(t, c, toolapi.Scroll, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Read the terms to the end"), "direction": "bottom"})
+	mustSucceed(t, "scroll the terms to the end", r)
+	r, s = click(t, c, browsertest.Ref(t, s, "button", "I agree"))
+	mustSucceed(t, "click I agree", r)
+	pageSays(t, s, "Agreed")
+}
