@@ -101,6 +101,9 @@ func (t *Tab) Select(ctx context.Context, backendNodeID int64, values []string, 
 		return nil, err
 	}
 	if r.Kind == kindNative {
+		if err := t.leaveStandIn(ctx, backendNodeID); err != nil {
+			t.log.Debug("select: the stand-in was not looked after", "err", err)
+		}
 		return orNone(r.Selected), nil
 	}
 	if r.Kind == kindClosed {

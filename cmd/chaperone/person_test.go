@@ -81,3 +81,17 @@ func TestScrollLockedAgreement(t *testing.T) {
 	mustSucceed(t, "click I agree", r)
 	pageSays(t, s, "Agreed")
 }
+
+// TestStandInSelectLeftClosed: browser_select on the hidden select under a
+// selectric-style stand-in (whose list opens when the select takes focus)
+// leaves the stand-in showing the value with its list closed, so the
+// button right below is clicked; before, the list was left open over it
+// and the click was element_obscured.
+func TestStandInSelectLeftClosed(t *testing.T) {
+	c, s := personClient(t, "/widgets2/dropdown")
+	r, s := act(t, c, toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "T-shirt size"), "value": "Large"})
+	mustSucceed(t, "select Large", r)
+	r, s = click(t, c, browsertest.Ref(t, s, "button", "Add to bag"))
+	mustSucceed(t, "click Add to bag", r)
+	pageSays(t, s, "Added size Large")
+}
