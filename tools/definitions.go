@@ -93,7 +93,7 @@ var catalog = []tool{
 			refsDie +
 			" The server first checks it is the element you saw (role, name), enabled, visible and uncovered. A checkpoint may pause the click for a human's approval." +
 			" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
-			" Patterns: 1) toolapi.Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
+			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
 			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 … (or error: element_obscured⏎<why>⏎page …)`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `},"required":["ref"]}`),
@@ -106,12 +106,12 @@ var catalog = []tool{
 		Title: "Fill text field",
 		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would, so the page sees input and change events; returns a fresh snapshot. " +
 			refsDie +
-			" clear_first=false appends. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
+			" clear_first=false appends; keys=true types keys. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
 			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
-			" Patterns: 1) toolapi.Fill username, fill password, click Log in. 2) toolapi.Fill a search box, then click Search." +
+			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e7","value":"jane@example.com"} → success⏎Filled @e7 …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true}},"required":["ref","value"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":"string"},"clear_first":{"type":"boolean","default":true},"keys":{"type":"boolean"}},"required":["ref","value"]}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
 		OpenWorld:    true,
@@ -122,7 +122,7 @@ var catalog = []tool{
 		Description: "Choose an option of a select box (combobox, listbox) by ref, by the option's value or visible text; a list of them sets a multi-select exactly; returns a fresh snapshot. " +
 			refsDie +
 			" When: <select>, listbox and combobox widgets; for text fields use browser_fill." +
-			" Patterns: 1) toolapi.Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
+			" Patterns: 1) Select a reason in a form, then click Continue. 2) invalid_params lists the options that exist: retry with one of them." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e9","value":"Too expensive"} → success⏎Selected "Too expensive" …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refProperty + `,"value":{"type":["string","array"],"items":{"type":"string"},"description":"Option value or visible text, or a list of them"}},"required":["ref","value"]}`),
@@ -175,14 +175,14 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  toolapi.PressKey,
 		Title: "Press key",
-		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) on ref (focused first) or on what has focus; returns a fresh snapshot. " +
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) or text to type on ref (focused first) or on what has focus; returns a fresh snapshot. " +
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
 			" When: search boxes without a button, popups, shortcuts." +
-			" Patterns: 1) toolapi.Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
+			" Patterns: 1) Fill a search box, then Enter on its ref. 2) Escape closes a modal." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"key":"Enter","ref":"@e3"} → success⏎Pressed Enter on …⏎page …`,
-		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},` + refShort + `},"required":["key"]}`),
+		InputSchema:  json.RawMessage(`{"type":"object","properties":{"key":{"type":"string"},` + refShort + `,"text":{"type":"string"}}}`),
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -247,7 +247,7 @@ var catalog = []tool{
 		Description: "Hover over an element by ref; returns a fresh snapshot. " +
 			refsDie +
 			" When: hover menus, tooltips." +
-			" Patterns: 1) toolapi.Hover a menu, then click its item. 2) element_obscured: close what covers it." +
+			" Patterns: 1) Hover a menu, then click its item. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout." +
 			` Example: {"ref":"@e6"} → success⏎Hovered …⏎@e12 menuitem "Sign out"`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `},"required":["ref"]}`),
@@ -261,7 +261,7 @@ var catalog = []tool{
 			refsDie +
 			" paths: files in the upload directory." +
 			" When: file uploads." +
-			" Patterns: 1) toolapi.Upload, then Submit. 2) invalid_params: read why." +
+			" Patterns: 1) Upload, then Submit. 2) invalid_params: read why." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e8","paths":["cv.pdf"]} → success⏎Gave … cv.pdf.⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{` + refShort + `,"paths":{"type":"array","items":{"type":"string"}}},"required":["ref","paths"]}`),
@@ -275,7 +275,7 @@ var catalog = []tool{
 		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
 			refsDie +
 			" When: reordering, drop zones." +
-			" Patterns: 1) toolapi.Drag an item onto its new place. 2) toolapi.Scroll first until both show." +
+			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,
 		InputSchema:  json.RawMessage(`{"type":"object","properties":{"from_ref":{"type":"string"},"to_ref":{"type":"string"}},"required":["from_ref","to_ref"]}`),

@@ -15,6 +15,9 @@ type fillInput struct {
 	Ref        string  `json:"ref"`
 	Value      *string `json:"value"`
 	ClearFirst *bool   `json:"clear_first,omitempty"`
+	// Keys types key by key (browser.Tab.TypeKeys), for pages that read
+	// keystrokes rather than the field's value.
+	Keys bool `json:"keys,omitempty"`
 }
 
 // fill runs browser_fill: typed text for text fields, a set value for the
@@ -42,6 +45,8 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 		var err error
 		if setValue {
 			got, err = s.tab.SetValue(ctx, node, v.text)
+		} else if in.Keys {
+			got, err = s.tab.TypeKeys(ctx, node, v.text, orDefault(in.ClearFirst, true))
 		} else {
 			got, err = s.tab.Type(ctx, node, v.text, orDefault(in.ClearFirst, true))
 		}
@@ -55,6 +60,12 @@ func (s *Session) fill(ctx context.Context, in fillInput) (string, error) {
 	}
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
+	}
+	if in.Keys && !setValue && got == "" && v.text != "" {
+		// The page took the keys and kept no text (a terminal reads
+		// keydown into a helper field it keeps empty): nothing holds
+		// another value than the one approved.
+		return fmt.Sprintf("Typed %s into %s %s %q key by key; the field holds no text (the page read the keys).", v, p.t.Ref, p.t.Role, p.t.Name), nil
 	}
 	if clear := orDefault(in.ClearFirst, true); !setValue && !holds(got, v.text, clear) {
 		// What was done must be what was approved: the page's handlers

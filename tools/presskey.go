@@ -13,8 +13,11 @@ import (
 
 // pressKeyInput is the arguments of browser_press_key.
 type pressKeyInput struct {
-	Key string `json:"key"`
+	Key string `json:"key,omitempty"`
 	Ref string `json:"ref,omitempty"`
+	// Text is typed a key per character instead of Key (a line break is
+	// Enter), for pages that read keystrokes.
+	Text string `json:"text,omitempty"`
 }
 
 // keyExamples is what an unknown key name is told to look like.
@@ -24,6 +27,9 @@ const keyExamples = "keys look like Enter, Escape, Tab, ArrowDown, Backspace, Pa
 // focused first, or else to whatever has focus; the gate sees the key, that
 // element and what the key will activate.
 func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error) {
+	if in.Text != "" || in.Key == "" {
+		return s.typeText(ctx, in)
+	}
 	s.typed.key(in.Key)
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {

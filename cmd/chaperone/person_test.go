@@ -95,3 +95,25 @@ func TestStandInSelectLeftClosed(t *testing.T) {
 	mustSucceed(t, "click Add to bag", r)
 	pageSays(t, s, "Added size Large")
 }
+
+// TestTypeKeyByKey: pages that read keystrokes see them. browser_fill
+// with keys types a search that filters as you type (on keyup) and a
+// command into a terminal's helper field, which keeps no text; and
+// browser_press_key with a text types a command and its Enter in one call.
+// Before, fill inserted the text with no key events, so neither page saw
+// anything, and the terminal took a press per character.
+func TestTypeKeyByKey(t *testing.T) {
+	c, s := personClient(t, "/widgets2/keys")
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Search films"), "value": "Al", "keys": true})
+	mustSucceed(t, "fill the search key by key", r)
+	pageSays(t, s, "1 film")
+
+	r, s = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Terminal input"), "value": "ls", "keys": true})
+	mustSucceed(t, "fill the terminal key by key", r)
+	if !strings.Contains(r.Message, "holds no text") {
+		t.Errorf("fill message %q does not say the page read the keys", r.Message)
+	}
+	r, s = act(t, c, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Terminal input"), "text": " -la\n"})
+	mustSucceed(t, "type into the terminal", r)
+	pageSays(t, s, "Ran: ls -la")
+}
