@@ -43,7 +43,7 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 	if p.action.Role != "" {
 		done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
 	}
-	return s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
+	msg, err := s.settle(ctx, s.config.ActionTimeout, func(ctx context.Context) error {
 		if in.Ref != "" {
 			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
 				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
@@ -57,6 +57,14 @@ func (s *Session) pressKey(ctx context.Context, in pressKeyInput) (string, error
 		}
 		return s.tab.Press(ctx, chord)
 	}, done)
+	if err == nil && p.t.BackendNodeID != 0 && chord.Navigates() {
+		// A slider moved by its keys says where it is now, as a person
+		// sees the handle move.
+		if v, verr := s.tab.SliderValue(ctx, p.t.BackendNodeID); verr == nil && v != "" {
+			msg += fmt.Sprintf(" It shows %s.", s.clip(v, textLimit))
+		}
+	}
+	return msg, err
 }
 
 // pressTarget says where a planned press goes, for messages.

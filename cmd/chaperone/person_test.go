@@ -17,13 +17,13 @@ import (
 // move a slider, read a locked agreement and type key by key, on the
 // pages under fixtures/site/widgets2.
 
-// personClient serves the widgets2 page path with no profile and returns a
-// client and the first snapshot.
-func personClient(t *testing.T, path string) (*client.Client, *snapshot.Snapshot) {
+// personClient serves the widgets2 page path with no profile (and args)
+// and returns a client and the first snapshot.
+func personClient(t *testing.T, path string, args ...string) (*client.Client, *snapshot.Snapshot) {
 	t.Helper()
 	site := httptest.NewServer(fixtures.Site())
 	t.Cleanup(site.Close)
-	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+path, "--profile", "none")
+	c, _, _ := stdioClient(t, nil, append([]string{"serve", "--url", site.URL + path, "--profile", "none"}, args...)...)
 	return c, getSnapshot(t, c)
 }
 
@@ -116,4 +116,45 @@ func TestTypeKeyByKey(t *testing.T) {
 	r, s = act(t, c, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Terminal input"), "text": " -la\n"})
 	mustSucceed(t, "type into the terminal", r)
 	pageSays(t, s, "Ran: ls -la")
+}
+
+// TestSliderByKeysAndDrag: a slider handle moves by its keys on its ref
+// (ArrowRight, Home, End), each result saying the value it shows, and by a
+// drag onto the mark of the value wanted.
+func TestSliderByKeysAndDrag(t *testing.T) {
+	c, s := personClient(t, "/widgets2/slider", "--caps", "drag")
+	for _, k := range []struct{ key, shows string }{
+		{"ArrowRight", "55"},
+		{"Home", "0"},
+		{"End", "100"},
+	} {
+		r, after := act(t, c, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "slider", "Balance"), "key": k.key})
+		mustSucceed(t, "press "+k.key, r)
+		if !strings.HasSuffix(r.Message, "It shows "+k.shows+".") {
+			t.Errorf("after %s the result says %q, want the slider's value %s", k.key, r.Message, k.shows)
+		}
+		pageSays(t, after, "Balance: "+k.shows)
+		s = after
+	}
+	r, s := act(t, c, toolapi.Drag, map[string]any{"from_ref": browsertest.Ref(t, s, "slider", "Balance"), "to_ref": browsertest.Ref(t, s, "button", "Centre")})
+	mustSucceed(t, "drag the handle to the centre", r)
+	pageSays(t, s, "Balance: 50")
+
+	// jQuery UI's handle says nothing of its value: the result says where
+	// it stands along its track.
+	handle := ""
+	for _, e := range s.Elements {
+		if strings.Contains(e.CSS, "#volume") || (strings.Contains(e.CSS, "ui-slider-handle") && e.Name == "") {
+			handle = e.Ref
+		}
+	}
+	if handle == "" {
+		t.Fatalf("no ref for the volume handle: %+v", s.Elements)
+	}
+	r, s = act(t, c, toolapi.PressKey, map[string]any{"ref": handle, "key": "ArrowRight"})
+	mustSucceed(t, "press ArrowRight on the volume handle", r)
+	if !strings.HasSuffix(r.Message, "It shows 55% along its track.") {
+		t.Errorf("the result says %q, want where the handle stands", r.Message)
+	}
+	pageSays(t, s, "Volume: 55")
 }
