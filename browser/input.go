@@ -55,6 +55,11 @@ func (t *Context) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
 func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
+	return t.typeText(ctx, backendNodeID, text, clear, false)
+}
+
+// typeText is Type; with keys, text is typed key by key (typeKeys).
+func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool) (string, error) {
 	node := nodeOf(backendNodeID)
 	var hadContent bool
 	if err := t.callOn(ctx, node, focusAndSelectJS, &hadContent, clear); err != nil {
@@ -76,7 +81,11 @@ func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, cl
 			}
 		}
 	}
-	if text != "" {
+	if text != "" && keys {
+		if err := typeKeys(c, text); err != nil {
+			return "", fmt.Errorf("type: %w", err)
+		}
+	} else if text != "" {
 		if _, err := chromedp.Call(c, cmdInsertText, map[string]any{"text": text}); err != nil {
 			return "", fmt.Errorf("type: %w", err)
 		}

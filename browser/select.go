@@ -103,6 +103,9 @@ func (t *Context) Select(ctx context.Context, backendNodeID int64, values []stri
 		return nil, err
 	}
 	if r.Kind == kindNative {
+		if err := t.leaveStandIn(ctx, node); err != nil {
+			t.log.Debug("select: the stand-in was not looked after", "err", err)
+		}
 		return orNone(r.Selected), nil
 	}
 	if r.Kind == kindClosed {

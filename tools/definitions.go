@@ -97,7 +97,7 @@ var catalog = []tool{
 		Title: "Fill text field",
 		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would, so the page sees input and change events; returns a fresh snapshot. " +
 			refsDie +
-			" clear_first=false appends. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
+			" clear_first=false appends; keys=true types keys. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
 			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
 			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
@@ -161,7 +161,7 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  toolapi.PressKey,
 		Title: "Press key",
-		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) on ref (focused first) or on what has focus; returns a fresh snapshot. " +
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) or text to type on ref (focused first) or on what has focus; returns a fresh snapshot. " +
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
 			" When: search boxes without a button, popups, shortcuts." +

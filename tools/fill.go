@@ -15,6 +15,9 @@ type fillInput struct {
 	Ref        string  `json:"ref" schema:"ref"`
 	Value      *string `json:"value"`
 	ClearFirst bool    `json:"clear_first,omitempty" schema:"default=true"`
+	// Keys types key by key (browser.Context.TypeKeys), for pages that
+	// read keystrokes rather than the field's value.
+	Keys bool `json:"keys,omitempty"`
 }
 
 // fill runs browser_fill: typed text for text fields, a set value for the
@@ -42,6 +45,8 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		var err error
 		if setValue {
 			got, err = s.tab.SetValue(ctx, node, v.text)
+		} else if in.Keys {
+			got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
 		} else {
 			got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
 		}
@@ -55,6 +60,12 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	}
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
+	}
+	if in.Keys && !setValue && got == "" && v.text != "" {
+		// The page took the keys and kept no text (a terminal reads
+		// keydown into a helper field it keeps empty): nothing holds
+		// another value than the one approved.
+		return fmt.Sprintf("Typed %s into %s %s %q key by key; the field holds no text (the page read the keys).", v, p.t.Ref, p.t.Role, p.t.Name), nil
 	}
 	if !setValue && !holds(got, v.text, in.ClearFirst) {
 		// What was done must be what was approved: the page's handlers

@@ -13,8 +13,11 @@ import (
 
 // pressKeyInput is the arguments of browser_press_key.
 type pressKeyInput struct {
-	Key string `json:"key"`
+	Key string `json:"key,omitempty"`
 	Ref string `json:"ref,omitempty"`
+	// Text is typed a key per character instead of Key (a line break is
+	// Enter), for pages that read keystrokes.
+	Text string `json:"text,omitempty"`
 }
 
 // keyExamples is what an unknown key name is told to look like.
@@ -24,6 +27,9 @@ const keyExamples = "keys look like Enter, Escape, Tab, ArrowDown, Backspace, Pa
 // focused first, or else to whatever has focus; the gate sees the key, that
 // element and what the key will activate.
 func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (string, error) {
+	if in.Text != "" || in.Key == "" {
+		return s.typeText(ctx, c, in)
+	}
 	s.typed.key(in.Key)
 	chord, err := browser.ParseKey(in.Key)
 	if err != nil {
@@ -43,7 +49,7 @@ func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (stri
 	if p.action.Role != "" {
 		done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
 	}
-	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		if in.Ref != "" {
 			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
 				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
@@ -57,6 +63,14 @@ func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (stri
 		}
 		return s.tab.Press(ctx, chord)
 	}, done)
+	if err == nil && p.t.BackendNodeID != 0 && chord.Navigates() {
+		// A slider moved by its keys says where it is now, as a person
+		// sees the handle move.
+		if v, verr := s.tab.SliderValue(ctx, p.t.BackendNodeID); verr == nil && v != "" {
+			msg += fmt.Sprintf(" It shows %s.", s.clip(v, textLimit))
+		}
+	}
+	return msg, err
 }
 
 // pressTarget says where a planned press goes, for messages.

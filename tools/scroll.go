@@ -2,8 +2,11 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -51,14 +54,14 @@ func (s *Session) scroll(ctx context.Context, c *call, in scrollInput) (string, 
 	if in.Direction == "" {
 		// Bringing an element into view needs no box check: that is
 		// what the scroll is for.
-		if _, err := s.check(ctx, t, false); err != nil {
+		if _, err := s.checkReading(ctx, t, false); err != nil {
 			return "", err
 		}
 		return s.settleScroll(ctx, c, limit, func(ctx context.Context) error {
 			return s.tab.ScrollIntoView(ctx, t.BackendNodeID)
 		}, fmt.Sprintf("Scrolled %s %s %q into view.", t.Ref, t.Role, t.Name))
 	}
-	insp, err := s.check(ctx, t, true)
+	insp, err := s.checkReading(ctx, t, true)
 	if err != nil {
 		return "", err
 	}
@@ -81,4 +84,29 @@ func signed(direction string, amount float64) float64 {
 		return -amount
 	}
 	return amount
+}
+
+// checkReading is check for a scroll, which is reading, not input: a
+// disabled element (an agreement to read to the end before "I agree", locked
+// against editing) still scrolls, once it shows and nothing covers it.
+func (s *Session) checkReading(ctx context.Context, t snapshot.Target, needBox bool) (*browser.Inspection, error) {
+	insp, err := s.check(ctx, t, needBox)
+	var p *problem
+	if !errors.As(err, &p) || p.code != toolapi.ElementDisabled {
+		return insp, err
+	}
+	// check refused it as disabled after finding it the element the
+	// agent saw; what is left to know is whether it can be reached.
+	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
+	defer cancel()
+	if insp, err = s.tab.Inspect(ctx, t.BackendNodeID, needBox); err != nil {
+		return nil, err
+	}
+	switch {
+	case needBox && !insp.Visible:
+		return nil, fail(toolapi.ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
+	case needBox && insp.Covered != "":
+		return nil, fail(toolapi.ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, s.clip(insp.Covered, textLimit))
+	}
+	return insp, nil
 }

@@ -8,7 +8,10 @@
 // its place in this page instead of the element's centre (a page hit test
 // sees only the iframe element), and origin is where the frame's viewport
 // starts (the iframe's content box).
-function inspect(scroll, payment, at) {
+//
+// retried is set on the second look, after a hit test that landed on the
+// document itself scrolled the element into view once more.
+function inspect(scroll, payment, at, retried) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const out = {connected: !!(el && el.isConnected)};
 	if (!out.connected) return out;
@@ -57,10 +60,29 @@ function inspect(scroll, payment, at) {
 		((out.tag === 'textarea') && el.scrollHeight > el.clientHeight + 1);
 	let r = el.getBoundingClientRect();
 	const win = doc.defaultView;
-	if (scroll && (r.bottom <= 0 || r.top >= win.innerHeight || r.right <= 0 || r.left >= win.innerWidth ||
-		r.top < 0 || r.bottom > win.innerHeight)) {
+	// The part of the box a person sees: inside the viewport and inside
+	// every ancestor that clips its overflow (a scrolled box, nested ones
+	// too), whose hidden part a click would miss.
+	const seen = () => {
+		let v = {left: Math.max(r.left, 0), top: Math.max(r.top, 0), right: Math.min(r.right, win.innerWidth), bottom: Math.min(r.bottom, win.innerHeight)};
+		for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
+			const s = win.getComputedStyle(a);
+			if (s.position === 'fixed') break;
+			if (s.overflowX === 'visible' && s.overflowY === 'visible') continue;
+			const c = a.getBoundingClientRect();
+			v = {left: Math.max(v.left, c.left + a.clientLeft), top: Math.max(v.top, c.top + a.clientTop),
+				right: Math.min(v.right, c.left + a.clientLeft + a.clientWidth), bottom: Math.min(v.bottom, c.top + a.clientTop + a.clientHeight)};
+		}
+		return v;
+	};
+	let v = seen();
+	const clipped = () => v.right - v.left < Math.min(r.width, win.innerWidth) - 1 || v.bottom - v.top < Math.min(r.height, win.innerHeight) - 1;
+	if (scroll && r.width > 0 && r.height > 0 && clipped()) {
+		// scrollIntoView scrolls every scrolling ancestor, as a person
+		// scrolls the box the element is in, then the page.
 		el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
 		r = el.getBoundingClientRect();
+		v = seen();
 	}
 	out.visible = r.width > 0 && r.height > 0 && cs.visibility !== 'hidden' && cs.display !== 'none';
 	if (!out.visible) return out;
@@ -71,8 +93,7 @@ function inspect(scroll, payment, at) {
 		dy += fr.top + w.frameElement.clientTop;
 	}
 	out.box = {x: r.left + dx, y: r.top + dy, width: r.width, height: r.height};
-	const left = Math.max(r.left, 0), right = Math.min(r.right, win.innerWidth);
-	const top = Math.max(r.top, 0), bottom = Math.min(r.bottom, win.innerHeight);
+	const left = v.left, right = v.right, top = v.top, bottom = v.bottom;
 	if (right <= left || bottom <= top) { out.visible = false; return out; }
 	let lx = (left + right) / 2, ly = (top + bottom) / 2;
 	if (at) {
@@ -94,6 +115,18 @@ function inspect(scroll, payment, at) {
 		return false;
 	};
 	const labelFor = (n) => n && n.tagName === 'LABEL' && n.control === el;
+	if (hit && (hit === doc.documentElement || hit === doc.body) && !inside(hit)) {
+		// The document itself covers nothing: the point is outside what
+		// shows of the element (it was scrolled away, or moved), so the
+		// element is out of view rather than covered: scroll it into view
+		// and look once more.
+		if (scroll && !retried) {
+			el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+			return inspect.call(this, scroll, payment, at, true);
+		}
+		out.visible = false;
+		return out;
+	}
 	if (hit && !inside(hit) && !labelFor(hit) && !labelFor(hit.closest && hit.closest('label'))) {
 		const cover = hit.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]') || hit;
 		const role = cover.getAttribute('role') || (cover.tagName === 'DIALOG' ? 'dialog' : cover.tagName.toLowerCase());
