@@ -95,12 +95,12 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  toolapi.Fill,
 		Title: "Fill text field",
-		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would, so the page sees input and change events; returns a fresh snapshot. " +
+		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would (input and change events); returns a fresh snapshot. " +
 			refsDie +
 			" clear_first=false appends; keys=true types keys. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
-			" When: textboxes, search boxes, date/time/number inputs (see kind). For select boxes use browser_select." +
+			" When: textboxes, search boxes, date/time/number inputs (see kind); selects: browser_select." +
 			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
-			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or an unreadable format), action_failed, timeout, human_rejected." +
+			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or a bad format), action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e7","value":"jane@example.com"} → success⏎Filled @e7 …⏎page …`,
 		OutputSchema: json.RawMessage(actionOutput),
 		Idempotent:   true,
@@ -161,7 +161,7 @@ var catalog = []tool{
 	newAction(Definition{
 		Name:  toolapi.PressKey,
 		Title: "Press key",
-		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A, Shift+Tab) or text to type on ref (focused first) or on what has focus; returns a fresh snapshot. " +
+		Description: "Press a key or chord (Enter, Escape, Tab, ArrowDown, a, Control+A) or type text, on ref (focused first) or what has focus; returns a fresh snapshot. " +
 			refsDie +
 			" A checkpoint may pause it (Enter on \"Place order\")." +
 			" When: search boxes without a button, popups, shortcuts." +
@@ -202,7 +202,7 @@ var catalog = []tool{
 		Description: "List, switch, close or open the session's tabs; answers with the tab list and a fresh snapshot. " +
 			refsDie +
 			" New tabs and popups become current; closing one returns to its opener." +
-			" When: back to a tab you left, or closing one." +
+			" When: back to a tab you left." +
 			" Patterns: 1) list, then select an index. 2) close a finished popup." +
 			" Errors: invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"action":"select","index":0} → success⏎Switched to tab 0. …`,
