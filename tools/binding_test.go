@@ -12,6 +12,7 @@ import (
 // left off, after the session's secrets are redacted, so that a cut never
 // leaves part of a secret behind.
 func TestClip(t *testing.T) {
+	t.Parallel()
 	s := &Session{secrets: newSecrets(map[string]string{"TOKEN": "tok-81f3e2a9"}, nil)}
 	for _, tc := range []struct {
 		in   string
@@ -31,6 +32,7 @@ func TestClip(t *testing.T) {
 
 // TestAlertsNoteIsBounded: 50 long alerts are said in one bounded line.
 func TestAlertsNoteIsBounded(t *testing.T) {
+	t.Parallel()
 	s := &Session{secrets: newSecrets(nil, nil)}
 	alerts := make([]string, 50)
 	for i := range alerts {
@@ -48,6 +50,7 @@ func TestAlertsNoteIsBounded(t *testing.T) {
 // TestTookEffect: a choice took effect when the very options planned are
 // selected; a closed combobox's, known by text, up to case and spacing.
 func TestTookEffect(t *testing.T) {
+	t.Parallel()
 	basic, premium := checkpoint.Option{Text: "Basic $5", Value: "basic"}, checkpoint.Option{Text: "Premium annual $6000", Value: "premium-annual"}
 	for _, tc := range []struct {
 		name         string
@@ -72,6 +75,7 @@ func TestTookEffect(t *testing.T) {
 // TestHolds: a field holds what was typed up to the separators, case and
 // spacing a formatter adds, and nothing else.
 func TestHolds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value, typed string
 		clear, ok    bool

@@ -9,6 +9,7 @@ import (
 // TestTypedLog: what the agent types by fill, and key by key, is kept for
 // the verdict; keys that type nothing end a run of characters.
 func TestTypedLog(t *testing.T) {
+	t.Parallel()
 	var l typedLog
 	v := "Membership cancelled"
 	l.fill(&v)

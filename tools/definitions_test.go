@@ -31,6 +31,7 @@ func resolveSchema(t *testing.T, raw json.RawMessage) *jsonschema.Resolved {
 }
 
 func TestDefinitionsFor(t *testing.T) {
+	t.Parallel()
 	defaults := []string{toolapi.GetSnapshot, toolapi.Click, toolapi.Fill, toolapi.Select, toolapi.Scroll, toolapi.Extract, toolapi.Navigate, toolapi.PressKey, toolapi.RequestApproval, toolapi.CompleteTask}
 	tests := []struct {
 		caps    []string
@@ -91,6 +92,7 @@ func allDefinitions(t *testing.T) []Definition {
 // that the example's input validates against the input schema, and that
 // every error code a description names exists.
 func TestDescriptionsCarryTheirParts(t *testing.T) {
+	t.Parallel()
 	codes := []toolapi.Code{toolapi.RefInvalid, toolapi.ElementDisabled, toolapi.ElementObscured, toolapi.ElementNotVisible, toolapi.ActionFailed, toolapi.Timeout, toolapi.HumanRejected, toolapi.InvalidParams}
 	example := regexp.MustCompile(`Example: (\{.*?\}) →`)
 	// Some tools cannot meet some errors: scroll, hover and wait_for have no
@@ -153,6 +155,7 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 }
 
 func TestInputSchemas(t *testing.T) {
+	t.Parallel()
 	defs := make(map[string]Definition)
 	for _, d := range allDefinitions(t) {
 		defs[d.Name] = d
@@ -251,6 +254,7 @@ func TestInputSchemas(t *testing.T) {
 // additionalProperties or null types, which cost tokens); and the enums, ref
 // patterns and bounds are the ones the tools check.
 func TestDerivedInputSchemas(t *testing.T) {
+	t.Parallel()
 	enums := map[string]map[string][]any{
 		toolapi.Scroll:          {"direction": {"up", "down", "top", "bottom"}},
 		toolapi.Navigate:        {"action": {"back", "forward", "reload"}},
@@ -351,6 +355,7 @@ func ptr[T any](v T) *T { return &v }
 // TestDefaults: the schema declares each default, and Session.Call fills in
 // the same (tool.defaults), each one a value its field decodes.
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	want := map[string]map[string]any{
 		toolapi.GetSnapshot: {"viewport_only": true},
 		toolapi.Fill:        {"clear_first": true},
@@ -404,6 +409,7 @@ func TestDefaults(t *testing.T) {
 // repeats, cost no more cl100k tokens than the hand-written ones they
 // replaced (server and cmd count the whole list).
 func TestInputSchemasWithinBudget(t *testing.T) {
+	t.Parallel()
 	// What the hand-written schemas cost, for every tool (730), and what
 	// came after them, hand-written as the derivation writes it:
 	// get_snapshot's positions (14), browser_click's point under vision
@@ -428,6 +434,7 @@ func TestInputSchemasWithinBudget(t *testing.T) {
 // derivation does not know, or a default the field cannot hold, is an error,
 // which DefinitionsFor reports, never a schema that lies.
 func TestInputSchemaRefusesBadTags(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		typ  reflect.Type
@@ -459,6 +466,7 @@ func TestInputSchemaRefusesBadTags(t *testing.T) {
 }
 
 func TestAnnotationsTellTheTruth(t *testing.T) {
+	t.Parallel()
 	for _, d := range allDefinitions(t) {
 		switch d.Name {
 		case toolapi.GetSnapshot, toolapi.WaitFor:
@@ -476,6 +484,7 @@ func TestAnnotationsTellTheTruth(t *testing.T) {
 // TestChoiceDecodesWhatItsSchemaSays: browser_select's value decodes from
 // exactly what its schema lets through, a string or an array of strings.
 func TestChoiceDecodesWhatItsSchemaSays(t *testing.T) {
+	t.Parallel()
 	schema := resolveSchema(t, json.RawMessage(`{"type":"object","properties":{"v":`+mustJSON(t, typeSchemas()[reflect.TypeFor[choice]()])+`}}`))
 	for _, c := range []struct {
 		raw    string
@@ -524,6 +533,7 @@ func mustJSON(t *testing.T, v any) string {
 // snapshot, that what a page says is data and never instructions; and
 // browser_navigate says a URL that sends data elsewhere waits for a human.
 func TestPageContentIsData(t *testing.T) {
+	t.Parallel()
 	for _, d := range Definitions() {
 		switch d.Name {
 		case toolapi.GetSnapshot:

@@ -13,6 +13,7 @@ import (
 // so browser_click answers action_failed saying what received it, and the
 // frame is unchanged.
 func TestClickNotDelivered(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/hostile/delivery-host?inner=delivery-cover")
 	s := h.snap(false)
 	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Apply coupon")})
@@ -34,6 +35,7 @@ func TestClickNotDelivered(t *testing.T) {
 // takes the release), a file input (its chooser opens), a link to another
 // page. Each is delivered, not refused.
 func TestClickDeliveredWithoutAClick(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ path, role, name string }{
 		{"/survey", "combobox", "How long were you a member?"},
 		{"/variants/upload", "button", "Attachments"},

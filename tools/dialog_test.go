@@ -21,6 +21,7 @@ func dialogOpen(s *snapshot.Snapshot) bool {
 }
 
 func TestAlertIsAcceptedAndReported(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/dialogs")
 	s := h.snap(true)
 	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Save settings")})
@@ -37,6 +38,7 @@ func TestAlertIsAcceptedAndReported(t *testing.T) {
 }
 
 func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, button, answer, fill, result, want string
 	}{
@@ -70,6 +72,7 @@ func TestConfirmAndPromptAreAnsweredThroughRefs(t *testing.T) {
 }
 
 func TestBeforeUnloadIsForTheAgent(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/beforeunload")
 	s := h.snap(true)
 	// A beforeunload prompt needs a user gesture on the page first.
@@ -85,6 +88,7 @@ func TestBeforeUnloadIsForTheAgent(t *testing.T) {
 }
 
 func TestRecoverAfterRendererCrash(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/retention")
 	h.snap(true)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -107,6 +111,7 @@ func TestRecoverAfterRendererCrash(t *testing.T) {
 }
 
 func TestRecoverAfterTheBrowserDies(t *testing.T) {
+	t.Parallel()
 	b := browsertest.NewBrowser(t, browser.Options{})
 	tab := browsertest.TabOf(t, b)
 	site := browsertest.Site(t)

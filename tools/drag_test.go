@@ -11,6 +11,7 @@ import (
 )
 
 func TestDrag(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name                 string
 		fromRole, from       string
@@ -36,6 +37,7 @@ func TestDrag(t *testing.T) {
 // action until a person approves; the person sees what moves where, or
 // which files go, and a rejection leaves the page as it was.
 func TestDragAndUploadAreGated(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "cv.txt"), []byte("curriculum"), 0o600); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 // TestExtractRender: the server's words come before the page's, and an
 // item's bar does not split its cell.
 func TestExtractRender(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		r    ExtractResult

@@ -15,6 +15,7 @@ import (
 // frame, and a stale or covered element is refused with the error the
 // agent can act on.
 func TestCrossSiteFrameTools(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/cross-site-checkout")
 	s := h.snap(true)
 	r := h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Card number"), "value": "4111 1111 1111 1234"})
@@ -60,6 +61,7 @@ func TestCrossSiteFrameTools(t *testing.T) {
 }
 
 func TestCrossSiteFrameStaleRef(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/cross-site-checkout")
 	pay := browsertest.Ref(t, h.snap(true), "button", "Pay")
 	// The frame navigates by itself, after the snapshot: the ref's node
@@ -83,6 +85,7 @@ func TestCrossSiteFrameStaleRef(t *testing.T) {
 // alert is accepted and reported, a confirm shows in the snapshot and is
 // answered through its buttons.
 func TestCrossSiteFrameDialogs(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/cross-site-checkout")
 	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(true), "button", "Card help")})
 	if !strings.Contains(r.Message, "Cards are charged in euros.") {

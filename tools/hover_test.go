@@ -8,6 +8,7 @@ import (
 )
 
 func TestHoverOpensAMenu(t *testing.T) {
+	t.Parallel()
 	h := openWith(t, "/variants/hover", Config{Caps: []string{toolapi.CapHover}})
 	s := h.snap(true)
 	if _, ok := s.Find("menuitem", "Sign out"); ok {

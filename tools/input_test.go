@@ -12,6 +12,7 @@ import (
 )
 
 func TestFill(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/form")
 	for _, tc := range []struct {
 		name     string
@@ -56,6 +57,7 @@ func refOfKind(t *testing.T, s *snapshot.Snapshot, kind string) string {
 }
 
 func TestFillControlledInputFiresEvents(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/form")
 	s := h.snap(false)
 	h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Nickname"), "value": "typed by the agent"})
@@ -71,6 +73,7 @@ func TestFillControlledInputFiresEvents(t *testing.T) {
 }
 
 func TestFillNeverLogsAPassword(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/form")
 	s := h.snap(false)
 	r := h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Labelled(t, s, "Password"), "value": "s3cret-value"})
@@ -88,6 +91,7 @@ func TestFillNeverLogsAPassword(t *testing.T) {
 }
 
 func TestSelect(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/survey")
 	for _, tc := range []struct {
 		name, value, want string
@@ -107,6 +111,7 @@ func TestSelect(t *testing.T) {
 }
 
 func TestScroll(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/long")
 	s := h.snap(true)
 	if s.Viewport.ScrollY != 0 {
@@ -132,6 +137,7 @@ func TestScroll(t *testing.T) {
 }
 
 func TestScrollByRef(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/long")
 	s := h.snap(false) // offscreen elements too
 	target := browsertest.Ref(t, s, "button", "Cancel Membership")
@@ -154,6 +160,7 @@ func TestScrollByRef(t *testing.T) {
 }
 
 func TestScrollInsideABox(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/long")
 	s := h.snap(true)
 	box := browsertest.Ref(t, s, "generic", "Billing history")
@@ -182,6 +189,7 @@ func TestScrollInsideABox(t *testing.T) {
 }
 
 func TestScrollLoadsMore(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/lazy")
 	var before, after int
 	h.eval(`document.querySelectorAll('li').length`, &before)
@@ -202,6 +210,7 @@ func TestScrollLoadsMore(t *testing.T) {
 }
 
 func TestNormalizeInput(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		typ, in, want string
 		ok            bool

@@ -17,6 +17,7 @@ import (
 // A session asked for while the browser still starts waits for it, and
 // opens at the start URL.
 func TestOpenWaitsForTheBrowser(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer func() {
@@ -44,6 +45,7 @@ func TestOpenWaitsForTheBrowser(t *testing.T) {
 // A browser that cannot start fails each session with the reason, and the
 // manager still closes.
 func TestFleetFailureReachesOpen(t *testing.T) {
+	t.Parallel()
 	m := fleet.Start(t.Context(), browser.Options{Path: "/nonexistent/chromium"}, fleet.Config{})
 	_, err := tools.Open(t.Context(), m, tools.Config{})
 	if !errors.Is(err, browser.ErrNoBrowser) || !strings.Contains(err.Error(), "start browser") {
@@ -60,6 +62,7 @@ func TestFleetFailureReachesOpen(t *testing.T) {
 // A start URL whose image takes 25 s opens a session as soon as the page is
 // there; the session acts on it at once.
 func TestSessionStartsOnASlowPage(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	m := fleet.Start(t.Context(), browser.Options{}, fleet.Config{})
 	defer m.Close()

@@ -13,6 +13,7 @@ import (
 // TestMaskPassword: a password fill's value never reaches the audit log,
 // whatever shape its arguments take.
 func TestMaskPassword(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ args, want string }{
 		{`{"ref":"@e3","value":"hunter2"}`, `{"ref":"@e3","value":"********"}`},
 		{`{"ref":"@e3","value":"hunter2","clear_first":false}`, `{"clear_first":false,"ref":"@e3","value":"********"}`},

@@ -22,6 +22,7 @@ func (h *harness) wantPage(r toolapi.ActionResult, path, role, name string) {
 }
 
 func TestNavigate(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/links")
 	steps := []struct {
 		name      string
@@ -50,6 +51,7 @@ func TestNavigate(t *testing.T) {
 }
 
 func TestNavigateRefuses(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/help")
 	tests := []struct {
 		name string
@@ -80,6 +82,7 @@ func TestNavigateRefuses(t *testing.T) {
 }
 
 func TestSlowImageDoesNotFailTheClick(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/links")
 	s := h.snap(true)
 	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Slow page")})
@@ -92,6 +95,7 @@ func TestSlowImageDoesNotFailTheClick(t *testing.T) {
 }
 
 func TestNavigationTimeoutLeavesTheSessionUsable(t *testing.T) {
+	t.Parallel()
 	// Only the navigation's budget can run out, however late a busy
 	// machine reports that the navigation began.
 	h := openWith(t, "/help", Config{NavigationTimeout: 300 * time.Millisecond, ActionTimeout: 15 * time.Second})
@@ -106,6 +110,7 @@ func TestNavigationTimeoutLeavesTheSessionUsable(t *testing.T) {
 }
 
 func TestPopupsAndNewTabs(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/links")
 	s := h.snap(true)
 
@@ -147,6 +152,7 @@ func TestPopupsAndNewTabs(t *testing.T) {
 }
 
 func TestTabsTool(t *testing.T) {
+	t.Parallel()
 	h := openWith(t, "/variants/links", Config{Caps: []string{toolapi.CapTabs}})
 	s := h.snap(true)
 	h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Help in a new tab")})
@@ -199,6 +205,7 @@ func TestTabsTool(t *testing.T) {
 }
 
 func TestTabsIsOptIn(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/help")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -215,6 +222,7 @@ func TestTabsIsOptIn(t *testing.T) {
 // TestNavigateIsGated holds browser_navigate to the gate: a person sees
 // the absolute URL it would open, and a rejection leaves the page as it was.
 func TestNavigateIsGated(t *testing.T) {
+	t.Parallel()
 	const profile = `{"name":"leaving","gated_actions":[{"name":"any navigation","verb":"navigate"}]}`
 	for _, approve := range []bool{false, true} {
 		t.Run(map[bool]string{false: "rejected", true: "approved"}[approve], func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 // submit button of a form holding only that field submits a payment exactly
 // when a fill into the field is a fill into a payment-card field.
 func TestPaymentFieldsInStep(t *testing.T) {
+	t.Parallel()
 	fields := []string{
 		`name="cardnumber"`, `name="card_num"`, `name="Card-Number"`, `name="ccnum"`, `name="cc-num"`,
 		`name="cvc"`, `name="CVV2"`, `name="csc"`, `name="security_code"`, `id="securityCode"`,

@@ -12,6 +12,7 @@ import (
 // server's per page, a block per line, an empty page said to be one, and a
 // PDF's own text unable to pass for a heading or a ref.
 func TestPDFBlocks(t *testing.T) {
+	t.Parallel()
 	doc := &pdftext.Document{Total: 3, Pages: []string{
 		"Title\nfirst line",
 		"",

@@ -34,6 +34,7 @@ func (c *fakeClock) sleep(ctx context.Context, d time.Duration) error {
 }
 
 func TestAdmitSpacesActions(t *testing.T) {
+	t.Parallel()
 	c := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	p := polite{now: c.now, sleep: c.sleep}
 	gap := 5 * time.Second
@@ -57,6 +58,7 @@ func TestAdmitSpacesActions(t *testing.T) {
 }
 
 func TestPacedSaysItWaitedAndCountsOnlyActions(t *testing.T) {
+	t.Parallel()
 	c := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s := NewSession(nil, Config{MaxActionsPerMinute: 12})
 	s.polite.now, s.polite.sleep = c.now, c.sleep
@@ -86,6 +88,7 @@ func TestPacedSaysItWaitedAndCountsOnlyActions(t *testing.T) {
 }
 
 func TestPacedCancelledWhileWaitingDoesNothing(t *testing.T) {
+	t.Parallel()
 	c := &fakeClock{t: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
 	s := NewSession(nil, Config{MaxActionsPerMinute: 1})
 	s.polite.now, s.polite.sleep = c.now, c.sleep
@@ -105,6 +108,7 @@ func TestPacedCancelledWhileWaitingDoesNothing(t *testing.T) {
 }
 
 func TestPacedWaitEndsWithItsContext(t *testing.T) {
+	t.Parallel()
 	s := NewSession(nil, Config{MaxActionsPerMinute: 1})
 	run := func(context.Context) Output { return Output{Value: toolapi.ActionResult{Success: true}} }
 	s.paced(context.Background(), false, run)
@@ -140,6 +144,7 @@ func robotsSite(t *testing.T, status int, body string) (*httptest.Server, *atomi
 }
 
 func TestRobotsAllow(t *testing.T) {
+	t.Parallel()
 	const body = "User-agent: *\nDisallow: /\n\nUser-agent: Chaperone\nDisallow: /private\nAllow: /private/help\n"
 	tests := []struct {
 		name    string
@@ -179,6 +184,7 @@ func TestRobotsAllow(t *testing.T) {
 }
 
 func TestRobotsOffFetchesNothing(t *testing.T) {
+	t.Parallel()
 	srv, fetched := robotsSite(t, 200, "User-agent: *\nDisallow: /\n")
 	s := NewSession(nil, Config{})
 	if err := s.robotsAllow(context.Background(), srv.URL+"/x"); err != nil || fetched.Load() != 0 {
@@ -190,6 +196,7 @@ func TestRobotsOffFetchesNothing(t *testing.T) {
 // from an address the URL policy refuses: not directly, and not at the end
 // of a redirect.
 func TestRobotsFetchHonoursThePolicy(t *testing.T) {
+	t.Parallel()
 	reserved, fetched := robotsSite(t, 200, "User-agent: *\nAllow: /\n")
 	redirect := httptest.NewServer(http.RedirectHandler(reserved.URL+"/robots.txt", http.StatusFound))
 	t.Cleanup(redirect.Close)

@@ -156,6 +156,7 @@ func TestBrowserPool(t *testing.T) {
 }
 
 func TestEndpointNameHidesCredentials(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"ws://pool.internal:3000/?token=s3cr3t", "ws://pool.internal:3000"},
 		{"wss://user:pass@grid.example/session/abc/se/cdp", "wss://grid.example"},
@@ -173,6 +174,7 @@ func TestEndpointNameHidesCredentials(t *testing.T) {
 // endpoint is chosen, so the burst spreads evenly rather than landing on
 // whichever endpoint looked least loaded to all of them at once.
 func TestBurstSpreadsOverThePool(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	a := browsertest.StartChromium(t, 0)
 	b := browsertest.StartChromium(t, 0)

@@ -107,6 +107,7 @@ var defaultGated = map[string][]string{
 // the action the tools would build to click it (or fill it, for a text
 // field), gated or not. It logs the table in markdown.
 func TestDefaultPolicyPrecision(t *testing.T) {
+	t.Parallel()
 	p, err := checkpoint.LoadProfile("default")
 	if err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestPressKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// steps runs on a fresh /variants/keys and checks the outcome.
@@ -87,6 +88,7 @@ func TestPressKey(t *testing.T) {
 // form, places the order as a click would, so the default policy asks a
 // person first; rejected, nothing happens.
 func TestPressKeyIsGated(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		role, el  string
@@ -126,6 +128,7 @@ func TestPressKeyIsGated(t *testing.T) {
 // TestPressKeyIntoPasswordIsMasked: a character pressed into a password
 // field is typed, but neither the result nor the audit log shows it.
 func TestPressKeyIntoPasswordIsMasked(t *testing.T) {
+	t.Parallel()
 	h := openWith(t, "/variants/form", Config{})
 	var log bytes.Buffer
 	WithAudit(audit.New(&log, "test"))(h.s)

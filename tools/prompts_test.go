@@ -16,6 +16,7 @@ import (
 // value) and the dialog an answer is about. The lines each request shows
 // are logged: they are the examples of approval prompts.
 func TestRequestShowsWhatWillHappen(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, page, profile string
 		// act takes the action on a whole-page snapshot.

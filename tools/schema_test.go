@@ -13,6 +13,7 @@ import (
 )
 
 func TestFillDefaults(t *testing.T) {
+	t.Parallel()
 	defaults := map[string]json.RawMessage{"amount": json.RawMessage(`300`)}
 	tests := []struct {
 		name, args, want string
@@ -47,6 +48,7 @@ func TestFillDefaults(t *testing.T) {
 // or with a null one, goes 300 pixels, and the audit log records the
 // arguments the tool ran with.
 func TestCallFillsInDefaults(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/long")
 	var log bytes.Buffer
 	WithAudit(audit.New(&log, "test"))(h.s)
@@ -78,6 +80,7 @@ func TestCallFillsInDefaults(t *testing.T) {
 // schema fails DefinitionsFor, rather than being replaced unseen by the one
 // its type says.
 func TestHandWrittenSchemaIsRefused(t *testing.T) {
+	t.Parallel()
 	tl := newTool(Definition{Name: "x", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(*Session, context.Context, *call, struct{}) Output { return Output{} },
 		func(*Session, context.Context, *call, error) Output { return Output{} })

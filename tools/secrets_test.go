@@ -19,6 +19,7 @@ import (
 // and nothing the session outputs shows it: not the snapshots (whose page
 // echoes it), the messages, the approval prompt, the audit log or the log.
 func TestSecretsAreTypedButNeverShown(t *testing.T) {
+	t.Parallel()
 	const secret = "sk-live-Zq7\"x9<secret>"
 	var logs bytes.Buffer
 	cfg := Config{Secrets: map[string]string{"API_KEY": secret, "OTHER": "unused-value"},
@@ -89,6 +90,7 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 // passwords apart, so that approving one does not approve another, and
 // tells nothing of either.
 func TestPasswordFingerprint(t *testing.T) {
+	t.Parallel()
 	s := newSecrets(map[string]string{"PW": "from-the-env"}, nil)
 	a, _ := s.value("hunter2", true)
 	b, _ := s.value("hunter3", true)
@@ -109,6 +111,7 @@ func TestPasswordFingerprint(t *testing.T) {
 // an element of a snapshot carries that the page can choose (all but the
 // server's own vocabulary), so that a field added later is not forgotten.
 func TestRedactSnapshotEveryField(t *testing.T) {
+	t.Parallel()
 	const pw = "p@ss w0rd/Zq?9"
 	enc := url.QueryEscape(pw)
 	s := newSecrets(map[string]string{"PW": pw}, nil)
@@ -144,6 +147,7 @@ func TestRedactSnapshotEveryField(t *testing.T) {
 // TestTypedPasswordLearnt hides a password typed in the open from then on,
 // however the page gives it back; a very short one is not learnt.
 func TestTypedPasswordLearnt(t *testing.T) {
+	t.Parallel()
 	s := newSecrets(nil, nil)
 	const pw = "Pin@ 42/Xy?"
 	if got := s.redact(url.QueryEscape(pw)); got != url.QueryEscape(pw) {

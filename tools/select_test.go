@@ -21,6 +21,7 @@ const (
 // multiple> and of an ARIA listbox of several, deselecting the others, and
 // the page hears it as a person's choice.
 func TestSelectSeveral(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/selects")
 	for _, tc := range []struct {
 		name, role, label string
@@ -57,6 +58,7 @@ func TestSelectSeveral(t *testing.T) {
 // TestSelectRefusals: what cannot be chosen is invalid_params saying why,
 // nothing changes, and the session goes on.
 func TestSelectRefusals(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/selects")
 	for _, tc := range []struct {
 		name, role, label string
@@ -100,6 +102,7 @@ func TestSelectRefusals(t *testing.T) {
 // pointer that cannot reach it, and through its proxy with the pointer; the
 // proxy shows the choice and the page hears the change either way.
 func TestStyledSelect(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/selects")
 	t.Run("the pointer cannot reach the native select", func(t *testing.T) {
 		h := h.sub(t)
@@ -160,6 +163,7 @@ func TestStyledSelect(t *testing.T) {
 // clicked open, and the option showing the text is clicked; the combobox
 // shows it afterwards and the popup is gone.
 func TestAriaCombobox(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/selects")
 	for _, tc := range []struct {
 		name, value, shows, heard string
@@ -189,6 +193,7 @@ func TestAriaCombobox(t *testing.T) {
 // TestGatedSelectShowsEveryOption: the person approving a select sees every
 // option it will choose, and an approval of one set covers that set only.
 func TestGatedSelectShowsEveryOption(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/variants/selects", `{"name":"prefs","gated_actions":[{"name":"genres","verb":"select","name_matches":"genres"}]}`, true, Config{})
 	shown := func(i int) []checkpoint.Option {
 		t.Helper()
@@ -244,6 +249,7 @@ func TestGatedSelectShowsEveryOption(t *testing.T) {
 // moment later, as pages that render asynchronously do, still ends up with
 // exactly the options asked for.
 func TestSelectWaitsForALateListbox(t *testing.T) {
+	t.Parallel()
 	// Three late clicks take longer than the default limit allows on a
 	// loaded machine; what is tested is the outcome, not the speed.
 	h := openWith(t, "/variants/selects", Config{ActionTimeout: 30 * time.Second})

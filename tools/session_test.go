@@ -150,6 +150,7 @@ func wantError(t *testing.T, r toolapi.ActionResult, want toolapi.Code) {
 }
 
 func TestClickMovesTheFlowOn(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/account")
 	s := h.snap(true)
 	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
@@ -180,6 +181,7 @@ func refNumber(t *testing.T, ref string) int {
 }
 
 func TestRefsThatAreNotLive(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/account")
 	old := h.snap(true)
 	stale := browsertest.Ref(t, old, "button", "Cancel Membership")
@@ -201,6 +203,7 @@ func TestRefsThatAreNotLive(t *testing.T) {
 }
 
 func TestRelabelledElementIsNotClicked(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
 	save := browsertest.Ref(t, s, "button", "Save")
@@ -218,6 +221,7 @@ func TestRelabelledElementIsNotClicked(t *testing.T) {
 }
 
 func TestActionErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		page  string
@@ -278,6 +282,7 @@ func TestActionErrors(t *testing.T) {
 }
 
 func TestObscuredNamesTheCover(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/modal")
 	s := h.snap(true)
 	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel Membership")})
@@ -291,6 +296,7 @@ func TestObscuredNamesTheCover(t *testing.T) {
 }
 
 func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/variants/busy")
 	s := h.snap(true)
 	r := h.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Freeze")})
@@ -312,6 +318,7 @@ func TestAfterATimeoutTheSessionGoesOn(t *testing.T) {
 // re-render after a timer, within the quiet window) is in the result's
 // snapshot, although the capture can be taken while the page settles.
 func TestResultShowsLateChanges(t *testing.T) {
+	t.Parallel()
 	for _, delay := range []int{0, 10, 30} {
 		t.Run(fmt.Sprintf("%dms", delay), func(t *testing.T) {
 			h := open(t, "/account")

@@ -18,6 +18,7 @@ import (
 // A session that moves to another browser of the pool starts there with
 // the --storage-state login again.
 func TestPoolMoveReloadsStorageState(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	a := browsertest.StartChromium(t, 0)
 	b := browsertest.StartChromium(t, 0)

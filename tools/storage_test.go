@@ -72,6 +72,7 @@ func writeState(t *testing.T, base, secret string) string {
 // Every session starts with the storage state, each in its own context, and
 // a log at debug level names the cookies without their values.
 func TestSessionsStartWithStorageState(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	const secret = "pw-session-c0ffee-77"
 	logs := &lockedBuffer{}
@@ -102,6 +103,7 @@ func TestSessionsStartWithStorageState(t *testing.T) {
 // A storage-state file that cannot be used fails the start, before any
 // browser starts, and says what is wrong with it.
 func TestBadStorageStateFailsTheStart(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"cookies": [{"name": "sid", "value": "x", "sameSite": "Lax"}]}`), 0o600); err != nil {
@@ -128,6 +130,7 @@ func TestBadStorageStateFailsTheStart(t *testing.T) {
 // With a persistent profile sessions share its default context, so only one
 // runs at a time; a refused second leaves the first alone.
 func TestUserDataDirOneSessionAtATime(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	m, err := fleet.New(t.Context(), browser.Options{UserDataDir: t.TempDir(), DefaultContext: true}, fleet.Config{})
 	cfg := tools.Config{StartURL: site + "/variants/signin?as=ada"}

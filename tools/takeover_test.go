@@ -28,6 +28,7 @@ func takeoverFrame(t *testing.T, ch <-chan browser.Frame) browser.Frame {
 // a second one gets the newest frame at once even on a still page, and one
 // leaving does not stop the other.
 func TestTakeoverViewersShareTheScreencast(t *testing.T) {
+	t.Parallel()
 	h := open(t, "/hostile/takeover-login")
 	ctx := t.Context()
 	aCtx, aLeave := context.WithCancel(ctx)

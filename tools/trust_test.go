@@ -81,6 +81,7 @@ func (g *gatedHarness) auditEvents(kind string) []map[string]any {
 // approving "Finish Cancellation" by ref lets exactly that click through,
 // once, and the audit log names the approval that covered it.
 func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/finish", "demo", true, Config{})
 	s := g.snap(true)
 	r := g.approval(map[string]any{"action": "Go back to the survey", "reason": "I want to check my answers", "ref": browsertest.Ref(t, s, "button", "Go back")})
@@ -130,6 +131,7 @@ func TestApprovalCoversOnlyTheActionShown(t *testing.T) {
 // TestWordsAlonePreApproveNothing: a request without a ref is shown as the
 // agent's words and covers no action.
 func TestWordsAlonePreApproveNothing(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/finish", "demo", true, Config{})
 	s := g.snap(true)
 	r := g.approval(map[string]any{"action": "Finish the cancellation", "reason": "final step"})
@@ -159,6 +161,7 @@ func TestWordsAlonePreApproveNothing(t *testing.T) {
 // TestSPAStepBecomesACheckpoint: the same URL and the same button, but the
 // page turned into the final step after the agent's snapshot.
 func TestSPAStepBecomesACheckpoint(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/variants/spa-steps", `{"name":"spa","checkpoints":[{"title_contains":"finish cancellation"}]}`, false, Config{})
 	s := g.snap(true)
 	cont := browsertest.Ref(t, s, "button", "Continue")
@@ -178,6 +181,7 @@ func TestSPAStepBecomesACheckpoint(t *testing.T) {
 // TestCheckpointOutOfView: the heading that makes the page a checkpoint is
 // scrolled away, and still gates the button below it.
 func TestCheckpointOutOfView(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/variants/checkout", `{"name":"shop","checkpoints":[{"element":{"role":"heading","name_contains":"Review your order"}}]}`, false, Config{})
 	r := g.act(toolapi.Scroll, map[string]any{"direction": "bottom"})
 	if _, ok := r.Snapshot.Find("heading", "Review your order"); ok {
@@ -197,6 +201,7 @@ func TestCheckpointOutOfView(t *testing.T) {
 // TestDialogRuleGatesOK: a rule on a confirm dialog's message gates its OK,
 // and the person reads the message.
 func TestDialogRuleGatesOK(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/variants/checkout", `{"name":"leave","checkpoints":[{"dialog":{"type":"confirm","message_contains":"leave checkout"}}]}`, false, Config{})
 	s := g.snap(false)
 	r := g.act(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Cancel")})
@@ -226,6 +231,7 @@ func TestDialogRuleGatesOK(t *testing.T) {
 // on all of the page, failure indicators veto it, and another origin does
 // not count.
 func TestVerdicts(t *testing.T) {
+	t.Parallel()
 	complete := func(g *gatedHarness) toolapi.CompletionResult {
 		g.t.Helper()
 		out := g.call(toolapi.CompleteTask, map[string]any{"status": "success", "reason": "the page says so"})

@@ -12,6 +12,7 @@ import (
 // TestTextChords: a text is typed a key per character, and judged by its
 // first Enter, else its first space, else its first character.
 func TestTextChords(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		text, keys, judged string
 	}{
@@ -43,6 +44,7 @@ func TestTextChords(t *testing.T) {
 // Enter, in a field of the payment form, submits it as Enter alone does, so
 // the default policy asks a person first; rejected, nothing is typed.
 func TestTypedEnterIsGated(t *testing.T) {
+	t.Parallel()
 	g := openGated(t, "/variants/checkout", "default", false, Config{})
 	s := g.snap(false)
 	r := g.act(toolapi.PressKey, map[string]any{"text": "SAVE10\n", "ref": browsertest.Ref(t, s, "textbox", "Coupon code")})

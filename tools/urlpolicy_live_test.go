@@ -20,6 +20,7 @@ import (
 // behind a redirect. The action answers action_failed "blocked by policy",
 // and the page stays where it was.
 func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
 	policy := urlpolicy.Policy{BlockedOrigins: []string{other}}
@@ -84,6 +85,7 @@ func TestPolicyBlocksEveryDocumentRequest(t *testing.T) {
 
 // A start URL the policy refuses fails the session with the reason.
 func TestPolicyRefusesTheStartURL(t *testing.T) {
+	t.Parallel()
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
 	policy := urlpolicy.Policy{AllowedOrigins: []string{site}}

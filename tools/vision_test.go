@@ -36,6 +36,7 @@ func (p *coveringPerson) Approve(ctx context.Context, r checkpoint.Request) (che
 // page covers the point meanwhile. The click is planned again at the same
 // point, finds another element there, and does nothing.
 func TestClickAtApprovalBindsToWhatIsAtThePoint(t *testing.T) {
+	t.Parallel()
 	h := openWith(t, "/variants/canvas", Config{Caps: []string{toolapi.CapVision}})
 	p, err := checkpoint.LoadProfile("default")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 )
 
 func TestWaitFor(t *testing.T) {
+	t.Parallel()
 	all := Config{Caps: []string{toolapi.CapWait}}
 	tests := []struct {
 		name string
@@ -81,6 +82,7 @@ func TestWaitFor(t *testing.T) {
 // TestDisabledToolsAreUnknown: an opt-in tool its capability does not turn
 // on is refused as an unknown tool, and nothing reaches the page.
 func TestDisabledToolsAreUnknown(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		caps []string
 		tool string
@@ -115,6 +117,7 @@ func TestDisabledToolsAreUnknown(t *testing.T) {
 // TestWaitForAcrossANavigation: text that shows on the next page, after the
 // page navigates during the wait, ends the wait.
 func TestWaitForAcrossANavigation(t *testing.T) {
+	t.Parallel()
 	h := openWith(t, "/variants/waits", Config{Caps: []string{toolapi.CapWait}})
 	h.snap(true)
 	h.eval(`setTimeout(() => { location.href = '/variants/search-results?q=next+page'; }, 300)`, nil)

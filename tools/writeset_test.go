@@ -11,6 +11,7 @@ import (
 // connect to: the write set compares what the browser will do, not how the
 // agent wrote it.
 func TestCanonicalHostSites(t *testing.T) {
+	t.Parallel()
 	w, err := checkpoint.NewWriteSet(urlpolicy.CanonicalHost("http://127.0.0.1:8080/start"), urlpolicy.CanonicalHost("https://*.xn--bcher-kva.example"))
 	if err != nil {
 		t.Fatal(err)
