@@ -33,10 +33,13 @@ func dirNames(t *testing.T, dir string) []string {
 // file saved under a safe, unique name; one over the cap leaves nothing.
 func TestDownloads(t *testing.T) {
 	t.Parallel()
+	// The directory first, so that it is removed after the context
+	// closes (cleanups run last first): a cancelled download's file may
+	// be written to until then.
+	dir := t.TempDir()
 	tab := browsertest.Tab(t)
 	site := browsertest.Site(t)
 	ctx := testCtx(t)
-	dir := t.TempDir()
 	if err := tab.SetDownloads(ctx, browser.DownloadOptions{Dir: dir, MaxBytes: 1 << 20}); err != nil {
 		t.Fatal(err)
 	}
@@ -90,11 +93,11 @@ func TestDownloads(t *testing.T) {
 // fresh browser context, which saves its downloads into the tab's directory
 // again, not nowhere.
 func TestDownloadsAfterRelaunch(t *testing.T) {
+	dir := t.TempDir() // removed after the browser closes, as in TestDownloads
 	site := browsertest.Site(t)
 	b := browsertest.NewBrowser(t, browser.Options{})
 	tab := browsertest.TabOf(t, b)
 	ctx := testCtx(t)
-	dir := t.TempDir()
 	if err := tab.SetDownloads(ctx, browser.DownloadOptions{Dir: dir}); err != nil {
 		t.Fatal(err)
 	}
