@@ -105,7 +105,7 @@ func TestKeysModifiedActivationOnAGatedControl(t *testing.T) {
 		s = after
 	}
 	// Focused without a ref: the key goes to what has focus.
-	s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
+	keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Tab", "ref": browsertest.Ref(t, s, "checkbox", "Subscribe to monthly deliveries")})
 	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Enter"})
 	keysStatus(t, s, "Nothing ordered")
 	// A span styled as a checkbox, toggled by Space on key up.
@@ -164,7 +164,7 @@ func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
 	}
 	keysStatus(t, s, "No money moved")
 	// Without a ref, on the field that has focus.
-	s = keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Recipient")})
+	keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Recipient")})
 	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "Shift+Enter"})
 	keysStatus(t, s, "No money moved")
 	// A form with one field and no button submits on Enter.
@@ -183,10 +183,10 @@ func TestKeysEnterSubmitsByTheDefaultButton(t *testing.T) {
 func TestKeysShortcutOnAPageWithAGatedControl(t *testing.T) {
 	t.Parallel()
 	c, host := keysServe(t, "/hostile/keys-compose")
-	s := getSnapshot(t, c)
+	getSnapshot(t, c)
 	// Nothing has focus: a plain key goes to the page's own handlers, and
 	// "s" sends; Escape moves nothing anywhere.
-	_, s = keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "s"})
+	_, s := keysRefused(t, c, host, toolapi.PressKey, map[string]any{"key": "s"})
 	keysStatus(t, s, "Draft")
 	s = keysAllowed(t, c, host, toolapi.PressKey, map[string]any{"key": "Escape"})
 	// On a harmless button, a key that does not activate it is the page's.

@@ -227,7 +227,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 
 	// The cross-site frame loads after the page: look until it greets.
 	for i := 0; ; i++ {
-		res, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+		_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 		if strings.Contains(s.Text, "Welcome") {
 			break
 		}
@@ -258,7 +258,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 		t.Fatal("no Search again button")
 	}
 	host.decisions <- map[string]any{"approved": false}
-	res, _ = secretsCall(t, c, &seen, toolapi.RequestApproval, map[string]any{"ref": again, "verb": "click",
+	secretsCall(t, c, &seen, toolapi.RequestApproval, map[string]any{"ref": again, "verb": "click",
 		"action": "search again", "reason": "to see more results"})
 	p := host.asked(t)
 	if p.Screenshot == nil {

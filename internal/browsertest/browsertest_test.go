@@ -18,7 +18,7 @@ func TestMain(m *testing.M) { browsertest.Main(m) }
 
 func TestHarness(t *testing.T) {
 	t.Parallel()
-	if browsertest.Browser(t) != browsertest.Browser(t) {
+	if first, again := browsertest.Browser(t), browsertest.Browser(t); first != again {
 		t.Error("Browser returns a different browser on each call")
 	}
 	site := browsertest.Site(t)
