@@ -15,20 +15,6 @@ import (
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
 
-// dirNames lists the names in dir.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestDownloads: navigations that turn into downloads end at once with the
 // file saved under a safe, unique name; one over the cap leaves nothing.
 func TestDownloads(t *testing.T) {
@@ -81,7 +67,7 @@ func TestDownloads(t *testing.T) {
 	if len(got) != 1 || got[0].State != browser.DownloadTooLarge {
 		t.Fatalf("big download = %+v, want too_large", got)
 	}
-	if names := dirNames(t, dir); len(names) != 2 || slices.Contains(names, "big.csv") {
+	if names := browsertest.DirNames(t, dir); len(names) != 2 || slices.Contains(names, "big.csv") {
 		t.Errorf("directory holds %q after the big download, want the two reports only", names)
 	}
 	if r := tab.Downloads(); len(r) != 3 {

@@ -80,7 +80,8 @@ func (a announcements) next(t *testing.T, stderr *syncBuffer) (text, url string)
 	}
 }
 
-// pending lists the console's pending approvals.
+// pending lists the pending approvals of a console view, failing the test
+// unless the view answers 200.
 func pending(t *testing.T, console string) []struct {
 	ID     string `json:"id"`
 	Action string `json:"action"`
@@ -97,8 +98,8 @@ func pending(t *testing.T, console string) []struct {
 			Action string `json:"action"`
 		} `json:"pending"`
 	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		t.Fatal(err)
+	if err := json.NewDecoder(resp.Body).Decode(&out); resp.StatusCode != http.StatusOK || err != nil {
+		t.Fatalf("GET %sapi/pending: %s %v", console, resp.Status, err)
 	}
 	return out.Pending
 }

@@ -141,30 +141,6 @@ func channelView(t *testing.T, stderr interface{ String() string }, n int) strin
 	}
 }
 
-// channelPending lists a console view's pending requests, failing the test
-// unless the view answers 200.
-func channelPending(t *testing.T, view string) []struct {
-	ID     string `json:"id"`
-	Action string `json:"action"`
-} {
-	t.Helper()
-	resp, err := http.Get(view + "api/pending")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out struct {
-		Pending []struct {
-			ID     string `json:"id"`
-			Action string `json:"action"`
-		} `json:"pending"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&out); resp.StatusCode != http.StatusOK || err != nil {
-		t.Fatalf("GET %sapi/pending: %s %v", view, resp.Status, err)
-	}
-	return out.Pending
-}
-
 // channelWaitPending waits until a console view lists a request and
 // returns the list; a question put to the client program (on asked) fails
 // the test at once.
@@ -180,7 +156,7 @@ func channelWaitPending(t *testing.T, view string, asked <-chan string) []struct
 			t.Fatalf("the client program was asked to approve: %q", q)
 		default:
 		}
-		if w := channelPending(t, view); len(w) > 0 {
+		if w := pending(t, view); len(w) > 0 {
 			return w
 		}
 		if time.Now().After(deadline) {
@@ -303,7 +279,7 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 			t.Errorf("a page showed bob's screenshot to alice's agent:\n%s", text)
 		}
 	})
-	if w := channelPending(t, bobView); len(w) != 1 || w[0].ID != bobID {
+	if w := pending(t, bobView); len(w) != 1 || w[0].ID != bobID {
 		t.Fatalf("after alice's browser tried, bob's view lists %+v", w)
 	}
 
@@ -336,7 +312,7 @@ func TestChannelClientsCannotReachTheApprovalChannel(t *testing.T) {
 	if aliceView == bobView {
 		t.Fatal("alice and bob share a console view")
 	}
-	mine := channelPending(t, aliceView)
+	mine := pending(t, aliceView)
 	if len(mine) != 1 || mine[0].ID == bobID {
 		t.Fatalf("alice's view lists %+v", mine)
 	}

@@ -82,20 +82,6 @@ func downloadSafeName(t *testing.T, name string) {
 	}
 }
 
-// downloadFiles lists the names in dir.
-func downloadFiles(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
-}
-
 // TestDownloadClickSavesSafeFile: a click that downloads used to answer
 // success with the file gone nowhere. Now the file is in the download
 // directory under a safe name, with the served bytes, and the result names
@@ -142,7 +128,7 @@ func TestDownloadClickSavesSafeFile(t *testing.T) {
 		})
 	}
 	// Nothing was written outside the directory's own names.
-	for _, n := range downloadFiles(t, dir) {
+	for _, n := range browsertest.DirNames(t, dir) {
 		downloadSafeName(t, n)
 	}
 }
@@ -183,7 +169,7 @@ func TestDownloadTooLarge(t *testing.T) {
 	if len(downloadsIn(r.Message)) != 0 || !strings.Contains(r.Message, "not saved") || !strings.Contains(r.Message, "1 MB cap") {
 		t.Errorf("result does not say the big download was refused: %q", r.Message)
 	}
-	if names := downloadFiles(t, dir); len(names) != 0 {
+	if names := browsertest.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("the download directory holds %q after a refused download, want nothing", names)
 	}
 	// The session goes on, and takes files within the cap.

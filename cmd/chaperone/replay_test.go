@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,67 +188,14 @@ func TestRecordAndReplay(t *testing.T) {
 // has exited, failing the test if it did not exit 0.
 func runApproving(t *testing.T, args ...string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append(args, "--approver", "web")...)
-	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=")
-	var stdout, stderr syncBuffer
-	cmd.Stdout = &stdout
-	pr, pw := io.Pipe()
-	cmd.Stderr = pw
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	approved := make(chan int, 1)
-	go func() {
-		var console string
-		n := 0
-		sc := bufio.NewScanner(pr)
-		for sc.Scan() {
-			line := sc.Text()
-			stderr.Write([]byte(line + "\n"))
-			if u, ok := strings.CutPrefix(line, "Approval console: "); ok {
-				console = strings.TrimSuffix(u, "/") + "/"
-			}
-			if !strings.HasPrefix(line, "Approval needed: ") {
-				continue
-			}
-			// Not pending(t, …): this goroutine may not end the test.
-			resp, err := http.Get(console + "api/pending")
-			if err != nil {
-				t.Error(err)
-				continue
-			}
-			var list struct {
-				Pending []struct{ ID string } `json:"pending"`
-			}
-			err = json.NewDecoder(resp.Body).Decode(&list)
-			resp.Body.Close()
-			if err != nil {
-				t.Error(err)
-			}
-			for _, p := range list.Pending {
-				resp, err := http.Post(console+"api/approvals/"+p.ID, "application/json", strings.NewReader(`{"approved":true}`))
-				if err != nil {
-					t.Error(err)
-					continue
-				}
-				resp.Body.Close()
-				n++
-			}
-		}
-		approved <- n
-	}()
-	err := cmd.Wait()
-	pw.Close()
-	n := <-approved
+	stdout, stderr, n, err := shippingRun(t, "", args...)
 	if err != nil {
-		t.Fatalf("chaperone %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, &stdout, &stderr)
+		t.Fatalf("chaperone %s: %v\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), err, stdout, stderr)
 	}
 	if n == 0 {
-		t.Fatalf("chaperone %s asked nobody\nstderr:\n%s", strings.Join(args, " "), &stderr)
+		t.Fatalf("chaperone %s asked nobody\nstderr:\n%s", strings.Join(args, " "), stderr)
 	}
-	return stdout.String()
+	return stdout
 }
 
 // Through the built binary: the demo leaves a script, and `chaperone
