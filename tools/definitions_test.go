@@ -88,6 +88,21 @@ func allDefinitions(t *testing.T) []Definition {
 	return defs
 }
 
+// TestDescriptionsSayNoGoNames: what a model reads names tools and words,
+// never the Go identifiers behind them; a rename that reached into the
+// strings once wrote "toolapi.Click a link" into a description.
+func TestDescriptionsSayNoGoNames(t *testing.T) {
+	t.Parallel()
+	goName := regexp.MustCompile(`\b(toolapi|tools|browser|snapshot|checkpoint)\.[A-Z]`)
+	for _, d := range allDefinitions(t) {
+		for what, text := range map[string]string{"title": d.Title, "description": d.Description, "input schema": string(d.InputSchema)} {
+			if m := goName.FindString(text); m != "" {
+				t.Errorf("%s's %s names the Go identifier %q…", d.Name, what, m)
+			}
+		}
+	}
+}
+
 // TestDescriptionsCarryTheirParts checks the six parts of every description,
 // that the example's input validates against the input schema, and that
 // every error code a description names exists.
