@@ -53,7 +53,7 @@ type Options struct {
 	// is about to request (pages, popups, frames, each hop of a redirect)
 	// before the request is sent; an error refuses it, and its text is the
 	// reason a person reads. A refused page stays where it was; the refusal
-	// is logged and reported by Tab.TakeBlocked. On a browser connected to
+	// is logged and reported by Context.TakeBlocked. On a browser connected to
 	// with CDPEndpoint it applies to every tab of that browser while
 	// connected.
 	DocumentPolicy func(ctx context.Context, url string) error
@@ -66,11 +66,11 @@ var (
 	// ErrClosed means that the tab or the browser was closed by Close.
 	ErrClosed = errors.New("closed")
 	// ErrTabCrashed means that the tab's renderer crashed or the tab was
-	// closed from outside (by the page or by another client); Tab.Recover
+	// closed from outside (by the page or by another client); Context.Recover
 	// opens a fresh tab.
 	ErrTabCrashed = errors.New("the tab crashed or was closed")
 	// ErrBrowserGone means that the browser process died or the connection
-	// to it was lost; Tab.Recover relaunches or reconnects.
+	// to it was lost; Context.Recover relaunches or reconnects.
 	ErrBrowserGone = errors.New("the browser is gone")
 	// ErrContextBusy means that Options.DefaultContext is set and a tab is
 	// open already.
@@ -185,7 +185,7 @@ func (b *Browser) Process() *os.Process {
 
 // Relaunch replaces the browser with a fresh one: it closes the current
 // process (if it still runs) and launches a new one, or reconnects to
-// Options.CDPEndpoint. Every tab of the old browser is gone; Tab.Recover
+// Options.CDPEndpoint. Every tab of the old browser is gone; Context.Recover
 // moves a tab to the new one.
 func (b *Browser) Relaunch(ctx context.Context) error {
 	return b.relaunch(ctx, 0)

@@ -22,7 +22,7 @@ import (
 // index<<nodeShift (the frame's NodeBase) to every backend node id of the
 // frame, so ids of different processes cannot collide. Inside the package
 // a node is a nodeID, its frame's index and its id in that frame's process
-// apart, and calls on it go to that process through Tab.route (nodes.go).
+// apart, and calls on it go to that process through Context.route (nodes.go).
 // A frame that has gone (navigated to another
 // site, removed) leaves its index unknown, and its nodes are ErrDetached.
 // See docs/architecture.md.
@@ -50,7 +50,7 @@ type remoteFrame struct {
 	cancel context.CancelFunc
 }
 
-// cdp returns a context for protocol calls in the frame, as Tab.cdp does
+// cdp returns a context for protocol calls in the frame, as Context.cdp does
 // for the page.
 func (f *remoteFrame) cdp(ctx context.Context) (context.Context, context.CancelFunc) {
 	return within(ctx, f.ctx, defaultCallTimeout)

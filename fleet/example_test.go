@@ -25,7 +25,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	if err := l.Tab.Navigate(ctx, "http://127.0.0.1:8080/"); err != nil && l.Pooled() && !l.Tab.Alive() {
+	if err := l.Context.Navigate(ctx, "http://127.0.0.1:8080/"); err != nil && l.Pooled() && !l.Context.Alive() {
 		// Move spends the old lease, whatever it returns.
 		if l, err = l.Move(ctx); err != nil {
 			fmt.Println(err)

@@ -195,7 +195,7 @@ func (f *Fleet) Open(ctx context.Context) (*Lease, error) {
 		return nil, err
 	}
 	if f.storage != nil {
-		if err := l.Tab.LoadStorageState(ctx, *f.storage); err != nil {
+		if err := l.Context.LoadStorageState(ctx, *f.storage); err != nil {
 			l.Close()
 			return nil, fmt.Errorf("load the storage state %s: %w", f.config.StorageState, err)
 		}

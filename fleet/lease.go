@@ -9,8 +9,8 @@ import (
 // Lease is one isolated browser context of a Fleet and its place on the
 // member it was opened on. Its holder closes it when done.
 type Lease struct {
-	// Tab is the browser context.
-	Tab *browser.Context
+	// Context is the browser context and the pages it holds.
+	Context *browser.Context
 	// StorageErr is why loading the storage state failed when Move opened
 	// the context, or nil.
 	StorageErr error
@@ -22,7 +22,7 @@ type Lease struct {
 // Close closes the context and gives its place back.
 func (l *Lease) Close() error {
 	l.f.release(l.mb)
-	return l.Tab.Close()
+	return l.Context.Close()
 }
 
 // Pooled reports whether the context moves to another browser when its own
@@ -47,7 +47,7 @@ func (l *Lease) Move(ctx context.Context) (*Lease, error) {
 		return nil, err
 	}
 	if l.f.storage != nil {
-		next.StorageErr = next.Tab.LoadStorageState(ctx, *l.f.storage)
+		next.StorageErr = next.Context.LoadStorageState(ctx, *l.f.storage)
 	}
 	return next, nil
 }

@@ -137,7 +137,7 @@ func (f *Fleet) reserve(avoid *member, tried []*member) *member {
 		}
 		switch {
 		case mb.b != nil && (mb.endpoint == "" || mb.b.Alive()):
-			// The Fleet's own browser relaunches itself (Tab.Recover).
+			// The Fleet's own browser relaunches itself (Context.Recover).
 			if best == nil || mb.sessions < best.sessions {
 				best = mb
 			}
@@ -182,7 +182,7 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 		}
 		tab, err := b.NewContext(ctx)
 		if err == nil {
-			return &Lease{Tab: tab, f: f, mb: mb}, nil
+			return &Lease{Context: tab, f: f, mb: mb}, nil
 		}
 		f.release(mb)
 		errs = append(errs, fmt.Errorf("%s: %w", mb.name(), err))

@@ -108,7 +108,7 @@ func Open(ctx context.Context, f *fleet.Fleet, cfg Config, opts ...SessionOption
 	if err != nil {
 		return nil, fmt.Errorf("new session: %w", err)
 	}
-	s := NewSession(lease.Tab, cfg, opts...)
+	s := NewSession(lease.Context, cfg, opts...)
 	s.lease = lease
 	if err := s.openDownloads(ctx); err != nil {
 		s.Close()
@@ -116,7 +116,7 @@ func Open(ctx context.Context, f *fleet.Fleet, cfg Config, opts ...SessionOption
 	}
 	if start := s.config.StartURL; start != "" {
 		nctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
-		err := lease.Tab.Navigate(nctx, start)
+		err := lease.Context.Navigate(nctx, start)
 		cancel()
 		if err != nil {
 			s.Close()
