@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/internal/pdftext"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -74,9 +76,12 @@ func (s *Session) currentPDF(ctx context.Context) (*pdftext.Document, error) {
 }
 
 // pdfNotes says in the snapshot's notes that the page is a PDF and how to
-// read it, since the snapshot shows only the viewer's box.
-func (s *Session) pdfNotes(ctx context.Context, snap *snapshot.Snapshot) {
-	if snap == nil {
+// read it, since the snapshot shows only the viewer's box. page is the
+// capture snap was built from: the browser's PDF viewer names the media
+// type in its DOM, so a capture without it is no PDF, and the snapshot of
+// every other page costs no round trip to ask.
+func (s *Session) pdfNotes(ctx context.Context, snap *snapshot.Snapshot, page *capture.Page) {
+	if snap == nil || page == nil || !bytes.Contains(page.DOM, []byte(pdfType)) {
 		return
 	}
 	doc, err := s.currentPDF(ctx)

@@ -293,7 +293,7 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 	s.live, s.last, s.next = table, snap, next
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
-	s.pdfNotes(ctx, snap)
+	s.pdfNotes(ctx, snap, page)
 	s.takeoverNote(snap)
 	return snap, err
 }
