@@ -6,6 +6,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
 // Cookie consent. A profile's consent (checkpoint.Consent) says what the
@@ -66,11 +67,25 @@ func (s *Session) answerConsent(ctx context.Context, c *call) string {
 		return fmt.Sprintf("%s asked about cookies and has no button to say %s; it was left as it is (profile consent: %s).",
 			what, map[string]string{"rejected": "no", "accepted": "yes"}[verb], policy)
 	}
-	action := checkpoint.Action{Verb: checkpoint.VerbClick, Role: "button", Name: ctl.Name}
-	if rule, gated := s.gate.Gated(nil, action); gated {
-		return fmt.Sprintf("%s asked about cookies; its button %q is one the profile gates (%s), so it was left for you.", what, s.clip(ctl.Name, textLimit), rule)
+	// The server clicks only what the gate would let the agent click
+	// unasked: the button is judged as a click at its place is, by what is
+	// there and what it activates, on the whole page (a checkpoint page
+	// included) and within the write set. A banner that dresses a gated
+	// control as "Reject All" is left for a person.
+	p, err := s.placed(ctx, func(ctx context.Context) (planned, error) { return s.planPoint(ctx, ctl.X, ctl.Y) })
+	var page *snapshot.Snapshot
+	if err == nil && s.gate.NeedsPage() {
+		page, err = s.page(ctx, false)
 	}
-	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error { return s.tab.Click(ctx, ctl.X, ctl.Y) }, "")
+	if err != nil {
+		return fmt.Sprintf("%s asked about cookies; its button %q could not be checked (%s), so it was left as it is.", what, s.clip(ctl.Name, textLimit), s.clip(err.Error(), textLimit))
+	}
+	if rule, gated := s.gate.GatedIn(page, p.action, s.writeSet()); gated {
+		return fmt.Sprintf("%s asked about cookies; clicking its button %q is a step the profile has a person approve (%s), so it was left for you.", what, s.clip(ctl.Name, textLimit), rule)
+	}
+	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+		return s.tab.ClickAt(ctx, p.t.BackendNodeID, ctl.X, ctl.Y)
+	}, "")
 	if err != nil {
 		return fmt.Sprintf("%s asked about cookies; clicking its button %q failed: %s", what, s.clip(ctl.Name, textLimit), s.clip(err.Error(), textLimit))
 	}

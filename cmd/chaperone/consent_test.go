@@ -147,3 +147,28 @@ func TestConsentAsk(t *testing.T) {
 		})
 	}
 }
+
+// TestConsentNeverPassesTheGate: on a page the profile makes a checkpoint,
+// the server does not click a banner's button for the agent, whatever its
+// words: a checkpoint's clicks are a person's, and a hostile page could
+// dress any control as "Reject All". The banner is left, and the message
+// says why.
+func TestConsentNeverPassesTheGate(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	path := filepath.Join(t.TempDir(), "consent.json")
+	profile := `{"name":"consent checkpoint","consent":"reject",` +
+		`"checkpoints":[{"name":"banner page","any":[{"url_contains":"/consent/onetrust"}]}]}`
+	if err := os.WriteFile(path, []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/variants/documents", "--profile", path)
+	r, s := navigateTo(t, c, site.URL+"/consent/onetrust")
+	if !strings.Contains(r.Message, `is a step the profile has a person approve (banner page), so it was left for you`) {
+		t.Errorf("message %q: want the banner left for a person", r.Message)
+	}
+	if !strings.Contains(s.Text, "Consent: none") {
+		t.Errorf("the page says %q: the server answered a banner on a checkpoint page", s.Text)
+	}
+}
