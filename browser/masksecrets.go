@@ -30,23 +30,30 @@ const maskSecretsWait = 200
 // shows one of the texts opts.SecretTexts returns: each element whose text
 // holds one is drawn as discs, as a password field draws its value, for the
 // screenshot only, since a page that echoes a secret (a results heading, its
-// own URL, a greeting in another site's frame) must not show it in one. It
-// reports whether it took the screenshot; when the page shows no secret it
-// takes none, and the caller takes it as usual.
+// own URL, a greeting in another site's frame, CSS content drawn from an
+// attribute) must not show it in one. When opts.CoverCanvases says so, every
+// canvas is hidden too: what a canvas draws cannot be read, so a secret
+// drawn on one cannot be found. It reports whether it took the screenshot;
+// when the page shows no secret and no canvas is covered it takes none, and
+// the caller takes it as usual.
 //
 // Masking changes how the page reads (the accessibility tree reads discs),
 // so it is undone before screenshotMasked returns, and a capture reads the
 // page only after. Masking is best effort: a page or frame that cannot be
 // reached is logged, and the screenshot is taken all the same.
 func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
-	if opts.SecretTexts == nil {
+	var texts []string
+	if opts.SecretTexts != nil {
+		texts = opts.SecretTexts()
+	}
+	cover := opts.CoverCanvases != nil && opts.CoverCanvases()
+	if len(texts) == 0 && !cover {
 		return nil, false, nil
 	}
-	texts := opts.SecretTexts()
-	if len(texts) == 0 {
-		return nil, false, nil
+	if texts == nil {
+		texts = []string{}
 	}
-	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait) == 0 {
+	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait, cover) == 0 {
 		return nil, false, nil
 	}
 	shot, err := screenshot(ctx, tgt, vv, opts)
