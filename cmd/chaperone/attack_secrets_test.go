@@ -437,11 +437,19 @@ func echoForms() map[string]string {
 		return r
 	}, echoSecret)
 	return map[string]string{
-		"raw": echoSecret, "base64": base64.StdEncoding.EncodeToString(b), "base64url": base64.RawURLEncoding.EncodeToString(b),
-		"inside base64": base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
-		"hex": strings.ToUpper(hex.EncodeToString(b)), "reversed": string(rev), "spaced": spread(echoSecret, " "),
-		"dashed": spread(echoSecret, "-"), "zero-width joined": spread(echoSecret, "\u200d"), "soft hyphens": spread(echoSecret, "\u00ad"),
-		"full width": wide, "a piece": "quokka", "a reversed piece": "akkouq",
+		"raw":               echoSecret,
+		"base64":            base64.StdEncoding.EncodeToString(b),
+		"base64url":         base64.RawURLEncoding.EncodeToString(b),
+		"inside base64":     base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
+		"hex":               strings.ToUpper(hex.EncodeToString(b)),
+		"reversed":          string(rev),
+		"spaced":            spread(echoSecret, " "),
+		"dashed":            spread(echoSecret, "-"),
+		"zero-width joined": spread(echoSecret, "\u200d"),
+		"soft hyphens":      spread(echoSecret, "\u00ad"),
+		"full width":        wide,
+		"a piece":           "quokka",
+		"a reversed piece":  "akkouq",
 	}
 }
 
