@@ -42,21 +42,35 @@ const maskSecretsWait = 200
 // page only after. Masking is best effort: a page or frame that cannot be
 // reached is logged, and the screenshot is taken all the same.
 func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
+	var shot *capture.Screenshot
+	masked, err := t.whileMasked(ctx, opts, func() error {
+		var err error
+		shot, err = screenshot(ctx, tgt, vv, opts)
+		return err
+	})
+	return shot, masked, err
+}
+
+// whileMasked runs take (a screenshot, a print) with the page masked as
+// screenshotMasked says, and unmasks it after. It reports whether it ran
+// take: when nothing needed masking it does not, and the caller takes the
+// picture as usual.
+func (t *Context) whileMasked(ctx context.Context, opts CaptureOptions, take func() error) (bool, error) {
 	var texts []string
 	if opts.SecretTexts != nil {
 		texts = opts.SecretTexts()
 	}
 	cover := opts.CoverCanvases != nil && opts.CoverCanvases()
 	if len(texts) == 0 && !cover {
-		return nil, false, nil
+		return false, nil
 	}
 	if texts == nil {
 		texts = []string{}
 	}
 	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait, cover) == 0 {
-		return nil, false, nil
+		return false, nil
 	}
-	shot, err := screenshot(ctx, tgt, vv, opts)
+	err := take()
 	if ctx.Err() == nil {
 		t.inPageAndFrames(ctx, unmaskSecretsJS)
 	} else {
@@ -64,7 +78,7 @@ func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *pag
 		// until it is free again, and nothing waits for that.
 		go t.inPageAndFrames(context.WithoutCancel(ctx), unmaskSecretsJS)
 	}
-	return shot, true, err
+	return true, err
 }
 
 // inPageAndFrames runs the page script fn in the page and in every

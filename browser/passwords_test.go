@@ -35,6 +35,8 @@ func TestPasswordFieldsRemembersShownPasswords(t *testing.T) {
 		{"shown as text", `pw.value = "Person-Secret-42!"; document.getElementById("show").click(); document.getElementById("user").value = "ada"`, "Person-Secret-42!"},
 		{"the page clears what it can reach", `delete globalThis[Symbol.for("chaperone.passwordFields")]; pw.value = "Second-Secret-7"`, "Second-Secret-7"},
 		{"swapped out of the document", `pw.value = "Third-Secret-9"; pw.replaceWith(Object.assign(document.createElement("input"), {id: "pw2"}))`, "Third-Secret-9"},
+		{"a text field drawn as discs", `const d = Object.assign(document.createElement("input"), {value: "Fourth-Secret-1"}); d.style.webkitTextSecurity = "disc"; document.body.append(d)`, "Fourth-Secret-1"},
+		{"a password's autocomplete", `document.body.append(Object.assign(document.createElement("input"), {value: "Fifth-Secret-2", autocomplete: "current-password"}))`, "Fifth-Secret-2"},
 	} {
 		if err := tab.Evaluate(testCtx(t), step.script+"; true", nil); err != nil {
 			t.Fatalf("%s: %v", step.name, err)

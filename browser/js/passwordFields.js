@@ -1,6 +1,8 @@
 // passwordFields runs in an isolated world of one frame, where the page's
 // scripts cannot reach what it keeps. It remembers every field of the
-// document (and of its open shadow roots) that is a password field now, and
+// document (and of its open shadow roots) that is a password field now (its
+// type, the autocomplete of a password, or a text field drawn as discs, as
+// pages that keep password managers away make them), and
 // returns the value of each field it remembers, whatever its type is now or
 // whether it is still in the document: a page's "Show password" turns the
 // field into a text field, and a page may swap the field for another. Keys
@@ -14,9 +16,11 @@ function passwordFields(max) {
     known = {token, fields: []};
     Object.defineProperty(globalThis, key, {value: known, configurable: false, enumerable: false, writable: false});
   }
+  const secret = el => el.type === 'password' || /\b(current|new)-password\b/i.test(el.autocomplete || el.getAttribute('autocomplete') || '') ||
+    (getComputedStyle(el).webkitTextSecurity || 'none') !== 'none';
   const scan = root => {
-    for (const el of root.querySelectorAll('input')) {
-      if (el.type === 'password' && !known.fields.includes(el) && known.fields.length < max) known.fields.push(el);
+    for (const el of root.querySelectorAll('input, textarea')) {
+      if (known.fields.length < max && !known.fields.includes(el) && secret(el)) known.fields.push(el);
     }
     for (const el of root.querySelectorAll('*')) {
       if (el.shadowRoot) scan(el.shadowRoot);
