@@ -24,9 +24,9 @@ func fullWidth(s string) string {
 	}, s)
 }
 
-// TestTransforms finds the value in what a page can make of it, alone and
+// TestRedactTransforms finds the value in what a page can make of it, alone and
 // inside text around it.
-func TestTransforms(t *testing.T) {
+func TestRedactTransforms(t *testing.T) {
 	t.Parallel()
 	r := New(map[string]string{"PW": person})
 	b64 := base64.StdEncoding.EncodeToString([]byte(person))
@@ -81,9 +81,9 @@ func TestTransforms(t *testing.T) {
 	}
 }
 
-// TestShortValue hides a value however short, as a whole token; the same
+// TestRedactShortSecret hides a value however short, as a whole token; the same
 // characters inside a longer number or word stay.
-func TestShortValue(t *testing.T) {
+func TestRedactShortSecret(t *testing.T) {
 	t.Parallel()
 	r := New(nil)
 	r.Add("42", "****")
@@ -110,9 +110,9 @@ func TestShortValue(t *testing.T) {
 	}
 }
 
-// TestTransformsNotOverreaching leaves alone text that only shares pieces
+// TestRedactTransformsNotOverreaching leaves alone text that only shares pieces
 // with the value's forms.
-func TestTransformsNotOverreaching(t *testing.T) {
+func TestRedactTransformsNotOverreaching(t *testing.T) {
 	t.Parallel()
 	r := New(map[string]string{"PW": person})
 	for _, in := range []string{
@@ -128,9 +128,9 @@ func TestTransformsNotOverreaching(t *testing.T) {
 	}
 }
 
-// TestTransformForms lists, for a screenshot, what a page can make of the
+// TestRedactTransformForms lists, for a screenshot, what a page can make of the
 // value as well as its encodings.
-func TestTransformForms(t *testing.T) {
+func TestRedactTransformForms(t *testing.T) {
 	t.Parallel()
 	r := New(map[string]string{"PW": person})
 	forms := strings.Join(r.Forms(), "\n")
