@@ -127,6 +127,16 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 	for i := range snap.Notes {
 		snap.Notes[i] = s.redact(snap.Notes[i])
 	}
+	if len(snap.Positions) > 0 {
+		// The runs of the page text: a value may run across several.
+		texts := make([]string, len(snap.Positions))
+		for i, r := range snap.Positions {
+			texts[i] = r.Text
+		}
+		for i, t := range s.hide.Pieces(texts) {
+			snap.Positions[i].Text = t
+		}
+	}
 	if snap.Dialog != nil {
 		d := *snap.Dialog
 		d.Message = s.redact(d.Message)

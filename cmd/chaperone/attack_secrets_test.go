@@ -512,6 +512,12 @@ func echoServe(t *testing.T, extra ...string) ([]string, *mcp.CallToolResult, *s
 	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
 	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
 	secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "PIN"), "value": echoPIN})
+	// The runs of the page text with their boxes, which a snapshot gives
+	// on request, hide it too.
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false, "positions": true})
+	if len(s.Positions) == 0 {
+		t.Error("get_snapshot with positions gave no text runs")
+	}
 	res, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
 	return seen, res, s
 }

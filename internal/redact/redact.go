@@ -133,6 +133,65 @@ func (r *Redactor) String(s string) string {
 	return b.String()
 }
 
+// Pieces returns pieces, the parts of one text as a page laid it out (runs
+// of text, each with a box), with every known value replaced: where a value
+// runs across pieces, the piece it starts in shows the stand-in and the
+// others lose their part of it, so that no piece keeps any of it.
+func (r *Redactor) Pieces(pieces []string) []string {
+	if r.Empty() || len(pieces) == 0 {
+		return pieces
+	}
+	// Invisible separators between the pieces: a value may run across
+	// them as across a zero-width space.
+	const sep = "\u200b"
+	joined := strings.Join(pieces, sep)
+	starts := make([]int, len(pieces))
+	at := 0
+	for i, p := range pieces {
+		starts[i] = at
+		at += len(p) + len(sep)
+	}
+	type span struct {
+		from, to int
+		stand    string
+	}
+	var spans []span
+	r.mu.RLock()
+	for i := 0; i < len(joined); {
+		end, stand, ok := r.matchAt(joined, i)
+		if !ok {
+			i++
+			continue
+		}
+		spans = append(spans, span{i, end, stand})
+		i = end
+	}
+	r.mu.RUnlock()
+	if len(spans) == 0 {
+		return pieces
+	}
+	out := make([]string, len(pieces))
+	for k, p := range pieces {
+		from, to := starts[k], starts[k]+len(p)
+		var b strings.Builder
+		last := from
+		for _, sp := range spans {
+			if sp.to <= from || sp.from >= to {
+				continue
+			}
+			cut := max(sp.from, from)
+			b.WriteString(joined[last:cut])
+			if sp.from >= from {
+				b.WriteString(sp.stand)
+			}
+			last = min(sp.to, to)
+		}
+		b.WriteString(joined[last:to])
+		out[k] = b.String()
+	}
+	return out
+}
+
 // matchAt returns where the longest known value that starts at s[i] ends
 // there, and its stand-in.
 func (r *Redactor) matchAt(s string, i int) (int, string, bool) {

@@ -140,3 +140,21 @@ func TestRedactTransformForms(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactPieces hides a value in text laid out in pieces, within one
+// piece or across several, and leaves the pieces as many as they were.
+func TestRedactPieces(t *testing.T) {
+	t.Parallel()
+	r := New(map[string]string{"PW": person})
+	for _, tc := range []struct{ in, want []string }{
+		{[]string{"Hello", "You typed " + person, "bye"}, []string{"Hello", "You typed {{PW}}", "bye"}},
+		{[]string{"You typed Person-", "Secret", "-42! ok"}, []string{"You typed {{PW}}", "", " ok"}},
+		{[]string{"nothing", "here"}, []string{"nothing", "here"}},
+		{[]string{reverse(person)[:5], reverse(person)[5:]}, []string{"{{PW}}", ""}},
+	} {
+		got := r.Pieces(tc.in)
+		if strings.Join(got, "|") != strings.Join(tc.want, "|") {
+			t.Errorf("Pieces(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
