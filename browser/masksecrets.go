@@ -3,12 +3,11 @@ package browser
 import (
 	"context"
 	_ "embed" // the page scripts
-	"sync"
+	"encoding/json"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/chromedp"
 )
 
 var (
@@ -81,37 +80,31 @@ func (t *Context) whileMasked(ctx context.Context, opts CaptureOptions, take fun
 	return true, err
 }
 
-// inPageAndFrames runs the page script fn in the page and in every
-// out-of-process frame of it, concurrently, and returns the sum of their
-// results; a document that fails counts 1, so that masking errs on the side
-// of the mask. Frames that appeared since the last capture are attached
-// first: the screenshot shows them.
+// maskWorld names the isolated world masking runs in (worlds.go): what it
+// changed is kept where the page cannot reach it, and a cross-origin frame
+// of the page's own process is masked as any other.
+const maskWorld = "chaperone-mask"
+
+// inPageAndFrames runs the page script fn in every frame of the page
+// (inEveryFrame), and returns the sum of their results; a document that
+// fails counts 1, so that masking errs on the side of the mask.
 func (t *Context) inPageAndFrames(ctx context.Context, fn string, args ...any) int {
-	var (
-		wg     sync.WaitGroup
-		inPage int
-		frames int
-	)
-	wg.Go(func() {
-		if err := t.callPage(ctx, fn, &inPage, args...); err != nil {
-			t.log.Debug("screenshot: masking secrets in the page", "err", err)
-			inPage = 1
+	answers, err := t.inEveryFrame(ctx, maskWorld, fn, args...)
+	if err != nil {
+		t.log.Debug("screenshot: masking secrets", "err", err)
+		return 1
+	}
+	sum := 0
+	for _, a := range answers {
+		var n int
+		if a.err == nil && len(a.value) > 0 {
+			a.err = json.Unmarshal(a.value, &n)
 		}
-	})
-	wg.Go(func() {
-		p, _ := t.page()
-		c, cancel := t.cdp(ctx)
-		defer cancel()
-		if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
-			if _, err := t.remoteFrames(c, p, cc); err != nil {
-				t.log.Debug("screenshot: masking secrets: listing the frames", "err", err)
-			}
+		if a.err != nil {
+			t.log.Debug("screenshot: masking secrets", "err", a.err)
+			n = 1
 		}
-		if frames = t.inFrames(ctx, fn, args...); frames < 0 {
-			t.log.Debug("screenshot: masking secrets: a frame did not answer")
-			frames = 1
-		}
-	})
-	wg.Wait()
-	return inPage + frames
+		sum += n
+	}
+	return sum
 }

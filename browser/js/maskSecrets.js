@@ -1,6 +1,6 @@
 // maskSecrets draws as discs, the way a password field draws its value, every
-// element of the document (and of its same-origin frames and open shadow
-// roots) whose text holds one of texts: the smallest element that holds it,
+// element of the document (and of its open shadow roots; each frame has a
+// call of its own, in an isolated world) whose text holds one of texts: the smallest element that holds it,
 // a field whose value or placeholder does, and an element whose ::before,
 // ::after or ::marker draws it with CSS content (attr() included). Text is
 // compared as a person reads it: in compatibility form (full width is
@@ -99,11 +99,6 @@ function maskSecrets(texts, cap, coverCanvas) {
       }
       if (coverCanvas && el.tagName === 'CANVAS') setStyle(el, 'visibility', 'hidden');
       if (el.shadowRoot) scan(el.shadowRoot);
-      if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
-        let doc = null;
-        try { doc = el.contentDocument; } catch (e) { doc = null; }
-        if (doc) scan(doc);
-      }
     }
   };
   if (needles.length || coverCanvas) scan(document);

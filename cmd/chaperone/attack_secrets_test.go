@@ -11,6 +11,7 @@ import (
 	"image/png"
 	"io/fs"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -496,15 +497,23 @@ func echoCanvasInk(t *testing.T, data []byte) int {
 	return ink
 }
 
-// echoServe starts serve at /hostile/secrets-echoes with the secret, the
-// flags extra, and types the secret and the PIN into the page's password
+// echoServe starts serve at /hostile/secrets-echoes (framed: in a
+// same-site, cross-origin frame) with the secret, the flags extra, and types the secret and the PIN into the page's password
 // fields; it returns what the agent got and the result of a whole-page
 // get_snapshot after.
-func echoServe(t *testing.T, extra ...string) ([]string, *mcp.CallToolResult, *snapshot.Snapshot) {
+func echoServe(t *testing.T, framed bool, extra ...string) ([]string, *mcp.CallToolResult, *snapshot.Snapshot) {
 	t.Helper()
 	site := httptest.NewServer(fixtures.Site())
 	t.Cleanup(site.Close)
-	args := append([]string{"serve", "--url", site.URL + "/hostile/secrets-echoes", "--secret", echoVar,
+	start := site.URL + "/hostile/secrets-echoes"
+	if framed {
+		// The page in a frame of another port of the same host: same
+		// site, another origin, in the page's own process.
+		other := httptest.NewServer(fixtures.Site())
+		t.Cleanup(other.Close)
+		start = site.URL + "/hostile/secrets-framed?src=" + url.QueryEscape(other.URL+"/hostile/secrets-echoes")
+	}
+	args := append([]string{"serve", "--url", start, "--secret", echoVar,
 		"--viewport", "800x500", "--screenshot-tokens", "1000"}, extra...)
 	c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, args...)
 	t.Cleanup(func() { c.Close() })
@@ -533,7 +542,7 @@ func echoServe(t *testing.T, extra ...string) ([]string, *mcp.CallToolResult, *s
 // rules refuse discs) as discs, and covers the canvas the page drew it on.
 func TestAttackSecretsTransformedEchoes(t *testing.T) {
 	t.Parallel()
-	seen, res, s := echoServe(t)
+	seen, res, s := echoServe(t, false)
 	if !strings.Contains(s.Text, "PIN ******** saved") {
 		t.Errorf("the PIN's echo is not masked with the words around it kept:\n%s", s.Text)
 	}
@@ -557,10 +566,31 @@ func TestAttackSecretsTransformedEchoes(t *testing.T) {
 // page draws), and the CSS content echoes are masked all the same.
 func TestAttackSecretsCanvasShownWhenAllowed(t *testing.T) {
 	t.Parallel()
-	_, res, _ := echoServe(t, "--show-canvas-after-secrets")
+	_, res, _ := echoServe(t, false, "--show-canvas-after-secrets")
 	shot := secretsImage(t, res)
 	if ink := echoCanvasInk(t, shot); ink == 0 {
 		t.Error("with --show-canvas-after-secrets the canvas is covered")
 	}
 	secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS, echoCSSHard)
+}
+
+// TestAttackSecretsSameSiteFrame is TestAttackSecretsTransformedEchoes in a
+// frame from another port of the same host: cross-origin, so the page's
+// scripts cannot reach into it, but in the page's own process, where no
+// out-of-process frame's session reaches either. Its echoes are masked in
+// the screenshot and in every result all the same.
+func TestAttackSecretsSameSiteFrame(t *testing.T) {
+	t.Parallel()
+	seen, res, s := echoServe(t, true)
+	if !strings.Contains(s.Text, "PIN ******** saved") {
+		t.Errorf("the PIN's echo in the frame is not masked:\n%s", s.Text)
+	}
+	for i, text := range seen {
+		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	shot := secretsImage(t, res)
+	secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS, echoCSSHard)
+	if ink := echoCanvasInk(t, shot); ink != 0 {
+		t.Errorf("the frame's canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
+	}
 }
