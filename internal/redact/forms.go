@@ -33,14 +33,10 @@ const maxGap = 3
 // as fold reads them, are left out.
 func forms(v, stand string, known []value) []value {
 	b := []byte(v)
-	type form struct {
-		text   string
-		spaced bool
-	}
-	list := []form{{v, true}, {reverse(v), true}, {hex.EncodeToString(b), true}}
+	list := []string{v, reverse(v), hex.EncodeToString(b)}
 	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
 		alone := enc.EncodeToString(b)
-		list = append(list, form{alone, false}, form{strings.TrimRight(alone, "="), false})
+		list = append(list, alone, strings.TrimRight(alone, "="))
 		// Inside a longer text, the value's bytes start at one of the
 		// three places of a 3-byte group; the characters before the first
 		// and after the last that its bits alone decide depend on the
@@ -50,13 +46,13 @@ func forms(v, stand string, known []value) []value {
 			s := raw.EncodeToString(append(make([]byte, shift), b...))
 			from, to := (shift*8+5)/6, (shift+len(b))*8/6
 			if to-from >= minAligned {
-				list = append(list, form{s[from:to], false})
+				list = append(list, s[from:to])
 			}
 		}
 	}
 	var out []value
 	for _, f := range list {
-		runes := foldString(f.text)
+		runes := foldString(f)
 		if len(runes) == 0 {
 			continue
 		}
@@ -64,7 +60,7 @@ func forms(v, stand string, known []value) []value {
 		if slices.ContainsFunc(known, dup) || slices.ContainsFunc(out, dup) {
 			continue
 		}
-		out = append(out, value{raw: v, text: f.text, runes: runes, stand: stand, spaced: f.spaced, whole: len(runes) < minSubstring})
+		out = append(out, value{raw: v, text: f, runes: runes, stand: stand, whole: len(runes) < minSubstring})
 	}
 	return out
 }

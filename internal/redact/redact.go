@@ -28,9 +28,9 @@ import (
 //
 // It also finds what a page can make of a value (forms.go): reversed, its
 // UTF-8 bytes in hex, base64 in either alphabet, with or without padding,
-// alone or inside a longer base64 text, and the value (reversed, hex) with
-// invisible characters (zero-width space, soft hyphen, joiners) or up to
-// three spaces, dashes, dots or the like between its characters. A short
+// alone or inside a longer base64 text; and any of these with invisible
+// characters (zero-width space, soft hyphen, joiners) or up to three
+// spaces, line breaks, dashes, dots or the like between its characters. A short
 // value (under minSubstring characters) matches only as a whole token: not
 // where a letter runs on into a letter or a digit into a digit, so that a
 // two-digit PIN hides "PIN 42" but leaves "1423" alone.
@@ -54,9 +54,6 @@ type value struct {
 	text  string
 	runes []rune
 	stand string
-	// spaced lets separators (spaces, dashes, dots) stand between its
-	// characters; invisible characters may stand there in every form.
-	spaced bool
 	// whole is set for a short form, which matches only as a whole token.
 	whole bool
 }
@@ -225,7 +222,7 @@ func (r *Redactor) matchAt(s string, i int) (int, string, bool) {
 // match reports where v ends if it starts at s[i], each of its runes in
 // any form a unit of text can encode it in.
 func match(s string, i int, v value) (int, bool) {
-	m := matcher{s: s, want: v.runes, spaced: v.spaced}
+	m := matcher{s: s, want: v.runes}
 	return m.try(i, 0)
 }
 
@@ -236,7 +233,6 @@ func match(s string, i int, v value) (int, bool) {
 type matcher struct {
 	s      string
 	want   []rune
-	spaced bool
 	failed map[[2]int]bool
 	// branched is set once a unit read two ways that both matched: only
 	// then can two paths reach the same place.
@@ -288,11 +284,11 @@ func (m *matcher) try(p, k int) (int, bool) {
 }
 
 // separator returns where the text after a separator among the readings
-// us of one unit starts: an invisible character, or for a spaced form a
-// visible separator.
+// us of one unit starts: an invisible character or a visible separator
+// (a spaced-out value; a MIME body breaks base64 into lines).
 func (m *matcher) separator(us []unit) (int, bool) {
 	for _, u := range us {
-		if r := fold(u.r); invisible(r) || m.spaced && separates(r) {
+		if r := fold(u.r); invisible(r) || separates(r) {
 			return u.next, true
 		}
 	}

@@ -44,6 +44,7 @@ func TestRedactTransforms(t *testing.T) {
 		{"base64 inside a longer one, aligned", in("abc")},
 		{"base64 inside a longer one, one byte off", in("ab")},
 		{"base64 inside a longer one, two bytes off", in("a")},
+		{"base64 broken into lines", b64[:8] + "\r\n" + b64[8:16] + "\n" + b64[16:]},
 		{"base64 in a query, percent-encoded", strings.NewReplacer("=", "%3D", "+", "%2B").Replace(b64)},
 		{"hex", hex.EncodeToString([]byte(person))},
 		{"hex, upper case", strings.ToUpper(hex.EncodeToString([]byte(person)))},
