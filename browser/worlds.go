@@ -76,35 +76,47 @@ func (t *Context) inEveryFrame(ctx context.Context, world, fn string, args ...an
 }
 
 // inFramesOf evaluates expr in the world of each frame of the target of
-// the chromedp context c, leaving out the frames another target holds.
+// the chromedp context c, concurrently (a script may wait for its frame to
+// render), leaving out the frames another target holds.
 func inFramesOf(c context.Context, elsewhere map[cdp.FrameID]bool, world, expr string) []frameAnswer {
 	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
 	if err != nil {
 		return []frameAnswer{{err: fmt.Errorf("the frame tree: %w", err)}}
 	}
-	var out []frameAnswer
+	var frames []*cdp.Frame
 	for i, f := range flattenFrames(tree.FrameTree, nil) {
 		// The target's own main frame is its own even when another target
 		// (its parent) lists it.
-		if i > 0 && elsewhere[f.Frame.ID] {
-			continue
+		if i == 0 || !elsewhere[f.Frame.ID] {
+			frames = append(frames, f.Frame)
 		}
-		a := frameAnswer{url: f.Frame.URL}
-		w, err := chromedp.Call(c, cmdCreateIsolatedWorld, map[string]any{"frameId": f.Frame.ID, "worldName": world})
-		if err == nil {
-			var res scriptResult
-			res, err = chromedp.Call(c, cmdEvaluate, map[string]any{
-				"expression": expr, "returnByValue": true, "awaitPromise": true, "contextId": w.ExecutionContextID,
-			})
-			if err == nil {
-				err = res.err()
-				a.value = res.Result.Value
-			}
-		}
-		if err != nil {
-			a.err = fmt.Errorf("the frame %s: %w", f.Frame.URL, err)
-		}
-		out = append(out, a)
 	}
+	out := make([]frameAnswer, len(frames))
+	var wg sync.WaitGroup
+	for i, f := range frames {
+		wg.Go(func() { out[i] = inFrame(c, f, world, expr) })
+	}
+	wg.Wait()
 	return out
+}
+
+// inFrame evaluates expr in the world of the frame f, which the target of
+// the chromedp context c holds.
+func inFrame(c context.Context, f *cdp.Frame, world, expr string) frameAnswer {
+	a := frameAnswer{url: f.URL}
+	w, err := chromedp.Call(c, cmdCreateIsolatedWorld, map[string]any{"frameId": f.ID, "worldName": world})
+	if err == nil {
+		var res scriptResult
+		res, err = chromedp.Call(c, cmdEvaluate, map[string]any{
+			"expression": expr, "returnByValue": true, "awaitPromise": true, "contextId": w.ExecutionContextID,
+		})
+		if err == nil {
+			err = res.err()
+			a.value = res.Result.Value
+		}
+	}
+	if err != nil {
+		a.err = fmt.Errorf("the frame %s: %w", f.URL, err)
+	}
+	return a
 }
