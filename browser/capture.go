@@ -41,6 +41,10 @@ type CaptureOptions struct {
 	// (masksecrets.go): before the screenshot, the text of the page and of
 	// its frames that holds one, in either case, is drawn masked.
 	SecretTexts func() []string
+	// CoverCanvases, when set and true, hides every canvas of the page and
+	// its frames for the screenshot (masksecrets.go): a session where a
+	// secret was typed may have one drawn where no text search finds it.
+	CoverCanvases func() bool
 	// Judged takes what a verdict needs to tell what a person would see:
 	// DOM rects, the extra computed styles of capture.JudgedStyles, each
 	// layout object's blended background colour and text colour opacity.

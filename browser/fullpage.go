@@ -30,8 +30,21 @@ type FullPage struct {
 }
 
 // FullPageScreenshot takes a PNG of the current page's whole content, beyond
-// the viewport, without scrolling it.
-func (t *Context) FullPageScreenshot(ctx context.Context) (FullPage, error) {
+// the viewport, without scrolling it, masked as opts says (SecretTexts,
+// CoverCanvases: masksecrets.go).
+func (t *Context) FullPageScreenshot(ctx context.Context, opts CaptureOptions) (FullPage, error) {
+	var shot FullPage
+	masked, err := t.whileMasked(ctx, opts, func() (err error) {
+		shot, err = t.fullPageScreenshot(ctx)
+		return err
+	})
+	if !masked {
+		return t.fullPageScreenshot(ctx)
+	}
+	return shot, err
+}
+
+func (t *Context) fullPageScreenshot(ctx context.Context) (FullPage, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	m, err := chromedp.Call(c, page.GetLayoutMetrics, cdp.Empty{})
@@ -60,8 +73,21 @@ func (t *Context) FullPageScreenshot(ctx context.Context) (FullPage, error) {
 }
 
 // PDF prints the current page as a PDF document (backgrounds included), as
-// the browser's print dialog would.
-func (t *Context) PDF(ctx context.Context) ([]byte, error) {
+// the browser's print dialog would, masked as opts says (SecretTexts,
+// CoverCanvases: masksecrets.go).
+func (t *Context) PDF(ctx context.Context, opts CaptureOptions) ([]byte, error) {
+	var data []byte
+	masked, err := t.whileMasked(ctx, opts, func() (err error) {
+		data, err = t.pdf(ctx)
+		return err
+	})
+	if !masked {
+		return t.pdf(ctx)
+	}
+	return data, err
+}
+
+func (t *Context) pdf(ctx context.Context) ([]byte, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})

@@ -3,12 +3,11 @@ package browser
 import (
 	"context"
 	_ "embed" // the page scripts
-	"sync"
+	"encoding/json"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/chromedp"
 )
 
 var (
@@ -30,26 +29,47 @@ const maskSecretsWait = 200
 // shows one of the texts opts.SecretTexts returns: each element whose text
 // holds one is drawn as discs, as a password field draws its value, for the
 // screenshot only, since a page that echoes a secret (a results heading, its
-// own URL, a greeting in another site's frame) must not show it in one. It
-// reports whether it took the screenshot; when the page shows no secret it
-// takes none, and the caller takes it as usual.
+// own URL, a greeting in another site's frame, CSS content drawn from an
+// attribute) must not show it in one. When opts.CoverCanvases says so, every
+// canvas is hidden too: what a canvas draws cannot be read, so a secret
+// drawn on one cannot be found. It reports whether it took the screenshot;
+// when the page shows no secret and no canvas is covered it takes none, and
+// the caller takes it as usual.
 //
 // Masking changes how the page reads (the accessibility tree reads discs),
 // so it is undone before screenshotMasked returns, and a capture reads the
 // page only after. Masking is best effort: a page or frame that cannot be
 // reached is logged, and the screenshot is taken all the same.
 func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *page.VisualViewport, opts CaptureOptions) (*capture.Screenshot, bool, error) {
-	if opts.SecretTexts == nil {
-		return nil, false, nil
+	var shot *capture.Screenshot
+	masked, err := t.whileMasked(ctx, opts, func() error {
+		var err error
+		shot, err = screenshot(ctx, tgt, vv, opts)
+		return err
+	})
+	return shot, masked, err
+}
+
+// whileMasked runs take (a screenshot, a print) with the page masked as
+// screenshotMasked says, and unmasks it after. It reports whether it ran
+// take: when nothing needed masking it does not, and the caller takes the
+// picture as usual.
+func (t *Context) whileMasked(ctx context.Context, opts CaptureOptions, take func() error) (bool, error) {
+	var texts []string
+	if opts.SecretTexts != nil {
+		texts = opts.SecretTexts()
 	}
-	texts := opts.SecretTexts()
-	if len(texts) == 0 {
-		return nil, false, nil
+	cover := opts.CoverCanvases != nil && opts.CoverCanvases()
+	if len(texts) == 0 && !cover {
+		return false, nil
 	}
-	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait) == 0 {
-		return nil, false, nil
+	if texts == nil {
+		texts = []string{}
 	}
-	shot, err := screenshot(ctx, tgt, vv, opts)
+	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait, cover) == 0 {
+		return false, nil
+	}
+	err := take()
 	if ctx.Err() == nil {
 		t.inPageAndFrames(ctx, unmaskSecretsJS)
 	} else {
@@ -57,40 +77,34 @@ func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *pag
 		// until it is free again, and nothing waits for that.
 		go t.inPageAndFrames(context.WithoutCancel(ctx), unmaskSecretsJS)
 	}
-	return shot, true, err
+	return true, err
 }
 
-// inPageAndFrames runs the page script fn in the page and in every
-// out-of-process frame of it, concurrently, and returns the sum of their
-// results; a document that fails counts 1, so that masking errs on the side
-// of the mask. Frames that appeared since the last capture are attached
-// first: the screenshot shows them.
+// maskWorld names the isolated world masking runs in (worlds.go): what it
+// changed is kept where the page cannot reach it, and a cross-origin frame
+// of the page's own process is masked as any other.
+const maskWorld = "chaperone-mask"
+
+// inPageAndFrames runs the page script fn in every frame of the page
+// (inEveryFrame), and returns the sum of their results; a document that
+// fails counts 1, so that masking errs on the side of the mask.
 func (t *Context) inPageAndFrames(ctx context.Context, fn string, args ...any) int {
-	var (
-		wg     sync.WaitGroup
-		inPage int
-		frames int
-	)
-	wg.Go(func() {
-		if err := t.callPage(ctx, fn, &inPage, args...); err != nil {
-			t.log.Debug("screenshot: masking secrets in the page", "err", err)
-			inPage = 1
+	answers, err := t.inEveryFrame(ctx, maskWorld, fn, args...)
+	if err != nil {
+		t.log.Debug("screenshot: masking secrets", "err", err)
+		return 1
+	}
+	sum := 0
+	for _, a := range answers {
+		var n int
+		if a.err == nil && len(a.value) > 0 {
+			a.err = json.Unmarshal(a.value, &n)
 		}
-	})
-	wg.Go(func() {
-		p, _ := t.page()
-		c, cancel := t.cdp(ctx)
-		defer cancel()
-		if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
-			if _, err := t.remoteFrames(c, p, cc); err != nil {
-				t.log.Debug("screenshot: masking secrets: listing the frames", "err", err)
-			}
+		if a.err != nil {
+			t.log.Debug("screenshot: masking secrets", "err", a.err)
+			n = 1
 		}
-		if frames = t.inFrames(ctx, fn, args...); frames < 0 {
-			t.log.Debug("screenshot: masking secrets: a frame did not answer")
-			frames = 1
-		}
-	})
-	wg.Wait()
-	return inPage + frames
+		sum += n
+	}
+	return sum
 }

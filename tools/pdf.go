@@ -19,7 +19,7 @@ var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
 func (s *Session) pdf(ctx context.Context, c *call, _ pdfInput) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
-	data, err := s.tab.PDF(ctx)
+	data, err := s.tab.PDF(ctx, s.config.Capture)
 	if err != nil {
 		return "", err
 	}

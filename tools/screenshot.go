@@ -15,7 +15,7 @@ type screenshotInput struct{}
 func (s *Session) screenshot(ctx context.Context, c *call, _ screenshotInput) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
-	shot, err := s.tab.FullPageScreenshot(ctx)
+	shot, err := s.tab.FullPageScreenshot(ctx, s.config.Capture)
 	if err != nil {
 		return "", err
 	}

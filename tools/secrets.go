@@ -11,7 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf8"
+	"sync/atomic"
 
 	"github.com/chaperone-mcp/chaperone/internal/redact"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -36,15 +36,14 @@ type secrets struct {
 	// log is the session's logger, taught every value hide learns so that
 	// no log line shows one (redact.Handler).
 	log *slog.Logger
+	// typed is set once a secret or a password was typed into a page of
+	// the session, by the agent or by a person: from then on a page may
+	// draw one on a canvas, which screenshots cover (Config.ShowCanvasAfterSecrets).
+	typed *atomic.Bool
 }
 
-// minLearned is the shortest password typed in the open that the session
-// hides from then on: a shorter one would blank out ordinary text all over
-// every snapshot. A --secret is always hidden, whatever its length.
-const minLearned = 3
-
 func newSecrets(values map[string]string, log *slog.Logger) secrets {
-	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values), log: log}
+	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values), log: log, typed: new(atomic.Bool)}
 	rand.Read(s.key)
 	for name, v := range values {
 		redact.Teach(log, v, "{{"+name+"}}")
@@ -52,14 +51,17 @@ func newSecrets(values map[string]string, log *slog.Logger) secrets {
 	return s
 }
 
-// learn hides a password the agent typed in the open from every output of
-// the session from now on, in every form the page may give it back: a form
-// sent with GET puts it, URL-encoded, in the next page's URL, and a page
-// may echo it in its text.
+// learn hides a password typed in the open, by the agent or by a person in
+// the live view, from every output of the session from now on, in every
+// form the page may give it back: a form sent with GET puts it, URL-encoded,
+// in the next page's URL, and a page may echo it in its text. However short
+// it is: a two-digit PIN is hidden too, as a whole token (internal/redact),
+// which is the price of never showing it.
 func (s secrets) learn(password string) {
-	if utf8.RuneCountInString(password) < minLearned {
+	if password == "" {
 		return
 	}
+	s.typed.Store(true)
 	s.hide.Add(password, maskedValue)
 	redact.Teach(s.log, password, maskedValue)
 }
@@ -81,6 +83,7 @@ func (s secrets) expand(value string) (string, bool, error) {
 			return p
 		}
 		found = true
+		s.typed.Store(true)
 		return v
 	})
 	if len(unknown) > 0 {
@@ -123,6 +126,16 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 	}
 	for i := range snap.Notes {
 		snap.Notes[i] = s.redact(snap.Notes[i])
+	}
+	if len(snap.Positions) > 0 {
+		// The runs of the page text: a value may run across several.
+		texts := make([]string, len(snap.Positions))
+		for i, r := range snap.Positions {
+			texts[i] = r.Text
+		}
+		for i, t := range s.hide.Pieces(texts) {
+			snap.Positions[i].Text = t
+		}
 	}
 	if snap.Dialog != nil {
 		d := *snap.Dialog

@@ -76,6 +76,10 @@ type Config struct {
 	// the agent opens that its site's robots.txt disallows (polite.go).
 	MaxActionsPerMinute int
 	RespectRobots       bool
+	// ShowCanvasAfterSecrets leaves canvases in screenshots once a secret
+	// or a password was typed in the session; by default they are covered,
+	// since a page may draw one on a canvas, where no text search finds it.
+	ShowCanvasAfterSecrets bool
 }
 
 func (c Config) withDefaults() Config {
@@ -171,6 +175,9 @@ func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Sessio
 	cfg = cfg.withDefaults()
 	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets, cfg.Logger)}
 	s.config.Capture.SecretTexts = s.secrets.texts // secrets.go
+	if !cfg.ShowCanvasAfterSecrets {
+		s.config.Capture.CoverCanvases = s.secrets.typed.Load
+	}
 	caps, err := newCapSet(cfg.Caps)
 	if err != nil {
 		// Transports refuse such a configuration before any session

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
+	"time"
 	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -40,7 +43,18 @@ type takeover struct {
 	// cast counts the screencasts started, so that one that ends late
 	// leaves the viewers of the next alone.
 	cast uint64
+	// passwords are the newest values of the fields that were password
+	// fields while the person had the browser, by field
+	// (browser.PasswordField.Key): learnt as secrets when they hand back.
+	passwords map[string]string
 }
+
+// maxPersonPasswords bounds the fields whose values a takeover keeps.
+const maxPersonPasswords = 256
+
+// handBackRead bounds the last reading of the password fields at a
+// hand-back, which has no caller's deadline.
+const handBackRead = 10 * time.Second
 
 // TakeOver gives the browser to a person: until HandBack, the agent's calls
 // answer that a person has it, and PersonInput reaches the page. Only the
@@ -48,15 +62,29 @@ type takeover struct {
 // a page sends does.
 func (s *Session) TakeOver() {
 	s.wheel.mu.Lock()
-	defer s.wheel.mu.Unlock()
 	s.wheel.taken = true
+	s.wheel.mu.Unlock()
 	s.log.Info("a person took over the browser")
+	// The password fields shown now are remembered as such, whatever the
+	// page turns them into before the person types.
+	ctx, cancel := context.WithTimeout(context.Background(), handBackRead)
+	defer cancel()
+	s.notePersonPasswords(ctx)
 }
 
 // HandBack gives the browser back to the agent with the person's note,
 // which its next snapshot carries, with the page as it is then. Handing
 // back a browser nobody took does nothing.
 func (s *Session) HandBack(note string) {
+	if !s.Taken() {
+		return
+	}
+	// What the person typed into a password field becomes a secret before
+	// the agent can look at the page again.
+	ctx, cancel := context.WithTimeout(context.Background(), handBackRead)
+	s.notePersonPasswords(ctx)
+	cancel()
+	s.learnPersonPasswords()
 	s.wheel.mu.Lock()
 	defer s.wheel.mu.Unlock()
 	if !s.wheel.taken {
@@ -84,7 +112,61 @@ func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error
 	if !s.Taken() {
 		return ErrNotTaken
 	}
-	return s.tab.DispatchPersonInput(ctx, ev)
+	// A click may be the page's "Show password", and a key may make the
+	// page turn the field into a text field: the password fields are
+	// remembered before, and read after each key.
+	if ev.Type == "mousePressed" || ev.Type == "keyDown" {
+		s.notePersonPasswords(ctx)
+	}
+	if err := s.tab.DispatchPersonInput(ctx, ev); err != nil {
+		return err
+	}
+	if ev.Type == "keyDown" {
+		s.notePersonPasswords(ctx)
+	}
+	return nil
+}
+
+// notePersonPasswords keeps the newest value of every field of the page, in
+// every frame, that is or was a password field (browser.PasswordFields).
+// It learns none of them yet: a value read while the person types is only
+// the start of their password, and hiding that would hide its prefix
+// everywhere.
+func (s *Session) notePersonPasswords(ctx context.Context) {
+	fields, err := s.tab.PasswordFields(ctx)
+	if err != nil {
+		s.log.Debug("takeover: reading the password fields", "err", err)
+	}
+	if len(fields) == 0 {
+		return
+	}
+	w := &s.wheel
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.passwords == nil {
+		w.passwords = map[string]string{}
+	}
+	for _, f := range fields {
+		if _, ok := w.passwords[f.Key]; ok || len(w.passwords) < maxPersonPasswords {
+			w.passwords[f.Key] = f.Value
+		}
+	}
+}
+
+// learnPersonPasswords makes every password the person typed one of the
+// session's secrets (secrets.learn).
+func (s *Session) learnPersonPasswords() {
+	w := &s.wheel
+	w.mu.Lock()
+	values := slices.Collect(maps.Values(w.passwords))
+	w.passwords = nil
+	w.mu.Unlock()
+	for _, v := range values {
+		s.secrets.learn(v)
+	}
+	if len(values) > 0 {
+		s.log.Info("takeover: the person's passwords are hidden from the agent", "fields", len(values))
+	}
 }
 
 // Screencast streams pictures of the session's current page until ctx

@@ -1,63 +1,114 @@
 // maskSecrets draws as discs, the way a password field draws its value, every
-// element of the document (and of its same-origin frames and open shadow
-// roots) whose text holds one of texts, in either case: the smallest element
-// that holds it, or a field whose value does. It keeps what it changed for
-// unmaskSecrets, and returns how many elements it masked; when there were
-// some it resolves only once the document has rendered them (or after cap
-// milliseconds), so that a screenshot taken next shows them masked.
-function maskSecrets(texts, cap) {
-	const key = Symbol.for('chaperone.maskSecrets');
-	const needles = texts.map(t => String(t).toLowerCase()).filter(t => t.length > 0);
-	const holds = s => {
-		if (!s) return false;
-		s = String(s).toLowerCase();
-		for (const n of needles) if (s.includes(n)) return true;
-		return false;
-	};
-	const changed = [];
-	const mask = el => {
-		if (!el.style || changed.some(c => c.el === el)) return;
-		changed.push({el, value: el.style.getPropertyValue('-webkit-text-security'), priority: el.style.getPropertyPriority('-webkit-text-security')});
-		el.style.setProperty('-webkit-text-security', 'disc', 'important');
-	};
-	// descend masks, under el whose text holds a needle, the elements that
-	// hold it: those whose own text nodes do, and el itself when the needle
-	// runs across its children.
-	const descend = el => {
-		let inChild = false;
-		for (const c of el.children) {
-			if (holds(c.textContent)) {
-				inChild = true;
-				descend(c);
-			}
-		}
-		let own = false;
-		for (const n of el.childNodes) {
-			if (n.nodeType === 3 && holds(n.data)) own = true;
-		}
-		if (own || !inChild) mask(el.tagName === 'OPTION' && el.closest('select') || el);
-	};
-	const scan = root => {
-		const top = root.body || root.documentElement || root;
-		if (top && top.children && holds(top.textContent)) descend(top);
-		for (const el of root.querySelectorAll('*')) {
-			if ((el.tagName === 'INPUT' && el.type !== 'password' || el.tagName === 'TEXTAREA') && holds(el.value)) mask(el);
-			if (el.shadowRoot) scan(el.shadowRoot);
-			if (el.tagName === 'IFRAME' || el.tagName === 'FRAME') {
-				let doc = null;
-				try { doc = el.contentDocument; } catch (e) { doc = null; }
-				if (doc) scan(doc);
-			}
-		}
-	};
-	if (needles.length) scan(document);
-	const before = globalThis[key] || [];
-	Object.defineProperty(globalThis, key, {value: before.concat(changed), configurable: true, enumerable: false, writable: true});
-	if (!changed.length) return 0;
-	return new Promise(resolve => {
-		let left = 2;
-		const tick = () => { if (--left <= 0) resolve(changed.length); else requestAnimationFrame(tick); };
-		requestAnimationFrame(tick);
-		setTimeout(() => resolve(changed.length), cap);
-	});
+// element of the document (and of its open shadow roots; each frame has a
+// call of its own, in an isolated world) whose text holds one of texts: the smallest element that holds it,
+// a field whose value or placeholder does, and an element whose ::before,
+// ::after or ::marker draws it with CSS content (attr() included). Text is
+// compared as a person reads it: in compatibility form (full width is
+// narrow), in lower case, without invisible characters or the separators a
+// page may put between characters; a short text (a PIN) only as a whole
+// token. With coverCanvas, every canvas is hidden too, since what it draws
+// cannot be read. It keeps what it changed for unmaskSecrets, and returns
+// how many elements it changed; when there were some it resolves only once
+// the document has rendered them (or after cap milliseconds), so that a
+// screenshot taken next shows them masked.
+function maskSecrets(texts, cap, coverCanvas) {
+  const key = Symbol.for('chaperone.maskSecrets');
+  const attr = 'data-chaperone-mask';
+  // The first cascade layer wins among !important rules, whatever the
+  // page's specificity: a page's own ::before rule cannot unmask.
+  const rule = '@layer chaperone-mask{[' + attr + ']::before,[' + attr + ']::after{-webkit-text-security:disc!important}' +
+    '[' + attr + ']::marker{content:"\\2022  "!important}[' + attr + ']::placeholder{color:transparent!important}}';
+  const skip = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\s\p{Pd}._\u00b7\u2022|,:]/gu;
+  const norm = s => String(s).normalize('NFKC').toLowerCase().replace(skip, '');
+  const needles = [...new Set(texts.map(norm))].filter(t => t.length > 0);
+  const cls = c => c === undefined ? 0 : /\p{L}/u.test(c) ? 1 : /\p{Nd}/u.test(c) ? 2 : 0;
+  const edge = (c, e) => { const k = cls(c); return k === 0 || k !== cls(e); };
+  const holds = s => {
+    if (!s) return false;
+    s = norm(s);
+    for (const n of needles) {
+      if (n.length >= 6) {
+        if (s.includes(n)) return true;
+        continue;
+      }
+      for (let i = s.indexOf(n); i >= 0; i = s.indexOf(n, i + 1)) {
+        if (edge(s[i - 1], n[0]) && edge(s[i + n.length], n[n.length - 1])) return true;
+      }
+    }
+    return false;
+  };
+  const changed = [];
+  const setStyle = (el, prop, value) => {
+    if (!el.style || changed.some(c => c.el === el && c.prop === prop)) return;
+    changed.push({el, prop, value: el.style.getPropertyValue(prop), priority: el.style.getPropertyPriority(prop)});
+    el.style.setProperty(prop, value, 'important');
+  };
+  const mask = el => setStyle(el, '-webkit-text-security', 'disc');
+  const sheets = new Set();
+  const maskDrawn = el => {
+    mask(el);
+    if (!el.hasAttribute(attr)) {
+      changed.push({el, attr});
+      el.setAttribute(attr, '');
+    }
+    const root = el.getRootNode();
+    if (sheets.has(root)) return;
+    sheets.add(root);
+    const style = (root.ownerDocument || root).createElement('style');
+    style.textContent = rule;
+    const parent = root.nodeType === 9 ? root.documentElement : root;
+    if (!parent) return;
+    parent.insertBefore(style, parent.firstChild);
+    changed.push({style});
+  };
+  const unescape = c => c.replace(/\\([0-9a-fA-F]{1,6}) ?|\\(.)/gs, (m, h, ch) => {
+    if (!h) return ch;
+    const n = parseInt(h, 16);
+    return n > 0 && n <= 0x10ffff ? String.fromCodePoint(n) : '';
+  });
+  const drawn = (el, pseudo) => {
+    let c = '';
+    try { c = getComputedStyle(el, pseudo).content; } catch (e) { return false; }
+    return !!c && c !== 'none' && c !== 'normal' && holds(unescape(c));
+  };
+  // descend masks, under el whose text holds a needle, the elements that
+  // hold it: those whose own text nodes do, and el itself when the needle
+  // runs across its children.
+  const descend = el => {
+    let inChild = false;
+    for (const c of el.children) {
+      if (holds(c.textContent)) {
+        inChild = true;
+        descend(c);
+      }
+    }
+    let own = false;
+    for (const n of el.childNodes) {
+      if (n.nodeType === 3 && holds(n.data)) own = true;
+    }
+    if (own || !inChild) mask(el.tagName === 'OPTION' && el.closest('select') || el);
+  };
+  const scan = root => {
+    const top = root.body || root.documentElement || root;
+    if (needles.length && top && top.children && holds(top.textContent)) descend(top);
+    for (const el of root.querySelectorAll('*')) {
+      if (needles.length) {
+        if ((el.tagName === 'INPUT' && el.type !== 'password' || el.tagName === 'TEXTAREA') && holds(el.value)) mask(el);
+        if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && holds(el.placeholder)) maskDrawn(el);
+        if (drawn(el, '::before') || drawn(el, '::after') || (el.tagName === 'LI' || el.tagName === 'SUMMARY') && drawn(el, '::marker')) maskDrawn(el);
+      }
+      if (coverCanvas && el.tagName === 'CANVAS') setStyle(el, 'visibility', 'hidden');
+      if (el.shadowRoot) scan(el.shadowRoot);
+    }
+  };
+  if (needles.length || coverCanvas) scan(document);
+  const before = globalThis[key] || [];
+  Object.defineProperty(globalThis, key, {value: before.concat(changed), configurable: true, enumerable: false, writable: true});
+  if (!changed.length) return 0;
+  return new Promise(resolve => {
+    let left = 2;
+    const tick = () => { if (--left <= 0) resolve(changed.length); else requestAnimationFrame(tick); };
+    requestAnimationFrame(tick);
+    setTimeout(() => resolve(changed.length), cap);
+  });
 }

@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"image/png"
 	"io/fs"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -409,4 +412,185 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	}
 	secretsLeak(t, "stdout", stdout.String())
 	secretsLeak(t, "stderr (debug)", stderr.String())
+}
+
+// The values of issue 27's eighth reproduction: a --secret the page echoes
+// where a search for it as typed does not find it (CSS content, a canvas,
+// text it transformed), and a two-character PIN typed into a password
+// field, which the page echoes as it is.
+const (
+	echoVar    = "VAULT"
+	echoSecret = "Zq7-Quokka-88"
+	echoPIN    = "42"
+)
+
+// echoForms are the transforms of the secret /hostile/secrets-echoes
+// shows, each of which is a leak.
+func echoForms() map[string]string {
+	b := []byte(echoSecret)
+	rev := []rune(echoSecret)
+	slices.Reverse(rev)
+	spread := func(s, sep string) string { return strings.Join(strings.Split(s, ""), sep) }
+	wide := strings.Map(func(r rune) rune {
+		if '!' <= r && r <= '~' {
+			return r + 0xFEE0
+		}
+		return r
+	}, echoSecret)
+	return map[string]string{
+		"raw":               echoSecret,
+		"base64":            base64.StdEncoding.EncodeToString(b),
+		"base64url":         base64.RawURLEncoding.EncodeToString(b),
+		"inside base64":     base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
+		"hex":               strings.ToUpper(hex.EncodeToString(b)),
+		"reversed":          string(rev),
+		"spaced":            spread(echoSecret, " "),
+		"dashed":            spread(echoSecret, "-"),
+		"zero-width joined": spread(echoSecret, "\u200d"),
+		"soft hyphens":      spread(echoSecret, "\u00ad"),
+		"full width":        wide,
+		"a piece":           "quokka",
+		"a reversed piece":  "akkouq",
+	}
+}
+
+// echoLeak fails the test for every transform of the secret in text, and
+// for the PIN shown, named what.
+func echoLeak(t *testing.T, what, text string) {
+	t.Helper()
+	low := strings.ToLower(text)
+	for name, f := range echoForms() {
+		if i := strings.Index(low, strings.ToLower(f)); i >= 0 {
+			t.Errorf("%s shows the secret %s: …%s…", what, name, text[max(0, i-60):min(len(text), i+len(f)+40)])
+		}
+	}
+	if strings.Contains(text, "PIN "+echoPIN) {
+		t.Errorf("%s shows the PIN: %q", what, "PIN "+echoPIN)
+	}
+}
+
+// Where /hostile/secrets-echoes draws, in viewport CSS pixels.
+var (
+	// echoCSS is a line drawn by ::before { content: attr(data-v) }.
+	echoCSS = secretsPair{"the CSS content echo", 20, 60, 100, 380, 32}
+	// echoCSSHard is one whose page rules say no discs, on the element
+	// and on its ::before.
+	echoCSSHard = secretsPair{"the CSS content echo the page keeps from discs", 20, 140, 180, 380, 32}
+)
+
+// echoCanvasInk counts the dark pixels of the page's canvas in a PNG.
+func echoCanvasInk(t *testing.T, data []byte) int {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("the screenshot is not a PNG: %v", err)
+	}
+	ink := 0
+	for y := 60; y < 120; y++ {
+		for x := 420; x < 780; x++ {
+			r, g, b, _ := img.At(img.Bounds().Min.X+x, img.Bounds().Min.Y+y).RGBA()
+			if (r+g+b)/3>>8 < 128 {
+				ink++
+			}
+		}
+	}
+	return ink
+}
+
+// echoServe starts serve at /hostile/secrets-echoes (framed: in a
+// same-site, cross-origin frame) with the secret, the flags extra, and types the secret and the PIN into the page's password
+// fields; it returns what the agent got and the result of a whole-page
+// get_snapshot after.
+func echoServe(t *testing.T, framed bool, extra ...string) ([]string, *mcp.CallToolResult, *snapshot.Snapshot) {
+	t.Helper()
+	site := httptest.NewServer(fixtures.Site())
+	t.Cleanup(site.Close)
+	start := site.URL + "/hostile/secrets-echoes"
+	if framed {
+		// The page in a frame of another port of the same host: same
+		// site, another origin, in the page's own process.
+		other := httptest.NewServer(fixtures.Site())
+		t.Cleanup(other.Close)
+		start = site.URL + "/hostile/secrets-framed?src=" + url.QueryEscape(other.URL+"/hostile/secrets-echoes")
+	}
+	args := append([]string{"serve", "--url", start, "--secret", echoVar,
+		"--viewport", "800x500", "--screenshot-tokens", "1000"}, extra...)
+	c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, args...)
+	t.Cleanup(func() { c.Close() })
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
+	secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "PIN"), "value": echoPIN})
+	// The runs of the page text with their boxes, which a snapshot gives
+	// on request, hide it too.
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false, "positions": true})
+	if len(s.Positions) == 0 {
+		t.Error("get_snapshot with positions gave no text runs")
+	}
+	res, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	return seen, res, s
+}
+
+// TestAttackSecretsTransformedEchoes reverses issue 27's eighth
+// reproduction through the built binary: a --secret the page echoes in
+// base64 (alone, URL-safe, inside a longer base64 text), upper-case hex,
+// reversed (in text and in a button's name), spaced out, dashed, joined by
+// zero-width joiners or soft hyphens, and in full width is in no result's
+// text or structured content; a two-character PIN typed into a password
+// field and echoed is masked, the words around it kept; the agent's
+// screenshot draws the secret's CSS content echoes (attr(), one whose page
+// rules refuse discs) as discs, and covers the canvas the page drew it on.
+func TestAttackSecretsTransformedEchoes(t *testing.T) {
+	t.Parallel()
+	seen, res, s := echoServe(t, false)
+	if !strings.Contains(s.Text, "PIN ******** saved") {
+		t.Errorf("the PIN's echo is not masked with the words around it kept:\n%s", s.Text)
+	}
+	for _, want := range []string{"b64 {{" + echoVar + "}}", "reversed {{" + echoVar + "}}", "wide {{" + echoVar + "}}"} {
+		if !strings.Contains(s.Text, want) {
+			t.Errorf("the page text does not read %q:\n%s", want, s.Text)
+		}
+	}
+	for i, text := range seen {
+		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	shot := secretsImage(t, res)
+	secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS, echoCSSHard)
+	if ink := echoCanvasInk(t, shot); ink != 0 {
+		t.Errorf("the canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
+	}
+}
+
+// TestAttackSecretsCanvasShownWhenAllowed: --show-canvas-after-secrets
+// leaves the canvas in the screenshot (so the check above looks where the
+// page draws), and the CSS content echoes are masked all the same.
+func TestAttackSecretsCanvasShownWhenAllowed(t *testing.T) {
+	t.Parallel()
+	_, res, _ := echoServe(t, false, "--show-canvas-after-secrets")
+	shot := secretsImage(t, res)
+	if ink := echoCanvasInk(t, shot); ink == 0 {
+		t.Error("with --show-canvas-after-secrets the canvas is covered")
+	}
+	secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS, echoCSSHard)
+}
+
+// TestAttackSecretsSameSiteFrame is TestAttackSecretsTransformedEchoes in a
+// frame from another port of the same host: cross-origin, so the page's
+// scripts cannot reach into it, but in the page's own process, where no
+// out-of-process frame's session reaches either. Its echoes are masked in
+// the screenshot and in every result all the same.
+func TestAttackSecretsSameSiteFrame(t *testing.T) {
+	t.Parallel()
+	seen, res, s := echoServe(t, true)
+	if !strings.Contains(s.Text, "PIN ******** saved") {
+		t.Errorf("the PIN's echo in the frame is not masked:\n%s", s.Text)
+	}
+	for i, text := range seen {
+		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	shot := secretsImage(t, res)
+	secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS, echoCSSHard)
+	if ink := echoCanvasInk(t, shot); ink != 0 {
+		t.Errorf("the frame's canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
+	}
 }

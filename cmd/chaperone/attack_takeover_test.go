@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -455,4 +458,148 @@ func TestTakeoverAgentAsksForIt(t *testing.T) {
 	if !strings.Contains(strings.Join(s.Notes, "\n"), "handed it back: Signed in.") {
 		t.Errorf("no hand-back note: %q", s.Notes)
 	}
+}
+
+// takeoverPassword is what the person types into the page's password field
+// in the live view (issue 27's fourth reproduction), and takeoverPIN what
+// they type into the two-character PIN field of its cross-site frame.
+const (
+	takeoverPassword = "Person-Secret-42!"
+	takeoverPIN      = "73"
+)
+
+// takeoverPasswordForms are, lower-cased, the password as the page echoes
+// it (plainly, reversed, base64, spaced out) and pieces of it.
+var takeoverPasswordForms = []string{
+	"person-secret-42!", "secret-42", "!24-terces-nosrep", "ugvyc29ulvnly3jldc00mie", "p e r s o n - s e c r e t",
+}
+
+// takeoverPasswordLeak fails the test for every form of the person's
+// password in text, and for their PIN shown as a token, named what.
+func takeoverPasswordLeak(t *testing.T, what, text string) {
+	t.Helper()
+	low := strings.ToLower(text)
+	for _, f := range takeoverPasswordForms {
+		if i := strings.Index(low, f); i >= 0 {
+			t.Errorf("%s shows the person's password as %q: …%s…", what, f, text[max(0, i-80):min(len(text), i+len(f)+40)])
+		}
+	}
+	for _, f := range []string{"PIN " + takeoverPIN, `"value":"` + takeoverPIN + `"`, `value="` + takeoverPIN + `"`, `"` + takeoverPIN + `"`} {
+		if i := strings.Index(text, f); i >= 0 {
+			t.Errorf("%s shows the person's PIN as %q: …%s…", what, f, text[max(0, i-80):min(len(text), i+len(f)+40)])
+		}
+	}
+}
+
+// takeoverDone waits until the live view has sent every input event of the
+// person's, and fails the test if any was refused.
+func takeoverDone(t *testing.T, person *browser.Context) {
+	t.Helper()
+	var st struct{ Sent, Done, Refused, State string }
+	takeoverWaitFor(t, "the person's input to reach the page", func() bool {
+		takeoverEval(t, person, `({Sent: document.body.dataset.sent || "0", Done: document.body.dataset.done || "0",
+			Refused: document.body.dataset.refused || "0", State: document.getElementById("state").textContent})`, &st)
+		return st.Sent == st.Done
+	})
+	if st.Refused != "0" {
+		t.Fatalf("the live view had %s events refused; it says %q", st.Refused, st.State)
+	}
+}
+
+// TestAttackTakeoverPersonPasswordHidden reverses issue 27's fourth
+// reproduction through the built binary: a person takes over in the live
+// view, types a user name, a password and, in a cross-site frame, a
+// two-character PIN; presses the page's "Show password" (the frame turns
+// its PIN field into a text field on its own), and hands back. The page
+// echoes the password plainly, reversed, in base64, spaced out and in CSS
+// content. The agent's snapshot, its results, the audit log and the debug
+// log hold neither the password nor the PIN in any of these forms; the
+// fields read ********; the user name, never a password, still reads as
+// typed.
+func TestAttackTakeoverPersonPasswordHidden(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, cmd, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-password",
+		"--approver", "web", "--open-approvals=false", "--audit-dir", auditDir, "--log-level", "debug")
+	defer c.Close()
+	var live string
+	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
+		m := takeoverLiveURL.FindStringSubmatch(stderr.String())
+		if m != nil {
+			live = m[1]
+		}
+		return m != nil
+	})
+	var seen []string
+	secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	// A person whose first click on a fresh page does not take clicks
+	// again (TestTakeoverPersonTakesTheWheel).
+	takeoverClickAt(t, person, 240, 78)
+	takeoverDone(t, person)
+	takeoverClickAt(t, person, 240, 78)
+	takeoverType(t, person, "ada")
+	takeoverClickAt(t, person, 240, 138)
+	takeoverType(t, person, takeoverPassword)
+	takeoverDone(t, person)
+	takeoverClickAt(t, person, 540, 138) // Show password
+	takeoverClickAt(t, person, 160, 318) // the frame's PIN
+	takeoverType(t, person, takeoverPIN)
+	takeoverDone(t, person)
+	takeoverEval(t, person, `document.getElementById("note").value = "Signed in", true`, nil)
+	takeoverSetTaken(t, person, false)
+
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	if got := takeoverValue(s, "User name"); got != "ada" {
+		t.Errorf("the user name field holds %q, want what the person typed, ada", got)
+	}
+	for _, name := range []string{"Password", "PIN"} {
+		if got := takeoverValue(s, name); got != "********" {
+			t.Errorf("the %s field, shown as text, holds %q, want ********", name, got)
+		}
+	}
+	// The frame says the PIN once it turned its field to text: wait for
+	// its words, masked.
+	for i := 0; !strings.Contains(s.Text, "PIN ********"); i++ {
+		if i == 50 {
+			t.Errorf("the frame's echo of the PIN is not masked:\n%s", s.Text)
+			break
+		}
+		_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	}
+	if !strings.Contains(s.Text, "You typed ********") {
+		t.Errorf("the page's echo of the password is not masked:\n%s", s.Text)
+	}
+	for i, text := range seen {
+		takeoverPasswordLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	files := 0
+	filepath.WalkDir(auditDir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files++
+		takeoverPasswordLeak(t, path, string(data))
+		return nil
+	})
+	if files == 0 {
+		t.Error("no audit log was written")
+	}
+	takeoverPasswordLeak(t, "stderr (debug)", stderr.String())
 }

@@ -254,6 +254,8 @@ type toolFlags struct {
 	downloadDir       string
 	maxDownloadSize   sizeFlag
 	polite            *politeFlags // politeflags.go
+	// showCanvas leaves canvases in screenshots once a secret was typed.
+	showCanvas bool
 }
 
 // addToolFlags defines the tool flags on fs.
@@ -278,6 +280,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.Var(&t.maxDownloadSize, "max-download-size", "the largest `size` one download may have (e.g. 100MB); a bigger one is cancelled and nothing of it kept")
 	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
 	t.polite = addPoliteFlags(fs)
+	fs.BoolVar(&t.showCanvas, "show-canvas-after-secrets", false, "show canvases in screenshots even once a secret or a password was typed in the session (by default they are covered then: a page may draw the secret on one, where it cannot be found and masked)")
 	return t
 }
 
@@ -358,6 +361,7 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 	if err := t.polite.apply(&cfg); err != nil {
 		return tools.Config{}, err
 	}
+	cfg.ShowCanvasAfterSecrets = t.showCanvas
 	cfg.Capture.Screenshot = true
 	cfg.Capture.Format = t.screenshotFormat
 	cfg.Capture.ImageTokens = t.screenshotTokens

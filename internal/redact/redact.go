@@ -23,20 +23,39 @@ import (
 // + for a space, %2540 when a URL was encoded again inside another); and
 // HTML-escaped (&amp; &#64; &#x40; &commat;). Each character of a value may
 // take any of these forms independently, since encoders differ in what they
-// leave alone; letters and hex digits match in either case. What it learns by
-// Add it replaces from then on. It is safe for concurrent use.
+// leave alone; letters and hex digits match in either case, and a character
+// matches its compatibility forms (full-width Ａ, ４, mathematical 𝐀).
+//
+// It also finds what a page can make of a value (forms.go): reversed, its
+// UTF-8 bytes in hex, base64 in either alphabet, with or without padding,
+// alone or inside a longer base64 text; and any of these with invisible
+// characters (zero-width space, soft hyphen, joiners) or up to three
+// spaces, line breaks, dashes, dots or the like between its characters. A short
+// value (under minSubstring characters) matches only as a whole token: not
+// where a letter runs on into a letter or a digit into a digit, so that a
+// two-digit PIN hides "PIN 42" but leaves "1423" alone.
+//
+// What it learns by Add it replaces from then on. It is safe for
+// concurrent use.
 type Redactor struct {
 	mu sync.RWMutex
-	// values are the values known, longest first: a value that holds another
-	// is replaced whole.
+	// values are the forms of the values known, longest first: a value
+	// that holds another is replaced whole.
 	values []value
+	// firsts holds the first characters of the forms, as fold reads them:
+	// most places in a text start none, and are passed at a glance.
+	firsts map[rune]bool
 }
 
-// value is one value to hide: its runes and its stand-in.
+// value is one form of a value to hide: the value, the form's text and its
+// runes as fold reads them, its stand-in, and how it may show.
 type value struct {
 	raw   string
+	text  string
 	runes []rune
 	stand string
+	// whole is set for a short form, which matches only as a whole token.
+	whole bool
 }
 
 // New returns a Redactor that writes each secret's value, in secrets by
@@ -63,7 +82,11 @@ func (r *Redactor) Add(v, stand string) {
 			return
 		}
 	}
-	r.values = append(r.values, value{raw: v, runes: []rune(v), stand: stand})
+	r.values = append(r.values, forms(v, stand, r.values)...)
+	r.firsts = map[rune]bool{}
+	for _, k := range r.values {
+		r.firsts[k.runes[0]] = true
+	}
 	slices.SortStableFunc(r.values, func(a, b value) int {
 		return cmp.Or(len(b.runes)-len(a.runes), strings.Compare(a.raw, b.raw))
 	})
@@ -107,29 +130,99 @@ func (r *Redactor) String(s string) string {
 	return b.String()
 }
 
+// Pieces returns pieces, the parts of one text as a page laid it out (runs
+// of text, each with a box), with every known value replaced: where a value
+// runs across pieces, the piece it starts in shows the stand-in and the
+// others lose their part of it, so that no piece keeps any of it.
+func (r *Redactor) Pieces(pieces []string) []string {
+	if r.Empty() || len(pieces) == 0 {
+		return pieces
+	}
+	// Invisible separators between the pieces: a value may run across
+	// them as across a zero-width space.
+	const sep = "\u200b"
+	joined := strings.Join(pieces, sep)
+	starts := make([]int, len(pieces))
+	at := 0
+	for i, p := range pieces {
+		starts[i] = at
+		at += len(p) + len(sep)
+	}
+	type span struct {
+		from, to int
+		stand    string
+	}
+	var spans []span
+	r.mu.RLock()
+	for i := 0; i < len(joined); {
+		end, stand, ok := r.matchAt(joined, i)
+		if !ok {
+			i++
+			continue
+		}
+		spans = append(spans, span{i, end, stand})
+		i = end
+	}
+	r.mu.RUnlock()
+	if len(spans) == 0 {
+		return pieces
+	}
+	out := make([]string, len(pieces))
+	for k, p := range pieces {
+		from, to := starts[k], starts[k]+len(p)
+		var b strings.Builder
+		last := from
+		for _, sp := range spans {
+			if sp.to <= from || sp.from >= to {
+				continue
+			}
+			cut := max(sp.from, from)
+			b.WriteString(joined[last:cut])
+			if sp.from >= from {
+				b.WriteString(sp.stand)
+			}
+			last = min(sp.to, to)
+		}
+		b.WriteString(joined[last:to])
+		out[k] = b.String()
+	}
+	return out
+}
+
 // matchAt returns where the longest known value that starts at s[i] ends
 // there, and its stand-in.
 func (r *Redactor) matchAt(s string, i int) (int, string, bool) {
 	if !utf8.RuneStart(s[i]) {
 		return 0, "", false
 	}
+	if c := s[i]; c < utf8.RuneSelf && c != '+' && c != '%' && c != '&' && c != '\\' && !r.firsts[fold(rune(c))] {
+		return 0, "", false
+	}
 	var opts [12]unit
 	first := units(s, i, opts[:0])
+	hit := false
+	for j := range first {
+		first[j].r = fold(first[j].r)
+		hit = hit || r.firsts[first[j].r]
+	}
+	if !hit {
+		return 0, "", false
+	}
 	for _, v := range r.values {
-		if !slices.ContainsFunc(first, func(u unit) bool { return sameRune(u.r, v.runes[0]) }) {
+		if !slices.ContainsFunc(first, func(u unit) bool { return u.r == v.runes[0] }) {
 			continue
 		}
-		if end, ok := match(s, i, v.runes); ok {
+		if end, ok := match(s, i, v); ok && (!v.whole || bounded(s, i, end, v.runes)) {
 			return end, v.stand, true
 		}
 	}
 	return 0, "", false
 }
 
-// match reports where want ends if it starts at s[i], each of its runes in
+// match reports where v ends if it starts at s[i], each of its runes in
 // any form a unit of text can encode it in.
-func match(s string, i int, want []rune) (int, bool) {
-	m := matcher{s: s, want: want}
+func match(s string, i int, v value) (int, bool) {
+	m := matcher{s: s, want: v.runes}
 	return m.try(i, 0)
 }
 
@@ -155,16 +248,31 @@ func (m *matcher) try(p, k int) (int, bool) {
 	}
 	var opts [12]unit
 	tried := 0
-	for _, u := range units(m.s, p, opts[:0]) {
-		if !sameRune(u.r, m.want[k]) {
-			continue
+	at := p
+	for gap := 0; ; gap++ {
+		us := units(m.s, at, opts[:0])
+		for _, u := range us {
+			if fold(u.r) != m.want[k] {
+				continue
+			}
+			if tried++; tried > 1 {
+				m.branched = true
+			}
+			if end, ok := m.try(u.next, k+1); ok {
+				return end, true
+			}
 		}
-		if tried++; tried > 1 {
-			m.branched = true
+		// Between two of its characters, a separator may stand: skip one
+		// and look again, a few times at most.
+		if k == 0 || gap == maxGap {
+			break
 		}
-		if end, ok := m.try(u.next, k+1); ok {
-			return end, true
+		next, ok := m.separator(us)
+		if !ok || next >= len(m.s) {
+			break
 		}
+		m.branched = true
+		at = next
 	}
 	if m.branched {
 		if m.failed == nil {
@@ -175,17 +283,16 @@ func (m *matcher) try(p, k int) (int, bool) {
 	return 0, false
 }
 
-// sameRune reports whether a and b are the same letter in either case.
-func sameRune(a, b rune) bool {
-	if a == b {
-		return true
-	}
-	for f := unicode.SimpleFold(a); f != a; f = unicode.SimpleFold(f) {
-		if f == b {
-			return true
+// separator returns where the text after a separator among the readings
+// us of one unit starts: an invisible character or a visible separator
+// (a spaced-out value; a MIME body breaks base64 into lines).
+func (m *matcher) separator(us []unit) (int, bool) {
+	for _, u := range us {
+		if r := fold(u.r); invisible(r) || separates(r) {
+			return u.next, true
 		}
 	}
-	return false
+	return 0, false
 }
 
 // unit is one character as some encoding wrote it: the rune and where the
@@ -399,20 +506,25 @@ func hexRune(s string, p, n int) (rune, bool) {
 // Forms returns, for each value known, the forms in which a page would most
 // likely show it: raw, URL-encoded as a query, a form field and a path, with
 // every reserved character encoded (encodeURIComponent), HTML-escaped and
-// JSON-escaped. They are what a screenshot must not show; a page is free to
-// show them in either case.
+// JSON-escaped; and what a page can make of it (reversed, hex, base64). They
+// are what a screenshot must not show; a page is free to show them in
+// either case, in full width, or with separators between their characters.
 func (r *Redactor) Forms() []string {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	var out []string
 	seen := map[string]bool{}
 	for _, v := range r.values {
-		q, _ := json.Marshal(v.raw) // a string always encodes
-		for _, f := range []string{
-			v.raw, url.QueryEscape(v.raw), url.PathEscape(v.raw),
-			strings.ReplaceAll(url.QueryEscape(v.raw), "+", "%20"),
-			html.EscapeString(v.raw), string(q[1 : len(q)-1]),
-		} {
+		texts := []string{v.text}
+		if v.text == v.raw {
+			q, _ := json.Marshal(v.raw) // a string always encodes
+			texts = []string{
+				v.raw, url.QueryEscape(v.raw), url.PathEscape(v.raw),
+				strings.ReplaceAll(url.QueryEscape(v.raw), "+", "%20"),
+				html.EscapeString(v.raw), string(q[1 : len(q)-1]),
+			}
+		}
+		for _, f := range texts {
 			if k := strings.ToLower(f); !seen[k] {
 				seen[k] = true
 				out = append(out, f)
