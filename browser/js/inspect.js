@@ -95,7 +95,19 @@ function inspect(scroll, payment, at, retried) {
 	out.box = {x: r.left + dx, y: r.top + dy, width: r.width, height: r.height};
 	const left = v.left, right = v.right, top = v.top, bottom = v.bottom;
 	if (right <= left || bottom <= top) { out.visible = false; return out; }
-	let lx = (left + right) / 2, ly = (top + bottom) / 2;
+	// The click point is a whole pixel of this frame's viewport, the one
+	// nearest the centre inside what shows: the check below and the input
+	// then read the same point, where a fractional one may be read as
+	// either of two neighbours at a sub-pixel edge. An element with no
+	// whole pixel showing has no point a click can be sure to reach.
+	const whole = (c, lo, hi) => {
+		let p = Math.round(c);
+		if (p >= hi) p = Math.ceil(hi) - 1;
+		if (p < lo) p = Math.ceil(lo);
+		return p >= lo && p < hi ? p : null;
+	};
+	let lx = whole((left + right) / 2, left, right), ly = whole((top + bottom) / 2, top, bottom);
+	if (!at && (lx === null || ly === null)) { out.visible = false; return out; }
 	if (at) {
 		const cx = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
 		const cy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
