@@ -113,3 +113,32 @@ func TestPointIntoADrawnFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestRefIntoADrawnFrame clicks by ref, as browser_click does, the controls
+// of a cross-site frame that the page draws scaled and turned: the click
+// point is taken through the frame as drawn and reaches each control.
+func TestRefIntoADrawnFrame(t *testing.T) {
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Site(t)+"/variants/cross-site-checkout")
+	nodeOf(t, tab, "button", "Pay")
+	var ok bool
+	if err := tab.Evaluate(testCtx(t), `(async () => {
+		const f = document.getElementById('pay-frame');
+		f.style.transformOrigin = '0 0';
+		f.style.transform = 'translate(0.37px, 0.61px) scale(0.8) rotate(3deg)';
+		await new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)));
+		return true;
+	})()`, &ok); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"Card help", "Forget saved card"} {
+		node := nodeOf(t, tab, "button", name)
+		in := inspect(t, tab, node, true)
+		if !in.Visible || in.Covered != "" {
+			t.Fatalf("%s: visible %v, covered %q", name, in.Visible, in.Covered)
+		}
+		if err := tab.HoverElement(testCtx(t), node, in.X, in.Y); err != nil {
+			t.Errorf("hover %s at %v,%v: %v", name, in.X, in.Y, err)
+		}
+	}
+}

@@ -4,10 +4,10 @@
 // case-insensitive regexp that marks a payment-card field by its field name
 // (browser.PaymentFieldPattern; the same test as checkpoint.IsPaymentField).
 // at, when set, makes this the iframe element of an out-of-process frame:
-// {x, y} is a point in that frame's viewport, which is hit-tested here at
-// its place in this page instead of the element's centre (a page hit test
-// sees only the iframe element), and origin is where the frame's viewport
-// starts (the iframe's content box).
+// {x, y} is a point of that frame, already taken through the iframe as
+// this process draws it into its main viewport, which is hit-tested here
+// instead of the element's centre (a page hit test sees only the iframe
+// element).
 //
 // retried is set on the second look, after a hit test that landed on the
 // document itself scrolled the element into view once more.
@@ -109,10 +109,9 @@ function inspect(scroll, payment, at, retried) {
 	let lx = whole((left + right) / 2, left, right), ly = whole((top + bottom) / 2, top, bottom);
 	if (!at && (lx === null || ly === null)) { out.visible = false; return out; }
 	if (at) {
-		const cx = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
-		const cy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
-		out.origin = {x: cx + dx, y: cy + dy};
-		lx = cx + at.x; ly = cy + at.y;
+		// at is in the viewport of this process's main frame, taken
+		// through the iframe as drawn (browser.placeThrough).
+		lx = at.x - dx; ly = at.y - dy;
 		if (lx < left || lx >= right || ly < top || ly >= bottom) { out.visible = false; return out; }
 	}
 	out.x = lx + dx; out.y = ly + dy;
