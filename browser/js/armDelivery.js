@@ -12,10 +12,11 @@
 // page that stops the event in a window capture listener it added earlier
 // hides it. A click's press, release or click that reaches anything else is
 // stopped there and its default action prevented, so that a miss does
-// nothing in the node's document. The first event that reaches the node is also reported at once
+// nothing in the node's document, until the click or guardFor milliseconds
+// have passed. The first event that reaches the node is also reported at once
 // through the binding named binding, with token, so that it is known even
 // when the document goes away before the record is read.
-function armDelivery(kind, token, binding) {
+function armDelivery(kind, token, binding, guardFor) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const types = {
 		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
@@ -46,9 +47,15 @@ function armDelivery(kind, token, binding) {
 			// A path that holds a shadow host of the node may reach it
 			// inside a closed shadow root, where only the node's own
 			// listener sees it: that one is left to go on.
-			if (kind === 'click' && !path.some(n => hosts.includes(n))) { e.preventDefault(); e.stopImmediatePropagation(); }
+			if (guard && !path.some(n => hosts.includes(n))) { e.preventDefault(); e.stopImmediatePropagation(); }
 		}
+		// The click ends the input: a record nobody read (its document
+		// was held by a dialog the click opened) must not stop the
+		// page's later clicks.
+		if (e.type === 'click') guard = false;
 	};
+	let guard = kind === 'click';
+	setTimeout(() => { guard = false; }, guardFor);
 	// A click's record may cancel what missed; the others never cancel, and
 	// must not hold up scrolling.
 	const opts = {capture: true, passive: kind !== 'click'};
