@@ -40,20 +40,26 @@ func TestAttackPointAtASubPixelEdge(t *testing.T) {
 	tests := []struct {
 		name string
 		x, y float64
+		// query is added to the page's address.
+		query string
 	}{
-		{"a plain div ends at 99.95", 99.9, 80},
-		{"Read more ends at 99.95", 99.9, 140},
-		{"a fractional transform", 99.9, 200},
-		{"zoom", 99.9, 250},
-		{"the edge runs across", 100, 339.9},
-		{"a hair's breadth past the whole pixel", 99.01, 80},
-		{"Read more, a hair's breadth past the whole pixel", 99.01, 140},
-		{"the page slides the button under the pointer", 100, 480},
+		{"a plain div ends at 99.95", 99.9, 80, ""},
+		{"Read more ends at 99.95", 99.9, 140, ""},
+		{"a fractional transform", 99.9, 200, ""},
+		{"zoom", 99.9, 250, ""},
+		{"the edge runs across", 100, 339.9, ""},
+		{"a hair's breadth past the whole pixel", 99.01, 80, ""},
+		{"Read more, a hair's breadth past the whole pixel", 99.01, 140, ""},
+		{"the page slides the button under the pointer", 100, 480, ""},
+		// The whole page zoomed by 1.25: the edge at 125, Read more's
+		// row at 150 to 200.
+		{"the page zoomed", 124.9, 100, "?zoom=1.25"},
+		{"Read more on the page zoomed", 124.9, 175, "?zoom=1.25"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			// Each case on the page as it loaded: no earlier order counts.
-			if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/point-edge"}); !r.Success {
+			if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/point-edge" + tc.query}); !r.Success {
 				t.Fatalf("reload: %v %s", r.Error, r.Message)
 			}
 			// The person says no, if they are asked at all.
