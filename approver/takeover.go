@@ -182,9 +182,13 @@ func (w *Web) answerTakeover(session, note string) int {
 // view ignores a frame sent before the person's own click, which would
 // otherwise show the old state and drop their first input.
 func (w *Web) turn(session string, f func()) uint64 {
+	w.turning.Lock()
+	defer w.turning.Unlock()
+	// f runs before the number moves on: a frame that carries the new
+	// number was taken after f returned.
+	f()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	f()
 	if w.turns == nil {
 		w.turns = map[string]uint64{}
 	}

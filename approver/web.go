@@ -76,6 +76,10 @@ type Web struct {
 	// wheels are the sessions' browsers the live view reaches (takeover.go).
 	wheels map[string]Wheel
 	turns  map[string]uint64
+	// turning serialises take-overs and hand-backs outside mu: a take-over
+	// waits for the agent's call in flight, which may need mu to withdraw
+	// its approval request.
+	turning sync.Mutex
 }
 
 type webPending struct {

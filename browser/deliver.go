@@ -86,6 +86,11 @@ const (
 	deliveryCap    = 150 * time.Millisecond
 )
 
+// deliveryGuard bounds how long a click's record stops what the click
+// reaches instead of its element (armDelivery.js): the input's own time,
+// not the page's life.
+const deliveryGuard = 2 * time.Second
+
 // deliveryBinding is the name of the binding through which records report
 // that an input reached its element.
 const deliveryBinding = "chaperoneDelivered"
@@ -272,7 +277,7 @@ func (t *Context) sendWatched(ctx context.Context, node nodeID, kind string, x, 
 		h.stop()
 		return delivery{}, fmt.Errorf("%s: %w", kind, nodeErr)
 	}
-	obj, err := n.object(ctx, armDeliveryJS, kind, h.token, deliveryBinding)
+	obj, err := n.object(ctx, armDeliveryJS, kind, h.token, deliveryBinding, deliveryGuard.Milliseconds())
 	go n.release(ctx)
 	if err != nil {
 		h.stop()

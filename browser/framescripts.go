@@ -3,8 +3,12 @@ package browser
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/chromedp"
 )
 
 // Scripts and input that reach into the out-of-process frames (frames.go):
@@ -20,10 +24,11 @@ const (
 // placeInPage turns what inspectJS found in an out-of-process frame (the
 // click point, the box and the hit test, in the frame's viewport) into
 // page terms. For each iframe element from the frame up to the page, the
-// point is hit-tested where it shows in that iframe's document, since a
-// cover over the iframe is only seen there, and the point and the box move
-// by the iframe's content box. A point the iframe clips, or its document
-// scrolls out of view, leaves the node not visible.
+// point is taken through the iframe as the page draws it (its content
+// quad: offsets, transforms and zoom, pointgrid.go), and hit-tested where
+// it shows in that iframe's document, since a cover over the iframe is only
+// seen there. A point the iframe clips, or its document scrolls out of
+// view, or a frame drawn in perspective, leaves the node not visible.
 func (t *Context) placeInPage(ctx context.Context, f *remoteFrame, r *inspectResult, scroll bool) error {
 	for f != nil {
 		o, err := t.owner(ctx, f)
@@ -31,7 +36,7 @@ func (t *Context) placeInPage(ctx context.Context, f *remoteFrame, r *inspectRes
 			return err
 		}
 		var at inspectResult
-		err = o.call(ctx, inspectJS, &at, scroll, PaymentFieldPattern, map[string]float64{"x": r.X, "y": r.Y})
+		err = t.placeThrough(ctx, o, f, r, scroll, &at)
 		o.release(ctx)
 		if err != nil {
 			return fmt.Errorf("the iframe of %s: %w", f.url, err)
@@ -44,8 +49,7 @@ func (t *Context) placeInPage(ctx context.Context, f *remoteFrame, r *inspectRes
 			return nil
 		}
 		r.X, r.Y = at.X, at.Y
-		r.Box.X += at.Origin.X
-		r.Box.Y += at.Origin.Y
+		r.Box = at.Box
 		if r.Covered == "" {
 			r.Covered = at.Covered
 		}
@@ -124,4 +128,52 @@ func (t *Context) inFramesAsync(ctx context.Context, fn string, args ...any) <-c
 		out <- sum
 	}()
 	return out
+}
+
+// cmdBoxOfObject reads the boxes of a node given as a page object (raw:
+// only the content quad is read).
+var cmdBoxOfObject = cdp.Command[map[string]any, contentQuad]{Method: "DOM.getBoxModel"}
+
+// placeThrough takes r's point and box, in the viewport of the frame f,
+// through f's iframe element o into o's document, and inspects o there
+// (into at). With scroll, o is scrolled into view first, so that the quad
+// read is the one the input will meet.
+func (t *Context) placeThrough(ctx context.Context, o *pageObject, f *remoteFrame, r *inspectResult, scroll bool, at *inspectResult) error {
+	if scroll {
+		if err := o.call(ctx, inspectJS, at, true, PaymentFieldPattern, nil); err != nil || !at.Connected || !at.Visible {
+			return err
+		}
+	}
+	oc, ocancel := o.cdp(ctx)
+	q, err := chromedp.Call(oc, cmdBoxOfObject, map[string]any{"objectId": o.id})
+	ocancel()
+	if err != nil {
+		return fmt.Errorf("its box: %w", err)
+	}
+	fc, fcancel := f.cdp(ctx)
+	var vp [2]float64
+	err = evaluate(fc, "[innerWidth, innerHeight]", &vp)
+	fcancel()
+	if err != nil {
+		return fmt.Errorf("its viewport: %w", err)
+	}
+	m, err := newFrameMap(q.Model.Content, vp[0], vp[1])
+	if err != nil {
+		*at = inspectResult{Connected: true}
+		return nil
+	}
+	p := m.out(Point{r.X, r.Y})
+	if err := o.call(ctx, inspectJS, at, false, PaymentFieldPattern, map[string]float64{"x": p.X, "y": p.Y}); err != nil {
+		return err
+	}
+	// The box a person's screenshot marks: around the frame box's corners
+	// as drawn.
+	b := r.Box
+	xs, ys := []float64{}, []float64{}
+	for _, c := range []Point{{b.X, b.Y}, {b.X + b.Width, b.Y}, {b.X, b.Y + b.Height}, {b.X + b.Width, b.Y + b.Height}} {
+		d := m.out(c)
+		xs, ys = append(xs, d.X), append(ys, d.Y)
+	}
+	at.Box = Box{X: slices.Min(xs), Y: slices.Min(ys), Width: slices.Max(xs) - slices.Min(xs), Height: slices.Max(ys) - slices.Min(ys)}
+	return nil
 }

@@ -107,9 +107,6 @@ type inspectResult struct {
 	DocOrigin      string  `json:"docOrigin"`
 	FormAction     string  `json:"formAction"`
 	Label          bool    `json:"label"`
-	// Origin is where an out-of-process frame's viewport starts, when the
-	// node is its iframe element (inspectJS's at).
-	Origin struct{ X, Y float64 } `json:"origin"`
 }
 
 type axValue struct {

@@ -165,7 +165,16 @@ func (s *Session) settleScroll(ctx context.Context, c *call, limit time.Duration
 func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit+s.config.NavigationTimeout)
 	defer cancel()
-	out, err := s.tab.Settle(ctx, input, browser.Wait{
+	guarded := func(ctx context.Context) error {
+		// Whatever the call waited for (an approval, the page), it acts
+		// only if the agent still has the browser (takeover.go).
+		if err := s.mayAct(ctx); err != nil {
+			return err
+		}
+		c.sent = true
+		return input(ctx)
+	}
+	out, err := s.tab.Settle(ctx, guarded, browser.Wait{
 		Quiet: s.config.Quiet, Limit: limit, Navigation: s.config.NavigationTimeout,
 		Capture: &s.config.Capture, FirstChange: scroll})
 	// A capture taken while the page settled, and still true at the end of

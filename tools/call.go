@@ -34,6 +34,8 @@ type call struct {
 	// positions asks this call's snapshots for the page text's runs with
 	// their boxes (get_snapshot's positions).
 	positions bool
+	// sent says the call's input started to reach the page.
+	sent bool
 }
 
 // record is the audit record of c, which answered code ("ok" for success)

@@ -84,7 +84,7 @@ func (s *Session) answerConsent(ctx context.Context, c *call) string {
 		return fmt.Sprintf("%s asked about cookies; clicking its button %q is a step the profile has a person approve (%s), so it was left for you.", what, s.clip(ctl.Name, textLimit), rule)
 	}
 	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		return s.tab.ClickAt(ctx, p.t.BackendNodeID, ctl.X, ctl.Y)
+		return s.tab.ClickAt(ctx, p.at)
 	}, "")
 	if err != nil {
 		return fmt.Sprintf("%s asked about cookies; clicking its button %q failed: %s", what, s.clip(ctl.Name, textLimit), s.clip(err.Error(), textLimit))

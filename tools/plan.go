@@ -21,6 +21,9 @@ type planned struct {
 	value typed
 	// to is what the check found of the element a drag drops on.
 	to *browser.Inspection
+	// at is what a point's hit test found, for an action at a point
+	// (vision.go): its At is the one point judged, marked and sent to.
+	at browser.PointTarget
 }
 
 // planClick plans browser_click on ref.

@@ -237,10 +237,23 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if s.last != nil {
 		before = s.last.Page.URL
 	}
-	out, refused := s.refuseTaken(ctx, c) // takeover.go
+	// A person's takeover stops the call wherever it is, and the call
+	// acts only while the agent has the browser (takeover.go).
+	run, release, _ := s.hold(ctx, name)
+	out, refused := s.refuseTaken(ctx, c)
 	if !refused {
-		out = s.redactOutput(s.paced(ctx, t.def.ReadOnly, func(ctx context.Context) Output { return t.run(s, ctx, c) }))
+		out = s.paced(run, t.def.ReadOnly, func(ctx context.Context) Output {
+			if s.mayAct(ctx) != nil {
+				return Output{}
+			}
+			return t.run(s, ctx, c)
+		})
 	}
+	release()
+	if !refused && stoppedByPerson(run) {
+		out = s.stopped(ctx, c)
+	}
+	out = s.redactOutput(out)
 	took := time.Since(c.start)
 	code := resultCode(out)
 	s.log.LogAttrs(ctx, slog.LevelInfo, "tool call", slog.String("tool", name),

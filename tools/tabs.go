@@ -31,6 +31,13 @@ func (s *Session) tabsAction(ctx context.Context, c *call, in tabsInput) (string
 	if in.URL != "" && in.Action != "new" {
 		return "", fail(toolapi.InvalidParams, "url goes with action new only.")
 	}
+	if in.Action != "list" {
+		// A tab opened, closed or switched to acts on the browser: only
+		// while the agent has it (takeover.go).
+		if err := s.mayAct(ctx); err != nil {
+			return "", err
+		}
+	}
 	switch in.Action {
 	case "list":
 		return "", nil
@@ -69,6 +76,9 @@ func (s *Session) newTab(ctx context.Context, c *call, raw string) (string, erro
 	dest, err := s.gatedDestination(ctx, c, navigateInput{URL: raw})
 	if err != nil {
 		return "", err
+	}
+	if err := s.mayAct(ctx); err != nil {
+		return "", err // a person took the browser while the gate asked
 	}
 	if err := s.tab.OpenPage(ctx); err != nil {
 		return "", err

@@ -24,6 +24,22 @@ var ErrNotTaken = errors.New("take over the browser first")
 // maxHandBackNote bounds the note a person leaves the agent.
 const maxHandBackNote = 500
 
+// errPersonHasBrowser is the cause the context of the agent's call in
+// flight ends with when a person takes the browser over.
+var errPersonHasBrowser = errors.New("a person took the browser over")
+
+// stopWait bounds how long TakeOver waits for the agent's call in flight to
+// stop once its context is cancelled: every step of a call ends with its
+// context, so this is only a backstop against one that does not.
+const stopWait = 30 * time.Second
+
+// agentCall is the agent's call in flight, as a takeover stops it.
+type agentCall struct {
+	stop context.CancelCauseFunc
+	// done is closed when the call no longer touches the browser.
+	done chan struct{}
+}
+
 // takeover is whether a person has the session's browser. A person takes it
 // and hands it back from the console, on goroutines of their own, while the
 // agent's calls run on theirs: it has its own lock.
@@ -47,6 +63,10 @@ type takeover struct {
 	// fields while the person had the browser, by field
 	// (browser.PasswordField.Key): learnt as secrets when they hand back.
 	passwords map[string]string
+	// running is the agent's call in flight that a takeover stops; nil
+	// between calls, and for request_human_approval, which touches
+	// nothing once it asks and which a hand-back answers.
+	running *agentCall
 }
 
 // maxPersonPasswords bounds the fields whose values a takeover keeps.
@@ -57,19 +77,85 @@ const maxPersonPasswords = 256
 const handBackRead = 10 * time.Second
 
 // TakeOver gives the browser to a person: until HandBack, the agent's calls
-// answer that a person has it, and PersonInput reaches the page. Only the
-// console, under the session's capability, calls it; nothing the agent or
-// a page sends does.
+// answer that a person has it, and PersonInput reaches the page. The
+// agent's call in flight is stopped, wherever it is (waiting for the
+// action rate, an approval or the page, or acting), and TakeOver returns
+// once it no longer touches the browser, so that the person starts from a
+// browser nobody else drives. Only the console, under the session's
+// capability, calls it; nothing the agent or a page sends does.
 func (s *Session) TakeOver() {
 	s.wheel.mu.Lock()
 	s.wheel.taken = true
+	a := s.wheel.running
 	s.wheel.mu.Unlock()
 	s.log.Info("a person took over the browser")
+	if a != nil {
+		a.stop(errPersonHasBrowser)
+		select {
+		case <-a.done:
+		case <-time.After(stopWait):
+			s.log.Warn("the agent's call did not stop when a person took over; it cannot act, since every input checks first")
+		}
+	}
 	// The password fields shown now are remembered as such, whatever the
 	// page turns them into before the person types.
 	ctx, cancel := context.WithTimeout(context.Background(), handBackRead)
 	defer cancel()
 	s.notePersonPasswords(ctx)
+}
+
+// hold registers the agent's call name as the one in flight, unless a
+// person has the browser (taken). It returns the context the call runs
+// with, which a takeover ends (cause errPersonHasBrowser), and release, to
+// call once the call no longer touches the browser.
+func (s *Session) hold(ctx context.Context, name string) (run context.Context, release func(), taken bool) {
+	w := &s.wheel
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.taken {
+		return ctx, func() {}, true
+	}
+	if name == toolapi.RequestApproval {
+		return ctx, func() {}, false
+	}
+	run, stop := context.WithCancelCause(ctx)
+	a := &agentCall{stop: stop, done: make(chan struct{})}
+	w.running = a
+	return run, func() {
+		w.mu.Lock()
+		if w.running == a {
+			w.running = nil
+		}
+		w.mu.Unlock()
+		close(a.done)
+		stop(nil)
+	}, false
+}
+
+// stoppedByPerson reports whether a person took the browser while the call
+// whose context is ctx ran.
+func stoppedByPerson(ctx context.Context) bool {
+	return errors.Is(context.Cause(ctx), errPersonHasBrowser)
+}
+
+// mayAct is the last check before input reaches the page: the agent acts
+// only while it has the browser. A cancelled context alone is not enough,
+// since a protocol command may still go out on one.
+func (s *Session) mayAct(ctx context.Context) error {
+	if stoppedByPerson(ctx) || s.Taken() {
+		return errPersonHasBrowser
+	}
+	return nil
+}
+
+// stopped answers the agent's call that a person's takeover stopped: what
+// it was doing, and a fresh snapshot (the call's own context has ended).
+func (s *Session) stopped(ctx context.Context, c *call) Output {
+	msg := "A person has the browser: they took it over from the approval console while this call waited (for the action rate, an approval or the page), and it was stopped before it acted. Nothing was done; try again after they hand back."
+	if c.sent {
+		msg = "A person has the browser: they took it over from the approval console while this call acted, and it was stopped there. The snapshot shows the page as it is now; try again after they hand back."
+	}
+	return s.failed(context.WithoutCancel(ctx), c, toolapi.ActionFailed, msg)
 }
 
 // HandBack gives the browser back to the agent with the person's note,
@@ -109,8 +195,20 @@ func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error
 	if err := ev.Validate(); err != nil {
 		return err
 	}
-	if !s.Taken() {
+	s.wheel.mu.Lock()
+	taken, a := s.wheel.taken, s.wheel.running
+	s.wheel.mu.Unlock()
+	if !taken {
 		return ErrNotTaken
+	}
+	if a != nil {
+		// The agent's call is still stopping: the person's input comes
+		// after its last.
+		select {
+		case <-a.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	// A click may be the page's "Show password", and a key may make the
 	// page turn the field into a text field: the password fields are

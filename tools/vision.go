@@ -77,9 +77,16 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 	if in.Hover {
 		verb, input = "Hovered", s.tab.HoverAt
 	}
+	// The point judged is where the input goes: the point asked, on the
+	// whole pixel the browser's hit test read (browser.PointTarget.At).
+	at := p.at.At
+	where := at.String()
+	if at != (browser.Point{X: x, Y: y}) {
+		where += fmt.Sprintf(" (the whole pixel of %g,%g, as the browser's hit test reads it)", x, y)
+	}
 	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		return input(ctx, p.t.BackendNodeID, x, y)
-	}, fmt.Sprintf("%s at %g,%g on %s.", verb, x, y, s.pointWhat(p)))
+		return input(ctx, p.at)
+	}, fmt.Sprintf("%s at %s on %s.", verb, where, s.pointWhat(p)))
 	if err != nil {
 		var d *browser.DeliveryError
 		if errors.As(err, &d) {
@@ -90,7 +97,7 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 			case d.Received != "":
 				what = s.clip(d.Received, textLimit) + " received it instead"
 			}
-			return "", fail(toolapi.ActionFailed, "The %s at %g,%g did not reach %s, which was there when it was sent: %s. Check the new snapshot before trying again.", d.Input, x, y, s.pointWhat(p), what)
+			return "", fail(toolapi.ActionFailed, "The %s at %s did not reach %s, which was there when it was sent: %s. Check the new snapshot before trying again.", d.Input, at, s.pointWhat(p), what)
 		}
 		return "", err
 	}
@@ -131,9 +138,10 @@ func (s *Session) planPoint(ctx context.Context, x, y float64) (planned, error) 
 	}
 	a := s.actionOn(checkpoint.VerbClick, t, insp)
 	// The person sees the point, not the element's box: on a canvas the
-	// point is what the click means.
-	a.Box = &snapshot.BBox{X: x - pointMark/2, Y: y - pointMark/2, Width: pointMark, Height: pointMark}
-	return planned{t: t, insp: insp, action: a}, nil
+	// point is what the click means. It is the point judged, where the
+	// input will go.
+	a.Box = &snapshot.BBox{X: at.At.X - pointMark/2, Y: at.At.Y - pointMark/2, Width: pointMark, Height: pointMark}
+	return planned{t: t, insp: insp, action: a, at: at}, nil
 }
 
 // pointWhat says what is at a planned point, for the agent: the element's

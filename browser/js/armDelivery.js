@@ -10,10 +10,13 @@
 // so a page that stops the event in its own handlers is still seen, and on
 // the node itself, which sees events inside closed shadow roots. Only a
 // page that stops the event in a window capture listener it added earlier
-// hides it. The first event that reaches the node is also reported at once
+// hides it. A click's press, release or click that reaches anything else is
+// stopped there and its default action prevented, so that a miss does
+// nothing in the node's document, until the click or guardFor milliseconds
+// have passed. The first event that reaches the node is also reported at once
 // through the binding named binding, with token, so that it is known even
 // when the document goes away before the record is read.
-function armDelivery(kind, token, binding) {
+function armDelivery(kind, token, binding, guardFor) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
 	const types = {
 		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
@@ -22,6 +25,8 @@ function armDelivery(kind, token, binding) {
 	const doc = el.ownerDocument, win = doc.defaultView;
 	const isLabel = (n) => n && n.tagName === 'LABEL' && n.control === el;
 	const rec = {kind, el, seen: {}, hit: {}, missed: null};
+	const hosts = [];
+	for (let r = el.getRootNode(); r && r.host; r = r.host.getRootNode()) hosts.push(r.host);
 	const report = win[binding];
 	let reported = false;
 	const note = (e) => {
@@ -32,10 +37,28 @@ function armDelivery(kind, token, binding) {
 			rec.hit[e.type] = true;
 			if (!reported && typeof report === 'function') { reported = true; try { report(token); } catch (x) {} }
 		}
-		else if (!rec.missed) rec.missed = path[0] || null;
+		else {
+			if (!rec.missed) rec.missed = path[0] || null;
+			// A press or click that reached something nobody judged (the
+			// page moved it under the pointer, or routed the input
+			// elsewhere) goes no further in this document: no handler of
+			// the page after this one, and no default action (a submit, a
+			// link, a checkbox), hears it.
+			// A path that holds a shadow host of the node may reach it
+			// inside a closed shadow root, where only the node's own
+			// listener sees it: that one is left to go on.
+			if (guard && !path.some(n => hosts.includes(n))) { e.preventDefault(); e.stopImmediatePropagation(); }
+		}
+		// The click ends the input: a record nobody read (its document
+		// was held by a dialog the click opened) must not stop the
+		// page's later clicks.
+		if (e.type === 'click') guard = false;
 	};
-	// Passive: the record never cancels, and must not hold up scrolling.
-	const opts = {capture: true, passive: true};
+	let guard = kind === 'click';
+	setTimeout(() => { guard = false; }, guardFor);
+	// A click's record may cancel what missed; the others never cancel, and
+	// must not hold up scrolling.
+	const opts = {capture: true, passive: kind !== 'click'};
 	const targets = [win, doc, el];
 	for (const t of types) for (const at of targets) at.addEventListener(t, note, opts);
 	rec.stop = () => { for (const t of types) for (const at of targets) at.removeEventListener(t, note, opts); };

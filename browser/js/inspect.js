@@ -4,10 +4,10 @@
 // case-insensitive regexp that marks a payment-card field by its field name
 // (browser.PaymentFieldPattern; the same test as checkpoint.IsPaymentField).
 // at, when set, makes this the iframe element of an out-of-process frame:
-// {x, y} is a point in that frame's viewport, which is hit-tested here at
-// its place in this page instead of the element's centre (a page hit test
-// sees only the iframe element), and origin is where the frame's viewport
-// starts (the iframe's content box).
+// {x, y} is a point of that frame, already taken through the iframe as
+// this process draws it into its main viewport, which is hit-tested here
+// instead of the element's centre (a page hit test sees only the iframe
+// element).
 //
 // retried is set on the second look, after a hit test that landed on the
 // document itself scrolled the element into view once more.
@@ -95,12 +95,23 @@ function inspect(scroll, payment, at, retried) {
 	out.box = {x: r.left + dx, y: r.top + dy, width: r.width, height: r.height};
 	const left = v.left, right = v.right, top = v.top, bottom = v.bottom;
 	if (right <= left || bottom <= top) { out.visible = false; return out; }
-	let lx = (left + right) / 2, ly = (top + bottom) / 2;
+	// The click point is a whole pixel of this frame's viewport, the one
+	// nearest the centre inside what shows: the check below and the input
+	// then read the same point, where a fractional one may be read as
+	// either of two neighbours at a sub-pixel edge. An element with no
+	// whole pixel showing has no point a click can be sure to reach.
+	const whole = (c, lo, hi) => {
+		let p = Math.round(c);
+		if (p >= hi) p = Math.ceil(hi) - 1;
+		if (p < lo) p = Math.ceil(lo);
+		return p >= lo && p < hi ? p : null;
+	};
+	let lx = whole((left + right) / 2, left, right), ly = whole((top + bottom) / 2, top, bottom);
+	if (!at && (lx === null || ly === null)) { out.visible = false; return out; }
 	if (at) {
-		const cx = r.left + el.clientLeft + (parseFloat(cs.paddingLeft) || 0);
-		const cy = r.top + el.clientTop + (parseFloat(cs.paddingTop) || 0);
-		out.origin = {x: cx + dx, y: cy + dy};
-		lx = cx + at.x; ly = cy + at.y;
+		// at is in the viewport of this process's main frame, taken
+		// through the iframe as drawn (browser.placeThrough).
+		lx = at.x - dx; ly = at.y - dy;
 		if (lx < left || lx >= right || ly < top || ly >= bottom) { out.visible = false; return out; }
 	}
 	out.x = lx + dx; out.y = ly + dy;

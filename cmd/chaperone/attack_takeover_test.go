@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -357,10 +358,17 @@ func TestTakeoverLiveViewRefusesStrangers(t *testing.T) {
 // address, read on stderr.
 func takeoverServe(t *testing.T) (*client.Client, string) {
 	t.Helper()
+	return takeoverServeAt(t, "/hostile/takeover-login")
+}
+
+// takeoverServeAt is takeoverServe at another page of the fixture site,
+// with more of serve's flags.
+func takeoverServeAt(t *testing.T, path string, args ...string) (*client.Client, string) {
+	t.Helper()
 	site := httptest.NewServer(fixtures.Site())
 	t.Cleanup(site.Close)
-	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/takeover-login",
-		"--approver", "web", "--open-approvals=false")
+	c, _, stderr := stdioClient(t, nil, append([]string{"serve", "--url", site.URL + path,
+		"--approver", "web", "--open-approvals=false"}, args...)...)
 	t.Cleanup(func() { c.Close() })
 	var live string
 	takeoverWaitFor(t, "the live view's address on stderr", func() bool {
@@ -602,4 +610,142 @@ func TestAttackTakeoverPersonPasswordHidden(t *testing.T) {
 		t.Error("no audit log was written")
 	}
 	takeoverPasswordLeak(t, "stderr (debug)", stderr.String())
+}
+
+// takeoverPost posts JSON to the live view's take or handback, as the
+// console's own page does, and fails the test unless it answers 200.
+func takeoverPost(t *testing.T, live, what, body string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, live+"/"+what, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("%s: %s", what, res.Status)
+	}
+}
+
+// takeoverRecord is the fixture's own record of the input that reached it.
+var takeoverRecord = regexp.MustCompile(`Photo clicks: (\d+) · Orders placed: (\d+) · Keys: (\d+) · Typed: (\d+) · Hovers: (\d+)`)
+
+// callAsync calls a tool in the background; its result arrives on the
+// channel.
+func callAsync(c *client.Client, name string, args map[string]any) <-chan actionResult {
+	done := make(chan actionResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = name
+		req.Params.Arguments = args
+		res, err := c.CallTool(ctx, req)
+		var r actionResult
+		if err != nil {
+			r.Message = "call error: " + err.Error()
+		} else if data, err := json.Marshal(res.StructuredContent); err == nil {
+			json.Unmarshal(data, &r)
+		}
+		done <- r
+	}()
+	return done
+}
+
+// A person's takeover stops the agent: a call admitted before the person
+// took the browser, and waiting for its pace (--max-actions-per-minute) or
+// for an approval, must not act once they have it. Before, the call waited
+// out its pace and clicked, typed or hovered seconds after the person took
+// over, and an approval given in the console during the takeover let the
+// click through. The page's own record says what reached it.
+func TestAttackTakeoverStopsTheCallInFlight(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		// paced says the call comes right after an action, so that it
+		// waits for the session's pace; otherwise it waits for an
+		// approval.
+		paced bool
+		tool  string
+		// role and name are the element the call acts on; args are its
+		// other arguments.
+		role, elem string
+		args       map[string]any
+	}{
+		{"a click waiting for its pace", true, toolapi.Click, "button", "Next photo", nil},
+		{"a key waiting for its pace", true, toolapi.PressKey, "textbox", "Note", map[string]any{"key": "a"}},
+		{"typing waiting for its pace", true, toolapi.Fill, "textbox", "Note", map[string]any{"value": "hello"}},
+		{"a hover waiting for its pace", true, toolapi.Hover, "button", "Menu", nil},
+		{"a click waiting for an approval", false, toolapi.Click, "button", "Place order", nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			// One action every 15 s: the call after the first waits.
+			c, live := takeoverServeAt(t, "/hostile/takeover-pace", "--max-actions-per-minute", "4", "--caps", "hover")
+			console := strings.TrimSuffix(live, "live")
+			s := getSnapshot(t, c)
+			want := []string{"1", "0", "0", "0", "0"}
+			if tc.paced {
+				r, next := click(t, c, browsertest.Ref(t, s, "button", "Next photo"))
+				if !r.Success {
+					t.Fatalf("the first click: %v %s", r.Error, r.Message)
+				}
+				s = next
+			} else {
+				want[0] = "0"
+			}
+			args := map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.elem)}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			done := callAsync(c, tc.tool, args)
+			if tc.paced {
+				// tools/list needs no session: its answer means the
+				// server has read the call sent before it, which now
+				// waits for its pace.
+				if _, err := c.ListTools(context.Background(), mcp.ListToolsRequest{}); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				takeoverWaitFor(t, "the click to wait for an approval", func() bool { return len(pending(t, console)) == 1 })
+			}
+			takeoverPost(t, live, "take", `{}`)
+			// A person who holds the browser and approves what waits in
+			// the console approves it for after the hand-back, never for
+			// now.
+			for _, p := range pending(t, console) {
+				resp, err := http.Post(console+"api/approvals/"+p.ID, "application/json", strings.NewReader(`{"approved":true}`))
+				if err == nil {
+					resp.Body.Close()
+				}
+			}
+			var r actionResult
+			select {
+			case r = <-done:
+			case <-time.After(2 * time.Minute):
+				t.Fatal("the call did not answer")
+			}
+			// What reached the page while the person had the browser is
+			// what the page recorded until now: read it at the hand-back.
+			takeoverPost(t, live, "handback", `{"note":""}`)
+			after := getSnapshot(t, c)
+			m := takeoverRecord.FindStringSubmatch(after.Text)
+			if m == nil {
+				t.Fatalf("no record on the page:\n%s", after.Text)
+			}
+			if got := m[1:]; !slices.Equal(got, want) {
+				t.Errorf("the page recorded photo clicks, orders, keys, typed, hovers = %v; want %v: the agent acted while a person had the browser", got, want)
+			}
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "A person has the browser") {
+				t.Errorf("the call in flight answered success %v, error %v, %q; want action_failed: a person has the browser", r.Success, r.Error, r.Message)
+			}
+		})
+	}
 }
