@@ -39,7 +39,7 @@ func TestNodeOfAGoneFrame(t *testing.T) {
 			_, err := tab.PickOptions(ctx, node, []string{"a"}, false)
 			return err
 		}},
-		{"Select", func(ctx context.Context) error { _, err := tab.Select(ctx, node, []string{"a"}, false); return err }},
+		{"Select", func(ctx context.Context) error { _, err := tab.Select(ctx, node, []string{"a"}, false, nil); return err }},
 		{"Where", func(ctx context.Context) error { _, err := tab.Where(ctx, node); return err }},
 		{"Extract", func(ctx context.Context) error { _, err := tab.Extract(ctx, node, "a", nil, 1); return err }},
 	}
