@@ -184,7 +184,13 @@ func (t *Context) choose(ctx context.Context, node nodeID, values []string, list
 	if values == nil {
 		values = []string{}
 	}
-	if err := t.callOn(ctx, node, selectOptionJS, &r, values, list, "choose", 0, approved); err != nil {
+	args := []any{values, list, "choose", 0}
+	if approved != nil {
+		// Passed only when there is something to check: nil and empty
+		// both reach the page as an empty list.
+		args = append(args, approved)
+	}
+	if err := t.callOn(ctx, node, selectOptionJS, &r, args...); err != nil {
 		return r, fmt.Errorf("select %q: %w", values, err)
 	}
 	if r.Changed {

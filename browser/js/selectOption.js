@@ -36,6 +36,7 @@ function selectOption(values, list, mode, ms, approved) {
 	// Focus runs the page's handlers, which may rewrite the options: what is
 	// matched below is what the choice would commit.
 	if (commit) el.focus();
+	const check = Array.isArray(approved);
 	const doc = el.ownerDocument;
 	const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
 	const native = el.tagName === 'SELECT';
@@ -101,7 +102,7 @@ function selectOption(values, list, mode, ms, approved) {
 	const picks = new Set();
 	for (const v of values) {
 		const o = find(v);
-		if (!o && commit && approved) return {ok: true, kind: 'native', changed: true, picked: [], missing: v};
+		if (!o && commit && check) return {ok: true, kind: 'native', changed: true, picked: [], missing: v};
 		if (!o) return {ok: false, missing: v, options: opts.map(o => text(o) + (value(o) !== text(o) ? ' (' + value(o) + ')' : ''))};
 		if (o.disabled || o.getAttribute('aria-disabled') === 'true') return {ok: false, disabled: true, options: [text(o)]};
 		picks.add(o);
@@ -113,7 +114,7 @@ function selectOption(values, list, mode, ms, approved) {
 	}
 	if (commit) {
 		const now = described(ordered);
-		if (approved && (now.length !== approved.length || now.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text))) {
+		if (check && (now.length !== approved.length || now.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text))) {
 			return {ok: true, kind: 'native', changed: true, picked: now};
 		}
 		for (const o of opts) {
