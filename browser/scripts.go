@@ -27,6 +27,12 @@ var (
 	//go:embed js/maskText.js
 	maskTextJS string
 
+	// guardFilesJS and readGuardJS keep SetFiles to the approved files.
+	//go:embed js/guardFiles.js
+	guardFilesJS string
+	//go:embed js/readGuard.js
+	readGuardJS string
+
 	// selectOptionJS finds, and for Select picks, an option.
 	//go:embed js/selectOption.js
 	selectOptionJS string
