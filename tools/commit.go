@@ -37,19 +37,21 @@ func (s *Session) committed(ctx context.Context, c *call, plan func(context.Cont
 		}
 		why := s.changedNote(changed)
 		if !asked {
-			return p, fail(toolapi.ActionFailed, "%s was not done: %s. Nothing reached the page; check the new snapshot before trying again.", s.clip(p.action.String(), messageLimit), why)
+			return p, fail(toolapi.ActionFailed, "%s was not done: %s. Nothing more was committed; check the new snapshot before trying again.", s.clip(p.action.String(), messageLimit), why)
 		}
 		if ask == maxAsks {
-			return p, fail(toolapi.ActionFailed, "%s was not done: the page changed it again after a human approved it %d times (%s). Nothing reached the page; do not go on with it.", s.clip(p.action.String(), messageLimit), maxAsks, why)
+			return p, fail(toolapi.ActionFailed, "%s was not done: the page changed it again after a human approved it %d times (%s). Nothing more was committed; do not go on with it.", s.clip(p.action.String(), messageLimit), maxAsks, why)
 		}
 		now, err := s.placed(ctx, plan)
 		if err != nil {
-			return now, err
+			// The action cannot even be planned on the page as it is now
+			// (the value picks no option): nothing to ask about.
+			return now, fail(toolapi.ActionFailed, "%s was approved but not done: %s. Now: %s", s.clip(p.action.String(), messageLimit), why, asProblem(err).msg)
 		}
 		if now.action.Same(p.action) {
 			// Nothing new to show a person: the page diverts the input
 			// itself.
-			return p, fail(toolapi.ActionFailed, "%s was approved but not done: %s. Nothing reached the page; check the new snapshot.", s.clip(p.action.String(), messageLimit), why)
+			return p, fail(toolapi.ActionFailed, "%s was approved but not done: %s. Nothing more was committed; check the new snapshot.", s.clip(p.action.String(), messageLimit), why)
 		}
 		s.log.Info("the page changed an approved action as it was committed; asking again",
 			"approved", s.clip(p.action.String(), messageLimit), "now", s.clip(now.action.String(), messageLimit))
