@@ -500,12 +500,15 @@ func TestBindingCommitIsWhatWasApproved(t *testing.T) {
 			if tc.heard != "" && strings.Count(text, tc.heard) != 1 {
 				t.Errorf("the page heard %q %d times, want once:\n%s", tc.heard, strings.Count(text, tc.heard), text)
 			}
-			// A decision left over would answer the next case's question.
+		})
+		// A decision left over would answer the next case's question.
+		for drained := false; !drained; {
 			select {
 			case d := <-host.decisions:
-				t.Errorf("the person was not asked the question answered %v", d)
+				t.Errorf("%s: the person was not asked the question answered %v", tc.name, d)
 			default:
+				drained = true
 			}
-		})
+		}
 	}
 }
