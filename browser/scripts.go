@@ -27,9 +27,12 @@ var (
 	//go:embed js/maskText.js
 	maskTextJS string
 
-	// guardFilesJS and readGuardJS keep SetFiles to the approved files.
+	// guardFilesJS and readGuardJS keep SetFiles to the approved files,
+	// guardOptionJS a click on a listbox's option to the option approved.
 	//go:embed js/guardFiles.js
 	guardFilesJS string
+	//go:embed js/guardOption.js
+	guardOptionJS string
 	//go:embed js/readGuard.js
 	readGuardJS string
 

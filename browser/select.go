@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -199,26 +198,6 @@ func (t *Context) choose(ctx context.Context, node nodeID, values []string, list
 	return r, optionsProblem(r, values)
 }
 
-// sameOptions reports whether the options picked now are the approved
-// ones, in order: by value and text; an approved option known by its text
-// alone (a closed combobox's, before its popup existed) by the text it
-// shows, up to case and spacing.
-func sameOptions(approved, now []Selection) bool {
-	if len(approved) != len(now) {
-		return false
-	}
-	squash := func(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
-	for i, a := range approved {
-		switch {
-		case a.Value == "" && squash(a.Text) != squash(now[i].Text):
-			return false
-		case a.Value != "" && a != now[i]:
-			return false
-		}
-	}
-	return true
-}
-
 // options runs selectOptionJS in mode on the node and turns what it found
 // into errors.
 func (t *Context) options(ctx context.Context, node nodeID, values []string, list bool, mode string) (optionResult, error) {
@@ -270,7 +249,7 @@ func (t *Context) clickOptions(ctx context.Context, node nodeID, values []string
 		if clicked[option] {
 			return fmt.Errorf("select %q: a click on an option does not toggle it alone; the listbox is not as the values say", values)
 		}
-		if err := t.clickNode(ctx, option, "the option"); err != nil {
+		if err := t.clickGuarded(ctx, option); err != nil {
 			return err
 		}
 		if !list {

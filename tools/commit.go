@@ -62,10 +62,12 @@ func (s *Session) committed(ctx context.Context, c *call, plan func(context.Cont
 // it: page text clipped, the session's secrets redacted.
 func (s *Session) changedNote(e *browser.ChangedError) string {
 	switch {
+	case e.Now != "":
+		return s.clip(e.Now, messageLimit)
 	case e.Input == "select" && e.Missing != "":
 		return fmt.Sprintf("once the select had focus, %q picked no option", s.clip(e.Missing, textLimit))
 	case e.Input == "select":
 		return fmt.Sprintf("once the select had focus, the value picked %s instead of the option approved", s.clip(checkpoint.OptionList(s.options(e.Options)), messageLimit))
 	}
-	return s.clip(e.Now, messageLimit)
+	return "the page changed what it commits"
 }
