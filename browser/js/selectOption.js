@@ -17,7 +17,8 @@
 //     ran: when they are no longer approved ({value, text} of each, in
 //     order), nothing is chosen and no event fires ({changed: true,
 //     picked: what they match now}), so the page never hears a choice
-//     nobody approved;
+//     nobody approved; nor is change sent when an input handler changed
+//     the choice (the select goes back to what it had);
 //   - 'next': the option element a person would click next to reach the
 //     choice in a listbox or an open popup, or null when there is none left;
 //   - 'wait': a promise of whether the popup's options showed within ms;
@@ -117,11 +118,22 @@ function selectOption(values, list, mode, ms, approved) {
 		if (check && (now.length !== approved.length || now.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text))) {
 			return {ok: true, kind: 'native', changed: true, picked: now};
 		}
+		const was = Array.from(el.options).filter(selected);
 		for (const o of opts) {
 			if (multiple) o.selected = picks.has(o);
 			else if (picks.has(o)) o.selected = true;
 		}
 		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+		if (check) {
+			// An input handler that rewrote the choice does not get it
+			// committed: the change a form acts on is not sent, and the
+			// select goes back to what it had.
+			const after = described(Array.from(el.options).filter(selected));
+			if (after.length !== approved.length || after.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text)) {
+				for (const o of el.options) o.selected = was.includes(o);
+				return {ok: true, kind: 'native', changed: true, picked: after};
+			}
+		}
 		el.dispatchEvent(new Event('change', {bubbles: true}));
 		return {ok: true, kind: 'native', picked: described(ordered), selected: described(Array.from(el.options).filter(selected))};
 	}

@@ -425,6 +425,8 @@ func TestBindingCommitIsWhatWasApproved(t *testing.T) {
 			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-swap input", "tier-swap change"}},
 		{name: "option renamed by the select's box", tool: toolapi.Select, role: "combobox", target: "Plan renamed by its box", args: map[string]any{"value": "basic"},
 			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-box input", "tier-box change"}},
+		{name: "option renamed by the input handler", tool: toolapi.Select, role: "combobox", target: "Plan renamed on input", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-input change"}},
 		{name: "option renamed by text the agent gave", tool: toolapi.Select, role: "combobox", target: "Plan renamed on focus", args: map[string]any{"value": "Basic $5"},
 			shown: `"Basic $5"`, code: toolapi.ActionFailed, never: []string{"tier-text input", "tier-text change"}},
 		{name: "renamed option approved again", tool: toolapi.Select, role: "combobox", target: "Plan renamed on focus", args: map[string]any{"value": "basic"},
