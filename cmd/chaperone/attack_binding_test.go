@@ -518,3 +518,31 @@ func TestBindingCommitIsWhatWasApproved(t *testing.T) {
 		}
 	}
 }
+
+// TestBindingCommitAsksAtMostThrice: a select that renames its option anew
+// each time it takes focus gets a question for each new option a person
+// approved, at most three in all; then the agent hears action_failed, and
+// the page heard no choice.
+func TestBindingCommitAsksAtMostThrice(t *testing.T) {
+	t.Parallel()
+	page := bindingSite(t) + "/hostile/binding-rewrite"
+	c, host, _ := webhookServe(t, "--profile", rewriteProfile(t), "--url", page)
+	s := getSnapshot(t, c)
+	for range 4 {
+		host.decisions <- map[string]any{"approved": true}
+	}
+	r, _ := act(t, c, toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "Plan renamed on every focus"), "value": "basic"})
+	t.Logf("%v: %s", r.Error, r.Message)
+	for i, want := range []string{`"Basic $5"`, `"Premium annual $6001"`, `"Premium annual $6002"`} {
+		if p := host.asked(t); p.Concrete == nil || !strings.Contains(p.Concrete.String(), want) {
+			t.Errorf("question %d was about %+v, want %s", i+1, p.Concrete, want)
+		}
+	}
+	host.notAsked(t)
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "3 times") {
+		t.Errorf("the page changed the option three times: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	if text := getSnapshot(t, c).Text; strings.Contains(text, "tier-every") {
+		t.Errorf("the page heard a choice:\n%s", text)
+	}
+}
