@@ -105,11 +105,17 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 			return "", fmt.Errorf("type: %w", err)
 		}
 	}
-	var value string
-	if err := t.callOn(ctx, node, fireChangeJS, &value); err != nil {
+	var end struct {
+		Value    string `json:"value"`
+		Withheld bool   `json:"withheld"`
+	}
+	if err := t.callOn(ctx, node, fireChangeJS, &end, text, clear); err != nil {
 		return "", fmt.Errorf("change: %w", err)
 	}
-	return value, nil
+	if end.Withheld {
+		t.log.Debug("type: the field does not hold the text typed; no change event sent")
+	}
+	return end.Value, nil
 }
 
 // SetValue sets the value of an input that has no text to type into (date,

@@ -15,7 +15,8 @@ var (
 	//go:embed js/focusAndSelect.js
 	focusAndSelectJS string
 
-	// fireChangeJS ends Type as leaving the field would.
+	// fireChangeJS ends Type as leaving the field would, if the field holds
+	// the text typed.
 	//go:embed js/fireChange.js
 	fireChangeJS string
 

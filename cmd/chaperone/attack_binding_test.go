@@ -442,6 +442,8 @@ func TestBindingCommitIsWhatWasApproved(t *testing.T) {
 
 		{name: "field rewritten on focus", tool: toolapi.Fill, role: "textbox", target: "Amount to add", args: map[string]any{"value": "5", "clear_first": false},
 			shown: `"5"`, code: toolapi.ActionFailed, never: []string{"amount input", "amount change"}},
+		{name: "field rewritten as it is typed", tool: toolapi.Fill, role: "textbox", target: "Amount rewritten as typed", args: map[string]any{"value": "5"},
+			shown: `"5"`, code: toolapi.ActionFailed, never: []string{"amount-typed change"}},
 		{name: "field hands the focus over", tool: toolapi.Fill, role: "textbox", target: "Note to payee", args: map[string]any{"value": "rent"},
 			shown: `"rent"`, code: toolapi.ActionFailed, never: []string{"payee input", "payee change", "note input", "note change"}},
 		{name: "keys: field hands the focus over on keydown", tool: toolapi.Fill, role: "textbox", target: "Memo", args: map[string]any{"value": "rent", "keys": true},
