@@ -117,7 +117,7 @@ func TestCrossSiteFrameActions(t *testing.T) {
 	if err != nil || got != "4242 4242 4242 4242" {
 		t.Fatalf("typing the card number: %q, %v", got, err)
 	}
-	sel, err := tab.Select(ctx, frameNode(t, tab, "combobox", "Country"), []string{"Germany"}, false)
+	sel, err := tab.Select(ctx, frameNode(t, tab, "combobox", "Country"), []string{"Germany"}, false, nil)
 	if err != nil || len(sel) != 1 || sel[0].Value != "de" {
 		t.Fatalf("selecting the country: %+v, %v", sel, err)
 	}

@@ -61,9 +61,19 @@ func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, cl
 // typeText is Type; with keys, text is typed key by key (typeKeys).
 func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool) (string, error) {
 	node := nodeOf(backendNodeID)
-	var hadContent bool
-	if err := t.callOn(ctx, node, focusAndSelectJS, &hadContent, clear); err != nil {
+	var ready struct {
+		Had     bool   `json:"had"`
+		Moved   string `json:"moved"`
+		Changed bool   `json:"changed"`
+	}
+	if err := t.callOn(ctx, node, focusAndSelectJS, &ready, clear); err != nil {
 		return "", fmt.Errorf("focus: %w", err)
+	}
+	switch {
+	case ready.Moved != "":
+		return "", &ChangedError{Input: "type", Now: fmt.Sprintf("as the field took focus, the page moved the focus to %s", ready.Moved)}
+	case ready.Changed:
+		return "", &ChangedError{Input: "type", Now: "as the field took focus, the page changed it (its content, type or name)"}
 	}
 	// Keys go to the process of the node's frame, where the focus is.
 	r, err := t.route(ctx, node)
@@ -72,7 +82,12 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 	}
 	defer r.cancel()
 	c := r.ctx
-	if text == "" && hadContent {
+	// A handler may move the focus later than the focus event (a timer):
+	// the text must go where it was judged to go.
+	if err := t.stillFocused(ctx, node, true, "before typing"); err != nil {
+		return "", err
+	}
+	if text == "" && ready.Had {
 		for _, typ := range []string{"rawKeyDown", "keyUp"} {
 			if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
 				"type": typ, "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46,
@@ -82,7 +97,7 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 		}
 	}
 	if text != "" && keys {
-		if err := typeKeys(c, text); err != nil {
+		if err := t.typeKeys(ctx, c, node, text); err != nil {
 			return "", fmt.Errorf("type: %w", err)
 		}
 	} else if text != "" {
@@ -90,11 +105,17 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 			return "", fmt.Errorf("type: %w", err)
 		}
 	}
-	var value string
-	if err := t.callOn(ctx, node, fireChangeJS, &value); err != nil {
+	var end struct {
+		Value    string `json:"value"`
+		Withheld bool   `json:"withheld"`
+	}
+	if err := t.callOn(ctx, node, fireChangeJS, &end, text, clear); err != nil {
 		return "", fmt.Errorf("change: %w", err)
 	}
-	return value, nil
+	if end.Withheld {
+		t.log.Debug("type: the field does not hold the text typed; no change event sent")
+	}
+	return end.Value, nil
 }
 
 // SetValue sets the value of an input that has no text to type into (date,

@@ -116,7 +116,7 @@ func TestPickOptionsDoesNotChoose(t *testing.T) {
 	if _, err := tab.PickOptions(testCtx(t), node, []string{"1to3"}, true); !errors.Is(err, browser.ErrOneOption) {
 		t.Errorf("PickOptions of a list on a single select: %v, want ErrOneOption", err)
 	}
-	picked, err := tab.Select(testCtx(t), node, []string{"1 to 3 years"}, false)
+	picked, err := tab.Select(testCtx(t), node, []string{"1 to 3 years"}, false, nil)
 	if err != nil || len(picked) != 1 || picked[0].Value != "1to3" {
 		t.Fatalf("Select = %+v, %v", picked, err)
 	}

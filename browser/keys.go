@@ -258,14 +258,30 @@ func (t *Context) pressOnce(ctx context.Context, c Chord) error {
 			return err
 		}
 	}
-	down := keyEvent("rawKeyDown", c.key, mods)
 	// Text goes with the key unless a modifier other than Shift turns the
-	// key into a shortcut.
-	if c.key.Text != "" && !c.shortcut() {
-		down["type"], down["text"], down["unmodifiedText"] = "keyDown", c.key.Text, c.key.Unmodified
+	// key into a shortcut. It is a char event of its own after the
+	// keydown, as a keyboard's is: the keypress and the key's release are
+	// what type, press a button (Enter, Space) or submit a form, and they
+	// go to whatever has the focus then.
+	typed := c.key.Text != "" && !c.shortcut()
+	var before int64
+	if typed {
+		before, _ = t.Focused(ctx)
 	}
-	if err := send(down); err != nil {
+	if err := send(keyEvent("rawKeyDown", c.key, mods)); err != nil {
 		return err
+	}
+	if typed {
+		// A keydown handler that moved the focus to another element
+		// would have it type into, or activate, what nobody judged.
+		if now, err := t.Focused(ctx); err == nil && now != before && now != 0 {
+			return &ChangedError{Input: "key", Now: fmt.Sprintf("the page moved the keyboard focus to another element on the keydown of %s, so %s was not typed or released there", c.Name, c.Name)}
+		}
+		char := keyEvent("char", c.key, mods)
+		char["text"], char["unmodifiedText"] = c.key.Text, c.key.Unmodified
+		if err := send(char); err != nil {
+			return err
+		}
 	}
 	if err := send(keyEvent("keyUp", c.key, mods)); err != nil {
 		return err

@@ -34,12 +34,15 @@ func TestNodeOfAGoneFrame(t *testing.T) {
 		{"ScrollElementTo", func(ctx context.Context) error { return tab.ScrollElementTo(ctx, node, "bottom") }},
 		{"EnterActivates", func(ctx context.Context) error { _, err := tab.EnterActivates(ctx, node); return err }},
 		{"Files", func(ctx context.Context) error { _, err := tab.Files(ctx, node); return err }},
-		{"SetFiles", func(ctx context.Context) error { return tab.SetFiles(ctx, node, []string{"/dev/null"}) }},
+		{"SetFiles", func(ctx context.Context) error { return tab.SetFiles(ctx, node, []string{"/dev/null"}, nil) }},
 		{"PickOptions", func(ctx context.Context) error {
 			_, err := tab.PickOptions(ctx, node, []string{"a"}, false)
 			return err
 		}},
-		{"Select", func(ctx context.Context) error { _, err := tab.Select(ctx, node, []string{"a"}, false); return err }},
+		{"Select", func(ctx context.Context) error {
+			_, err := tab.Select(ctx, node, []string{"a"}, false, nil)
+			return err
+		}},
 		{"Where", func(ctx context.Context) error { _, err := tab.Where(ctx, node); return err }},
 		{"Extract", func(ctx context.Context) error { _, err := tab.Extract(ctx, node, "a", nil, 1); return err }},
 	}

@@ -15,7 +15,8 @@ var (
 	//go:embed js/focusAndSelect.js
 	focusAndSelectJS string
 
-	// fireChangeJS ends Type as leaving the field would.
+	// fireChangeJS ends Type as leaving the field would, if the field holds
+	// the text typed.
 	//go:embed js/fireChange.js
 	fireChangeJS string
 
@@ -26,6 +27,15 @@ var (
 	// maskTextJS hides a field's text for MaskText.
 	//go:embed js/maskText.js
 	maskTextJS string
+
+	// guardFilesJS and readGuardJS keep SetFiles to the approved files,
+	// guardOptionJS a click on a listbox's option to the option approved.
+	//go:embed js/guardFiles.js
+	guardFilesJS string
+	//go:embed js/guardOption.js
+	guardOptionJS string
+	//go:embed js/readGuard.js
+	readGuardJS string
 
 	// selectOptionJS finds, and for Select picks, an option.
 	//go:embed js/selectOption.js

@@ -45,6 +45,9 @@ type optionResult struct {
 	Selected []Selection `json:"selected"`
 	// Combo is set for a combobox, which must show its choice afterwards.
 	Combo bool `json:"combo"`
+	// Changed says a choice was not made: once the select had focus, the
+	// values matched other options than the approved ones (Picked).
+	Changed bool `json:"changed"`
 }
 
 // cmdDescribeNode tells the backend node id of a page object.
@@ -88,19 +91,30 @@ func (t *Context) PickOptions(ctx context.Context, backendNodeID int64, values [
 
 // Select chooses the options for values (see PickOptions) and returns
 // what took effect: the options selected afterwards, read back from the
-// page, which its own handlers (focus, input, change) may have made other
-// than what was picked; for a combobox, the option whose text it shows.
+// page, which its own handlers (input, change) may have made other than
+// what was picked; for a combobox, the option whose text it shows.
 // A native <select> is chosen by script, firing input and change as a
 // person's choice does, with no pointer: pages often hide it under a styled
 // proxy. A listbox's options are clicked with the mouse, each one whose
 // selected state must change; a combobox is clicked open first, and the
 // option of its popup showing the text is clicked, after which the combobox
 // must show that text.
-func (t *Context) Select(ctx context.Context, backendNodeID int64, values []string, list bool) ([]Selection, error) {
+//
+// approved is what PickOptions said, and a person may have approved: the
+// values must still pick exactly those options when the choice is made,
+// else nothing is chosen and the error is a *ChangedError naming what they
+// pick now. A native select is focused, and its options matched again, in
+// the same script turn as the choice, so no handler runs between the look
+// and the choice; a listbox's or popup's options are matched again just
+// before the first click. nil checks nothing.
+func (t *Context) Select(ctx context.Context, backendNodeID int64, values []string, list bool, approved []Selection) ([]Selection, error) {
 	node := nodeOf(backendNodeID)
-	r, err := t.options(ctx, node, values, list, "choose")
+	r, err := t.choose(ctx, node, values, list, approved)
 	if err != nil {
 		return nil, err
+	}
+	if r.Changed || (approved != nil && r.Kind != kindClosed && !sameOptions(approved, r.Picked)) {
+		return nil, &ChangedError{Input: "select", Options: orNone(r.Picked), Missing: r.Missing}
 	}
 	if r.Kind == kindNative {
 		if err := t.leaveStandIn(ctx, node); err != nil {
@@ -118,6 +132,10 @@ func (t *Context) Select(ctx context.Context, backendNodeID int64, values []stri
 		if r, err = t.options(ctx, node, values, list, "pick"); err != nil {
 			// Leave the page as it was: a popup opened for nothing closes.
 			return nil, errors.Join(err, t.escape(ctx))
+		}
+		if approved != nil && !sameOptions(approved, r.Picked) {
+			// The popup shows other options for the text than approved.
+			return nil, errors.Join(&ChangedError{Input: "select", Options: orNone(r.Picked)}, t.escape(ctx))
 		}
 	}
 	if err := t.clickOptions(ctx, node, values, list); err != nil {
@@ -158,6 +176,28 @@ func orNone(s []Selection) []Selection {
 	return s
 }
 
+// choose runs selectOptionJS's choice, which for a native select makes
+// it once it has checked it against approved.
+func (t *Context) choose(ctx context.Context, node nodeID, values []string, list bool, approved []Selection) (optionResult, error) {
+	var r optionResult
+	if values == nil {
+		values = []string{}
+	}
+	args := []any{values, list, "choose", 0}
+	if approved != nil {
+		// Passed only when there is something to check: nil and empty
+		// both reach the page as an empty list.
+		args = append(args, approved)
+	}
+	if err := t.callOn(ctx, node, selectOptionJS, &r, args...); err != nil {
+		return r, fmt.Errorf("select %q: %w", values, err)
+	}
+	if r.Changed {
+		return r, nil
+	}
+	return r, optionsProblem(r, values)
+}
+
 // options runs selectOptionJS in mode on the node and turns what it found
 // into errors.
 func (t *Context) options(ctx context.Context, node nodeID, values []string, list bool, mode string) (optionResult, error) {
@@ -168,15 +208,21 @@ func (t *Context) options(ctx context.Context, node nodeID, values []string, lis
 	if err := t.callOn(ctx, node, selectOptionJS, &r, values, list, mode, 0); err != nil {
 		return r, fmt.Errorf("select %q: %w", values, err)
 	}
+	return r, optionsProblem(r, values)
+}
+
+// optionsProblem is the error of what selectOptionJS found for values, or
+// nil when it found them all.
+func optionsProblem(r optionResult, values []string) error {
 	switch {
 	case r.Single:
-		return r, fmt.Errorf("select %q: it %w", values, ErrOneOption)
+		return fmt.Errorf("select %q: it %w", values, ErrOneOption)
 	case r.Disabled:
-		return r, fmt.Errorf("select %q: option %q is disabled: %w", values, r.Options[0], ErrNoOption)
+		return fmt.Errorf("select %q: option %q is disabled: %w", values, r.Options[0], ErrNoOption)
 	case !r.OK:
-		return r, fmt.Errorf("select %q: %q: %w; the options are %q", values, r.Missing, ErrNoOption, r.Options)
+		return fmt.Errorf("select %q: %q: %w; the options are %q", values, r.Missing, ErrNoOption, r.Options)
 	}
-	return r, nil
+	return nil
 }
 
 // clickOptions clicks, one at a time, the option a person would click next
@@ -203,7 +249,7 @@ func (t *Context) clickOptions(ctx context.Context, node nodeID, values []string
 		if clicked[option] {
 			return fmt.Errorf("select %q: a click on an option does not toggle it alone; the listbox is not as the values say", values)
 		}
-		if err := t.clickNode(ctx, option, "the option"); err != nil {
+		if err := t.clickGuarded(ctx, option); err != nil {
 			return err
 		}
 		if !list {

@@ -31,27 +31,33 @@ func WithAudit(a *audit.Log) SessionOption {
 // plans again and goes on only if that is still the very action the person
 // approved. The approval that covers it is c's.
 func (s *Session) gated(ctx context.Context, c *call, plan func(context.Context) (planned, error)) (planned, error) {
+	p, _, err := s.gatedAsked(ctx, c, plan)
+	return p, err
+}
+
+// gatedAsked is gated, also reporting whether a person decided.
+func (s *Session) gatedAsked(ctx context.Context, c *call, plan func(context.Context) (planned, error)) (planned, bool, error) {
 	p, err := s.placed(ctx, plan)
 	if err != nil {
-		return p, err
+		return p, false, err
 	}
 	asked, err := s.authorize(ctx, c, p.action)
 	if err != nil || !asked {
-		return p, err
+		return p, asked, err
 	}
 	again, err := s.placed(ctx, plan)
 	if err != nil {
-		return again, err
+		return again, true, err
 	}
 	if !again.action.Same(p.action) {
 		if again.action.Where != p.action.Where {
-			return again, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s on %s, but %s. Nothing was done; check the new snapshot.",
+			return again, true, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s on %s, but %s. Nothing was done; check the new snapshot.",
 				s.clip(p.action.String(), messageLimit), s.clip(p.action.Where.URL, urlLimit), placeChange(p.action.Where, again.action.Where))
 		}
-		return again, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
+		return again, true, fail(toolapi.RefInvalid, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done; check the new snapshot.",
 			s.clip(p.action.String(), messageLimit), s.clip(again.action.String(), messageLimit))
 	}
-	return again, nil
+	return again, true, nil
 }
 
 // placed plans an action and says where it acts (checkpoint.Action.Where):

@@ -34,30 +34,31 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		s.prompt = v
 		return fmt.Sprintf("Typed %s into the prompt; click OK to send it.", v), nil
 	}
-	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) })
-	if err != nil {
-		return "", err
-	}
-	node, v, insp := p.t.BackendNodeID, p.value, p.insp
-	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	var got string
-	_, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		var err error
-		if setValue {
-			got, err = s.tab.SetValue(ctx, node, v.text)
-		} else if in.Keys {
-			got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
-		} else {
-			got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
-		}
-		if err == nil && v.secret && insp.InputType != "password" {
-			err = s.tab.MaskText(ctx, node)
-		}
-		return err
-	}, "")
+	p, err := s.committed(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) },
+		func(ctx context.Context, p planned) error {
+			node, v, insp := p.t.BackendNodeID, p.value, p.insp
+			_, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+				var err error
+				if insp.Tag == "input" && typedInputs[insp.InputType] {
+					got, err = s.tab.SetValue(ctx, node, v.text)
+				} else if in.Keys {
+					got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
+				} else {
+					got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
+				}
+				if err == nil && v.secret && insp.InputType != "password" {
+					err = s.tab.MaskText(ctx, node)
+				}
+				return err
+			}, "")
+			return err
+		})
 	if err != nil {
 		return "", err
 	}
+	v, insp := p.value, p.insp
+	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
 	}

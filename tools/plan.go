@@ -19,6 +19,10 @@ type planned struct {
 	action checkpoint.Action
 	// value is what a fill types.
 	value typed
+	// picked are the options a select chooses, as the page has them
+	// (action.Options are as a person reads them): the choice must still
+	// pick these when it is made.
+	picked []browser.Selection
 	// to is what the check found of the element a drag drops on.
 	to *browser.Inspection
 	// at is what a point's hit test found, for an action at a point
@@ -126,7 +130,7 @@ func (s *Session) planSelect(ctx context.Context, ref string, value *choice) (pl
 	}
 	a := s.actionOn(checkpoint.VerbSelect, t, insp)
 	a.Options = s.options(picked)
-	return planned{t: t, insp: insp, action: a}, nil
+	return planned{t: t, insp: insp, action: a, picked: picked}, nil
 }
 
 // field is the opening fill and select share: a value is required (missing

@@ -35,34 +35,36 @@ func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (stri
 	if err != nil {
 		return "", fail(toolapi.InvalidParams, "%v: %s.", err, keyExamples)
 	}
-	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) {
+	var msg string
+	p, err := s.committed(ctx, c, func(ctx context.Context) (planned, error) {
 		p, err := s.planPress(ctx, in.Ref, chord)
 		// A character typed into a password field is masked in the
 		// audit log, whether or not the press then happens.
 		c.masked = c.masked || p.action.Masked
 		return p, err
-	})
-	if err != nil {
-		return "", err
-	}
-	done := fmt.Sprintf("Pressed %s.", p.action.Value)
-	if p.action.Role != "" {
-		done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
-	}
-	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		if in.Ref != "" {
-			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
-				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
+	}, func(ctx context.Context, p planned) error {
+		done := fmt.Sprintf("Pressed %s.", p.action.Value)
+		if p.action.Role != "" {
+			done = fmt.Sprintf("Pressed %s on %s %q.", p.action.Value, p.action.Role, p.action.Name)
+		}
+		var err error
+		msg, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+			if in.Ref != "" {
+				if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
+					return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; press the key without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
+				}
 			}
-		}
-		// The gate judged the element that had focus; a page that moves
-		// focus elsewhere (on focus, say) would send the key to an
-		// element nobody judged.
-		if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
-			return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
-		}
-		return s.tab.Press(ctx, chord)
-	}, done)
+			// The gate judged the element that had focus; a page that
+			// moves focus elsewhere (on focus, say) would send the key
+			// to an element nobody judged. Press checks it again once
+			// the key is down.
+			if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
+				return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
+			}
+			return s.tab.Press(ctx, chord)
+		}, done)
+		return err
+	})
 	if err == nil && p.t.BackendNodeID != 0 && chord.Navigates() {
 		// A slider moved by its keys says where it is now, as a person
 		// sees the handle move.

@@ -43,18 +43,25 @@ func (c *choice) UnmarshalJSON(b []byte) error {
 
 // choose runs browser_select. It is not named select, which is a keyword.
 func (s *Session) choose(ctx context.Context, c *call, in selectInput) (string, error) {
-	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planSelect(ctx, in.Ref, in.Value) })
+	var picked []browser.Selection
+	p, err := s.committed(ctx, c, func(ctx context.Context) (planned, error) { return s.planSelect(ctx, in.Ref, in.Value) },
+		func(ctx context.Context, p planned) error {
+			_, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+				var err error
+				picked, err = s.tab.Select(ctx, p.t.BackendNodeID, in.Value.values, in.Value.list, p.picked)
+				return err
+			}, "")
+			var changed *browser.ChangedError
+			if errors.As(err, &changed) {
+				return err
+			}
+			if err != nil {
+				return selectProblem(err, p.t.Ref, p.t.Name)
+			}
+			return nil
+		})
 	if err != nil {
 		return "", err
-	}
-	var picked []browser.Selection
-	_, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		var err error
-		picked, err = s.tab.Select(ctx, p.t.BackendNodeID, in.Value.values, in.Value.list)
-		return err
-	}, "")
-	if err != nil {
-		return "", selectProblem(err, p.t.Ref, p.t.Name)
 	}
 	got := s.options(picked)
 	if !tookEffect(p.action.Options, got) {

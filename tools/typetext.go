@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -26,40 +27,48 @@ func (s *Session) typeText(ctx context.Context, c *call, in pressKeyInput) (stri
 	for _, c := range chords {
 		s.typed.key(c.Name)
 	}
-	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) {
+	var msg string
+	_, err = s.committed(ctx, c, func(ctx context.Context) (planned, error) {
 		p, err := s.planPress(ctx, in.Ref, judged)
 		if err == nil && !p.action.Masked && !judged.Activates() {
 			p.action.Value = s.secrets.redact(in.Text)
 		}
 		return p, err
+	}, func(ctx context.Context, p planned) error {
+		shown := fmt.Sprintf("%q", s.clip(in.Text, textLimit))
+		if p.action.Masked {
+			shown = fmt.Sprintf("%d characters", len(chords))
+		}
+		done := fmt.Sprintf("Typed %s.", shown)
+		if p.action.Role != "" {
+			done = fmt.Sprintf("Typed %s into %s %q.", shown, p.action.Role, p.action.Name)
+		}
+		var err error
+		msg, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+			if in.Ref != "" {
+				if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
+					return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; type without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
+				}
+			}
+			if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
+				return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before typing; nothing was typed. Take a snapshot and try again.", pressTarget(p))
+			}
+			for i, c := range chords {
+				err := s.tab.Press(ctx, c)
+				var changed *browser.ChangedError
+				if errors.As(err, &changed) && i > 0 {
+					changed.Now += fmt.Sprintf(" (after %d of %d characters were typed)", i, len(chords))
+					return changed
+				}
+				if err != nil {
+					return fmt.Errorf("typed %d of %d characters: %w", i, len(chords), err)
+				}
+			}
+			return nil
+		}, done)
+		return err
 	})
-	if err != nil {
-		return "", err
-	}
-	shown := fmt.Sprintf("%q", s.clip(in.Text, textLimit))
-	if p.action.Masked {
-		shown = fmt.Sprintf("%d characters", len(chords))
-	}
-	done := fmt.Sprintf("Typed %s.", shown)
-	if p.action.Role != "" {
-		done = fmt.Sprintf("Typed %s into %s %q.", shown, p.action.Role, p.action.Name)
-	}
-	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		if in.Ref != "" {
-			if err := s.tab.Focus(ctx, p.t.BackendNodeID); err != nil {
-				return fail(toolapi.InvalidParams, "%s (%s %q) cannot take the keyboard focus; type without ref, or click the element first.", p.t.Ref, p.t.Role, p.t.Name)
-			}
-		}
-		if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
-			return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before typing; nothing was typed. Take a snapshot and try again.", pressTarget(p))
-		}
-		for i, c := range chords {
-			if err := s.tab.Press(ctx, c); err != nil {
-				return fmt.Errorf("typed %d of %d characters: %w", i, len(chords), err)
-			}
-		}
-		return nil
-	}, done)
+	return msg, err
 }
 
 // textChords turns a text into the keys that type it, and returns the key

@@ -28,36 +28,57 @@ func (s *Session) upload(ctx context.Context, c *call, in uploadInput) (string, 
 	if err != nil {
 		return "", err
 	}
-	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planUpload(ctx, in.Ref, files) })
+	want, err := fileInfos(files)
 	if err != nil {
 		return "", err
 	}
-	input := p.insp.Tag == "input" && p.insp.InputType == "file"
-	holder := p.t.BackendNodeID
-	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		if input {
-			return s.tab.SetFiles(ctx, holder, files)
-		}
-		var err error
-		holder, err = s.tab.ChooseFiles(ctx, p.t.BackendNodeID, p.insp.X, p.insp.Y, files, s.config.ActionTimeout/2)
-		if errors.Is(err, browser.ErrNoFileChooser) {
-			return fail(toolapi.InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
-		}
-		return err
-	}, fmt.Sprintf("Gave %s %s %q the files %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
+	var msg string
+	var holder int64
+	_, err = s.committed(ctx, c, func(ctx context.Context) (planned, error) { return s.planUpload(ctx, in.Ref, files) },
+		func(ctx context.Context, p planned) error {
+			input := p.insp.Tag == "input" && p.insp.InputType == "file"
+			holder = p.t.BackendNodeID
+			var err error
+			msg, err = s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
+				if input {
+					return s.tab.SetFiles(ctx, holder, files, want)
+				}
+				var err error
+				holder, err = s.tab.ChooseFiles(ctx, p.t.BackendNodeID, p.insp.X, p.insp.Y, files, want, s.config.ActionTimeout/2)
+				if errors.Is(err, browser.ErrNoFileChooser) {
+					return fail(toolapi.InvalidParams, "Clicking %s (%s %q) opened no file chooser: give the ref of a file input, or of the button that opens one.", p.t.Ref, p.t.Role, p.t.Name)
+				}
+				return err
+			}, fmt.Sprintf("Gave %s %s %q the files %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
+			return err
+		})
 	if err != nil {
 		return "", err
 	}
-	if err := s.checkFiles(ctx, holder, files); err != nil {
+	if err := s.checkFiles(ctx, holder, files, want); err != nil {
 		return "", err
 	}
 	return msg, nil
 }
 
+// fileInfos are the name and size of each file, what a file input must
+// hold once given them.
+func fileInfos(files []string) ([]browser.FileInfo, error) {
+	want := make([]browser.FileInfo, len(files))
+	for i, f := range files {
+		info, err := os.Stat(f)
+		if err != nil {
+			return nil, fail(toolapi.ActionFailed, "%s cannot be read: %v.", f, err)
+		}
+		want[i] = browser.FileInfo{Name: filepath.Base(f), Size: info.Size()}
+	}
+	return want, nil
+}
+
 // checkFiles checks that the file input holder holds the very files the
-// person approved, in order, by name and size, once the page has settled:
-// a page's change handler can swap them.
-func (s *Session) checkFiles(ctx context.Context, holder int64, files []string) error {
+// person approved (want, of files), in order, by name and size, once the
+// page has settled: a page's change handler can swap them.
+func (s *Session) checkFiles(ctx context.Context, holder int64, files []string, want []browser.FileInfo) error {
 	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
 	defer cancel()
 	held, err := s.tab.Files(ctx, holder)
@@ -68,14 +89,6 @@ func (s *Session) checkFiles(ctx context.Context, holder int64, files []string) 
 	}
 	if err != nil {
 		return fail(toolapi.ActionFailed, "The files were given, but what the page holds could not be checked: %v.", err)
-	}
-	want := make([]browser.FileInfo, len(files))
-	for i, f := range files {
-		info, err := os.Stat(f)
-		if err != nil {
-			return fail(toolapi.ActionFailed, "The files were given, but %s cannot be read to check them: %v.", f, err)
-		}
-		want[i] = browser.FileInfo{Name: filepath.Base(f), Size: info.Size()}
 	}
 	if !slices.Equal(held, want) {
 		return fail(toolapi.ActionFailed, "The page does not hold the files that were approved: it holds %s, not %s. Check the page before going on.", fileList(held), strings.Join(files, ", "))

@@ -12,7 +12,13 @@
 //     'native', 'list' (options a person clicks), or 'closed' (a combobox
 //     whose popup is not open, so its options are unknown yet);
 //   - 'choose': choose them in a native select by script, with input and
-//     change events as a person's choice fires;
+//     change events as a person's choice fires; the select is focused
+//     first, and the options are matched again once its focus handlers
+//     ran: when they are no longer approved ({value, text} of each, in
+//     order), nothing is chosen and no event fires ({changed: true,
+//     picked: what they match now}), so the page never hears a choice
+//     nobody approved; nor is change sent when an input handler changed
+//     the choice (the select goes back to what it had);
 //   - 'next': the option element a person would click next to reach the
 //     choice in a listbox or an open popup, or null when there is none left;
 //   - 'wait': a promise of whether the popup's options showed within ms;
@@ -25,8 +31,13 @@
 //     may have made other than what was picked.
 //
 // 'choose' reports the options selected once its events ran as selected.
-function selectOption(values, list, mode, ms) {
+function selectOption(values, list, mode, ms, approved) {
 	const el = this;
+	const commit = mode === 'choose' && el.tagName === 'SELECT';
+	// Focus runs the page's handlers, which may rewrite the options: what is
+	// matched below is what the choice would commit.
+	if (commit) el.focus();
+	const check = Array.isArray(approved);
 	const doc = el.ownerDocument;
 	const squash = (s) => (s || '').replace(/\s+/g, ' ').trim();
 	const native = el.tagName === 'SELECT';
@@ -92,6 +103,7 @@ function selectOption(values, list, mode, ms) {
 	const picks = new Set();
 	for (const v of values) {
 		const o = find(v);
+		if (!o && commit && check) return {ok: true, kind: 'native', changed: true, picked: [], missing: v};
 		if (!o) return {ok: false, missing: v, options: opts.map(o => text(o) + (value(o) !== text(o) ? ' (' + value(o) + ')' : ''))};
 		if (o.disabled || o.getAttribute('aria-disabled') === 'true') return {ok: false, disabled: true, options: [text(o)]};
 		picks.add(o);
@@ -101,13 +113,27 @@ function selectOption(values, list, mode, ms) {
 		if (!multiple) return ordered[0];
 		return opts.find(o => selected(o) !== picks.has(o)) || null;
 	}
-	if (mode === 'choose' && native) {
-		el.focus();
+	if (commit) {
+		const now = described(ordered);
+		if (check && (now.length !== approved.length || now.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text))) {
+			return {ok: true, kind: 'native', changed: true, picked: now};
+		}
+		const was = Array.from(el.options).filter(selected);
 		for (const o of opts) {
 			if (multiple) o.selected = picks.has(o);
 			else if (picks.has(o)) o.selected = true;
 		}
 		el.dispatchEvent(new Event('input', {bubbles: true, composed: true}));
+		if (check) {
+			// An input handler that rewrote the choice does not get it
+			// committed: the change a form acts on is not sent, and the
+			// select goes back to what it had.
+			const after = described(Array.from(el.options).filter(selected));
+			if (after.length !== approved.length || after.some((o, i) => o.value !== approved[i].value || o.text !== approved[i].text)) {
+				for (const o of el.options) o.selected = was.includes(o);
+				return {ok: true, kind: 'native', changed: true, picked: after};
+			}
+		}
 		el.dispatchEvent(new Event('change', {bubbles: true}));
 		return {ok: true, kind: 'native', picked: described(ordered), selected: described(Array.from(el.options).filter(selected))};
 	}

@@ -360,3 +360,191 @@ func TestBindingApprovalDiesWithItsDocument(t *testing.T) {
 		})
 	}
 }
+
+// rewriteProfile writes a profile for /hostile/binding-rewrite: a person
+// approves every select of a plan, fill of a money field, upload, key on
+// the rigged controls, and the click on "Delete account".
+func rewriteProfile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rewrite.json")
+	profile := `{"name":"rewrite","gated_actions":[
+		{"name":"plan","verb":"select","name_matches":"plan"},
+		{"name":"money","verb":"fill","name_matches":"amount|note|memo|reference"},
+		{"name":"files","verb":"upload","name_matches":"attach|papers"},
+		{"name":"keys","verb":"press","name_matches":"agree|coupon|gift|tip"},
+		{"name":"delete","verb":"click","name_matches":"delete account"}]}`
+	if err := os.WriteFile(path, []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestBindingCommitIsWhatWasApproved reverses issue 27's reproduction 9:
+// the person approved "Basic $5", the select's focus handler rewrote the
+// option, and the page's change handler ran with "premium-annual" before
+// the result said action_failed. Before any input commits, what it will
+// commit is read again once its element has focus: a select whose options
+// changed chooses nothing, and the person is asked again about what the
+// value picks now; a field that moved the focus or changed as it took it,
+// a key whose keydown moved the focus, and a file input that no longer
+// takes the approved files commit nothing, and the agent hears
+// action_failed. Every input and change event the page hears is listed on
+// the page: none of a rigged input may reach it. Where nothing is rigged,
+// the approved action commits once, asked once.
+func TestBindingCommitIsWhatWasApproved(t *testing.T) {
+	t.Parallel()
+	base := bindingSite(t)
+	dir := t.TempDir()
+	for _, f := range []string{"a.txt", "b.txt"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("contents of "+f), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	page := base + "/hostile/binding-rewrite"
+	c, host, _ := webhookServe(t, "--profile", rewriteProfile(t), "--url", page, "--caps", "upload", "--upload-dir", dir)
+	for _, tc := range []struct {
+		name, tool, role, target string
+		args                     map[string]any
+		// shown is in what the person approves first; again, when set,
+		// in what they are asked next, once the page changed it, and
+		// approveAgain says whether they approve that too. Else the
+		// result is code and nobody is asked again.
+		shown, again string
+		approveAgain bool
+		code         toolapi.Code
+		// never is what the page must not hear; heard, what it hears
+		// exactly once.
+		never []string
+		heard string
+	}{
+		{name: "option renamed on focus", tool: toolapi.Select, role: "combobox", target: "Plan renamed on focus", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-text input", "tier-text change"}},
+		{name: "option revalued on focus", tool: toolapi.Select, role: "combobox", target: "Plan revalued on focus", args: map[string]any{"value": "Basic $5"},
+			shown: `(value "basic")`, again: "premium-annual", never: []string{"tier-value input", "tier-value change"}},
+		{name: "values swapped on focus", tool: toolapi.Select, role: "combobox", target: "Plan swapped on focus", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-swap input", "tier-swap change"}},
+		{name: "option renamed by the select's box", tool: toolapi.Select, role: "combobox", target: "Plan renamed by its box", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-box input", "tier-box change"}},
+		{name: "option renamed by the input handler", tool: toolapi.Select, role: "combobox", target: "Plan renamed on input", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-input change"}},
+		{name: "option renamed by text the agent gave", tool: toolapi.Select, role: "combobox", target: "Plan renamed on focus", args: map[string]any{"value": "Basic $5"},
+			shown: `"Basic $5"`, code: toolapi.ActionFailed, never: []string{"tier-text input", "tier-text change"}},
+		{name: "renamed option approved again", tool: toolapi.Select, role: "combobox", target: "Plan renamed on focus", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, approveAgain: true, heard: "tier-text change: basic / Premium annual $6000"},
+		{name: "listbox option renamed as it is pressed", tool: toolapi.Select, role: "listbox", target: "Plan list renamed on press", args: map[string]any{"value": "basic"},
+			shown: `"Basic $5"`, again: `"Premium annual $6000"`, never: []string{"tier-list click"}},
+		{name: "plain listbox (control)", tool: toolapi.Select, role: "listbox", target: "Plan list as it is", args: map[string]any{"value": "Basic $5"},
+			shown: `"Basic $5"`, heard: "tier-list-plain click: basic / Basic $5"},
+		{name: "pointer handlers (control)", tool: toolapi.Select, role: "combobox", target: "Plan renamed on pointer", args: map[string]any{"value": "Basic $5"},
+			shown: `"Basic $5"`, heard: "tier-pointer change: basic / Basic $5"},
+		{name: "plain select (control)", tool: toolapi.Select, role: "combobox", target: "Plan as it is", args: map[string]any{"value": "Standard $12"},
+			shown: `"Standard $12"`, heard: "tier-plain change: standard / Standard $12"},
+
+		{name: "field rewritten on focus", tool: toolapi.Fill, role: "textbox", target: "Amount to add", args: map[string]any{"value": "5", "clear_first": false},
+			shown: `"5"`, code: toolapi.ActionFailed, never: []string{"amount input", "amount change"}},
+		{name: "field rewritten as it is typed", tool: toolapi.Fill, role: "textbox", target: "Amount rewritten as typed", args: map[string]any{"value": "5"},
+			shown: `"5"`, code: toolapi.ActionFailed, never: []string{"amount-typed change"}},
+		{name: "field hands the focus over", tool: toolapi.Fill, role: "textbox", target: "Note to payee", args: map[string]any{"value": "rent"},
+			shown: `"rent"`, code: toolapi.ActionFailed, never: []string{"payee input", "payee change", "note input", "note change"}},
+		{name: "keys: field hands the focus over on keydown", tool: toolapi.Fill, role: "textbox", target: "Memo", args: map[string]any{"value": "rent", "keys": true},
+			shown: `"rent"`, code: toolapi.ActionFailed, never: []string{"payee input", "payee change", "memo input", "memo change"}},
+		{name: "plain field (control)", tool: toolapi.Fill, role: "textbox", target: "Reference", args: map[string]any{"value": "INV-7"},
+			shown: `"INV-7"`, heard: "reference change: INV-7"},
+
+		{name: "chooser's input made single", tool: toolapi.Upload, role: "button", target: "Attach documents", args: map[string]any{"paths": []string{"a.txt", "b.txt"}},
+			shown: "b.txt", code: toolapi.ActionFailed, never: []string{"docs input", "docs change"}},
+		{name: "chooser's input made a folder picker", tool: toolapi.Upload, role: "button", target: "Attach scans", args: map[string]any{"paths": []string{"a.txt", "b.txt"}},
+			shown: "b.txt", code: toolapi.ActionFailed, never: []string{"scans input", "scans change"}},
+		{name: "plain file input (control)", tool: toolapi.Upload, role: "button", target: "Papers", args: map[string]any{"paths": []string{"a.txt", "b.txt"}},
+			shown: "b.txt", heard: "papers change: a.txt, b.txt"},
+
+		{name: "space moves the focus on keydown", tool: toolapi.PressKey, role: "checkbox", target: "I agree to the terms", args: map[string]any{"key": "Space"},
+			shown: "Space", code: toolapi.ActionFailed, never: []string{"delete clicked", "agree change"}},
+		{name: "enter moves the focus on keydown", tool: toolapi.PressKey, role: "textbox", target: "Coupon", args: map[string]any{"key": "Enter"},
+			shown: "Enter", code: toolapi.ActionFailed, never: []string{"delete clicked", "coupon-form submitted"}},
+		{name: "text moves the focus on keydown", tool: toolapi.PressKey, role: "textbox", target: "Tip", args: map[string]any{"text": "12"},
+			shown: "key 12", code: toolapi.ActionFailed, never: []string{"payee input", "payee change", "tip input"}},
+		{name: "plain enter (control)", tool: toolapi.PressKey, role: "textbox", target: "Gift code", args: map[string]any{"key": "Enter"},
+			shown: "Enter", heard: "gift-form submitted"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, s := act(t, c, toolapi.Navigate, map[string]any{"url": page})
+			args := map[string]any{"ref": browsertest.Ref(t, s, tc.role, tc.target)}
+			for k, v := range tc.args {
+				args[k] = v
+			}
+			host.decisions <- map[string]any{"approved": true}
+			if tc.again != "" {
+				host.decisions <- map[string]any{"approved": tc.approveAgain, "feedback": "that is not what I approved"}
+			}
+			r, _ := act(t, c, tc.tool, args)
+			t.Logf("%s: success %v, %v: %s", tc.tool, r.Success, r.Error, r.Message)
+			if first := host.asked(t); first.Concrete == nil || !strings.Contains(first.Concrete.String(), tc.shown) {
+				t.Fatalf("the person was first shown %+v, want %s", first.Concrete, tc.shown)
+			}
+			switch {
+			case tc.again != "":
+				if p := host.asked(t); p.Concrete == nil || !strings.Contains(p.Concrete.String(), tc.again) {
+					t.Errorf("the person was asked again about %+v, want %s", p.Concrete, tc.again)
+				}
+				if want := !tc.approveAgain; want && (r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected)) {
+					t.Errorf("the person rejected the changed action; the result is success %v, error %v, %q", r.Success, r.Error, r.Message)
+				}
+			default:
+				host.notAsked(t)
+			}
+			if wantOK := tc.heard != ""; r.Success != wantOK {
+				t.Errorf("success %v, want %v: %v %q", r.Success, wantOK, r.Error, r.Message)
+			}
+			if tc.code != "" && (r.Error == nil || *r.Error != string(tc.code)) {
+				t.Errorf("error %v, want %s: %q", r.Error, tc.code, r.Message)
+			}
+			text := getSnapshot(t, c).Text
+			for _, never := range tc.never {
+				if strings.Contains(text, never) {
+					t.Errorf("the page heard %q:\n%s", never, text)
+				}
+			}
+			if tc.heard != "" && strings.Count(text, tc.heard) != 1 {
+				t.Errorf("the page heard %q %d times, want once:\n%s", tc.heard, strings.Count(text, tc.heard), text)
+			}
+		})
+		// A decision left over would answer the next case's question.
+		for drained := false; !drained; {
+			select {
+			case d := <-host.decisions:
+				t.Errorf("%s: the person was not asked the question answered %v", tc.name, d)
+			default:
+				drained = true
+			}
+		}
+	}
+}
+
+// TestBindingCommitAsksAtMostThrice: a select that renames its option anew
+// each time it takes focus gets a question for each new option a person
+// approved, at most three in all; then the agent hears action_failed, and
+// the page heard no choice.
+func TestBindingCommitAsksAtMostThrice(t *testing.T) {
+	t.Parallel()
+	page := bindingSite(t) + "/hostile/binding-rewrite"
+	c, host, _ := webhookServe(t, "--profile", rewriteProfile(t), "--url", page)
+	s := getSnapshot(t, c)
+	for range 4 {
+		host.decisions <- map[string]any{"approved": true}
+	}
+	r, _ := act(t, c, toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "Plan renamed on every focus"), "value": "basic"})
+	t.Logf("%v: %s", r.Error, r.Message)
+	for i, want := range []string{`"Basic $5"`, `"Premium annual $6001"`, `"Premium annual $6002"`} {
+		if p := host.asked(t); p.Concrete == nil || !strings.Contains(p.Concrete.String(), want) {
+			t.Errorf("question %d was about %+v, want %s", i+1, p.Concrete, want)
+		}
+	}
+	host.notAsked(t)
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "3 times") {
+		t.Errorf("the page changed the option three times: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	if text := getSnapshot(t, c).Text; strings.Contains(text, "tier-every") {
+		t.Errorf("the page heard a choice:\n%s", text)
+	}
+}
