@@ -66,7 +66,7 @@ func (s *Session) currentPDF(ctx context.Context) (*pdftext.Document, error) {
 	s.pdfText = pdfState{document: w.Document}
 	data, _, err := s.tab.DocumentBytes(rctx, limit)
 	if err == nil {
-		s.pdfText.doc, err = pdftext.Read(data)
+		s.pdfText.doc, err = pdftext.Read(rctx, data)
 	}
 	if err != nil {
 		s.pdfText.err = fmt.Errorf("read the PDF: %w", err)
