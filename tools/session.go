@@ -160,7 +160,7 @@ type Session struct {
 	wheel takeover
 	// polite is the action rate and robots.txt state (polite.go).
 	polite polite
-	// pdfText is the PDF the page showed when last looked at (pdftext.go).
+	// pdfText is the PDFs the pages showed, read once each (pdftext.go).
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
