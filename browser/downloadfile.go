@@ -19,10 +19,23 @@ import (
 // Saving a finished download: the name the page gave, made safe and
 // unique, or nothing when it was cancelled.
 
+// downloadRefusal is why a download may not be kept: the state it ends in
+// and the reason it gives.
+type downloadRefusal struct {
+	state  DownloadState
+	reason string
+}
+
+// tooLarge is the refusal of a download over the cap of one.
+func tooLarge(cap int64) downloadRefusal {
+	return downloadRefusal{DownloadTooLarge, fmt.Sprintf("it is larger than the %s cap (--max-download-size); it was cancelled and nothing of it was kept", FormatBytes(cap))}
+}
+
 // settle ends a download: the file the browser saved under the guid is
 // renamed to a safe, unique name, or removed when the download was
-// cancelled or too large.
-func (td *tabDownloads) settle(d *download, opts DownloadOptions, tooBig bool, state cdpbrowser.DownloadProgressState) Download {
+// cancelled or refused (too large, past the session's quota). A file
+// kept is counted in the quota.
+func (td *tabDownloads) settle(d *download, opts DownloadOptions, refused downloadRefusal, state cdpbrowser.DownloadProgressState) Download {
 	r := Download{Suggested: d.suggested, URL: d.url}
 	src := filepath.Join(opts.Dir, filepath.Base(d.guid))
 	removeLeft := func() {
@@ -31,11 +44,18 @@ func (td *tabDownloads) settle(d *download, opts DownloadOptions, tooBig bool, s
 		_ = os.Remove(src + ".crdownload")
 	}
 	fi, err := os.Lstat(src)
+	if refused.state == "" && err == nil && opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes {
+		refused = tooLarge(opts.MaxBytes)
+	}
+	if refused.state == "" && err == nil && fi.Mode().IsRegular() && state == cdpbrowser.DownloadProgressStateCompleted {
+		if why := opts.Quota.keep(d, fi.Size()); why != "" {
+			refused = downloadRefusal{DownloadOverQuota, why}
+		}
+	}
 	switch {
-	case tooBig || (err == nil && opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes):
+	case refused.state != "":
 		removeLeft()
-		r.State = DownloadTooLarge
-		r.Reason = fmt.Sprintf("it is larger than the %s cap (--max-download-size); it was cancelled and nothing of it was kept", FormatBytes(opts.MaxBytes))
+		r.State, r.Reason = refused.state, refused.reason
 		r.Bytes = max(d.total, d.received)
 		return r
 	case state == cdpbrowser.DownloadProgressStateCanceled:
