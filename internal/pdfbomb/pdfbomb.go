@@ -154,3 +154,58 @@ func XrefSize(size int64) []byte {
 	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", xref)
 	return b.Bytes()
 }
+
+// ObjectStream is a PDF whose page is an object inside an object stream,
+// placed after pad bytes of white space: a reader finds the page only by
+// inflating the object stream, which the page tree's walk does inside the
+// parser, where no caller sees the bytes go by.
+func ObjectStream(pad int) []byte {
+	var b bytes.Buffer
+	b.WriteString("%PDF-1.5\n")
+	offsets := map[int]int{}
+	obj := func(n int, body string) {
+		offsets[n] = b.Len()
+		fmt.Fprintf(&b, "%d 0 obj\n%s\nendobj\n", n, body)
+	}
+	obj(1, "<< /Type /Catalog /Pages 2 0 R >>")
+	obj(2, "<< /Type /Pages /Kids [3 0 R] /Count 1 >>")
+	obj(4, Stream([]byte("BT /F1 12 Tf 72 700 Td (in a stream) Tj ET"), ""))
+	obj(6, Font)
+	header := "3 0 "
+	first := len(header) + pad
+	objects := header + strings.Repeat(" ", pad) + "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 6 0 R >> >> /Contents 4 0 R >>"
+	data := Deflate([]byte(objects))
+	offsets[5] = b.Len()
+	fmt.Fprintf(&b, "5 0 obj\n<< /Type /ObjStm /N 1 /First %d /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n", first, len(data), data)
+	xref := b.Len()
+	var rows []byte
+	row := func(typ byte, a, c int) {
+		rows = append(rows, typ, byte(a>>24), byte(a>>16), byte(a>>8), byte(a), byte(c>>8), byte(c))
+	}
+	row(0, 0, 65535)
+	row(1, offsets[1], 0)
+	row(1, offsets[2], 0)
+	row(2, 5, 0)
+	row(1, offsets[4], 0)
+	row(1, offsets[5], 0)
+	row(1, offsets[6], 0)
+	row(1, xref, 0)
+	stream := Deflate(rows)
+	fmt.Fprintf(&b, "7 0 obj\n<< /Type /XRef /Size 8 /W [1 4 2] /Root 1 0 R /Filter /FlateDecode /Length %d >>\nstream\n%s\nendstream\nendobj\n", len(stream), stream)
+	fmt.Fprintf(&b, "startxref\n%d\n%%%%EOF\n", xref)
+	return b.Bytes()
+}
+
+// CharMap is a PDF of one page whose font's character map gives the code
+// "x" a text of n characters, and whose content shows a string of x's:
+// each byte of the content decodes to n characters.
+func CharMap(n int) []byte {
+	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap 1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <78> <" +
+		strings.Repeat("0041", n) + "> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end"
+	return Build("<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		Stream([]byte("BT /F1 12 Tf 72 700 Td ("+strings.Repeat("x", 4096)+") Tj ET"), ""),
+		"<< /Type /Font /Subtype /Type0 /BaseFont /Bomb /Encoding /Identity-H /ToUnicode 6 0 R >>",
+		Stream(Deflate([]byte(cmap)), "/Filter /FlateDecode"))
+}

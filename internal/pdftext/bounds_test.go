@@ -28,9 +28,9 @@ func TestBombsAreRefused(t *testing.T) {
 	}{
 		{"64 MB of text operators from 96 KB", pdfbomb.Inflating(64 << 20), "glyphs"},
 		{"inflates to zeros past the stream bound", pdfbomb.Zeros(20 << 20), "a stream decodes to more than"},
-		{"deflated twice", pdfbomb.DoubleFlate(64 << 20), "a stream decodes to more than"},
+		{"deflated twice", pdfbomb.DoubleFlate(20 << 20), "a stream decodes to more than"},
 		{"operands and no operator", pdfbomb.Operands(4 << 20), "more than 1048576 elements"},
-		{"one string shown again and again", pdfbomb.Glyphs(4 << 20), "glyphs"},
+		{"one string shown again and again", pdfbomb.Glyphs(8 << 20), "glyphs"},
 		{"a huge array", pdfbomb.OnePage(append(append([]byte("BT /F1 12 Tf 72 700 Td ["), pdfbomb.Repeat("0 ", 3<<20)...), "] TJ ET"...), true), "elements"},
 		{"graphics states saved and never restored", pdfbomb.OnePage(pdfbomb.Repeat("q ", 1<<20), true), "nested deeper"},
 		{"rectangles by the million", pdfbomb.OnePage(pdfbomb.Repeat("0 0 1 1 re ", 4<<20), true), "glyphs"},
@@ -38,7 +38,9 @@ func TestBombsAreRefused(t *testing.T) {
 		{"a cross-reference table of 64 M entries", pdfbomb.XrefSize(64 << 20), "cross-reference table"},
 		{"a cross-reference table of 4 G entries", pdfbomb.XrefSize(4 << 30), "cross-reference table"},
 		{"a cross-reference section past the bound", []byte("%PDF-1.4\nxref\n4000000000 1\n0000000000 00000 n \ntrailer\n<< /Size 1 >>\n%" + strings.Repeat(" ", 100) + "\nstartxref\n9\n%%EOF\n"), "cross-reference table"},
-		{"a long character map", pdfbomb.OnePage(text(strings.Repeat("(xxxxxxxxxxxxxxxx) Tj ", 20000)), true), "glyphs"},
+		{"an object stream that inflates past the bound", pdfbomb.ObjectStream(20 << 20), "a stream decodes to more than"},
+		{"glyphs in many short strings", pdfbomb.OnePage(text(strings.Repeat("(xxxxxxxxxxxxxxxx) Tj ", 20000)), true), "glyphs"},
+		{"a character map that makes one code a long text", pdfbomb.CharMap(100_000), "glyphs"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,6 +94,15 @@ func TestReadEndsWithItsContext(t *testing.T) {
 	defer cancel()
 	if _, err := pdftext.Read(expired, data); !errors.Is(err, pdftext.ErrTooLarge) || !strings.Contains(err.Error(), "took too long") {
 		t.Errorf("past its deadline: %v", err)
+	}
+}
+
+// TestObjectStreamReadOnce checks that a page inside an object stream is
+// read, and that objects in one are read from it decoded once.
+func TestObjectStreamReadOnce(t *testing.T) {
+	doc, err := pdftext.Read(t.Context(), pdfbomb.ObjectStream(1<<20))
+	if err != nil || len(doc.Pages) != 1 || doc.Pages[0] != "in a stream" {
+		t.Fatalf("read %v, %v", doc, err)
 	}
 }
 
