@@ -124,3 +124,16 @@ func TestBoundsLeaveRealDocuments(t *testing.T) {
 		t.Errorf("read %d pages, cut %q", len(doc.Pages), doc.Cut)
 	}
 }
+
+// BenchmarkReadBomb reads the bomb of issue 27 (96 KB, one page that
+// inflates to 64 MB of text operators); -benchmem reports what it costs.
+// Before the bounds: about 10 s and 2 GB at peak per read.
+func BenchmarkReadBomb(b *testing.B) {
+	data := pdfbomb.Inflating(64 << 20)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := pdftext.Read(b.Context(), data); !errors.Is(err, pdftext.ErrTooLarge) {
+			b.Fatal(err)
+		}
+	}
+}
