@@ -209,3 +209,14 @@ func CharMap(n int) []byte {
 		"<< /Type /Font /Subtype /Type0 /BaseFont /Bomb /Encoding /Identity-H /ToUnicode 6 0 R >>",
 		Stream(Deflate([]byte(cmap)), "/Filter /FlateDecode"))
 }
+
+// ManyContents is a PDF of one page whose contents name one small deflated
+// stream n times: a reader that opens every stream before reading the
+// first holds n decoders at once.
+func ManyContents(n int) []byte {
+	refs := strings.Repeat("4 0 R ", n)
+	return Build("<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 5 0 R >> >> /Contents ["+refs+"] >>",
+		Stream(Deflate([]byte("BT /F1 12 Tf 72 700 Td (x) Tj ET ")), "/Filter /FlateDecode"), Font)
+}

@@ -35,6 +35,7 @@ func TestBombsAreRefused(t *testing.T) {
 		{"graphics states saved and never restored", pdfbomb.OnePage(pdfbomb.Repeat("q ", 1<<20), true), "nested deeper"},
 		{"rectangles by the million", pdfbomb.OnePage(pdfbomb.Repeat("0 0 1 1 re ", 4<<20), true), "glyphs"},
 		{"parents that loop", pdfbomb.ParentLoop(3), "objects"},
+		{"contents that name one stream again and again", pdfbomb.ManyContents(20_000), "streams"},
 		{"a cross-reference table of 64 M entries", pdfbomb.XrefSize(64 << 20), "cross-reference table"},
 		{"a cross-reference table of 4 G entries", pdfbomb.XrefSize(4 << 30), "cross-reference table"},
 		{"a cross-reference section past the bound", []byte("%PDF-1.4\nxref\n4000000000 1\n0000000000 00000 n \ntrailer\n<< /Size 1 >>\n%" + strings.Repeat(" ", 100) + "\nstartxref\n9\n%%EOF\n"), "cross-reference table"},

@@ -9,7 +9,8 @@
 // panics on malformed input, a page tree may loop, and a file of kilobytes
 // can decode to gigabytes or show glyphs by the million. The copy carries
 // the bounds (Limits): decoded bytes per stream and in total, objects,
-// elements, glyphs, nesting, and a context checked wherever it loops.
+// streams, elements, glyphs, nesting, and a context checked wherever it
+// loops.
 package pdftext
 
 import (
@@ -48,6 +49,7 @@ var limits = pdf.Limits{
 	StreamBytes: 16 << 20,
 	TotalBytes:  256 << 20,
 	Objects:     200_000,
+	Streams:     10_000,
 	Elements:    1 << 20,
 	Glyphs:      1 << 18,
 	Nesting:     4096,

@@ -20,6 +20,10 @@ type Limits struct {
 	// Objects bounds the indirect objects resolved, so that an object
 	// graph that loops ends.
 	Objects int
+	// Streams bounds the streams opened: each decoder holds tens of
+	// kilobytes, and a page's contents may name one stream a million
+	// times.
+	Streams int
 	// Elements bounds the elements of one array or dictionary, and the
 	// operands on the content interpreter's stack.
 	Elements int
@@ -65,6 +69,7 @@ type guard struct {
 	lim     Limits
 	decoded int64
 	objects int
+	streams int
 }
 
 // check raises a LimitError when the read's context has ended.
@@ -91,6 +96,18 @@ func (g *guard) object() {
 	g.objects++
 	if g.lim.Objects > 0 && g.objects > g.lim.Objects {
 		exceed("it has more than %d objects to read", g.lim.Objects)
+	}
+}
+
+// stream counts a stream opened.
+func (g *guard) stream() {
+	if g == nil {
+		return
+	}
+	g.check()
+	g.streams++
+	if g.lim.Streams > 0 && g.streams > g.lim.Streams {
+		exceed("it has more than %d streams to read", g.lim.Streams)
 	}
 }
 

@@ -58,11 +58,10 @@ func Interpret(strm Value, do func(stk *Stack, op string)) {
 	var dicts []dict
 	var rd io.Reader
 	if strm.Kind() == Array {
-		readers := make([]io.Reader, 0, strm.Len())
-		for i := 0; i < strm.Len(); i++ {
-			readers = append(readers, strm.Index(i).Reader())
-		}
-		rd = io.MultiReader(readers...)
+		// Each stream is opened when the one before it ends: a decoder
+		// holds tens of kilobytes, and an array may name a stream a
+		// million times.
+		rd = &streamsReader{streams: strm}
 	} else {
 		rd = strm.Reader()
 	}
@@ -189,4 +188,33 @@ func readObjectRecover(b *buffer) (obj object, ok bool) {
 		}
 	}()
 	return b.readObject(), true
+}
+
+// streamsReader reads the streams of an array one after another, opening
+// each when it is reached.
+type streamsReader struct {
+	streams Value
+	next    int
+	cur     io.Reader
+}
+
+func (r *streamsReader) Read(p []byte) (int, error) {
+	for {
+		if r.cur == nil {
+			if r.next >= r.streams.Len() {
+				return 0, io.EOF
+			}
+			r.cur = r.streams.Index(r.next).Reader()
+			r.next++
+		}
+		n, err := r.cur.Read(p)
+		if err == io.EOF {
+			r.cur = nil
+			err = nil
+			if n == 0 {
+				continue
+			}
+		}
+		return n, err
+	}
 }

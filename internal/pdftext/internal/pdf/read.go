@@ -906,6 +906,7 @@ func (v Value) Reader() io.ReadCloser {
 	if streamLen == 0 {
 		return io.NopCloser(bytes.NewReader(nil))
 	}
+	v.r.g.stream()
 	var rd io.Reader
 	rd = io.NewSectionReader(v.r.f, x.offset, streamLen)
 	if v.r.key != nil {
