@@ -222,6 +222,8 @@ func (b *Browser) follow(root context.Context, d *download) {
 		d.mu.Unlock()
 		if refused.state == "" && opts.MaxBytes > 0 && (received > opts.MaxBytes || total > opts.MaxBytes) {
 			refused = tooLarge(opts.MaxBytes)
+			// What it received is not kept: the others may have it.
+			opts.Quota.end(d)
 		}
 		if refused.state == "" {
 			if why := opts.Quota.grow(d, max(received, total)); why != "" {
