@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -241,6 +242,9 @@ func (b *Browser) follow(root context.Context, d *download) {
 		}
 		if state == cdpbrowser.DownloadProgressStateCompleted || state == cdpbrowser.DownloadProgressStateCanceled {
 			d.result = owner.dl.settle(d, opts, refused, state)
+			if d.result.State != DownloadSaved {
+				go sweepLater(root, filepath.Join(opts.Dir, filepath.Base(d.guid)))
+			}
 			owner.dl.remember(d.result)
 			b.log.Info("download ended", "url", d.url, "state", string(d.result.State), "bytes", d.result.Bytes)
 			return

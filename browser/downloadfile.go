@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -38,11 +40,7 @@ func tooLarge(cap int64) downloadRefusal {
 func (td *tabDownloads) settle(d *download, opts DownloadOptions, refused downloadRefusal, state cdpbrowser.DownloadProgressState) Download {
 	r := Download{Suggested: d.suggested, URL: d.url}
 	src := filepath.Join(opts.Dir, filepath.Base(d.guid))
-	removeLeft := func() {
-		// Chromium may leave the partial file under either name.
-		_ = os.Remove(src)
-		_ = os.Remove(src + ".crdownload")
-	}
+	removeLeft := func() { removePartial(src) }
 	fi, err := os.Lstat(src)
 	if refused.state == "" && err == nil && opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes {
 		refused = tooLarge(opts.MaxBytes)
@@ -76,6 +74,30 @@ func (td *tabDownloads) settle(d *download, opts DownloadOptions, refused downlo
 	r.State, r.Name, r.Path, r.Bytes = DownloadSaved, name, filepath.Join(opts.Dir, name), fi.Size()
 	r.Type = fileType(r.Path)
 	return r
+}
+
+// removePartial removes what a download not kept left under its guid:
+// Chromium may leave the partial file under either name.
+func removePartial(src string) {
+	_ = os.Remove(src)
+	_ = os.Remove(src + ".crdownload")
+}
+
+// sweepLater removes what a download not kept left, again, a while after
+// it ended: Chromium may put an empty file at the download's name after it
+// reported the download cancelled. The name is the guid, which no page
+// chooses, so nothing else can be there.
+func sweepLater(ctx context.Context, src string) {
+	for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second} {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		removePartial(src)
+	}
 }
 
 // place renames src into dir under name made unique (CreateUnique), and
