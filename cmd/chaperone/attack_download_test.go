@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"net/http/httptest"
@@ -287,6 +288,31 @@ func TestDownloadScreenshotAndPDF(t *testing.T) {
 	}
 	if !regexp.MustCompile(`/Type\s*/Page[^s]`).Match(pdf) || strings.Contains(r.Message, "(0 pages") {
 		t.Errorf("the PDF has no pages: %q", r.Message)
+	}
+}
+
+// TestDownloadPDFCapped: a page decides how long its print is; browser_pdf
+// used to take the whole print into memory and save it, whatever its size.
+// Now the print is read from the browser a chunk at a time and one over
+// --max-download-size is refused, nothing saved, and the session goes on.
+func TestDownloadPDFCapped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c, _ := downloadServe(t, "/hostile/download-long", "--download-dir", dir, "--caps", "files", "--max-download-size", "1KB")
+	res, text := call(t, c, toolapi.PDF, nil)
+	var r actionResult
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Success || !strings.Contains(r.Message, "larger than the cap") || !strings.Contains(r.Message, "1 KB") {
+		t.Errorf("browser_pdf of a print over the cap: success %v, %q", r.Success, r.Message)
+	}
+	checkImage(t, res)
+	if names := browsertest.DirNames(t, dir); len(names) != 0 {
+		t.Errorf("the download directory holds %q after a refused print, want nothing", names)
+	}
+	if s := getSnapshot(t, c); !strings.Contains(s.Text, "Statement") {
+		t.Errorf("the session after a refused print: %q", s.Text)
 	}
 }
 
