@@ -3,6 +3,7 @@ package browser
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -16,9 +17,9 @@ import (
 // download's guid, never a name the page chose). The browser reports every
 // download on its own session; one listener there notes them in the order
 // they come, and a goroutine per download routes it to the tab whose page
-// or frame began it, cancels it once it grows past the tab's cap, and, when
-// it ends, renames the file to the server's name made safe (SafeFileName)
-// or removes what is left of it.
+// or frame began it, cancels it once it grows past the tab's cap or the
+// session's quota (DownloadQuota), and, when it ends, renames the file to
+// the server's name made safe (SafeFileName) or removes what is left of it.
 
 // DownloadOptions says where a tab's downloads go.
 type DownloadOptions struct {
@@ -27,6 +28,10 @@ type DownloadOptions struct {
 	// MaxBytes caps one download; a bigger one is cancelled and nothing of
 	// it is kept. Zero or less means no cap.
 	MaxBytes int64
+	// Quota bounds the downloads of the session together, its tabs'
+	// included; a download past it is cancelled and nothing of it is
+	// kept. Nil means no bound.
+	Quota *DownloadQuota
 }
 
 // DownloadState is how a download ended, or that it has not.
@@ -36,6 +41,7 @@ type DownloadState string
 const (
 	DownloadSaved      DownloadState = "saved"
 	DownloadTooLarge   DownloadState = "too_large"
+	DownloadOverQuota  DownloadState = "over_quota"
 	DownloadCanceled   DownloadState = "canceled"
 	DownloadFailed     DownloadState = "failed"
 	DownloadInProgress DownloadState = "in_progress"
@@ -204,13 +210,28 @@ func (b *Browser) follow(root context.Context, d *download) {
 		d.result = Download{Suggested: d.suggested, URL: d.url, State: DownloadCanceled, Reason: "no session takes downloads from that page"}
 		return
 	}
+	// refused says why the download may not be kept; "" while it may.
+	var refused downloadRefusal
+	if why := opts.Quota.begin(d); why != "" {
+		refused = downloadRefusal{DownloadOverQuota, why}
+	}
+	defer opts.Quota.end(d)
 	cancelled := false
 	for {
 		d.mu.Lock()
 		received, total, state := d.received, d.total, d.state
 		d.mu.Unlock()
-		big := opts.MaxBytes > 0 && (received > opts.MaxBytes || total > opts.MaxBytes)
-		if big && !cancelled && state == cdpbrowser.DownloadProgressStateInProgress {
+		if refused.state == "" && opts.MaxBytes > 0 && (received > opts.MaxBytes || total > opts.MaxBytes) {
+			refused = tooLarge(opts.MaxBytes)
+			// What it received is not kept: the others may have it.
+			opts.Quota.end(d)
+		}
+		if refused.state == "" {
+			if why := opts.Quota.grow(d, max(received, total)); why != "" {
+				refused = downloadRefusal{DownloadOverQuota, why}
+			}
+		}
+		if refused.state != "" && !cancelled && state == cdpbrowser.DownloadProgressStateInProgress {
 			cancelled = true
 			c, cancel := context.WithTimeout(root, defaultCallTimeout)
 			_, err := chromedp.CallBrowser(c, cdpbrowser.CancelDownload, cdpbrowser.CancelDownloadParams{GUID: d.guid, BrowserContextID: bctx})
@@ -220,7 +241,10 @@ func (b *Browser) follow(root context.Context, d *download) {
 			}
 		}
 		if state == cdpbrowser.DownloadProgressStateCompleted || state == cdpbrowser.DownloadProgressStateCanceled {
-			d.result = owner.dl.settle(d, opts, big || cancelled, state)
+			d.result = owner.dl.settle(d, opts, refused, state)
+			if d.result.State != DownloadSaved {
+				go sweepLater(root, filepath.Join(opts.Dir, filepath.Base(d.guid)))
+			}
 			owner.dl.remember(d.result)
 			b.log.Info("download ended", "url", d.url, "state", string(d.result.State), "bytes", d.result.Bytes)
 			return
@@ -228,8 +252,7 @@ func (b *Browser) follow(root context.Context, d *download) {
 		select {
 		case <-d.changed:
 		case <-root.Done():
-			d.result = owner.dl.settle(d, opts, true, cdpbrowser.DownloadProgressStateCanceled)
-			d.result.State, d.result.Reason = DownloadFailed, "the browser went away"
+			d.result = owner.dl.settle(d, opts, downloadRefusal{DownloadFailed, "the browser went away"}, cdpbrowser.DownloadProgressStateCanceled)
 			owner.dl.remember(d.result)
 			return
 		}

@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,23 +21,39 @@ import (
 // Saving a finished download: the name the page gave, made safe and
 // unique, or nothing when it was cancelled.
 
+// downloadRefusal is why a download may not be kept: the state it ends in
+// and the reason it gives.
+type downloadRefusal struct {
+	state  DownloadState
+	reason string
+}
+
+// tooLarge is the refusal of a download over the cap of one.
+func tooLarge(cap int64) downloadRefusal {
+	return downloadRefusal{DownloadTooLarge, fmt.Sprintf("it is larger than the %s cap (--max-download-size); it was cancelled and nothing of it was kept", FormatBytes(cap))}
+}
+
 // settle ends a download: the file the browser saved under the guid is
 // renamed to a safe, unique name, or removed when the download was
-// cancelled or too large.
-func (td *tabDownloads) settle(d *download, opts DownloadOptions, tooBig bool, state cdpbrowser.DownloadProgressState) Download {
+// cancelled or refused (too large, past the session's quota). A file
+// kept is counted in the quota.
+func (td *tabDownloads) settle(d *download, opts DownloadOptions, refused downloadRefusal, state cdpbrowser.DownloadProgressState) Download {
 	r := Download{Suggested: d.suggested, URL: d.url}
 	src := filepath.Join(opts.Dir, filepath.Base(d.guid))
-	removeLeft := func() {
-		// Chromium may leave the partial file under either name.
-		_ = os.Remove(src)
-		_ = os.Remove(src + ".crdownload")
-	}
+	removeLeft := func() { removePartial(src) }
 	fi, err := os.Lstat(src)
+	if refused.state == "" && err == nil && opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes {
+		refused = tooLarge(opts.MaxBytes)
+	}
+	if refused.state == "" && err == nil && fi.Mode().IsRegular() && state == cdpbrowser.DownloadProgressStateCompleted {
+		if why := opts.Quota.keep(d, fi.Size()); why != "" {
+			refused = downloadRefusal{DownloadOverQuota, why}
+		}
+	}
 	switch {
-	case tooBig || (err == nil && opts.MaxBytes > 0 && fi.Size() > opts.MaxBytes):
+	case refused.state != "":
 		removeLeft()
-		r.State = DownloadTooLarge
-		r.Reason = fmt.Sprintf("it is larger than the %s cap (--max-download-size); it was cancelled and nothing of it was kept", FormatBytes(opts.MaxBytes))
+		r.State, r.Reason = refused.state, refused.reason
 		r.Bytes = max(d.total, d.received)
 		return r
 	case state == cdpbrowser.DownloadProgressStateCanceled:
@@ -56,6 +74,30 @@ func (td *tabDownloads) settle(d *download, opts DownloadOptions, tooBig bool, s
 	r.State, r.Name, r.Path, r.Bytes = DownloadSaved, name, filepath.Join(opts.Dir, name), fi.Size()
 	r.Type = fileType(r.Path)
 	return r
+}
+
+// removePartial removes what a download not kept left under its guid:
+// Chromium may leave the partial file under either name.
+func removePartial(src string) {
+	_ = os.Remove(src)
+	_ = os.Remove(src + ".crdownload")
+}
+
+// sweepLater removes what a download not kept left, again, a while after
+// it ended: Chromium may put an empty file at the download's name after it
+// reported the download cancelled. The name is the guid, which no page
+// chooses, so nothing else can be there.
+func sweepLater(ctx context.Context, src string) {
+	for _, wait := range []time.Duration{500 * time.Millisecond, 2 * time.Second, 5 * time.Second} {
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		removePartial(src)
+	}
 }
 
 // place renames src into dir under name made unique (CreateUnique), and

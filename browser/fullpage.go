@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/chromedp/cdproto/cdp"
+	cdpio "github.com/chromedp/cdproto/io"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -72,27 +73,49 @@ func (t *Context) fullPageScreenshot(ctx context.Context) (FullPage, error) {
 	return FullPage{PNG: res.Data, Width: cfg.Width, Height: cfg.Height, Cut: cut}, nil
 }
 
+// pdfChunk is how much of a printed PDF one IO.read asks for.
+const pdfChunk = 1 << 20
+
 // PDF prints the current page as a PDF document (backgrounds included), as
 // the browser's print dialog would, masked as opts says (SecretTexts,
-// CoverCanvases: masksecrets.go).
-func (t *Context) PDF(ctx context.Context, opts CaptureOptions) ([]byte, error) {
+// CoverCanvases: masksecrets.go). A page decides how long its print is: the
+// document is read from the browser a chunk at a time, and one over max
+// bytes (when max > 0) is not read further: ErrTooLarge.
+func (t *Context) PDF(ctx context.Context, opts CaptureOptions, max int64) ([]byte, error) {
 	var data []byte
 	masked, err := t.whileMasked(ctx, opts, func() (err error) {
-		data, err = t.pdf(ctx)
+		data, err = t.pdf(ctx, max)
 		return err
 	})
 	if !masked {
-		return t.pdf(ctx)
+		return t.pdf(ctx, max)
 	}
 	return data, err
 }
 
-func (t *Context) pdf(ctx context.Context) ([]byte, error) {
+func (t *Context) pdf(ctx context.Context, max int64) ([]byte, error) {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
-	res, err := chromedp.Call(c, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true)})
+	res, err := chromedp.Call(c, page.PrintToPDF, page.PrintToPDFParams{PrintBackground: new(true), TransferMode: page.PrintToPDFTransferModeReturnAsStream})
 	if err != nil {
 		return nil, t.fail("printing the page as PDF", err)
 	}
-	return res.Data, nil
+	if res.Stream == "" {
+		return res.Data, nil
+	}
+	defer func() { _, _ = chromedp.Call(c, cdpio.Close, cdpio.CloseParams{Handle: res.Stream}) }()
+	var data []byte
+	for {
+		r, err := chromedp.Call(c, cdpio.Read, cdpio.ReadParams{Handle: res.Stream, Size: pdfChunk})
+		if err != nil {
+			return nil, t.fail("reading the printed PDF", err)
+		}
+		data = append(data, r.Data...)
+		if max > 0 && int64(len(data)) > max {
+			return nil, fmt.Errorf("printing the page as PDF: over %s: %w", FormatBytes(max), ErrTooLarge)
+		}
+		if r.EOF {
+			return data, nil
+		}
+	}
 }

@@ -11,9 +11,19 @@ import (
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
-// DefaultMaxDownloadSize caps one download when Config.MaxDownloadSize
-// does not say.
-const DefaultMaxDownloadSize = 100 << 20
+// Defaults of the download caps, when Config does not say.
+const (
+	// DefaultMaxDownloadSize caps one download.
+	DefaultMaxDownloadSize = 100 << 20
+	// DefaultMaxDownloadsTotal caps the bytes of a session's downloads
+	// together: five of the largest one allows.
+	DefaultMaxDownloadsTotal = 500 << 20
+	// DefaultMaxDownloads caps how many downloads a session may begin: an
+	// agent's task saves a few files (statements, invoices, reports); a
+	// page that begins dozens on one click is flooding the directory.
+	// Above the 64 one action may hold, so a legitimate batch is not cut.
+	DefaultMaxDownloads = 100
+)
 
 // downloads is where a session's files go: what its pages download, and
 // the screenshots and PDFs it saves.
@@ -24,6 +34,9 @@ type downloads struct {
 	// tab is the tab set up to save there; a session moved to another
 	// browser has a new tab, set up again before its next action.
 	tab *browser.Context
+	// quota bounds the session's downloads together, whichever tab or
+	// browser they come through.
+	quota *browser.DownloadQuota
 }
 
 // openDownloads makes the session's download directory, unless
@@ -49,7 +62,17 @@ func (s *Session) openDownloads(ctx context.Context) error {
 	if max <= 0 {
 		max = DefaultMaxDownloadSize
 	}
-	if err := s.tab.SetDownloads(ctx, browser.DownloadOptions{Dir: s.dl.dir, MaxBytes: max}); err != nil {
+	if s.dl.quota == nil {
+		count, total := s.config.MaxDownloads, s.config.MaxDownloadsTotal
+		if count <= 0 {
+			count = DefaultMaxDownloads
+		}
+		if total <= 0 {
+			total = DefaultMaxDownloadsTotal
+		}
+		s.dl.quota = browser.NewDownloadQuota(count, total)
+	}
+	if err := s.tab.SetDownloads(ctx, browser.DownloadOptions{Dir: s.dl.dir, MaxBytes: max, Quota: s.dl.quota}); err != nil {
 		return err
 	}
 	s.dl.tab = s.tab

@@ -19,7 +19,12 @@ var pdfPage = regexp.MustCompile(`/Type\s*/Page[^s]`)
 func (s *Session) pdf(ctx context.Context, c *call, _ pdfInput) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
-	data, err := s.tab.PDF(ctx, s.config.Capture)
+	// A page decides how long its print is: it is capped as a download is.
+	max := s.config.MaxDownloadSize
+	if max <= 0 {
+		max = DefaultMaxDownloadSize
+	}
+	data, err := s.tab.PDF(ctx, s.config.Capture, max)
 	if err != nil {
 		return "", err
 	}

@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,14 +27,49 @@ const pdfType = "application/pdf"
 // nothing smaller: its bytes cross the DevTools connection as base64.
 const maxPDFSize = 50 << 20
 
-// pdfState is the PDF the current page showed when last looked at, read
-// once per document.
-type pdfState struct {
-	// document is the loader id of the document read; "" for none.
-	document string
-	doc      *pdftext.Document
+// maxPDFDocs bounds the documents a session remembers the text of: a few
+// tabs showing PDFs, each read once however often it is looked at. Each
+// holds at most pdftext's text bound.
+const maxPDFDocs = 4
+
+// pdfKey names one document: the loader id of a page's document and its
+// URL (a loader id names one load of one frame; the URL says what loaded).
+type pdfKey struct {
+	document, url string
+}
+
+// pdfRead is what reading one document gave.
+type pdfRead struct {
+	key pdfKey
+	doc *pdftext.Document
 	// err says why the document could not be read.
 	err error
+}
+
+// pdfState is the PDFs the session's pages showed, read once per document,
+// the most recently used last.
+type pdfState struct {
+	reads []pdfRead
+}
+
+// find returns what reading the document k gave, and marks it used.
+func (p *pdfState) find(k pdfKey) (pdfRead, bool) {
+	for i, r := range p.reads {
+		if r.key == k {
+			p.reads = append(append(p.reads[:i:i], p.reads[i+1:]...), r)
+			return r, true
+		}
+	}
+	return pdfRead{}, false
+}
+
+// keep remembers what reading a document gave, forgetting the least
+// recently used past maxPDFDocs.
+func (p *pdfState) keep(r pdfRead) {
+	if len(p.reads) >= maxPDFDocs {
+		p.reads = p.reads[1:]
+	}
+	p.reads = append(p.reads, r)
 }
 
 // currentPDF returns the text of the PDF the current page shows, reading it
@@ -54,8 +90,9 @@ func (s *Session) currentPDF(ctx context.Context) (*pdftext.Document, error) {
 	if err != nil {
 		return nil, fmt.Errorf("find the PDF's document: %w", err)
 	}
-	if w.Document != "" && w.Document == s.pdfText.document {
-		return s.pdfText.doc, s.pdfText.err
+	key := pdfKey{document: w.Document, url: w.URL}
+	if r, ok := s.pdfText.find(key); ok {
+		return r.doc, r.err
 	}
 	limit := int64(maxPDFSize)
 	if m := s.config.MaxDownloadSize; m > 0 && m < limit {
@@ -63,16 +100,24 @@ func (s *Session) currentPDF(ctx context.Context) (*pdftext.Document, error) {
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.config.NavigationTimeout)
 	defer cancel()
-	s.pdfText = pdfState{document: w.Document}
+	r := pdfRead{key: key}
 	data, _, err := s.tab.DocumentBytes(rctx, limit)
-	if err == nil {
-		s.pdfText.doc, err = pdftext.Read(data)
-	}
 	if err != nil {
-		s.pdfText.err = fmt.Errorf("read the PDF: %w", err)
-		s.log.Info("PDF not read", "err", err)
+		r.err = fmt.Errorf("read the PDF: %w", err)
+	} else {
+		// The parse is bounded in bytes, objects, glyphs and time, and ends
+		// with this call's deadline; its errors say what they are.
+		r.doc, r.err = pdftext.Read(rctx, data)
 	}
-	return s.pdfText.doc, s.pdfText.err
+	if r.err != nil {
+		s.log.Info("PDF not read", "err", r.err)
+	}
+	if ctx.Err() == nil || !errors.Is(r.err, context.Canceled) {
+		// A bomb, a bad file or a slow one is read once; a read the caller
+		// cancelled is tried again next time.
+		s.pdfText.keep(r)
+	}
+	return r.doc, r.err
 }
 
 // pdfNotes says in the snapshot's notes that the page is a PDF and how to
@@ -129,6 +174,9 @@ func (s *Session) extractPDF(ctx context.Context, c *call, in extractInput, doc 
 	notes := []string{fmt.Sprintf("This page is a PDF of %s.", pageCount(doc.Total))}
 	if len(doc.Pages) < doc.Total {
 		notes = append(notes, fmt.Sprintf("Only its first %d pages are read.", len(doc.Pages)))
+	}
+	if doc.Cut != "" {
+		notes = append(notes, s.clip("The rest is not: "+doc.Cut+".", textLimit))
 	}
 	if from > 0 && blockMark(blocks[from-1]) != mark {
 		notes = append(notes, "The PDF changed since that cursor: some text may repeat or be missed.")

@@ -44,3 +44,35 @@ func TestPDFBlocks(t *testing.T) {
 		t.Errorf("span %q", s)
 	}
 }
+
+// TestPDFStateRemembersAFew checks the session's memory of PDFs read: each
+// document is found again by its loader id and URL (so it is parsed once),
+// a new load of the same URL is another document, and at most maxPDFDocs
+// are kept, the least recently used forgotten first.
+func TestPDFStateRemembersAFew(t *testing.T) {
+	t.Parallel()
+	var p pdfState
+	key := func(i int) pdfKey { return pdfKey{document: string(rune('A' + i)), url: "http://127.0.0.1/doc.pdf"} }
+	for i := range maxPDFDocs {
+		p.keep(pdfRead{key: key(i), doc: &pdftext.Document{Total: i}})
+	}
+	if r, ok := p.find(key(0)); !ok || r.doc.Total != 0 {
+		t.Fatalf("the first document is forgotten: %v %v", r, ok)
+	}
+	if _, ok := p.find(pdfKey{document: key(0).document, url: "http://127.0.0.1/other.pdf"}); ok {
+		t.Error("another URL under the same loader id is found")
+	}
+	// Document 0 was used last: one more forgets document 1.
+	p.keep(pdfRead{key: key(maxPDFDocs)})
+	if _, ok := p.find(key(1)); ok {
+		t.Error("the least recently used document is still kept")
+	}
+	for _, i := range []int{0, 2, maxPDFDocs} {
+		if _, ok := p.find(key(i)); !ok {
+			t.Errorf("document %d forgotten", i)
+		}
+	}
+	if len(p.reads) != maxPDFDocs {
+		t.Errorf("%d documents kept, want at most %d", len(p.reads), maxPDFDocs)
+	}
+}

@@ -67,9 +67,14 @@ type Config struct {
 	Secrets map[string]string
 	// DownloadDir is where downloads, screenshots and PDFs are saved;
 	// empty gives each session a directory of its own, removed when it
-	// closes. MaxDownloadSize caps one download (default 100 MB).
-	DownloadDir     string
-	MaxDownloadSize int64
+	// closes. MaxDownloadSize caps one download (default 100 MB);
+	// MaxDownloads and MaxDownloadsTotal cap the session's downloads
+	// together: how many may begin (default 100) and the bytes of those
+	// saved and under way (default 500 MB).
+	DownloadDir       string
+	MaxDownloadSize   int64
+	MaxDownloads      int
+	MaxDownloadsTotal int64
 	// MaxActionsPerMinute spaces the session's actions (tools that are not
 	// read-only) at least a minute / N apart; a call that comes sooner
 	// waits, and says so. 0 sets no limit. RespectRobots refuses a URL
@@ -164,7 +169,7 @@ type Session struct {
 	wheel takeover
 	// polite is the action rate and robots.txt state (polite.go).
 	polite polite
-	// pdfText is the PDF the page showed when last looked at (pdftext.go).
+	// pdfText is the PDFs the pages showed, read once each (pdftext.go).
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"net/http/httptest"
@@ -290,6 +291,31 @@ func TestDownloadScreenshotAndPDF(t *testing.T) {
 	}
 }
 
+// TestDownloadPDFCapped: a page decides how long its print is; browser_pdf
+// used to take the whole print into memory and save it, whatever its size.
+// Now the print is read from the browser a chunk at a time and one over
+// --max-download-size is refused, nothing saved, and the session goes on.
+func TestDownloadPDFCapped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c, _ := downloadServe(t, "/hostile/download-long", "--download-dir", dir, "--caps", "files", "--max-download-size", "1KB")
+	res, text := call(t, c, toolapi.PDF, nil)
+	var r actionResult
+	if err := json.Unmarshal([]byte(text), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Success || !strings.Contains(r.Message, "larger than the cap") || !strings.Contains(r.Message, "1 KB") {
+		t.Errorf("browser_pdf of a print over the cap: success %v, %q", r.Success, r.Message)
+	}
+	checkImage(t, res)
+	if names := browsertest.DirNames(t, dir); len(names) != 0 {
+		t.Errorf("the download directory holds %q after a refused print, want nothing", names)
+	}
+	if s := getSnapshot(t, c); !strings.Contains(s.Text, "Statement") {
+		t.Errorf("the session after a refused print: %q", s.Text)
+	}
+}
+
 // TestDownloadFlags: a download directory that is not there, or a size
 // that is no size, stops the command before anything starts.
 func TestDownloadFlags(t *testing.T) {
@@ -303,6 +329,11 @@ func TestDownloadFlags(t *testing.T) {
 		{[]string{"--max-download-size", "-5MB"}, "want a positive size"},
 		{[]string{"--max-download-size", "lots"}, "want a positive size"},
 		{[]string{"--max-download-size", "99999999999GB"}, "want a positive size"},
+		{[]string{"--max-downloads-total", "0"}, "want a positive size"},
+		{[]string{"--max-downloads-total", "-1MB"}, "want a positive size"},
+		{[]string{"--max-downloads", "0"}, "want a positive whole number"},
+		{[]string{"--max-downloads", "-3"}, "want a positive whole number"},
+		{[]string{"--max-downloads", "many"}, "want a positive whole number"},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
@@ -318,5 +349,85 @@ func TestDownloadFlags(t *testing.T) {
 		if err := s.Set(in); err != nil || int64(s) != want {
 			t.Errorf("Set(%q) = %d, %v; want %d", in, s, err, want)
 		}
+	}
+}
+
+// TestDownloadSessionCaps: a page that starts many downloads at once, each
+// under the cap of one, used to fill the directory (issue 27: five clicks
+// saved 40 files, 76 MB, under a 2 MB cap). Now the session's downloads
+// together are capped, in bytes (--max-downloads-total, those under way
+// counted as they arrive) and in number (--max-downloads): past either,
+// a download is cancelled, nothing of it is kept, the result says which
+// bound, and the cap holds for what comes after.
+func TestDownloadSessionCaps(t *testing.T) {
+	t.Parallel()
+	const file = 256 << 10 // each file the flood page starts
+	tests := []struct {
+		name   string
+		flags  []string
+		button string
+		clicks int
+		// maxFiles and maxBytes bound what may be left in the directory;
+		// why is the flag a refusal names.
+		maxFiles int
+		maxBytes int64
+		why      string
+	}{
+		{"five clicks past the total", []string{"--max-download-size", "2MB", "--max-downloads-total", "1MB"}, "Export all statements", 5, 4, 1 << 20, "--max-downloads-total"},
+		{"frames past the total", []string{"--max-downloads-total", "512KB"}, "Export all statements by frames", 1, 2, 2 * file, "--max-downloads-total"},
+		{"links past the count", []string{"--max-downloads", "3"}, "Export all statements", 2, 3, 3 * file, "--max-downloads"},
+		{"frames past the count", []string{"--max-downloads", "5"}, "Export all statements by frames", 1, 5, 5 * file, "--max-downloads"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			c, _ := downloadServe(t, "/hostile/download-flood", append([]string{"--download-dir", dir}, tc.flags...)...)
+			var messages []string
+			for range tc.clicks {
+				messages = append(messages, downloadClick(t, c, "button", tc.button).Message)
+			}
+			// One more, small: the cap still holds after the flood (and
+			// the flood's downloads have ended by the time it answers).
+			last := downloadClick(t, c, "link", "Export one statement").Message
+			messages = append(messages, last)
+			// The result may also tell of the flood's last downloads.
+			_, refusal, _ := strings.Cut(last, `The download of "one.csv" from `)
+			refusal, _, _ = strings.Cut(refusal, "kept.")
+			if strings.Contains(last, `Downloaded "one.csv"`) || !strings.Contains(refusal, "not saved") || !strings.Contains(refusal, "("+tc.why+")") {
+				t.Errorf("a download past the cap: %q, want it refused naming %s", last, tc.why)
+			}
+			all := strings.Join(messages, "\n")
+			if !strings.Contains(all, "nothing of it was kept") || !strings.Contains(all, tc.why) {
+				t.Errorf("no result says a download was refused by %s:\n%s", tc.why, all)
+			}
+			// A download the flood began last may still be ending when the
+			// last result comes: wait, a bounded time, for the directory to
+			// hold only named files.
+			names := browsertest.DirNames(t, dir)
+			for i := 0; i < 50 && slices.ContainsFunc(names, func(n string) bool { return !strings.HasSuffix(n, ".csv") }); i++ {
+				time.Sleep(100 * time.Millisecond)
+				names = browsertest.DirNames(t, dir)
+			}
+			var total int64
+			for _, n := range names {
+				fi, err := os.Stat(filepath.Join(dir, n))
+				if err != nil {
+					t.Fatal(err)
+				}
+				total += fi.Size()
+			}
+			if len(names) > tc.maxFiles || total > tc.maxBytes {
+				t.Errorf("the directory holds %d files, %d bytes, want at most %d files, %d bytes: %q", len(names), total, tc.maxFiles, tc.maxBytes, names)
+			}
+			if len(names) == 0 {
+				t.Errorf("nothing saved: the cap should let the first files in")
+			}
+			for _, f := range downloadsIn(all) {
+				if !slices.Contains(names, f.name) {
+					t.Errorf("a result says %q was saved, but it is not in the directory", f.name)
+				}
+			}
+		})
 	}
 }

@@ -33,3 +33,17 @@ func (s *sizeFlag) Set(v string) error {
 	*s = sizeFlag(n * mult)
 	return nil
 }
+
+// countFlag is a positive count, such as --max-downloads.
+type countFlag int
+
+func (c *countFlag) String() string { return strconv.Itoa(int(*c)) }
+
+func (c *countFlag) Set(v string) error {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%q: want a positive whole number", v)
+	}
+	*c = countFlag(n)
+	return nil
+}

@@ -253,6 +253,8 @@ type toolFlags struct {
 	storageState      string
 	downloadDir       string
 	maxDownloadSize   sizeFlag
+	maxDownloadsTotal sizeFlag
+	maxDownloads      countFlag
 	polite            *politeFlags // politeflags.go
 	// showCanvas leaves canvases in screenshots once a secret was typed.
 	showCanvas bool
@@ -278,6 +280,10 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.StringVar(&t.downloadDir, "download-dir", "", "the `dir` downloads, screenshots and PDFs are saved in (default: a directory per session, removed when it closes)")
 	t.maxDownloadSize = tools.DefaultMaxDownloadSize
 	fs.Var(&t.maxDownloadSize, "max-download-size", "the largest `size` one download may have (e.g. 100MB); a bigger one is cancelled and nothing of it kept")
+	t.maxDownloadsTotal = tools.DefaultMaxDownloadsTotal
+	fs.Var(&t.maxDownloadsTotal, "max-downloads-total", "the `size` a session's downloads may take together, those under way included (e.g. 500MB); one that would pass it is cancelled and nothing of it kept")
+	t.maxDownloads = tools.DefaultMaxDownloads
+	fs.Var(&t.maxDownloads, "max-downloads", "how many downloads (`n`) a session may begin; past it each is cancelled and nothing of it kept")
 	fs.StringVar(&t.storageState, "storage-state", "", "load cookies and localStorage from this `file` (the storage-state JSON Playwright writes; see chaperone login) into every new session")
 	t.polite = addPoliteFlags(fs)
 	fs.BoolVar(&t.showCanvas, "show-canvas-after-secrets", false, "show canvases in screenshots even once a secret or a password was typed in the session (by default they are covered then: a page may draw the secret on one, where it cannot be found and masked)")
@@ -357,6 +363,8 @@ func (t *toolFlags) config(log *slog.Logger) (tools.Config, error) {
 		Logger:            log,
 		DownloadDir:       t.downloadDir,
 		MaxDownloadSize:   int64(t.maxDownloadSize),
+		MaxDownloads:      int(t.maxDownloads),
+		MaxDownloadsTotal: int64(t.maxDownloadsTotal),
 	}
 	if err := t.polite.apply(&cfg); err != nil {
 		return tools.Config{}, err

@@ -1,24 +1,30 @@
 // Package pdftext reads the text of a PDF, page by page, in the order the
 // document draws it: what browser_extract shows of a PDF the browser opened.
 //
-// It uses github.com/ledongthuc/pdf (BSD-3-Clause, pure Go, a maintained
-// fork of rsc.io/pdf), which decodes the page tree, content streams and
-// font encodings (ToUnicode maps, standard encodings) into positioned
-// glyphs; this package turns those into lines and guards against what a
-// hostile file can do to a parser: it panics on malformed input, and a
-// page tree may loop.
+// It uses a copy of github.com/ledongthuc/pdf (BSD-3-Clause, pure Go, a
+// fork of rsc.io/pdf; internal/pdf says what was changed), which decodes
+// the page tree, content streams and font encodings (ToUnicode maps,
+// standard encodings) into positioned glyphs; this package turns those into
+// lines and guards against what a hostile file can do to a parser: it
+// panics on malformed input, a page tree may loop, and a file of kilobytes
+// can decode to gigabytes or show glyphs by the million. The copy carries
+// the bounds (Limits): decoded bytes per stream and in total, objects,
+// streams, elements, glyphs, nesting, and a context checked wherever it
+// loops.
 package pdftext
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/ledongthuc/pdf"
+	"github.com/chaperone-mcp/chaperone/internal/pdftext/internal/pdf"
 )
 
 // Limits on what one document may cost.
@@ -31,10 +37,43 @@ const (
 	maxDepth = 64
 	// maxVisits bounds the page tree's nodes visited.
 	maxVisits = 4 * MaxPages
+	// MaxTime bounds the time one Read may take, within its context's.
+	MaxTime = 10 * time.Second
 )
+
+// limits bound what one document may cost the parser. A page of a browser's
+// print decodes to tens of kilobytes and shows a few thousand glyphs; a
+// book of MaxPages pages stays well inside. What they allow costs at most a
+// few hundred megabytes of memory, for a moment.
+var limits = pdf.Limits{
+	StreamBytes: 16 << 20,
+	TotalBytes:  256 << 20,
+	Objects:     200_000,
+	Streams:     10_000,
+	Elements:    1 << 20,
+	Glyphs:      1 << 18,
+	Nesting:     4096,
+}
 
 // ErrNotPDF is the error of Read for data that is not a PDF file.
 var ErrNotPDF = errors.New("not a PDF file")
+
+// ErrTooLarge is the error of Read for a document past one of its bounds
+// (decoded bytes, objects, glyphs, time): a PDF bomb, or a document too
+// big to read whole. Its message says which bound.
+var ErrTooLarge = errors.New("the PDF is too large to read")
+
+// tooLarge is the error of a read stopped by a bound. The caller's own
+// cancellation is not the document's fault: it stays a context error.
+func tooLarge(ctx context.Context, e *pdf.LimitError) error {
+	if errors.Is(e.Err, context.Canceled) && ctx.Err() != nil {
+		return fmt.Errorf("read the PDF: %w", ctx.Err())
+	}
+	if e.Err != nil {
+		return fmt.Errorf("%w: reading it took too long", ErrTooLarge)
+	}
+	return fmt.Errorf("%w: %s", ErrTooLarge, e.What)
+}
 
 // Document is the text of a PDF.
 type Document struct {
@@ -42,18 +81,31 @@ type Document struct {
 	// is page 1. A page with no text (a scan, say) is "".
 	Pages []string
 	// Total is how many pages the document has; more than len(Pages) when
-	// it was cut at MaxPages or at the text limit.
+	// it was cut at MaxPages, at the text limit or at a bound.
 	Total int
+	// Cut says why the pages after len(Pages) were not read, when a bound
+	// stopped the read there; "" otherwise.
+	Cut string
 }
 
-// Read parses data as a PDF and returns the text of its pages. A file the
-// parser cannot read is an error that says why; an encrypted one is read
-// when its user password is empty, as a browser opens it.
-func Read(data []byte) (doc *Document, err error) {
+// Read parses data as a PDF and returns the text of its pages, until ctx
+// ends and for at most MaxTime. A file the parser cannot read is an error
+// that says why; an encrypted one is read when its user password is empty,
+// as a browser opens it. A file past a bound is ErrTooLarge, unless pages
+// were read before the bound was met: then the document is cut there
+// (Document.Cut says why).
+func Read(ctx context.Context, data []byte) (doc *Document, err error) {
+	ctx, cancel := context.WithTimeout(ctx, MaxTime)
+	defer cancel()
 	defer func() {
-		// The parser reports malformed input by panicking; for a file from
-		// the web that is an error to tell, not a crash.
+		// The parser reports malformed input, and a bound met, by
+		// panicking; for a file from the web that is an error to tell, not
+		// a crash.
 		if r := recover(); r != nil {
+			if e, ok := r.(*pdf.LimitError); ok {
+				doc, err = nil, tooLarge(ctx, e)
+				return
+			}
 			doc, err = nil, fmt.Errorf("read the PDF: malformed: %v", r)
 		}
 	}()
@@ -61,7 +113,10 @@ func Read(data []byte) (doc *Document, err error) {
 	if !bytes.HasPrefix(data, []byte("%PDF-")) {
 		return nil, ErrNotPDF
 	}
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
+	r, err := pdf.NewReaderLimits(ctx, bytes.NewReader(data), int64(len(data)), limits)
+	if e, ok := errors.AsType[*pdf.LimitError](err); ok {
+		return nil, tooLarge(ctx, e)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the PDF: %w", err)
 	}
@@ -77,7 +132,14 @@ func Read(data []byte) (doc *Document, err error) {
 		if len(doc.Pages) >= MaxPages || size >= maxText {
 			break
 		}
-		t := pageText(p)
+		t, err := readPage(ctx, p)
+		if err != nil {
+			if !errors.Is(err, ErrTooLarge) || len(doc.Pages) == 0 {
+				return nil, err
+			}
+			doc.Cut = fmt.Sprintf("page %d is too large to read: %s", len(doc.Pages)+1, strings.TrimPrefix(err.Error(), ErrTooLarge.Error()+": "))
+			break
+		}
 		size += len(t)
 		doc.Pages = append(doc.Pages, t)
 	}
@@ -127,7 +189,7 @@ func collectPages(root pdf.Value) []pdf.Page {
 // pen jumps forward (words placed one by one) or back on the same line.
 // A page whose content the positioned reading fails on is read again
 // without positions, which skips more of what it does not know.
-func pageText(p pdf.Page) (text string) {
+func pageText(p pdf.Page) string {
 	if p.V.IsNull() || p.V.Key("Contents").Kind() == pdf.Null {
 		return ""
 	}
@@ -193,11 +255,29 @@ func pageText(p pdf.Page) (text string) {
 	return strings.Join(lines, "\n")
 }
 
+// readPage is pageText, or ErrTooLarge when the page met a bound (the
+// read's context ending included).
+func readPage(ctx context.Context, p pdf.Page) (text string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(*pdf.LimitError)
+			if !ok {
+				panic(r)
+			}
+			text, err = "", tooLarge(ctx, e)
+		}
+	}()
+	return pageText(p), nil
+}
+
 // content is the page's positioned glyphs; false when the parser panicked
-// on them.
+// on them. A bound met is raised again, to end the read.
 func content(p pdf.Page) (glyphs []pdf.Text, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
+			if pdf.IsLimit(r) {
+				panic(r)
+			}
 			glyphs, ok = nil, false
 		}
 	}()

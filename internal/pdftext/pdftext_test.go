@@ -18,7 +18,7 @@ func TestReadsTheGuidePageByPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := pdftext.Read(data)
+	doc, err := pdftext.Read(t.Context(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestLinesAndWords(t *testing.T) {
 				"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
 				"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
 				stream(tt.content), font)
-			doc, err := pdftext.Read(data)
+			doc, err := pdftext.Read(t.Context(), data)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -115,7 +115,7 @@ func TestHostileFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			doc, err := pdftext.Read(tt.data)
+			doc, err := pdftext.Read(t.Context(), tt.data)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err %v, want an error: %v", err, tt.wantErr)
 			}
@@ -127,7 +127,7 @@ func TestHostileFiles(t *testing.T) {
 			}
 		})
 	}
-	if _, err := pdftext.Read([]byte("plain text")); !errors.Is(err, pdftext.ErrNotPDF) {
+	if _, err := pdftext.Read(t.Context(), []byte("plain text")); !errors.Is(err, pdftext.ErrNotPDF) {
 		t.Errorf("plain text: %v, want ErrNotPDF", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestManyPagesAreCut(t *testing.T) {
 		objects = append(objects, "<< /Type /Page /Parent 2 0 R /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>")
 	}
 	objects[1] = fmt.Sprintf("<< /Type /Pages /Kids [%s] /Count %d >>", strings.Join(kids, " "), n)
-	doc, err := pdftext.Read(build(objects...))
+	doc, err := pdftext.Read(t.Context(), build(objects...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestReadsWhatChromiumPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := pdftext.Read(data)
+	doc, err := pdftext.Read(t.Context(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
