@@ -16,6 +16,15 @@ type Evidence struct {
 	// proves nothing, and a URL the agent wrote is not where the task
 	// led.
 	Typed []string
+	// Painted, when set, confirms on the page itself that a person sees
+	// text a success indicator matched, once the capture's rules (what
+	// Seen holds) let it through: needle, as the text nodes nodes draw it
+	// (backend node ids of one document, as the capture numbers them),
+	// outside any stretch that repeats one of skip, changes the pixels
+	// where it is drawn (browser.Context.TextPainted). It is called only
+	// for the occurrences a verdict would rely on, so its cost falls on
+	// verdicts alone.
+	Painted func(nodes []int64, needle string, skip []string) bool
 }
 
 // Verify checks a claimed success on page, a fresh judged capture of the
@@ -94,7 +103,7 @@ func (g *Gate) judge(page *snapshot.Snapshot, evs []Evidence) *judge {
 	}
 	top := page.Page.URL
 	topOrigin, topErr := Origin(top)
-	j := &judge{allowed: func(doc string) bool {
+	j := &judge{painted: ev.Painted, allowed: func(doc string) bool {
 		if doc == "" {
 			doc = top
 		}

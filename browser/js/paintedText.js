@@ -1,0 +1,134 @@
+// paintedText serves browser.Context.TextPainted, in an isolated world, so
+// that nothing the page changed in its own (a patched prototype, a fake
+// Range) takes part. this is the first of nodes, the text nodes whose text,
+// joined, holds needle. By mode:
+//   'find': finds needle in nodes (case and white space aside), leaving out
+//     stretches that repeat one of skip, keeps what it found and returns,
+//     per occurrence, its glyphs (characters other than white space) and
+//     its font size in CSS pixels;
+//   'place' (arg: an occurrence): scrolls it into view where it is outside
+//     the viewport, as a person would scroll to it, and returns its box in
+//     the viewport of the top document of this process, or null when it
+//     draws no box;
+//   'hide' (arg: an occurrence): paints its glyphs transparent with a
+//     custom highlight, which changes neither the DOM nor its styles, and
+//     resolves once the document has rendered that;
+//   'show': takes the highlight away, rendered as 'hide';
+//   'done': shows, puts back every scroll 'place' made and forgets.
+function paintedText(mode, arg, needle, skip, ...nodes) {
+	const key = Symbol.for('chaperone.paintedText');
+	const doc = this.ownerDocument;
+	const win = doc.defaultView;
+	const rendered = () => new Promise(resolve => {
+		let left = 2;
+		const tick = () => { if (--left <= 0) resolve(true); else win.requestAnimationFrame(tick); };
+		win.requestAnimationFrame(tick);
+		win.setTimeout(() => resolve(true), 300);
+	});
+	let st = win[key];
+	if (mode === 'find') {
+		const norm = [];
+		const at = [];
+		let space = false;
+		nodes.forEach(n => {
+			const s = n.data || '';
+			for (let i = 0; i < s.length; i++) {
+				const c = s[i];
+				if (/\s/.test(c)) { space = norm.length > 0; continue; }
+				if (space) { norm.push(' '); at.push([n, i]); space = false; }
+				const l = c.toLowerCase();
+				for (let k = 0; k < l.length; k++) { norm.push(l[k]); at.push([n, i]); }
+			}
+			space = norm.length > 0;
+		});
+		const t = norm.join('');
+		const nd = String(needle).toLowerCase().split(/\s+/).filter(Boolean).join(' ');
+		const echoes = (skip || []).map(e => String(e)).filter(e => e.length >= nd.length);
+		const covered = (from, to) => echoes.some(e => {
+			for (let s = Math.max(0, to - e.length); s <= from && s + e.length <= t.length; s++) {
+				if (t.startsWith(e, s)) return true;
+			}
+			return false;
+		});
+		const found = [];
+		for (let i = nd ? t.indexOf(nd) : -1; i >= 0 && found.length < 8; i = t.indexOf(nd, i + 1)) {
+			if (covered(i, i + nd.length)) continue;
+			const [sn, so] = at[i];
+			const [en, eo] = at[i + nd.length - 1];
+			const r = doc.createRange();
+			r.setStart(sn, so);
+			r.setEnd(en, Math.min(eo + 1, en.data.length));
+			const el = sn.parentElement;
+			const font = el ? parseFloat(win.getComputedStyle(el).fontSize) || 0 : 0;
+			found.push({range: r, glyphs: nd.replace(/\s/g, '').length, font});
+		}
+		const scrolls = st ? st.scrolls : [];
+		const name = 'chaperone-' + Math.random().toString(36).slice(2);
+		const sheet = new win.CSSStyleSheet();
+		sheet.replaceSync('::highlight(' + name + '){color:transparent;-webkit-text-fill-color:transparent;' +
+			'-webkit-text-stroke-color:transparent;text-shadow:none;text-decoration-color:transparent;background-color:transparent}');
+		st = {found, scrolls, name, sheet, roots: []};
+		Object.defineProperty(win, key, {value: st, configurable: true, enumerable: false, writable: true});
+		return found.map(f => ({glyphs: f.glyphs, font: f.font}));
+	}
+	if (!st) return null;
+	const show = () => {
+		win.CSS.highlights.delete(st.name);
+		for (const root of st.roots) root.adoptedStyleSheets = root.adoptedStyleSheets.filter(s => s !== st.sheet);
+		st.roots = [];
+	};
+	if (mode === 'place') {
+		const f = st.found[arg];
+		if (!f) return null;
+		let r = f.range.getBoundingClientRect();
+		if (r.width <= 0 || r.height <= 0) return null;
+		if (r.left < 0 || r.top < 0 || r.right > win.innerWidth || r.bottom > win.innerHeight) {
+			const el = f.range.startContainer.parentElement;
+			for (let a = el; a; a = a.parentElement) {
+				if (a.scrollTop || a.scrollLeft || a.scrollHeight > a.clientHeight || a.scrollWidth > a.clientWidth) {
+					st.scrolls.push([a, a.scrollLeft, a.scrollTop]);
+				}
+			}
+			st.scrolls.push([win, win.scrollX, win.scrollY]);
+			el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
+			r = f.range.getBoundingClientRect();
+		}
+		let dx = 0, dy = 0;
+		for (let w = win; w.frameElement; w = w.parent) {
+			const fr = w.frameElement.getBoundingClientRect();
+			dx += fr.left + w.frameElement.clientLeft;
+			dy += fr.top + w.frameElement.clientTop;
+		}
+		return rendered().then(() => ({x: r.left + dx, y: r.top + dy, width: r.width, height: r.height}));
+	}
+	if (mode === 'hide') {
+		const f = st.found[arg];
+		if (!f) return false;
+		show();
+		const roots = new Set();
+		for (const n of nodes) roots.add(n.getRootNode());
+		for (const root of roots) {
+			if (!('adoptedStyleSheets' in root)) continue;
+			root.adoptedStyleSheets = [...root.adoptedStyleSheets, st.sheet];
+			st.roots.push(root);
+		}
+		const h = new win.Highlight(f.range);
+		h.priority = 1e6;
+		win.CSS.highlights.set(st.name, h);
+		return rendered();
+	}
+	if (mode === 'show') {
+		show();
+		return rendered();
+	}
+	if (mode === 'done') {
+		show();
+		for (const [a, x, y] of st.scrolls.reverse()) {
+			if (a === win) win.scrollTo({left: x, top: y, behavior: 'instant'});
+			else { a.scrollLeft = x; a.scrollTop = y; }
+		}
+		delete win[key];
+		return true;
+	}
+	return null;
+}

@@ -1,0 +1,86 @@
+package browser_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// paintedNodes returns the text nodes of the first seen run that holds
+// needle, from a judged capture of the tab's page.
+func paintedNodes(t *testing.T, tab *browser.Context, needle string) []int64 {
+	t.Helper()
+	c := captureOf(t, tab, browser.CaptureOptions{Judged: true})
+	s, _, _ := snapshot.Build(c, snapshot.Options{MaxElements: 100_000, TokenBudget: 1 << 30, TextBudget: 1 << 30}, 0)
+	for _, r := range s.Seen.Text {
+		i := strings.Index(strings.ToLower(r.Text), strings.ToLower(needle))
+		if i < 0 {
+			continue
+		}
+		var nodes []int64
+		for _, p := range r.Parts {
+			if p.To > i && p.From < i+len(needle) {
+				nodes = append(nodes, p.Node)
+			}
+		}
+		return nodes
+	}
+	t.Fatalf("no seen run holds %q", needle)
+	return nil
+}
+
+// TestTextPainted: text a person reads changes the pixels of its box when
+// it is made transparent; text hidden by paint alone does not, though the
+// capture's rules let all of it through.
+func TestTextPainted(t *testing.T) {
+	t.Parallel()
+	const needle = "Membership cancelled"
+	cases := []struct {
+		name, style string
+		want        bool
+	}{
+		{"plain", "", true},
+		{"small", "font-size:12px", true},
+		{"large bold", "font-size:48px;font-weight:800", true},
+		{"light grey", "color:#999", true},
+		{"light on dark", "color:#eee;background:#222", true},
+		{"serif italic", "font-family:serif;font-style:italic", true},
+		{"underlined", "text-decoration:underline", true},
+		{"uppercase", "text-transform:uppercase;letter-spacing:2px", true},
+		{"clip-path circle", "clip-path:circle(0)", false},
+		{"half clipped", "clip-path:inset(0 60% 0 0)", false},
+		{"blur", "filter:blur(12px)", false},
+		{"blur 6px", "filter:blur(6px)", false},
+		{"contrast 0 on white", "filter:contrast(0);background:#fff", false},
+		{"screen", "mix-blend-mode:screen", false},
+		{"mask", "mask-image:linear-gradient(transparent,transparent)", false},
+		{"scale", "transform:scale(0.02)", false},
+		{"zoom", "zoom:0.05", false},
+	}
+	mux := http.NewServeMux()
+	for _, tc := range cases {
+		mux.HandleFunc("/"+strings.ReplaceAll(tc.name, " ", "-"), func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte(`<!doctype html><body style="margin:20px;font:20px system-ui,sans-serif;background:#fff">` +
+				`<p>Plan: Premium.</p><h2 style="display:inline-block;margin:0;` + tc.style + `">` + needle + `</h2><p>Questions? Ask.</p>`))
+		})
+	}
+	base := browsertest.Serve(t, mux)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tab := browsertest.Tab(t)
+			navigate(t, tab, base+"/"+strings.ReplaceAll(tc.name, " ", "-"))
+			got, err := tab.TextPainted(testCtx(t), paintedNodes(t, tab, needle), needle, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("TextPainted(%q with %s) = %v, want %v", needle, tc.style, got, tc.want)
+			}
+		})
+	}
+}

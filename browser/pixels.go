@@ -1,0 +1,137 @@
+package browser
+
+import "image"
+
+// What ink a person reads, for TextPainted.
+const (
+	// inkDelta is the least change of a pixel, in any channel out of 255,
+	// that counts as ink: grey 215 on white, about the 1.5:1 contrast
+	// below which the capture's rules (snapshot.Seen) call text
+	// unreadable. A blur or a faded filter spreads text into changes
+	// below it.
+	inkDelta = 40
+	// inkPerGlyph is the least ink a glyph must change, in pixels at
+	// the edges of its strokes (see edge) per CSS pixel of font size.
+	// Measured on Chromium's system fonts: about 3.2 per pixel of font at
+	// 12 and 30 px regular, 4.7 at 48 px bold, and 0 for text blurred by
+	// 12 px; one font size's worth is a third to a fifth of what text a
+	// person reads changes. Text scaled, zoomed or clipped to a sliver
+	// changes far less; one stray pixel never passes.
+	inkPerGlyph = 1.0
+	// minInkFont is the font size, in CSS pixels, below which text is
+	// judged as if it had this size: a page that says its text is tiny
+	// (zoom, a 1 px font) gains nothing by it.
+	minInkFont = 6
+	// inkColumns is the share of the box's glyph-wide columns that must
+	// hold changed ink: text clipped to its first half, or to a few
+	// letters, is not the text.
+	inkColumns = 2.0 / 3
+)
+
+// Ink is what making a text transparent changed in its box.
+type Ink struct {
+	// Changed counts the pixels at the edge of a stroke (see edge) that
+	// changed by inkDelta or more, among those that were the same in both
+	// captures of the shown text.
+	Changed int
+	// Unstable counts the pixels that changed between the two captures
+	// of the shown text (an animation, a video): they tell nothing.
+	Unstable int
+	// Pixels is the size of the box in pixels.
+	Pixels int
+	// Columns and Inked are the glyph-wide columns of the box and those
+	// that hold a changed pixel.
+	Columns, Inked int
+}
+
+// MeasureInk compares shown and again, two captures of a text's box as the
+// page shows it, with hidden, the same box with the text transparent; the
+// box is cut into glyphs columns.
+func MeasureInk(shown, hidden, again image.Image, glyphs int) Ink {
+	b := shown.Bounds().Intersect(hidden.Bounds()).Intersect(again.Bounds())
+	w, h := b.Dx(), b.Dy()
+	ink := Ink{Pixels: max(w, 0) * max(h, 0), Columns: max(glyphs, 1)}
+	if ink.Pixels == 0 {
+		return ink
+	}
+	// d is how much hiding the text changed each pixel; -1 where the
+	// shown text itself did not hold still.
+	d := make([]int, ink.Pixels)
+	for y := range h {
+		for x := range w {
+			p := image.Pt(b.Min.X+x, b.Min.Y+y)
+			s := shown.At(p.X, p.Y)
+			if delta(s, again.At(p.X, p.Y)) >= inkDelta {
+				ink.Unstable++
+				d[y*w+x] = -1
+				continue
+			}
+			d[y*w+x] = int(delta(s, hidden.At(p.X, p.Y)))
+		}
+	}
+	inked := make([]bool, ink.Columns)
+	for y := range h {
+		for x := range w {
+			v := d[y*w+x]
+			if v < inkDelta || !edge(d, w, h, x, y) {
+				continue
+			}
+			ink.Changed++
+			inked[x*ink.Columns/w] = true
+		}
+	}
+	for _, ok := range inked {
+		if ok {
+			ink.Inked++
+		}
+	}
+	return ink
+}
+
+// edge reports whether pixel (x, y) of change d (w×h) is at the edge of a
+// stroke: a neighbour changed by inkDelta less. Drawn text is strokes with
+// edges; text blurred, by its own filter or a backdrop's, changes as
+// much ink only as a smooth smear.
+func edge(d []int, w, h, x, y int) bool {
+	v := d[y*w+x]
+	for _, n := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
+		nx, ny := x+n[0], y+n[1]
+		if nx < 0 || ny < 0 || nx >= w || ny >= h {
+			continue
+		}
+		if u := d[ny*w+nx]; u >= 0 && v-u >= inkDelta {
+			return true
+		}
+	}
+	return false
+}
+
+// Legible reports whether the ink is text a person reads: glyphs glyphs of
+// font size font (CSS pixels, at least minInkFont) changed inkPerGlyph ×
+// font pixels each, across inkColumns of the box, in a box that held still
+// enough to tell (at most half of it unstable).
+func (i Ink) Legible(glyphs int, font float64) bool {
+	if glyphs <= 0 || i.Pixels == 0 || i.Unstable*2 > i.Pixels {
+		return false
+	}
+	f := max(font, minInkFont)
+	if float64(i.Changed) < float64(glyphs)*inkPerGlyph*f {
+		return false
+	}
+	return float64(i.Inked) >= inkColumns*float64(i.Columns)
+}
+
+// delta is the largest difference of a channel between two colours, out
+// of 255.
+func delta(a, b interface{ RGBA() (r, g, b, a uint32) }) uint32 {
+	r1, g1, b1, _ := a.RGBA()
+	r2, g2, b2, _ := b.RGBA()
+	return max(diff(r1, r2), diff(g1, g2), diff(b1, b2)) >> 8
+}
+
+func diff(a, b uint32) uint32 {
+	if a > b {
+		return a - b
+	}
+	return b - a
+}
