@@ -198,7 +198,7 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 	if err != nil {
 		return false, err
 	}
-	ink := MeasureInk(shown, hidden, again, f.Glyphs)
+	ink := MeasureInk(shown, hidden, again, f.Glyphs, f.Font)
 	ok := ink.Legible(f.Glyphs, f.Font)
 	t.log.Debug("text painted", "glyphs", f.Glyphs, "font", f.Font, "box", *box, "ink", ink, "legible", ok)
 	return ok, nil

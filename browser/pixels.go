@@ -1,6 +1,9 @@
 package browser
 
-import "image"
+import (
+	"image"
+	"math"
+)
 
 // What ink a person reads, for TextPainted.
 const (
@@ -10,12 +13,12 @@ const (
 	// unreadable. A blur or a faded filter spreads text into changes
 	// below it.
 	inkDelta = 40
-	// inkPerGlyph is the least ink a glyph must change, in pixels at
-	// the edges of its strokes (see edge) per CSS pixel of font size.
-	// Measured on Chromium's system fonts: about 3.2 per pixel of font at
-	// 12 and 30 px regular, 4.7 at 48 px bold, and 0 for text blurred by
-	// 12 px; one font size's worth is a third to a fifth of what text a
-	// person reads changes. Text scaled, zoomed or clipped to a sliver
+	// inkPerGlyph is the least ink a glyph must change, in pixels on its
+	// strokes (see stroke) per CSS pixel of font size. Measured on
+	// Chromium's system fonts (TestTextPainted): 3.1 per pixel of font at
+	// 12 px, 4.4 to 9 at 30 px, 10 at 48 px bold; 0.7 at most for text
+	// blurred by 6 px, and 0 under a 12 px blur. One font size's worth is
+	// a third of the least that text a person reads changes. Text scaled, zoomed or clipped to a sliver
 	// changes far less; one stray pixel never passes.
 	inkPerGlyph = 1.0
 	// minInkFont is the font size, in CSS pixels, below which text is
@@ -30,7 +33,7 @@ const (
 
 // Ink is what making a text transparent changed in its box.
 type Ink struct {
-	// Changed counts the pixels at the edge of a stroke (see edge) that
+	// Changed counts the pixels on a stroke (see stroke) that
 	// changed by inkDelta or more, among those that were the same in both
 	// captures of the shown text.
 	Changed int
@@ -45,9 +48,10 @@ type Ink struct {
 }
 
 // MeasureInk compares shown and again, two captures of a text's box as the
-// page shows it, with hidden, the same box with the text transparent; the
-// box is cut into glyphs columns.
-func MeasureInk(shown, hidden, again image.Image, glyphs int) Ink {
+// page shows it, with hidden, the same box with the text transparent: the
+// text has glyphs glyphs of font size font (CSS pixels, one per image
+// pixel), and the box is cut into glyphs columns.
+func MeasureInk(shown, hidden, again image.Image, glyphs int, font float64) Ink {
 	b := shown.Bounds().Intersect(hidden.Bounds()).Intersect(again.Bounds())
 	w, h := b.Dx(), b.Dy()
 	ink := Ink{Pixels: max(w, 0) * max(h, 0), Columns: max(glyphs, 1)}
@@ -69,11 +73,14 @@ func MeasureInk(shown, hidden, again image.Image, glyphs int) Ink {
 			d[y*w+x] = int(delta(s, hidden.At(p.X, p.Y)))
 		}
 	}
+	// A stroke is at most a quarter of the font size wide (bold fonts
+	// measure about a fifth).
+	r := max(2, int(math.Ceil(max(font, minInkFont)/4)))
 	inked := make([]bool, ink.Columns)
 	for y := range h {
 		for x := range w {
 			v := d[y*w+x]
-			if v < inkDelta || !edge(d, w, h, x, y) {
+			if v < inkDelta || !stroke(d, w, h, x, y, r) {
 				continue
 			}
 			ink.Changed++
@@ -88,22 +95,30 @@ func MeasureInk(shown, hidden, again image.Image, glyphs int) Ink {
 	return ink
 }
 
-// edge reports whether pixel (x, y) of change d (w×h) is at the edge of a
-// stroke: a neighbour changed by inkDelta less. Drawn text is strokes with
-// edges; text blurred, by its own filter or a backdrop's, changes as
-// much ink only as a smooth smear.
-func edge(d []int, w, h, x, y int) bool {
+// stroke reports whether pixel (x, y) of change d (w×h) lies on a stroke:
+// within r pixels on both sides, across or along, the change falls by
+// inkDelta. Drawn text is thin strokes; text blurred, by its own filter or
+// by a backdrop's, changes as much only as a smooth smear, and the edge of
+// a veil falls on one side only.
+func stroke(d []int, w, h, x, y, r int) bool {
 	v := d[y*w+x]
-	for _, n := range [4][2]int{{-1, 0}, {1, 0}, {0, -1}, {0, 1}} {
-		nx, ny := x+n[0], y+n[1]
-		if nx < 0 || ny < 0 || nx >= w || ny >= h {
-			continue
+	falls := func(dx, dy int) bool {
+		for k := 1; k <= r; k++ {
+			nx, ny := x+k*dx, y+k*dy
+			if nx < 0 || ny < 0 || nx >= w || ny >= h {
+				return false
+			}
+			u := d[ny*w+nx]
+			if u < 0 {
+				return false
+			}
+			if v-u >= inkDelta {
+				return true
+			}
 		}
-		if u := d[ny*w+nx]; u >= 0 && v-u >= inkDelta {
-			return true
-		}
+		return false
 	}
-	return false
+	return falls(-1, 0) && falls(1, 0) || falls(0, -1) && falls(0, 1)
 }
 
 // Legible reports whether the ink is text a person reads: glyphs glyphs of
