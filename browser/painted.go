@@ -54,7 +54,7 @@ type paintedFind struct {
 // repeat one of skip (normalised: lower case, white space collapsed), the
 // pixels of its box on the page, captured as shown, with the occurrence's
 // glyphs painted transparent, and as shown again, differ by ink a person
-// reads (Legible). That covers every way of hiding text at once: a clip
+// reads (ink.legible). That covers every way of hiding text at once: a clip
 // path, a filter, a blend mode, a mask, a transform, zoom, a cover.
 //
 // The text is made transparent by a custom highlight over its range, from
@@ -198,8 +198,8 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 	if err != nil {
 		return false, err
 	}
-	ink := MeasureInk(shown, hidden, again, f.Glyphs, f.Font)
-	ok := ink.Legible(f.Glyphs, f.Font)
+	ink := measureInk(shown, hidden, again, f.Glyphs, f.Font)
+	ok := ink.legible(f.Glyphs, f.Font)
 	t.log.Debug("text painted", "glyphs", f.Glyphs, "font", f.Font, "box", *box, "ink", ink, "legible", ok)
 	return ok, nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
+	"github.com/chromedp/cdproto/page"
 )
 
 // paintedNodes returns the text nodes of the first seen run that holds
@@ -83,4 +84,62 @@ func TestTextPainted(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkVerdict is the browser's part of a verdict on the success page
+// of the verdict fixtures: the judged capture and its Seen alone (what a
+// verdict cost before the pixel check), then with TextPainted on the
+// success heading, beside the floor of the pixel check: three clipped
+// screenshots of the same box, by raw protocol calls.
+func BenchmarkVerdict(b *testing.B) {
+	const needle = "Membership cancelled"
+	tab := browsertest.Tab(b)
+	if err := tab.Navigate(b.Context(), browsertest.Site(b)+"/hostile/verdict-pixels"); err != nil {
+		b.Fatal(err)
+	}
+	judged := func(b *testing.B) []int64 {
+		c, err := tab.Capture(b.Context(), browser.CaptureOptions{Judged: true})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s, _, _ := snapshot.Build(c, snapshot.Options{MaxElements: 100_000, TokenBudget: 1 << 30, TextBudget: 1 << 30}, 0)
+		for _, r := range s.Seen.Text {
+			if i := strings.Index(r.Text, needle); i >= 0 {
+				var nodes []int64
+				for _, p := range r.Parts {
+					if p.To > i && p.From < i+len(needle) {
+						nodes = append(nodes, p.Node)
+					}
+				}
+				return nodes
+			}
+		}
+		b.Fatalf("no seen run holds %q", needle)
+		return nil
+	}
+	b.Run("judged", func(b *testing.B) {
+		for b.Loop() {
+			judged(b)
+		}
+	})
+	b.Run("judged+pixels", func(b *testing.B) {
+		for b.Loop() {
+			ok, err := tab.TextPainted(b.Context(), judged(b), needle, nil)
+			if err != nil || !ok {
+				b.Fatalf("TextPainted = %v, %v", ok, err)
+			}
+		}
+	})
+	b.Run("floor-3-shots", func(b *testing.B) {
+		clip := &page.Viewport{X: 250, Y: 200, Width: 300, Height: 30, Scale: 1}
+		for b.Loop() {
+			for range 3 {
+				if _, err := browser.CallForTest(b.Context(), tab, page.CaptureScreenshot, page.CaptureScreenshotParams{
+					Format: page.CaptureScreenshotFormatPng, Clip: clip, OptimizeForSpeed: new(true),
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }

@@ -31,8 +31,8 @@ const (
 	inkColumns = 2.0 / 3
 )
 
-// Ink is what making a text transparent changed in its box.
-type Ink struct {
+// ink is what making a text transparent changed in its box.
+type ink struct {
 	// Changed counts the pixels on a stroke (see stroke) that
 	// changed by inkDelta or more, among those that were the same in both
 	// captures of the shown text.
@@ -47,52 +47,52 @@ type Ink struct {
 	Columns, Inked int
 }
 
-// MeasureInk compares shown and again, two captures of a text's box as the
+// measureInk compares shown and again, two captures of a text's box as the
 // page shows it, with hidden, the same box with the text transparent: the
 // text has glyphs glyphs of font size font (CSS pixels, one per image
 // pixel), and the box is cut into glyphs columns.
-func MeasureInk(shown, hidden, again image.Image, glyphs int, font float64) Ink {
+func measureInk(shown, hidden, again image.Image, glyphs int, font float64) ink {
 	b := shown.Bounds().Intersect(hidden.Bounds()).Intersect(again.Bounds())
 	w, h := b.Dx(), b.Dy()
-	ink := Ink{Pixels: max(w, 0) * max(h, 0), Columns: max(glyphs, 1)}
-	if ink.Pixels == 0 {
-		return ink
+	m := ink{Pixels: max(w, 0) * max(h, 0), Columns: max(glyphs, 1)}
+	if m.Pixels == 0 {
+		return m
 	}
 	// d is how much hiding the text changed each pixel; -1 where the
 	// shown text itself did not hold still.
-	d := make([]int, ink.Pixels)
+	d := make([]int16, m.Pixels)
 	for y := range h {
 		for x := range w {
 			p := image.Pt(b.Min.X+x, b.Min.Y+y)
 			s := shown.At(p.X, p.Y)
 			if delta(s, again.At(p.X, p.Y)) >= inkDelta {
-				ink.Unstable++
+				m.Unstable++
 				d[y*w+x] = -1
 				continue
 			}
-			d[y*w+x] = int(delta(s, hidden.At(p.X, p.Y)))
+			d[y*w+x] = int16(delta(s, hidden.At(p.X, p.Y)))
 		}
 	}
 	// A stroke is at most a quarter of the font size wide (bold fonts
 	// measure about a fifth).
 	r := max(2, int(math.Ceil(max(font, minInkFont)/4)))
-	inked := make([]bool, ink.Columns)
+	inked := make([]bool, m.Columns)
 	for y := range h {
 		for x := range w {
 			v := d[y*w+x]
-			if v < inkDelta || !stroke(d, w, h, x, y, r) {
+			if int(v) < inkDelta || !stroke(d, w, h, x, y, r) {
 				continue
 			}
-			ink.Changed++
-			inked[x*ink.Columns/w] = true
+			m.Changed++
+			inked[x*m.Columns/w] = true
 		}
 	}
 	for _, ok := range inked {
 		if ok {
-			ink.Inked++
+			m.Inked++
 		}
 	}
-	return ink
+	return m
 }
 
 // stroke reports whether pixel (x, y) of change d (w×h) lies on a stroke:
@@ -100,7 +100,7 @@ func MeasureInk(shown, hidden, again image.Image, glyphs int, font float64) Ink 
 // inkDelta. Drawn text is thin strokes; text blurred, by its own filter or
 // by a backdrop's, changes as much only as a smooth smear, and the edge of
 // a veil falls on one side only.
-func stroke(d []int, w, h, x, y, r int) bool {
+func stroke(d []int16, w, h, x, y, r int) bool {
 	v := d[y*w+x]
 	falls := func(dx, dy int) bool {
 		for k := 1; k <= r; k++ {
@@ -112,7 +112,7 @@ func stroke(d []int, w, h, x, y, r int) bool {
 			if u < 0 {
 				return false
 			}
-			if v-u >= inkDelta {
+			if int(v)-int(u) >= inkDelta {
 				return true
 			}
 		}
@@ -121,11 +121,11 @@ func stroke(d []int, w, h, x, y, r int) bool {
 	return falls(-1, 0) && falls(1, 0) || falls(0, -1) && falls(0, 1)
 }
 
-// Legible reports whether the ink is text a person reads: glyphs glyphs of
+// legible reports whether the ink is text a person reads: glyphs glyphs of
 // font size font (CSS pixels, at least minInkFont) changed inkPerGlyph ×
 // font pixels each, across inkColumns of the box, in a box that held still
 // enough to tell (at most half of it unstable).
-func (i Ink) Legible(glyphs int, font float64) bool {
+func (i ink) legible(glyphs int, font float64) bool {
 	if glyphs <= 0 || i.Pixels == 0 || i.Unstable*2 > i.Pixels {
 		return false
 	}
