@@ -23,6 +23,12 @@ import (
 //go:embed js/paintedText.js
 var paintedTextJS string
 
+// scrollPageToJS scrolls the page back after a look into a cross-site
+// frame scrolled it.
+//
+//go:embed js/scrollPageTo.js
+var scrollPageToJS string
+
 // Bounds of one look: the occurrences of a needle looked at, the margin
 // around a text's box that its glyphs may overhang (italics, descenders),
 // and the largest box captured, in CSS pixels a side.
@@ -111,6 +117,19 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 			_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
 		}
 	}()
+	if r.frame != nil {
+		// Placing a cross-site frame's text scrolls the documents that
+		// hold the frame; the page is scrolled back.
+		if x, y, ok := t.pageScroll(ctx); ok {
+			defer func() {
+				c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+				defer cancel()
+				if nx, ny, ok := t.pageScroll(c); ok && (nx != x || ny != y) {
+					_ = t.callPage(c, scrollPageToJS, nil, x, y)
+				}
+			}()
+		}
+	}
 	for i, f := range found[:min(len(found), paintedMaxOccurrences)] {
 		ok, err := t.occurrencePainted(ctx, r, i, f, call)
 		if err != nil {
@@ -202,6 +221,21 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 	ok := ink.legible(f.Glyphs, f.Font)
 	t.log.Debug("text painted", "glyphs", f.Glyphs, "font", f.Font, "box", *box, "ink", ink, "legible", ok)
 	return ok, nil
+}
+
+// pageScroll returns how far the page is scrolled, in CSS pixels.
+func (t *Context) pageScroll(ctx context.Context) (x, y float64, ok bool) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	cc := chromedp.FromContext(c)
+	if cc == nil || cc.Target == nil {
+		return 0, 0, false
+	}
+	m, err := cdp.Call(c, cc.Target, page.GetLayoutMetrics, cdp.Empty{})
+	if err != nil || m.CSSLayoutViewport == nil {
+		return 0, 0, false
+	}
+	return float64(m.CSSLayoutViewport.PageX), float64(m.CSSLayoutViewport.PageY), true
 }
 
 // isolatedNodes resolves the nodes, all in the process of the chromedp

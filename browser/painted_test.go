@@ -2,8 +2,10 @@ package browser_test
 
 import (
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
@@ -142,4 +144,56 @@ func BenchmarkVerdict(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestTextPaintedInAFrame: text in a cross-site frame below the fold is
+// looked at through the frame's process, on the page's pixels, scrolled
+// into view and back: shown it counts, clipped away it does not.
+func TestTextPaintedInAFrame(t *testing.T) {
+	t.Parallel()
+	const needle = "Membership cancelled"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		port := r.Host[strings.LastIndex(r.Host, ":"):]
+		_, _ = w.Write([]byte(`<!doctype html><body style="margin:0"><p>Account</p><div style="height:1500px"></div>` +
+			`<iframe style="width:600px;height:120px;border:0" src="http://localhost` + port + `/status?` + r.URL.RawQuery + `"></iframe>`))
+	})
+	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`<!doctype html><body style="margin:10px;font:20px sans-serif;background:#fff">` +
+			`<h2 style="` + r.URL.Query().Get("style") + `">` + needle + `</h2>`))
+	})
+	base := browsertest.Serve(t, mux)
+	for _, tc := range []struct {
+		style string
+		want  bool
+	}{{"", true}, {"clip-path:circle(0)", false}, {"filter:blur(12px)", false}} {
+		t.Run(tc.style, func(t *testing.T) {
+			t.Parallel()
+			tab := browsertest.Tab(t)
+			navigate(t, tab, base+"/page?style="+url.QueryEscape(tc.style))
+			var nodes []int64
+			for range 50 {
+				c := captureOf(t, tab, browser.CaptureOptions{Judged: true})
+				if len(c.RemoteDOM) > 0 {
+					nodes = paintedNodes(t, tab, needle)
+					break
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if len(nodes) == 0 || nodes[0]>>32 == 0 {
+				t.Fatalf("the status is not in a cross-site frame: nodes %v", nodes)
+			}
+			got, err := tab.TextPainted(testCtx(t), nodes, needle, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("TextPainted in a frame styled %q = %v, want %v", tc.style, got, tc.want)
+			}
+			var y float64
+			if err := tab.Evaluate(testCtx(t), "scrollY", &y); err != nil || y != 0 {
+				t.Errorf("the page is left scrolled to %v (%v)", y, err)
+			}
+		})
+	}
 }
