@@ -562,9 +562,11 @@ func (w *seer) seen() *Seen {
 	return s
 }
 
-// drawn is all the text document di's layout draws, seen or not, generated
+// drawn is the text document di's layout draws, seen or not, generated
 // content included, in document order: the layout lists an element's
-// ::after before its children, so it is moved after them.
+// ::after before its children, so it is moved after them. As for the
+// page's text, what a control holds (a field's value is what was typed)
+// and what visibility hides (a template kept for later) are left out.
 func (w *seer) drawn(di int) string {
 	p := w.p
 	x := &p.docs[di]
@@ -581,7 +583,7 @@ func (w *seer) drawn(di int) string {
 		}
 		t := collapseSpace(p.dom.str(ti))
 		j := l.NodeIndex[li]
-		if t == "" || j < 0 || j >= len(depth) {
+		if t == "" || j < 0 || j >= len(depth) || !w.drawsText(domRef{int32(di), int32(j)}) {
 			continue
 		}
 		at := float64(j)
@@ -605,6 +607,27 @@ func (w *seer) drawn(di int) string {
 		b.WriteString(d.text)
 	}
 	return b.String()
+}
+
+// drawsText reports whether the text of node r counts as page text: not
+// inside a control, script or template, and not hidden by visibility.
+func (w *seer) drawsText(r domRef) bool {
+	p := w.p
+	for e := r; e != noDOM; e = p.parent(e) {
+		switch p.tag(e) {
+		case "INPUT", "TEXTAREA", "SELECT", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE":
+			return false
+		}
+		if p.docs[e.doc].layoutOf[e.node] < 0 {
+			continue
+		}
+		if v := p.style(e, p.styles.visibility); v != "" {
+			// The nearest box with a visibility says it; an element may
+			// show what its parent hides.
+			return v != "hidden" && v != "collapse"
+		}
+	}
+	return true
 }
 
 // filterOpacity is the opacity a CSS filter list leaves: the product of its

@@ -296,6 +296,8 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		// What a person does see.
 		{"shown", site + "/hostile/verdict-pixels", "", true},
 		{"shown below the fold", site + "/hostile/verdict-below", "", true},
+		{"shown, beside a failure template hidden by visibility", site + "/hostile/verdict-pixels?fail=template", "", true},
+		{"shown, beside a field that says could not", site + "/hostile/verdict-pixels?fail=field", "", true},
 		{"shown in a cross-site frame of an allowed origin", site + "/hostile/verdict-frame?site=other", verdictSuccess, true},
 	}
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site, other), "--url", site+"/hostile/verdict-below")
