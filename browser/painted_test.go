@@ -197,3 +197,40 @@ func TestTextPaintedInAFrame(t *testing.T) {
 		})
 	}
 }
+
+// TestTextPaintedMarkup: SVG text, on which Chromium paints no highlight,
+// and text in a closed shadow root are looked at too.
+func TestTextPaintedMarkup(t *testing.T) {
+	t.Parallel()
+	const needle = "Membership cancelled"
+	cases := []struct {
+		name, body string
+		want       bool
+	}{
+		{"svg-text", `<svg width="400" height="40"><text x="0" y="28" font-size="22" fill="#1f1f1f">` + needle + `</text></svg>`, true},
+		{"svg-text-unfilled", `<svg width="400" height="40"><text x="0" y="28" font-size="22" fill="none">` + needle + `</text></svg>`, false},
+		{"closed-shadow-root", `<div id="h"></div><script>h.attachShadow({mode: 'closed'}).innerHTML = '<style>p{color:#222}</style><p>` + needle + `</p>'</script>`, true},
+		{"closed-shadow-root-clipped", `<div id="h"></div><script>h.attachShadow({mode: 'closed'}).innerHTML = '<style>p{clip-path:circle(0)}</style><p>` + needle + `</p>'</script>`, false},
+	}
+	mux := http.NewServeMux()
+	for _, tc := range cases {
+		mux.HandleFunc("/"+tc.name, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte(`<!doctype html><body style="margin:20px;font:20px sans-serif;background:#fff">` + tc.body))
+		})
+	}
+	base := browsertest.Serve(t, mux)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tab := browsertest.Tab(t)
+			navigate(t, tab, base+"/"+tc.name)
+			got, err := tab.TextPainted(testCtx(t), paintedNodes(t, tab, needle), needle, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("TextPainted(%s) = %v, want %v", tc.name, got, tc.want)
+			}
+		})
+	}
+}

@@ -11,8 +11,9 @@
 //     the viewport of the top document of this process, or null when it
 //     draws no box;
 //   'hide' (arg: an occurrence): paints its glyphs transparent with a
-//     custom highlight, which changes neither the DOM nor its styles, and
-//     resolves once the document has rendered that;
+//     custom highlight, which changes neither the DOM nor its styles (SVG
+//     text, which Chromium paints no highlight on, by its elements' fill
+//     and stroke instead), and resolves once the document has rendered it;
 //   'show': takes the highlight away, rendered as 'hide';
 //   'done': shows, puts back every scroll 'place' made and forgets.
 function paintedText(mode, arg, needle, skip, ...nodes) {
@@ -76,6 +77,11 @@ function paintedText(mode, arg, needle, skip, ...nodes) {
 		win.CSS.highlights.delete(st.name);
 		for (const root of st.roots) root.adoptedStyleSheets = root.adoptedStyleSheets.filter(s => s !== st.sheet);
 		st.roots = [];
+		for (const [el, prop, value, priority] of (st.styled || []).reverse()) {
+			if (value) el.style.setProperty(prop, value, priority);
+			else el.style.removeProperty(prop);
+		}
+		st.styled = [];
 	};
 	if (mode === 'place') {
 		const f = st.found[arg];
@@ -111,6 +117,16 @@ function paintedText(mode, arg, needle, skip, ...nodes) {
 			if (!('adoptedStyleSheets' in root)) continue;
 			root.adoptedStyleSheets = [...root.adoptedStyleSheets, st.sheet];
 			st.roots.push(root);
+		}
+		// Chromium paints no highlight on SVG text: its elements are
+		// painted transparent instead, for the moment of the look.
+		st.styled = [];
+		for (const el of new Set(nodes.map(n => n.parentElement))) {
+			if (!el || el.namespaceURI !== 'http://www.w3.org/2000/svg') continue;
+			for (const prop of ['fill', 'stroke']) {
+				st.styled.push([el, prop, el.style.getPropertyValue(prop), el.style.getPropertyPriority(prop)]);
+				el.style.setProperty(prop, 'transparent', 'important');
+			}
 		}
 		const h = new win.Highlight(f.range);
 		h.priority = 1e6;
