@@ -234,3 +234,29 @@ func TestTextPaintedMarkup(t *testing.T) {
 		})
 	}
 }
+
+// TestTextPaintedSkipsEchoes: an occurrence inside a stretch that repeats
+// what the agent put into the page is not looked at, though it is drawn.
+func TestTextPaintedSkipsEchoes(t *testing.T) {
+	t.Parallel()
+	const needle = "Membership cancelled"
+	mux := http.NewServeMux()
+	mux.HandleFunc("/search", func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`<!doctype html><body style="margin:20px;font:20px sans-serif"><p>Results for membership   CANCELLED today</p>`))
+	})
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Serve(t, mux)+"/search")
+	nodes := paintedNodes(t, tab, needle)
+	for _, tc := range []struct {
+		skip []string
+		want bool
+	}{{nil, true}, {[]string{"results for membership cancelled"}, false}, {[]string{"results for"}, true}} {
+		got, err := tab.TextPainted(testCtx(t), nodes, needle, tc.skip)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("TextPainted skipping %q = %v, want %v", tc.skip, got, tc.want)
+		}
+	}
+}
