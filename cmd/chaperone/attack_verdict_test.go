@@ -280,7 +280,6 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"black on a background image of black", pixels + "dark-image", "", false},
 		{"letter-spacing -1em", pixels + "squeezed", "", false},
 		{"turned edge-on", pixels + "edge-on", "", false},
-		{"opacity by an ancestor's animation", pixels + "animated", "", false},
 		{"font-size 0 but ::first-letter", pixels + "first-letter", "", false},
 		{"transparent text fill", pixels + "text-fill", "", false},
 		{"white text through background-clip", pixels + "gradient-text", "", false},
