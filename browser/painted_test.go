@@ -1,6 +1,7 @@
 package browser_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strings"
@@ -34,6 +35,80 @@ func paintedNodes(t *testing.T, tab *browser.Context, needle string) []int64 {
 	}
 	t.Fatalf("no seen run holds %q", needle)
 	return nil
+}
+
+// textNodes returns the text nodes of the tab's main document whose value
+// holds needle, seen or not, from the DOM snapshot of a capture.
+func textNodes(t *testing.T, tab *browser.Context, needle string) []int64 {
+	t.Helper()
+	c := captureOf(t, tab, browser.CaptureOptions{})
+	var d struct {
+		Documents []struct {
+			Nodes struct {
+				NodeType      []int   `json:"nodeType"`
+				NodeValue     []int   `json:"nodeValue"`
+				BackendNodeID []int64 `json:"backendNodeId"`
+			} `json:"nodes"`
+		} `json:"documents"`
+		Strings []string `json:"strings"`
+	}
+	if err := json.Unmarshal(c.DOM, &d); err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	n := d.Documents[0].Nodes
+	for i, typ := range n.NodeType {
+		if v := n.NodeValue[i]; typ == 3 && v >= 0 && strings.Contains(d.Strings[v], needle) {
+			out = append(out, n.BackendNodeID[i])
+		}
+	}
+	if len(out) == 0 {
+		t.Fatalf("no text node holds %q", needle)
+	}
+	return out
+}
+
+// TestTextPaintedReach: text that only a script's scroll brings into view
+// (in a box or a page that hides its overflow) is no text a person sees,
+// though a second copy in the same text node shows; text a person can
+// scroll to counts.
+func TestTextPaintedReach(t *testing.T) {
+	t.Parallel()
+	const needle = "Membership cancelled"
+	// The first copy is painted transparent by ::first-line, which the
+	// capture's rules do not read; the second is far below it.
+	twice := `<p id="p" style="white-space:pre;font:20px sans-serif">` + needle + strings.Repeat("\n", 200) + needle + `</p>`
+	cases := []struct {
+		name, body string
+		want       bool
+	}{
+		{"page-scrolls", `<style>#p::first-line{color:transparent}</style>` + twice, true},
+		{"page-locked", `<style>html{overflow:hidden}#p::first-line{color:transparent}</style>` + twice, false},
+		{"body-locked", `<style>body{overflow:hidden}#p::first-line{color:transparent}</style>` + twice, false},
+		{"box-hides-overflow", `<div style="height:40px;overflow:hidden"><div style="height:400px"></div><p>` + needle + `</p></div>`, false},
+		{"box-scrolls", `<div style="height:80px;overflow:auto"><div style="height:400px"></div><p style="font:20px sans-serif">` + needle + `</p></div>`, true},
+	}
+	mux := http.NewServeMux()
+	for _, tc := range cases {
+		mux.HandleFunc("/"+tc.name, func(w http.ResponseWriter, r *http.Request) {
+			_, _ = w.Write([]byte(`<!doctype html><body style="margin:20px;background:#fff">` + tc.body))
+		})
+	}
+	base := browsertest.Serve(t, mux)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tab := browsertest.Tab(t)
+			navigate(t, tab, base+"/"+tc.name)
+			got, err := tab.TextPainted(testCtx(t), textNodes(t, tab, needle), needle, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Errorf("TextPainted(%s) = %v, want %v", tc.name, got, tc.want)
+			}
+		})
+	}
 }
 
 // TestTextPainted: text a person reads changes the pixels of its box when

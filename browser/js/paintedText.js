@@ -7,9 +7,10 @@
 //     per occurrence, its glyphs (characters other than white space) and
 //     its font size in CSS pixels;
 //   'place' (arg: an occurrence): scrolls it into view where it is outside
-//     the viewport, as a person would scroll to it, and returns its box in
-//     the viewport of the top document of this process, or null when it
-//     draws no box;
+//     the viewport or a box that scrolls, as a person would scroll to it,
+//     and returns its box in the viewport of the top document of this
+//     process, or null when it draws no box or only a scroll no person can
+//     make (of a box or page that hides its overflow) shows it;
 //   'hide' (arg: an occurrence): paints its glyphs transparent with a
 //     custom highlight, which changes neither the DOM nor its styles (SVG
 //     text, which Chromium paints no highlight on, by its elements' fill
@@ -88,16 +89,49 @@ function paintedText(mode, arg, needle, skip, ...nodes) {
 		if (!f) return null;
 		let r = f.range.getBoundingClientRect();
 		if (r.width <= 0 || r.height <= 0) return null;
-		if (r.left < 0 || r.top < 0 || r.right > win.innerWidth || r.bottom > win.innerHeight) {
-			const el = f.range.startContainer.parentElement;
-			for (let a = el; a; a = a.parentElement) {
-				if (a.scrollTop || a.scrollLeft || a.scrollHeight > a.clientHeight || a.scrollWidth > a.clientWidth) {
-					st.scrolls.push([a, a.scrollLeft, a.scrollTop]);
-				}
+		// Bring the occurrence into view as a person would, scrolling each
+		// box that holds it, then the page, only as far as needed: the
+		// range itself, as an element's scrollIntoView would bring the
+		// start of a long element only.
+		const el = f.range.startContainer.parentElement;
+		const up = a => a.parentElement || (a.getRootNode() && a.getRootNode().host) || null;
+		const root = doc.documentElement, body = doc.body;
+		const boxes = [];
+		for (let a = el; a && a !== root && a !== body; a = up(a)) {
+			if (a.scrollHeight > a.clientHeight || a.scrollWidth > a.clientWidth) boxes.push([a, a.scrollLeft, a.scrollTop]);
+		}
+		boxes.push([win, win.scrollX, win.scrollY]);
+		st.scrolls.push(...boxes);
+		const centre = (a, v) => {
+			const rr = f.range.getBoundingClientRect();
+			const dx = rr.right > v.right || rr.left < v.left ? (rr.left + rr.right) / 2 - (v.left + v.right) / 2 : 0;
+			const dy = rr.bottom > v.bottom || rr.top < v.top ? (rr.top + rr.bottom) / 2 - (v.top + v.bottom) / 2 : 0;
+			if (dx || dy) {
+				if (a === win) win.scrollBy({left: dx, top: dy, behavior: 'instant'});
+				else { a.scrollLeft += dx; a.scrollTop += dy; }
 			}
-			st.scrolls.push([win, win.scrollX, win.scrollY]);
-			el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'});
-			r = f.range.getBoundingClientRect();
+		};
+		for (const [a] of boxes) {
+			if (a === win) {
+				centre(win, {left: 0, top: 0, right: win.innerWidth, bottom: win.innerHeight});
+				continue;
+			}
+			const c = a.getBoundingClientRect();
+			const left = c.left + a.clientLeft, top = c.top + a.clientTop;
+			centre(a, {left, top, right: left + a.clientWidth, bottom: top + a.clientHeight});
+		}
+		r = f.range.getBoundingClientRect();
+		// Script scrolls what a person cannot: a box that hides its
+		// overflow, or a page whose root or body does. Text only such a
+		// scroll brings into view is no text a person sees.
+		const hides = v => v === 'hidden' || v === 'clip';
+		const rootStyle = root ? win.getComputedStyle(root) : null;
+		const viewportStyle = rootStyle && rootStyle.overflowX === 'visible' && rootStyle.overflowY === 'visible' && body ?
+			win.getComputedStyle(body) : rootStyle;
+		for (const [a, x, y] of boxes) {
+			const cs = a === win ? viewportStyle : win.getComputedStyle(a);
+			const nx = a === win ? win.scrollX : a.scrollLeft, ny = a === win ? win.scrollY : a.scrollTop;
+			if (cs && ((nx !== x && hides(cs.overflowX)) || (ny !== y && hides(cs.overflowY)))) return null;
 		}
 		let dx = 0, dy = 0;
 		for (let w = win; w.frameElement; w = w.parent) {
