@@ -104,10 +104,6 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 		}
 		return res.decode(out)
 	}
-	var found []paintedFind
-	if err := call(r.ctx, "find", 0, &found); err != nil {
-		return false, err
-	}
 	defer func() {
 		// Put back what the look changed, though the call's time is spent.
 		c, cancel := context.WithTimeout(context.WithoutCancel(r.ctx), releaseTimeout)
@@ -117,6 +113,10 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 			_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
 		}
 	}()
+	var found []paintedFind
+	if err := call(r.ctx, "find", 0, &found); err != nil {
+		return false, err
+	}
 	if r.frame != nil {
 		// Placing a cross-site frame's text scrolls the documents that
 		// hold the frame; the page is scrolled back.
