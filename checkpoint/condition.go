@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
@@ -101,6 +102,9 @@ type judge struct {
 	// typed is what the agent typed, as typed, URLs it navigated to
 	// included.
 	typed []string
+	// painted, when set, looks at the pixels of text the rules above let
+	// through (see Evidence.Painted).
+	painted func(nodes []int64, needle string, skip []string) bool
 }
 
 // shows reports whether text holds needle somewhere other than inside a
@@ -109,7 +113,15 @@ type judge struct {
 // the page's own words around the same phrase still do. Both compare
 // normalised; an empty needle is anywhere.
 func (j *judge) shows(text, needle string) bool {
-	t, n := normalise(text), normalise(needle)
+	return j.showsIn(text, nil, needle)
+}
+
+// showsIn is shows on a run whose parts say which text node drew each
+// stretch of it: with a painted check set, an occurrence counts only once
+// the text nodes it spans are seen to paint it.
+func (j *judge) showsIn(text string, parts []snapshot.SeenPart, needle string) bool {
+	t, at := normaliseIndex(text)
+	n := normalise(needle)
 	if n == "" {
 		return true
 	}
@@ -119,11 +131,30 @@ func (j *judge) shows(text, needle string) bool {
 			return false
 		}
 		i += k
-		if !j.covered(t, i, i+len(n)) {
+		if j.covered(t, i, i+len(n)) {
+			continue
+		}
+		if j.painted == nil || j.paintedAt(parts, at[i], at[i+len(n)-1]+1, needle) {
 			return true
 		}
 	}
 	return false
+}
+
+// paintedAt asks the painted check about the text nodes that draw
+// text[from:to] of a run with parts. A run without parts (not of a judged
+// capture) has nothing to look at, and counts as not painted.
+func (j *judge) paintedAt(parts []snapshot.SeenPart, from, to int, needle string) bool {
+	var nodes []int64
+	for _, p := range parts {
+		if p.To > from && p.From < to && p.Node != 0 && !slices.Contains(nodes, p.Node) {
+			nodes = append(nodes, p.Node)
+		}
+	}
+	if len(nodes) == 0 {
+		return false
+	}
+	return j.painted(nodes, needle, j.echoes)
 }
 
 // covered reports whether t[from:to] lies within an occurrence in t of one
@@ -143,7 +174,35 @@ func (j *judge) covered(t string, from, to int) bool {
 }
 
 // normalise lowers s and collapses its white space, as text is compared.
-func normalise(s string) string { return strings.ToLower(strings.Join(strings.Fields(s), " ")) }
+func normalise(s string) string {
+	n, _ := normaliseIndex(s)
+	return n
+}
+
+// normaliseIndex is normalise, and for each byte of the result the offset
+// in s of the byte it comes from, so that a match can be found in s again.
+func normaliseIndex(s string) (string, []int) {
+	var b strings.Builder
+	at := make([]int, 0, len(s))
+	space := false
+	for i, r := range s {
+		if unicode.IsSpace(r) {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			at = append(at, i)
+			space = false
+		}
+		n := b.Len()
+		b.WriteRune(unicode.ToLower(r))
+		for range b.Len() - n {
+			at = append(at, i)
+		}
+	}
+	return b.String(), at
+}
 
 // eval reports whether c holds on s. With strict set (j not nil) text and
 // elements count only as j allows; under a not the test turns lenient, and
@@ -183,7 +242,7 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 				continue
 			}
 			if strict {
-				if e.Seen && j.allowed(e.Document) && (c.Element.NameContains == "" || j.showsAny(e.SeenText, c.Element.NameContains)) {
+				if e.Seen && j.allowed(e.Document) && j.showsAnyOf(e, c.Element.NameContains) {
 					return true
 				}
 			} else if containsFold(e.Name, c.Element.NameContains) {
@@ -196,6 +255,12 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 			return seenText(s, j, c.TextContains)
 		}
 		if containsFold(s.Text, c.TextContains) || (s.Dialog != nil && containsFold(s.Dialog.Message, c.TextContains)) {
+			return true
+		}
+		// A judged capture also holds all the text the layout draws, CSS
+		// generated content included: a failure a stylesheet writes is
+		// still a failure.
+		if s.Seen != nil && slices.ContainsFunc(s.Seen.Drawn, func(d string) bool { return containsFold(d, c.TextContains) }) {
 			return true
 		}
 		for _, e := range s.Elements {
@@ -230,16 +295,32 @@ func seenText(s *snapshot.Snapshot, j *judge, text string) bool {
 		return false
 	}
 	for _, t := range s.Seen.Text {
-		if j.allowed(t.Document) && j.shows(t.Text, text) {
+		if j.allowed(t.Document) && j.showsIn(t.Text, t.Parts, text) {
 			return true
 		}
 	}
 	return false
 }
 
-// showsAny reports whether one of runs shows needle (see shows).
-func (j *judge) showsAny(runs []string, needle string) bool {
-	return slices.ContainsFunc(runs, func(r string) bool { return j.shows(r, needle) })
+// showsAnyOf reports whether one of element e's seen runs shows needle
+// (see showsIn). An empty needle asks only for the element: with a painted
+// check, its text must be painted.
+func (j *judge) showsAnyOf(e snapshot.Element, needle string) bool {
+	for i, r := range e.SeenText {
+		var parts []snapshot.SeenPart
+		if i < len(e.SeenParts) {
+			parts = e.SeenParts[i]
+		}
+		n := needle
+		if n == "" && j.painted != nil {
+			n = r
+		}
+		if j.showsIn(r, parts, n) {
+			return true
+		}
+	}
+	// Nothing drawn to look at (an image, an icon): the rules decide.
+	return needle == "" && (j.painted == nil || len(e.SeenText) == 0)
 }
 
 // Describe says in plain words what c expects, e.g.

@@ -16,6 +16,15 @@ type Evidence struct {
 	// proves nothing, and a URL the agent wrote is not where the task
 	// led.
 	Typed []string
+	// Painted, when set, confirms on the page itself that a person sees
+	// text a success indicator matched, once the capture's rules (what
+	// Seen holds) let it through: needle, as the text nodes nodes draw it
+	// (backend node ids of one document, as the capture numbers them),
+	// outside any stretch that repeats one of skip, changes the pixels
+	// where it is drawn (browser.Context.TextPainted). It is called only
+	// for the occurrences a verdict would rely on, so its cost falls on
+	// verdicts alone.
+	Painted func(nodes []int64, needle string, skip []string) bool
 }
 
 // Verify checks a claimed success on page, a fresh judged capture of the
@@ -23,14 +32,16 @@ type Evidence struct {
 // profile allows (if it lists any), no failure indicator holds, and a
 // success indicator does; the message names the rule that decided.
 //
-// Failure indicators count wherever the page holds them, seen or not. On a
-// snapshot of a judged capture (page.Seen set) a success indicator counts
-// only on what a person would see (page.Seen, Element.Seen and SeenText),
-// in a document whose origin the profile allows (with none listed, the
-// page's own), and never on an echo of the agent's input: text it typed
-// (the Typed of ev, of which at most one is used) or that a page URL
-// carries in its query, fragment or an escaped path segment (see
-// urlEchoes). A URL test does not hold on a URL the agent typed either: it
+// Failure indicators count wherever the page holds them, seen or not, and
+// on a judged capture in all the text its layout draws, CSS generated
+// content included (Seen.Drawn). On a snapshot of a judged capture
+// (page.Seen set) a success indicator counts only on what a person would
+// see (page.Seen, Element.Seen and SeenText), in a document whose origin
+// the profile allows (with none listed, the page's own), never on an echo
+// of the agent's input: text it typed (the Typed of ev, of which at most
+// one is used) or that a page URL carries in its query, fragment or an
+// escaped path segment (see urlEchoes), and, when ev has a Painted check,
+// only where that check sees the text drawn. A URL test does not hold on a URL the agent typed either: it
 // is not where the task led. A snapshot of any other capture tells nothing
 // of what is seen, and its success indicators count as Match counts them:
 // a verdict must be judged on a judged capture.
@@ -94,7 +105,7 @@ func (g *Gate) judge(page *snapshot.Snapshot, evs []Evidence) *judge {
 	}
 	top := page.Page.URL
 	topOrigin, topErr := Origin(top)
-	j := &judge{allowed: func(doc string) bool {
+	j := &judge{painted: ev.Painted, allowed: func(doc string) bool {
 		if doc == "" {
 			doc = top
 		}

@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -234,5 +235,83 @@ func TestVerifyRefusalSaysWhy(t *testing.T) {
 	ok, msg := g.Verify(s)
 	if ok || !strings.Contains(msg, "only where no person sees it") {
 		t.Errorf("Verify = %v, %q", ok, msg)
+	}
+}
+
+// TestVerifyAsksForPixels: with a painted check, a success holds only where
+// the check confirms the text nodes of the occurrence the rules let
+// through: it is asked about exactly those nodes, never about an echo, and
+// a refusal refuses. Text only CSS writes counts as a failure.
+func TestVerifyAsksForPixels(t *testing.T) {
+	t.Parallel()
+	p, err := ParseProfile([]byte(`{"name":"verdict",
+		"success_indicators":[{"text_contains":"Membership cancelled"},{"element":{"role":"heading","name_contains":"cancelled"}}],
+		"failure_indicators":[{"text_contains":"could not"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := NewGate(p, nil, Options{})
+	const page = "https://shop.example/account"
+	// "Plan: Premium. Your Membership cancelled today" drawn by nodes 1 to 3.
+	run := snapshot.SeenText{Text: "Plan: Premium. Your Membership cancelled today", Document: page, Parts: []snapshot.SeenPart{
+		{Node: 1, From: 0, To: 14}, {Node: 2, From: 15, To: 30}, {Node: 3, From: 31, To: 46}}}
+	type ask struct {
+		nodes  []int64
+		needle string
+	}
+	cases := []struct {
+		name    string
+		page    *snapshot.Snapshot
+		typed   []string
+		painted bool
+		ok      bool
+		asked   []ask
+	}{
+		{"painted", judgedPage(page, "Account", "", []snapshot.SeenText{run}), nil, true, true,
+			[]ask{{[]int64{2, 3}, "Membership cancelled"}}},
+		{"not painted", judgedPage(page, "Account", "", []snapshot.SeenText{run}), nil, false, false,
+			[]ask{{[]int64{2, 3}, "Membership cancelled"}}},
+		{"an echo is never asked about", judgedPage(page, "Profile", "", []snapshot.SeenText{run}),
+			[]string{"Your membership cancelled"}, true, false, nil},
+		{"a heading's own text", judgedPage(page, "Account", "", nil, snapshot.Element{Ref: "@e1", Role: "heading", Name: "Plan cancelled",
+			Seen: true, SeenText: []string{"Plan cancelled"}, SeenParts: [][]snapshot.SeenPart{{{Node: 7, From: 0, To: 14}}}, Document: page}),
+			nil, false, false, []ask{{[]int64{7}, "cancelled"}}},
+		{"a failure in generated content", &snapshot.Snapshot{Page: snapshot.Page{URL: page}, Seen: &snapshot.Seen{
+			Text: []snapshot.SeenText{run}, Drawn: []string{"We could not cancel. Plan: Premium."}}}, nil, true, false, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var asked []ask
+			ev := Evidence{Typed: c.typed, Painted: func(nodes []int64, needle string, skip []string) bool {
+				asked = append(asked, ask{nodes, needle})
+				return c.painted
+			}}
+			if ok, msg := g.Verify(c.page, ev); ok != c.ok {
+				t.Errorf("Verify = %v (%s), want %v", ok, msg, c.ok)
+			}
+			if fmt.Sprint(asked) != fmt.Sprint(c.asked) {
+				t.Errorf("asked about %v, want %v", asked, c.asked)
+			}
+		})
+	}
+}
+
+// TestNormaliseIndex: each byte of the normalised text points back at the
+// byte of the original it comes from.
+func TestNormaliseIndex(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"  Membership \t CANCELLED  ", "Ünïcode  ÄND more", "a\u00a0b", "", "İstanbul", "\xffbad"} {
+		n, at := normaliseIndex(s)
+		if want := strings.ToLower(strings.Join(strings.Fields(s), " ")); n != want {
+			t.Errorf("normaliseIndex(%q) = %q, want %q", s, n, want)
+		}
+		if len(at) != len(n) {
+			t.Fatalf("normaliseIndex(%q): %d offsets for %d bytes", s, len(at), len(n))
+		}
+		for i, o := range at {
+			if o < 0 || o >= len(s) || (i > 0 && o < at[i-1]) {
+				t.Errorf("normaliseIndex(%q): offset %d of byte %d out of order", s, o, i)
+			}
+		}
 	}
 }

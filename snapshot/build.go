@@ -249,7 +249,7 @@ func buildAll(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, in
 		for k, ref := range refOf {
 			c, e := &b.cands[k], &s.Elements[at[ref]]
 			if c.dom.doc >= 0 && int(c.dom.doc) < len(w.docURL) {
-				e.Seen, e.SeenText = w.element(c.dom)
+				e.Seen, e.SeenText, e.SeenParts = w.element(c.dom)
 				e.Document = w.docURL[c.dom.doc]
 			}
 		}

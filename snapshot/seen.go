@@ -1,7 +1,9 @@
 package snapshot
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -17,6 +19,11 @@ type Seen struct {
 	// document at a time: a run ends where text a person cannot see comes
 	// between, so no run joins words across hidden text.
 	Text []SeenText
+	// Drawn holds, per document, all the text its layout draws, seen or
+	// not, CSS generated content (::before, ::after, ::marker) included,
+	// in document order: what a failure indicator is matched against, as
+	// a failure counts wherever the page says it.
+	Drawn []string
 }
 
 // SeenText is one run of visible text.
@@ -26,6 +33,44 @@ type SeenText struct {
 	// without a URL of its own (about:blank, about:srcdoc) has its
 	// parent's, whose origin it runs in.
 	Document string
+	// Parts says which text node drew each stretch of Text, so that a
+	// verdict can look at the pixels of the words it relies on.
+	Parts []SeenPart
+}
+
+// SeenPart is the stretch Text[From:To] of a run, drawn by the text node
+// Node (a backend node id as the capture numbers it, an out-of-process
+// frame's NodeBase included).
+type SeenPart struct {
+	Node     int64
+	From, To int
+}
+
+// runBuilder joins line boxes into a run, keeping where each came from.
+type runBuilder struct {
+	b     strings.Builder
+	parts []SeenPart
+}
+
+func (r *runBuilder) add(text string, node int64) {
+	if r.b.Len() > 0 {
+		r.b.WriteByte(' ')
+	}
+	from := r.b.Len()
+	r.b.WriteString(text)
+	r.parts = append(r.parts, SeenPart{Node: node, From: from, To: r.b.Len()})
+}
+
+// take returns the run so far and starts a new one; ok is false when it
+// was empty.
+func (r *runBuilder) take() (text string, parts []SeenPart, ok bool) {
+	if r.b.Len() == 0 {
+		return "", nil, false
+	}
+	text, parts = r.b.String(), r.parts
+	r.b.Reset()
+	r.parts = nil
+	return text, parts, true
 }
 
 // What a person can read, at the least: a contrast ratio (WCAG's, text over
@@ -82,7 +127,7 @@ type seer struct {
 	// docURL is each document's URL for its origin.
 	docURL []string
 	// runs holds each document's seen text runs.
-	runs [][]string
+	runs [][]SeenText
 	// parts holds each text node's line boxes, seen or not, by node.
 	parts map[domRef][]piece
 	// extents holds what a person can scroll to in each document.
@@ -93,6 +138,7 @@ type seer struct {
 type piece struct {
 	text string
 	seen bool
+	node int64
 }
 
 // judged reports whether the capture is one a verdict is judged on
@@ -105,7 +151,7 @@ func (p *page) judged() bool {
 
 // newSeer walks every document reached from the main one, parents first.
 func newSeer(p *page) *seer {
-	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]string, len(p.docs)),
+	w := &seer{p: p, self: make([][]sight, len(p.docs)), docURL: make([]string, len(p.docs)), runs: make([][]SeenText, len(p.docs)),
 		parts: make(map[domRef][]piece), extents: make([]clipRect, len(p.docs))}
 	if len(p.docs) > 0 {
 		w.doc(0, openSight, "", 0)
@@ -136,11 +182,10 @@ func (w *seer) doc(di int, init sight, parent string, depth int) {
 	nodes := &x.d.Nodes
 	extent := w.extent(di)
 	w.extents[di] = extent
-	var run []string
+	var run runBuilder
 	flush := func() {
-		if len(run) > 0 {
-			w.runs[di] = append(w.runs[di], strings.Join(run, " "))
-			run = nil
+		if text, parts, ok := run.take(); ok {
+			w.runs[di] = append(w.runs[di], SeenText{Text: text, Document: u, Parts: parts})
 		}
 	}
 	type child struct {
@@ -353,7 +398,7 @@ func (w *seer) boxSeen(r domRef, st sight, extent clipRect) bool {
 
 // text adds the line boxes of text node j that a person can read to run;
 // one that cannot be read ends the run.
-func (w *seer) text(di, j int, st sight, extent clipRect, covers []cover, run *[]string, flush func()) {
+func (w *seer) text(di, j int, st sight, extent clipRect, covers []cover, run *runBuilder, flush func()) {
 	p := w.p
 	x := &p.docs[di]
 	li := x.layoutOf[j]
@@ -378,12 +423,13 @@ func (w *seer) text(di, j int, st sight, extent clipRect, covers []cover, run *[
 		}
 		r := domRef{int32(di), int32(j)}
 		ok := readable && shows(rect(tb.Bounds[bi]), st, extent) && !w.covered(r, rect(tb.Bounds[bi]), covers)
-		w.parts[r] = append(w.parts[r], piece{part, ok})
+		node := p.backendID(r)
+		w.parts[r] = append(w.parts[r], piece{part, ok, node})
 		if !ok {
 			flush()
 			continue
 		}
-		*run = append(*run, part)
+		run.add(part, node)
 	}
 }
 
@@ -472,22 +518,21 @@ func (w *seer) readable(r domRef, st sight) bool {
 
 // element reports whether element r's box shows, and the runs of its own
 // text a person can read (none for an element that draws no text, or
-// whose text nobody can read).
-func (w *seer) element(r domRef) (shown bool, text []string) {
+// whose text nobody can read), with the text nodes that draw each.
+func (w *seer) element(r domRef) (shown bool, text []string, parts [][]SeenPart) {
 	p := w.p
 	if r.doc < 0 || int(r.doc) >= len(w.self) || w.self[r.doc] == nil || int(r.node) >= len(w.self[r.doc]) {
-		return false, nil
+		return false, nil, nil
 	}
 	if !w.boxSeen(r, w.self[r.doc][r.node], w.extents[r.doc]) {
-		return false, nil
+		return false, nil, nil
 	}
 	x := &p.docs[r.doc]
 	depth := p.depths(int(r.doc))
-	var run []string
+	var run runBuilder
 	flush := func() {
-		if len(run) > 0 {
-			text = append(text, strings.Join(run, " "))
-			run = nil
+		if t, ps, ok := run.take(); ok {
+			text, parts = append(text, t), append(parts, ps)
 		}
 	}
 	for j := int(r.node) + 1; j < len(depth) && j < len(x.layoutOf) && depth[j] > depth[r.node]; j++ {
@@ -496,22 +541,93 @@ func (w *seer) element(r domRef) (shown bool, text []string) {
 				flush()
 				continue
 			}
-			run = append(run, pc.text)
+			run.add(pc.text, pc.node)
 		}
 	}
 	flush()
-	return true, text
+	return true, text, parts
 }
 
 // seen returns the Seen of the page.
 func (w *seer) seen() *Seen {
 	s := &Seen{Text: []SeenText{}}
 	for di, runs := range w.runs {
-		for _, r := range runs {
-			s.Text = append(s.Text, SeenText{Text: r, Document: w.docURL[di]})
+		s.Text = append(s.Text, runs...)
+		if w.self[di] != nil {
+			if d := w.drawn(di); d != "" {
+				s.Drawn = append(s.Drawn, d)
+			}
 		}
 	}
 	return s
+}
+
+// drawn is the text document di's layout draws, seen or not, generated
+// content included, in document order: the layout lists an element's
+// ::after before its children, so it is moved after them. As for the
+// page's text, what a control holds (a field's value is what was typed)
+// and what visibility hides (a template kept for later) are left out.
+func (w *seer) drawn(di int) string {
+	p := w.p
+	x := &p.docs[di]
+	l := &x.d.Layout
+	depth := p.depths(di)
+	type drawnText struct {
+		at   float64
+		text string
+	}
+	var out []drawnText
+	for li, ti := range l.Text {
+		if ti < 0 || li >= len(l.NodeIndex) {
+			continue
+		}
+		t := collapseSpace(p.dom.str(ti))
+		j := l.NodeIndex[li]
+		if t == "" || j < 0 || j >= len(depth) || !w.drawsText(domRef{int32(di), int32(j)}) {
+			continue
+		}
+		at := float64(j)
+		if p.tag(domRef{int32(di), int32(j)}) == "::after" {
+			if par := p.parent(domRef{int32(di), int32(j)}); par != noDOM {
+				end := int(par.node) + 1
+				for end < len(depth) && depth[end] > depth[par.node] {
+					end++
+				}
+				at = float64(end) - 0.5
+			}
+		}
+		out = append(out, drawnText{at, t})
+	}
+	slices.SortStableFunc(out, func(a, b drawnText) int { return cmp.Compare(a.at, b.at) })
+	var b strings.Builder
+	for _, d := range out {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(d.text)
+	}
+	return b.String()
+}
+
+// drawsText reports whether the text of node r counts as page text: not
+// inside a control, script or template, and not hidden by visibility.
+func (w *seer) drawsText(r domRef) bool {
+	p := w.p
+	for e := r; e != noDOM; e = p.parent(e) {
+		switch p.tag(e) {
+		case "INPUT", "TEXTAREA", "SELECT", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE":
+			return false
+		}
+		if p.docs[e.doc].layoutOf[e.node] < 0 {
+			continue
+		}
+		if v := p.style(e, p.styles.visibility); v != "" {
+			// The nearest box with a visibility says it; an element may
+			// show what its parent hides.
+			return v != "hidden" && v != "collapse"
+		}
+	}
+	return true
 }
 
 // filterOpacity is the opacity a CSS filter list leaves: the product of its

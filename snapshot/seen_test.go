@@ -246,3 +246,42 @@ func TestShows(t *testing.T) {
 		}
 	}
 }
+
+// TestSeenParts: each run of seen text says which text node drew each
+// stretch of it, as the capture numbers the nodes, and the stretches
+// cover the run's words; Drawn holds all the text the layout draws, seen
+// or not, in document order.
+func TestSeenParts(t *testing.T) {
+	t.Parallel()
+	s, _, _ := build(t, judgedCapture(t, "tricks"), judgedOptions, 0)
+	if len(s.Seen.Text) == 0 {
+		t.Fatal("nothing seen")
+	}
+	for _, r := range s.Seen.Text {
+		if len(r.Parts) == 0 {
+			t.Errorf("run %q has no parts", r.Text)
+		}
+		end := 0
+		for _, p := range r.Parts {
+			if p.Node == 0 || p.From < end || p.To <= p.From || p.To > len(r.Text) {
+				t.Errorf("run %q: part %+v out of place (after %d)", r.Text, p, end)
+				break
+			}
+			if strings.TrimSpace(r.Text[end:p.From]) != "" {
+				t.Errorf("run %q: %q belongs to no part", r.Text, r.Text[end:p.From])
+			}
+			end = p.To
+		}
+		if end != len(r.Text) {
+			t.Errorf("run %q: parts end at %d", r.Text, end)
+		}
+	}
+	if len(s.Seen.Drawn) != 1 {
+		t.Fatalf("Drawn has %d documents, want 1", len(s.Seen.Drawn))
+	}
+	d := s.Seen.Drawn[0]
+	plain, hidden, below := strings.Index(d, "Shown plainly."), strings.Index(d, "Hidden white on white."), strings.Index(d, "Shown below the fold.")
+	if plain < 0 || hidden < plain || below < hidden {
+		t.Errorf("Drawn is not all the text in order: %q", d)
+	}
+}

@@ -73,10 +73,12 @@ type Element struct {
 	// capture only, for a verdict, and are never in the JSON: whether a
 	// person sees the element's box, the runs of its own text they can
 	// read (its name counts as evidence only where it is drawn there),
-	// and the URL of its document, whose origin shows it.
-	Seen     bool     `json:"-"`
-	SeenText []string `json:"-"`
-	Document string   `json:"-"`
+	// and the URL of its document, whose origin shows it. SeenParts says,
+	// for each run of SeenText, which text nodes draw it.
+	Seen      bool         `json:"-"`
+	SeenText  []string     `json:"-"`
+	SeenParts [][]SeenPart `json:"-"`
+	Document  string       `json:"-"`
 }
 
 // TextRun is one run of page text (one line box, or the part of it in

@@ -28,7 +28,7 @@ func (s *Session) complete(ctx context.Context, c *call, in completeInput) Outpu
 	// all of the page as it is now, never on the agent's word or view.
 	snap, _ := s.snapshot(ctx, c, true)
 	page, err := s.judgedPage(ctx)
-	ev := checkpoint.Evidence{Typed: s.typed.texts()}
+	ev := checkpoint.Evidence{Typed: s.typed.texts(), Painted: s.painted(ctx)}
 	var r toolapi.CompletionResult
 	switch {
 	case in.Status == "failed":
@@ -65,6 +65,38 @@ func (s *Session) judgedPage(ctx context.Context) (*snapshot.Snapshot, error) {
 	opts := s.config.Capture
 	opts.Screenshot, opts.Judged = false, true
 	return s.capturePage(ctx, opts)
+}
+
+// maxPaintedLooks bounds the pixel looks of one verdict: a page that
+// repeats the success text in many places no person sees would otherwise
+// make the verdict take three screenshots for each.
+const maxPaintedLooks = 8
+
+// painted returns the verdict's look at the pixels of the text a success
+// indicator matched (checkpoint.Evidence.Painted): the browser hides the
+// text and compares (browser.Context.TextPainted). Each text is looked at
+// once per verdict, though the audit log's indicators ask again, and at
+// most maxPaintedLooks texts are; a look that fails, or is one too many,
+// counts as not seen.
+func (s *Session) painted(ctx context.Context) func(nodes []int64, needle string, skip []string) bool {
+	seen := make(map[string]bool)
+	return func(nodes []int64, needle string, skip []string) bool {
+		key := fmt.Sprint(nodes, needle)
+		if ok, done := seen[key]; done {
+			return ok
+		}
+		if len(seen) >= maxPaintedLooks {
+			return false
+		}
+		c, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
+		defer cancel()
+		ok, err := s.tab.TextPainted(c, nodes, needle, skip)
+		if err != nil {
+			s.log.Warn("complete_task: looking at the text's pixels", "err", err)
+		}
+		seen[key] = ok
+		return ok
+	}
 }
 
 // typedLog keeps what the agent typed this session, the URLs it navigated

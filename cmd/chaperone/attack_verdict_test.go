@@ -229,3 +229,86 @@ func TestVerdictURLTheAgentWrote(t *testing.T) {
 		t.Errorf("a URL the agent navigated to acknowledged as success: %+v", r)
 	}
 }
+
+// TestVerdictJudgesPixels reverses reproduction 7 of issue 27:
+// complete_task(success) was acknowledged on a success heading hidden by
+// paint alone (a clip path's shape, a filter, a blend mode, a mask, a
+// transform, zoom), which a list of CSS properties does not catch, and on a
+// page whose only failure text is CSS generated content. The success text
+// now counts only where making it transparent changes the pixels of its
+// box, in the page and in a cross-site frame alike; a failure counts
+// wherever the page draws it, ::before and ::after included. A success a
+// person sees, in the page or in a cross-site frame of an allowed origin,
+// is still acknowledged, so nothing passes by refusing everything.
+func TestVerdictJudgesPixels(t *testing.T) {
+	t.Parallel()
+	site, other := verdictSites(t)
+	pixels := site + "/hostile/verdict-pixels?trick="
+	cases := []struct {
+		name string
+		path string
+		// wait is text the agent's snapshot must show before the verdict.
+		wait string
+		ok   bool
+	}{
+		// Success headings no person sees.
+		{"clip-path circle(0)", pixels + "circle", "", false},
+		{"clip-path polygon", pixels + "polygon", "", false},
+		{"clip-path path", pixels + "path", "", false},
+		{"filter contrast(0)", pixels + "contrast", "", false},
+		{"filter blur(12px)", pixels + "blur", "", false},
+		{"filter brightness(100)", pixels + "bright", "", false},
+		{"an SVG filter that erases", pixels + "svg-filter", "", false},
+		{"mix-blend-mode screen", pixels + "screen", "", false},
+		{"mix-blend-mode lighten", pixels + "lighten", "", false},
+		{"a transparent mask-image", pixels + "mask", "", false},
+		{"a transparent mask shorthand", pixels + "mask-short", "", false},
+		{"transform scale(0.02)", pixels + "scale", "", false},
+		{"transform scaleY(0.02)", pixels + "scale-y", "", false},
+		{"zoom 0.05", pixels + "zoom", "", false},
+		{"behind a backdrop-filter", pixels + "backdrop", "", false},
+		{"under a sibling's outline", pixels + "outline", "", false},
+		{"under a sibling's box-shadow", pixels + "shadow", "", false},
+		{"under a sibling's border", pixels + "border", "", false},
+		{"SVG text with fill none", pixels + "fill-none", "", false},
+		{"SVG text filled white on white", pixels + "fill-white", "", false},
+		{"z-index -1, under its card's background", pixels + "under-card", "", false},
+		{"cut to an ellipsis", pixels + "ellipsis", "", false},
+		{"a transparent ::first-line", pixels + "first-line", "", false},
+		{"a transparent ::first-line, a copy below a page that does not scroll", pixels + "locked-copy", "", false},
+		// Tricks the capture's rules already refused, kept as they were.
+		{"clip-path rect(0 0 0 0)", pixels + "rect", "", false},
+		{"clip-path xywh(0 0 0 0)", pixels + "xywh", "", false},
+		{"black on a background image of black", pixels + "dark-image", "", false},
+		{"letter-spacing -1em", pixels + "squeezed", "", false},
+		{"turned edge-on", pixels + "edge-on", "", false},
+		{"font-size 0 but ::first-letter", pixels + "first-letter", "", false},
+		{"transparent text fill", pixels + "text-fill", "", false},
+		{"white text through background-clip", pixels + "gradient-text", "", false},
+		{"content-visibility hidden", pixels + "content-visibility", "", false},
+		{"a cross-site frame of an allowed origin, clipped", site + "/hostile/verdict-frame?site=other&trick=circle", verdictSuccess, false},
+		{"a cross-site frame of an allowed origin, blurred", site + "/hostile/verdict-frame?site=other&trick=blur", verdictSuccess, false},
+		{"a cross-site frame of an allowed origin, scaled", site + "/hostile/verdict-frame?site=other&trick=scale", verdictSuccess, false},
+		// Failures only CSS writes, beside a success a person sees.
+		{"a failure in ::before", site + "/hostile/verdict-pixels?fail=before", "", false},
+		{"a failure in ::after", site + "/hostile/verdict-pixels?fail=after", "", false},
+		{"a failure split across ::before and text", site + "/hostile/verdict-pixels?fail=split", "", false},
+		{"a failure in an invisible ::after", site + "/hostile/verdict-pixels?fail=hidden", "", false},
+		// What a person does see.
+		{"shown", site + "/hostile/verdict-pixels", "", true},
+		{"shown below the fold", site + "/hostile/verdict-below", "", true},
+		{"shown, beside a failure template hidden by visibility", site + "/hostile/verdict-pixels?fail=template", "", true},
+		{"shown, beside a field that says could not", site + "/hostile/verdict-pixels?fail=field", "", true},
+		{"shown in a cross-site frame of an allowed origin", site + "/hostile/verdict-frame?site=other", verdictSuccess, true},
+	}
+	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site, other), "--url", site+"/hostile/verdict-below")
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			verdictGo(t, c, tc.path, tc.wait)
+			r := complete(t, c, "success")
+			if r.Acknowledged != tc.ok {
+				t.Errorf("complete_task(success) on %s: %+v; want acknowledged %v", tc.path, r, tc.ok)
+			}
+		})
+	}
+}
