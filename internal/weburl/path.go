@@ -136,5 +136,5 @@ func unhex(c byte) byte {
 	if isDigit(c) {
 		return c - '0'
 	}
-	return c|0x20 - 'a' + 10
+	return c | 0x20 - 'a' + 10
 }

@@ -61,7 +61,9 @@ type Error struct {
 	Reason string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%q is not a URL a browser reads: %s", e.Input, e.Reason) }
+func (e *Error) Error() string {
+	return fmt.Sprintf("%q is not a URL a browser reads: %s", e.Input, e.Reason)
+}
 
 // defaultPorts are the special schemes and their default ports ("" for
 // file, which has none).
