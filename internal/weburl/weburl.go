@@ -208,6 +208,23 @@ func parse(raw string, base *URL) (*URL, error) {
 	return u, nil
 }
 
+// SchemeOf is raw's scheme, lower case, as a browser reads it (tabs and
+// newlines removed), or "" when it has none; for messages about a URL
+// Parse refuses.
+func SchemeOf(raw string) string {
+	s := strings.TrimFunc(raw, func(r rune) bool { return r <= ' ' })
+	s = strings.Map(func(r rune) rune {
+		if r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	if i := schemeEnd(s); i > 0 {
+		return strings.ToLower(s[:i])
+	}
+	return ""
+}
+
 // schemeEnd returns the index of the colon ending s's scheme, or -1.
 func schemeEnd(s string) int {
 	for i := 0; i < len(s); i++ {
@@ -554,4 +571,11 @@ func serialise6(a netip.Addr) string {
 		s.WriteString(strconv.FormatUint(uint64(pieces[i]), 16))
 	}
 	return s.String()
+}
+
+// DomainToASCII is a host name as the browser connects to it: percent-
+// decoded and mapped to ASCII (punycode) as Parse maps a URL's host, for
+// showing a person the real host of a name written in Unicode.
+func DomainToASCII(name string) (string, error) {
+	return domain(name, name)
 }
