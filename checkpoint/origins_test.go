@@ -99,8 +99,8 @@ func TestWriteSetSends(t *testing.T) {
 	}{
 		{"http://127.0.0.1:9999/x?email=a@b.c", ""}, // same site, any port
 		{"http://localhost:8080/x?email=a@b.c", "http://localhost"},
-		{"http://localhost/", ""}, // a bare visit carries nothing
-		{"http://localhost", ""},  // nor without its slash
+		{"http://localhost/", ""},                       // a bare visit carries nothing
+		{"http://localhost", ""},                        // nor without its slash
 		{"http://localhost:23153/", "http://localhost"}, // a port is data
 		{"http://zq9x-e.localhost:8080/", "http://localhost"},
 		{"http://zq9x-e.localhost/", "http://localhost"}, // a label is data

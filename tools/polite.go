@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/internal/pause"
-	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/internal/robots"
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
