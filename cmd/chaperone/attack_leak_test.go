@@ -238,9 +238,15 @@ func TestLeakByURLSpellings(t *testing.T) {
 			} else {
 				r = leakNavigate(t, c, tt.url)
 			}
-			asked := host.asked(t)
-			if shown := strings.Join(asked.Lines, "\n"); !strings.Contains(shown, "http://localhost, a site outside") {
-				t.Errorf("the person is not told the data goes to http://localhost:\n%s", shown)
+			// The call has returned: a person asked has been asked by now.
+			select {
+			case asked := <-host.requests:
+				if shown := strings.Join(asked.Lines, "\n"); !strings.Contains(shown, "http://localhost, a site outside") {
+					t.Errorf("the person is not told the data goes to http://localhost:\n%s", shown)
+				}
+			default:
+				<-host.decisions // the answer nobody asked for
+				t.Errorf("nobody was asked: success %v error %v %q", r.Success, r.Error, r.Message)
 			}
 			if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
 				t.Fatalf("rejected: success %v error %v %q; want human_rejected", r.Success, r.Error, r.Message)
