@@ -83,7 +83,7 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 		return dest, err
 	}
 	w := s.writeSet()
-	site, sends := w.Sends(urlpolicy.CanonicalHost(dest.url))
+	site, sends := w.Sends(dest.url) // the canonical href (absolute)
 	if !sends || s.gate.Profile() == nil {
 		_, err := s.gated(ctx, c, plan)
 		return dest, err
