@@ -16,6 +16,7 @@ package weburl
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -437,6 +438,14 @@ func domain(raw, given string) (string, error) {
 	ascii = strings.ToLower(ascii)
 	if ascii == "" {
 		return "", &Error{Input: raw, Reason: "it has an empty host"}
+	}
+	// The mapping must keep every label: x/net/idna reads an empty
+	// punycode label ("xn--.com") as no label at all, where Chromium keeps
+	// it. A label lost or emptied on the way is refused.
+	stops := func(r rune) bool { return r == '.' || r == '\u3002' || r == '\uff0e' || r == '\uff61' }
+	in, out := strings.FieldsFunc(dec, stops), strings.Split(strings.TrimSuffix(ascii, "."), ".")
+	if len(in) != len(out) || slices.Contains(out, "") || strings.HasSuffix(ascii, "..") {
+		return "", &Error{Input: raw, Reason: fmt.Sprintf("host %q has an empty label, or one its ASCII form loses", given)}
 	}
 	for i := 0; i < len(ascii); i++ {
 		c := ascii[i]
