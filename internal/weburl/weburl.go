@@ -248,7 +248,6 @@ func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 // relative resolves s, which has no scheme, against base.
 func relative(raw, s string, base *URL) (*URL, error) {
 	u := *base
-	u.Username, u.Password = base.Username, base.Password
 	u.HasQuery, u.Query, u.HasFragment, u.Fragment = false, "", false, ""
 	special := Special(base.Scheme)
 	isSlash := func(c byte) bool { return c == '/' || (special && c == '\\') }
