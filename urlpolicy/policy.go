@@ -104,8 +104,7 @@ func (p Policy) CheckResolved(ctx context.Context, raw string, r Resolver) error
 	switch {
 	case scheme == "":
 		return refuse("", "it has no scheme; use an absolute http or https URL")
-	case scheme == "about" && perr == nil && !u.HasQuery && !u.HasFragment &&
-		(strings.EqualFold(u.Path, "blank") || strings.EqualFold(u.Path, "srcdoc")):
+	case scheme == "about" && perr == nil && (strings.EqualFold(u.Path, "blank") || strings.EqualFold(u.Path, "srcdoc")):
 		return nil
 	case scheme != "http" && scheme != "https" && !slices.Contains(p.AllowSchemes, scheme):
 		return refuse("allow it with --allow-schemes "+scheme+" if you mean it",

@@ -15,6 +15,7 @@ func TestURLPolicy(t *testing.T) {
 		"HTTPS://Example.com/path?q=1",
 		"about:blank",
 		"about:srcdoc",
+		"about:blank#top",
 		"http://169.254.169.25.example.com/", // a name, not the address
 		"http://10.0.0.1/",
 		"http://169.255.0.1/",
