@@ -153,9 +153,9 @@ func (u *URL) EffectivePort() string {
 	return defaultPorts[u.Scheme]
 }
 
-// maxInput bounds what is read: longer URLs are refused (Chromium's own
-// limit for a navigation is 2 MB; no URL an agent means is near this).
-const maxInput = 64 << 10
+// maxInput bounds what is read: longer URLs are refused, as Chromium
+// refuses a URL over 2 MB (url::kMaxURLChars).
+const maxInput = 2 << 20
 
 func parse(raw string, base *URL) (*URL, error) {
 	bad := func(format string, a ...any) (*URL, error) {
