@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 )
 
 func TestSite(t *testing.T) {
@@ -217,11 +218,15 @@ func (r *sendRecorder) Approval(_ checkpoint.Request, d checkpoint.Decision) err
 }
 
 // FuzzWriteSetSends: no URL the agent writes makes Sends panic, and a URL
-// that reaches a site outside the write set with data in its path or query
-// is always caught.
+// that the browser reads as reaching a site outside the write set with
+// data (in any spelling: no slashes, backslashes, tabs, a port, a label) is
+// always caught.
 func FuzzWriteSetSends(f *testing.F) {
 	for _, s := range []string{"http://localhost:1/x?e=a", "http://127.0.0.1/redirect?to=http%253A%252F%252Fevil.test%252Fx",
-		"https://a.b.c.example.co.uk/%zz", "data:,x", "http://[::1/", `https:\\evil.test\x`, "//evil.test/x"} {
+		"https://a.b.c.example.co.uk/%zz", "data:,x", "http://[::1/", `https:\\evil.test\x`, "//evil.test/x",
+		"http:localhost:8080/hit?leak=1", "http:/localhost:8080/hit?leak=1", `http:\\localhost:8080/hit?leak=1`,
+		"http://127.0.0.1:8080/redirect?to=http://%09localhost:8080/hit?leak=1", "http://localhost:23153/",
+		"http://zq9x-e.localhost:8080/", "http://127.0.0.1/r?to=http:%2F%2F\u0430pple.com/?e=1"} {
 		f.Add(s)
 	}
 	w, err := checkpoint.NewWriteSet("http://127.0.0.1")
@@ -233,12 +238,13 @@ func FuzzWriteSetSends(f *testing.F) {
 		if ok && site == "" {
 			t.Fatalf("Sends(%q) sends to no site", raw)
 		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.RawQuery == "" {
+		u, err := weburl.Parse(raw)
+		if err != nil || u.Opaque || u.Host == "" || !checkpoint.CarriesData(raw) {
 			return
 		}
 		if s, err := checkpoint.Site(raw); err == nil && s != "http://127.0.0.1" && !ok {
-			t.Fatalf("Sends(%q) lets data go to %s", raw, s)
+			t.Fatalf("Sends(%q) lets data go to %s (the browser reads %s)", raw, s, u.Href())
 		}
 	})
 }
+
