@@ -247,4 +247,3 @@ func FuzzWriteSetSends(f *testing.F) {
 		}
 	})
 }
-
