@@ -202,9 +202,11 @@ func (a Action) Same(b Action) bool {
 // Printable returns s with everything that could repaint a person's terminal
 // or reorder what they read shown as a visible escape: control characters
 // (ANSI escape sequences start with one), and bidirectional overrides and
-// isolates. Text from pages and from the model passes through it before a
-// person reads it, wherever that is.
+// isolates; and a URL's host written in Unicode as the ASCII host the
+// browser connects to. Text from pages and from the model passes through it
+// before a person reads it, wherever that is.
 func Printable(s string) string {
+	s = asciiHosts(s) // hosts.go
 	var b strings.Builder
 	for _, r := range s {
 		switch {

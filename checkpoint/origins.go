@@ -1,27 +1,29 @@
 package checkpoint
 
 import (
+	"cmp"
 	"context"
 	"encoding/hex"
 	"fmt"
 	"net/netip"
-	"net/url"
 	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"golang.org/x/net/publicsuffix"
 )
 
 // Site returns the site of an absolute URL or origin: its scheme and
 // registrable domain (eTLD+1), e.g. "https://example.co.uk" for
-// "https://shop.example.co.uk:8443/cart". An IP address, localhost (and a
-// name under .localhost), a public suffix itself and a single-label name are
-// their own site. An origin pattern's "*." is dropped:
-// "https://*.example.com" is the site https://example.com. The port never
-// counts, as for a browser's sites. Callers that accept browser spellings of
-// addresses (octal, hex, IDN) normalise the host first.
+// "https://shop.example.co.uk:8443/cart". The URL is read as the browser
+// reads it (internal/weburl: "http:host", a backslash, a tab in the host, an
+// address in any spelling, an IDN in punycode). An IP address, a public
+// suffix itself and a single-label name are their own site; localhost is
+// the site of every name under .localhost. An origin pattern's "*." is
+// dropped: "https://*.example.com" is the site https://example.com. The
+// port never counts, as for a browser's sites.
 func Site(rawURL string) (string, error) {
 	scheme, host, err := siteParts(rawURL)
 	if err != nil {
@@ -30,20 +32,28 @@ func Site(rawURL string) (string, error) {
 	return scheme + "://" + registrable(host), nil
 }
 
-// siteParts returns a URL's scheme and host, lower case, without brackets,
-// a trailing dot or a pattern's leading "*.".
+// siteParts returns a URL's scheme and host as the browser reads them,
+// lower case, without brackets, a trailing dot or a pattern's leading "*.".
 func siteParts(rawURL string) (scheme, host string, err error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
+	u, err := readURL(rawURL)
 	if err != nil {
 		return "", "", fmt.Errorf("site of %q: %w", rawURL, err)
 	}
-	scheme = strings.ToLower(u.Scheme)
-	host = strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	host = strings.TrimPrefix(host, "*.")
-	if scheme == "" || host == "" {
+	host = strings.TrimSuffix(u.Hostname(), ".")
+	if u.Opaque || host == "" {
 		return "", "", fmt.Errorf("site of %q: not an absolute URL with a host", rawURL)
 	}
-	return scheme, host, nil
+	return u.Scheme, host, nil
+}
+
+// readURL reads rawURL as the browser does; an origin pattern's "*." goes
+// first.
+func readURL(rawURL string) (*weburl.URL, error) {
+	raw := strings.TrimSpace(rawURL)
+	if scheme, rest, ok := strings.Cut(raw, "://*."); ok {
+		raw = scheme + "://" + rest
+	}
+	return weburl.Parse(raw)
 }
 
 // registrable is host's registrable domain, or host itself when it has none.
@@ -55,7 +65,9 @@ func registrable(host string) string {
 		return a.Unmap().String()
 	}
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return host
+		// Every name under localhost is this machine: its labels are
+		// data, as a subdomain's are.
+		return "localhost"
 	}
 	d, err := publicsuffix.EffectiveTLDPlusOne(host)
 	if err != nil {
@@ -66,25 +78,28 @@ func registrable(host string) string {
 }
 
 // CarriesData reports whether opening rawURL sends the site more than the
-// bare fact of a visit: a path other than "/", a query, a fragment (the
+// bare fact of a visit, which is the scheme, the site's host (or "www."
+// and the site), the scheme's default port and the path "/", nothing else:
+// a port of its own, another path, a query or a fragment (even empty; the
 // page's script reads it), user information, or a host name with labels
 // beyond the registrable domain and "www." (a name server and the site see
 // every label, so "alice-at-mail-com.attacker.example" carries data as
-// surely as a query does). A URL that cannot be parsed carries data: nothing
-// says it does not.
+// surely as a query does; a port picked from 65,535 carries two bytes). The
+// URL is read as the browser reads it. A URL that cannot be read carries
+// data: nothing says it does not.
 func CarriesData(rawURL string) bool {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil {
+	u, err := readURL(rawURL)
+	if err != nil || u.Opaque {
 		return true
 	}
-	if u.Opaque != "" || u.User != nil || u.RawQuery != "" || u.Fragment != "" || u.RawFragment != "" {
+	if u.Username != "" || u.Password != "" || u.Port != "" || u.HasQuery || u.HasFragment {
 		return true
 	}
-	if p := u.EscapedPath(); p != "" && p != "/" {
+	if u.Path != "" && u.Path != "/" {
 		return true
 	}
-	_, host, err := siteParts(rawURL)
-	if err != nil {
+	host := strings.TrimSuffix(u.Hostname(), ".")
+	if host == "" {
 		return false // no host: nothing leaves for a site
 	}
 	sub, _ := strings.CutSuffix(host, registrable(host))
@@ -151,9 +166,9 @@ func (w WriteSet) sends(rawURL string, depth int, budget *int) (string, bool) {
 		if !slices.Contains(w.sites, s) && CarriesData(rawURL) {
 			return s, true
 		}
-	} else if u, err := url.Parse(strings.TrimSpace(rawURL)); err == nil {
-		switch scheme := strings.ToLower(u.Scheme); scheme {
-		case "", "about", "file", "http", "https":
+	} else {
+		switch scheme := weburl.SchemeOf(rawURL); scheme {
+		case "", "about", "file", "http", "https", "ws", "wss", "ftp":
 		default:
 			return scheme + ":", true
 		}
@@ -161,38 +176,71 @@ func (w WriteSet) sends(rawURL string, depth int, budget *int) (string, bool) {
 	if depth >= maxNesting {
 		return "", false
 	}
+	// Inside a URL, one the browser would not read (a server may read it
+	// its own way) or of another scheme counts only when no decoding
+	// shows where it really goes: "ht%09tp://" is http:// once decoded.
+	weak := ""
 	for _, e := range embeddedURLs(rawURL) {
 		if *budget--; *budget < 0 {
 			return "(more URLs inside the URL than are checked)", true
+		}
+		scheme := weburl.SchemeOf(e)
+		if _, err := weburl.Parse(e); err != nil && weburl.Special(scheme) {
+			weak = cmp.Or(weak, "(a URL inside the URL that cannot be read as a browser reads it)")
+			continue
+		}
+		if !weburl.Special(scheme) {
+			weak = cmp.Or(weak, scheme+":")
+			continue
 		}
 		if s, ok := w.sends(e, depth+1, budget); ok {
 			return s, true
 		}
 	}
-	return "", false
+	return weak, weak != ""
 }
 
-// urlInText matches an absolute or scheme-relative URL inside text; a
-// browser reads a backslash as a slash after an http(s) scheme.
-var urlInText = regexp.MustCompile(`(?i)(?:[a-z][a-z0-9+.-]*:)?[/\\]{2}[^/\\?#\s&"'<>]+[^\s"'<>]*`)
+// urlInText matches an absolute or scheme-relative URL inside text as a
+// redirecting server may pass it on: a special scheme followed by any run
+// of slashes and backslashes, none included ("http:host" is http://host/
+// to a browser), or two of them without a scheme.
+var urlInText = regexp.MustCompile(`(?i)(?:(?:https?|wss?|ftp):[/\\]*|[a-z][a-z0-9+.-]*:[/\\]{2}|[/\\]{2})[^/\\?#\s&"'<>]+[^\s"'<>]*`)
 
 // embeddedURLs returns the URLs written inside rawURL (not rawURL itself),
-// looking through each layer of percent-encoding; Sends looks inside each
-// one found in turn.
+// after the decodings a server that redirects may apply: each layer of
+// percent-encoding in turn, and tabs and newlines removed, as the browser
+// that follows the redirect removes them ("http://%09localhost" is
+// http://localhost/). Sends looks inside each one found in turn.
 func embeddedURLs(rawURL string) []string {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || u.Host == "" {
+	u, err := weburl.Parse(rawURL)
+	if err != nil || u.Opaque || u.Host == "" {
 		return nil // it reaches no site to pass a URL on to
 	}
 	var out []string
-	_, text, _ := strings.Cut(rawURL, "//") // past rawURL's own authority
+	// Past rawURL's own authority: its path, query and fragment.
+	text := u.Path
+	if u.HasQuery {
+		text += "?" + u.Query
+	}
+	if u.HasFragment {
+		text += "#" + u.Fragment
+	}
+	seen := map[string]bool{}
 	for range maxNesting {
-		for _, m := range urlInText.FindAllString(text, -1) {
-			m = strings.ReplaceAll(m, `\`, "/")
-			if strings.HasPrefix(m, "//") {
+		stripped := strings.Map(func(r rune) rune {
+			if r == '\t' || r == '\n' || r == '\r' {
+				return -1
+			}
+			return r
+		}, text)
+		for _, m := range urlInText.FindAllString(stripped, -1) {
+			if m[0] == '/' || m[0] == '\\' {
 				m = "https:" + m
 			}
-			out = append(out, m)
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
 		}
 		dec := unescape(text)
 		if dec == text {
@@ -310,8 +358,8 @@ func (w WriteSet) document(a Action) (site string, ok bool) {
 		s, err = Site(a.Origin)
 	}
 	if err != nil {
-		if u, perr := url.Parse(strings.TrimSpace(a.Where.URL)); perr == nil && u.Scheme != "" {
-			return strings.ToLower(u.Scheme) + ":", true
+		if scheme := weburl.SchemeOf(a.Where.URL); scheme != "" {
+			return scheme + ":", true
 		}
 		return "(a document with no URL)", true
 	}

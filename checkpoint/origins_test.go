@@ -8,6 +8,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 )
 
 func TestSite(t *testing.T) {
@@ -21,7 +22,14 @@ func TestSite(t *testing.T) {
 		{"https://*.example.com", "https://example.com"},
 		{"http://127.0.0.1:8080/x", "http://127.0.0.1"},
 		{"http://localhost:9/x", "http://localhost"},
-		{"http://a.b.localhost/", "http://a.b.localhost"},
+		{"http://a.b.localhost/", "http://localhost"}, // every name under localhost is localhost
+		// Read as the browser reads them, not as net/url does.
+		{"http:localhost:9/x", "http://localhost"},
+		{"http:/localhost:9/x", "http://localhost"},
+		{`http:\\localhost:9/x`, "http://localhost"},
+		{"http://lo%63al\thost:9/", "http://localhost"},
+		{"http://0x7f000001/", "http://127.0.0.1"},
+		{"http://\u0430pple.com/", "http://xn--pple-43d.com"},
 		{"http://[::1]:80/", "http://[::1]"},
 		{"http://[::ffff:127.0.0.1]/", "http://127.0.0.1"},
 		{"https://alice.github.io/", "https://alice.github.io"}, // github.io is a public suffix
@@ -50,8 +58,15 @@ func TestCarriesData(t *testing.T) {
 		{"https://example.com", false},
 		{"https://example.com/", false},
 		{"https://www.example.com/", false},
-		{"http://localhost:8080/", false},
-		{"https://example.com/?", false},
+		{"http://localhost/", false},
+		{"http://localhost:8080/", true}, // a port of its own is two bytes of data
+		{"http://localhost:80/", false},  // the default port is no choice
+		{"http://zq9x-e.localhost/", true},
+		{"http://www.localhost/", false},
+		{"https://example.com/?", true}, // anything beyond a bare visit
+		{"http:localhost:8080/hit?leak=1", true},
+		{"http:localhost/", false},
+		{"http://example.com/x/..", false}, // the browser requests /
 		{"https://example.com/x", true},
 		{"https://example.com/?q=1", true},
 		{"https://example.com/#alice@mail.example", true},
@@ -59,7 +74,8 @@ func TestCarriesData(t *testing.T) {
 		{"https://alice:secret@example.com/", true},
 		{"https://alice-at-mail-com.example.com/", true},
 		{"https://www.alice.example.com/", true},
-		{"http://127.0.0.1:9/", false},
+		{"http://127.0.0.1/", false},
+		{"http://127.0.0.1:9/", true},
 		{"http://127.0.0.1:9/x", true},
 		{"about:blank", true}, // opaque, yet it reaches no site: see Sends
 		{"data:text/plain,secret", true},
@@ -84,8 +100,21 @@ func TestWriteSetSends(t *testing.T) {
 	}{
 		{"http://127.0.0.1:9999/x?email=a@b.c", ""}, // same site, any port
 		{"http://localhost:8080/x?email=a@b.c", "http://localhost"},
-		{"http://localhost:8080/", ""}, // a bare origin carries nothing
-		{"http://localhost:8080", ""},  // nor without its slash
+		{"http://localhost/", ""},                       // a bare visit carries nothing
+		{"http://localhost", ""},                        // nor without its slash
+		{"http://localhost:23153/", "http://localhost"}, // a port is data
+		{"http://zq9x-e.localhost:8080/", "http://localhost"},
+		{"http://zq9x-e.localhost/", "http://localhost"}, // a label is data
+		// Spellings net/url reads without a host.
+		{"http:localhost:8080/hit?leak=1", "http://localhost"},
+		{"http:/localhost:8080/hit?leak=1", "http://localhost"},
+		{`http:\\localhost:8080/hit?leak=1`, "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=http://%09localhost:8080/hit?leak=1", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=http:%2F%2F%09localhost:8080/hit?leak=1", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=http:localhost:8080/hit?leak=1", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=http%3A%5C%5Clocal%0Ahost:8080/hit?leak=1", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=ht%09tp://localhost:8080/hit?leak=1", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=http://\u0430pple.com/?leak=1", "http://xn--pple-43d.com"},
 		{"https://api.shop.example/q?x", ""},
 		{"http://api.shop.example/q?x", "http://shop.example"}, // another scheme, another site
 		{"https://cdn.example.org/x", ""},                      // partner.example.org's site is example.org
@@ -189,11 +218,15 @@ func (r *sendRecorder) Approval(_ checkpoint.Request, d checkpoint.Decision) err
 }
 
 // FuzzWriteSetSends: no URL the agent writes makes Sends panic, and a URL
-// that reaches a site outside the write set with data in its path or query
-// is always caught.
+// that the browser reads as reaching a site outside the write set with
+// data (in any spelling: no slashes, backslashes, tabs, a port, a label) is
+// always caught.
 func FuzzWriteSetSends(f *testing.F) {
 	for _, s := range []string{"http://localhost:1/x?e=a", "http://127.0.0.1/redirect?to=http%253A%252F%252Fevil.test%252Fx",
-		"https://a.b.c.example.co.uk/%zz", "data:,x", "http://[::1/", `https:\\evil.test\x`, "//evil.test/x"} {
+		"https://a.b.c.example.co.uk/%zz", "data:,x", "http://[::1/", `https:\\evil.test\x`, "//evil.test/x",
+		"http:localhost:8080/hit?leak=1", "http:/localhost:8080/hit?leak=1", `http:\\localhost:8080/hit?leak=1`,
+		"http://127.0.0.1:8080/redirect?to=http://%09localhost:8080/hit?leak=1", "http://localhost:23153/",
+		"http://zq9x-e.localhost:8080/", "http://127.0.0.1/r?to=http:%2F%2F\u0430pple.com/?e=1"} {
 		f.Add(s)
 	}
 	w, err := checkpoint.NewWriteSet("http://127.0.0.1")
@@ -205,12 +238,12 @@ func FuzzWriteSetSends(f *testing.F) {
 		if ok && site == "" {
 			t.Fatalf("Sends(%q) sends to no site", raw)
 		}
-		u, err := url.Parse(raw)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || u.RawQuery == "" {
+		u, err := weburl.Parse(raw)
+		if err != nil || u.Opaque || u.Host == "" || !checkpoint.CarriesData(raw) {
 			return
 		}
 		if s, err := checkpoint.Site(raw); err == nil && s != "http://127.0.0.1" && !ok {
-			t.Fatalf("Sends(%q) lets data go to %s", raw, s)
+			t.Fatalf("Sends(%q) lets data go to %s (the browser reads %s)", raw, s, u.Href())
 		}
 	})
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
@@ -189,28 +190,20 @@ func (g *Gate) allowedOrigin(rawURL string) (origin string, ok bool) {
 	return origin, false
 }
 
-// Origin returns the origin of an absolute URL, normalised for comparison:
-// scheme and host in lower case, and the port only when it is not the
+// Origin returns the origin of an absolute URL as the browser reads it,
+// normalised for comparison: scheme and host in lower case (an address in
+// its dotted form, a name in ASCII), and the port only when it is not the
 // scheme's default ("HTTPS://Shop.example:443/x" is "https://shop.example").
 func Origin(rawURL string) (string, error) {
-	u, err := url.Parse(rawURL)
+	u, err := weburl.Parse(rawURL)
 	if err != nil {
 		return "", fmt.Errorf("origin of %q: %w", rawURL, err)
 	}
-	if u.Scheme == "" || u.Host == "" {
+	o := u.Origin()
+	if o == "" {
 		return "", fmt.Errorf("origin of %q: not an absolute URL", rawURL)
 	}
-	scheme, host, port := strings.ToLower(u.Scheme), strings.ToLower(u.Hostname()), u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		host += ":" + port
-	}
-	return scheme + "://" + host, nil
+	return o, nil
 }
 
 // Failures lists the failure indicators that hold on s, by name or

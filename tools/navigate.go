@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
@@ -83,7 +83,7 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 		return dest, err
 	}
 	w := s.writeSet()
-	site, sends := w.Sends(urlpolicy.CanonicalHost(dest.url))
+	site, sends := w.Sends(dest.url) // the canonical href (absolute)
 	if !sends || s.gate.Profile() == nil {
 		_, err := s.gated(ctx, c, plan)
 		return dest, err
@@ -167,18 +167,28 @@ func (s *Session) destination(ctx context.Context, in navigateInput) (destinatio
 	return d, nil
 }
 
-// absolute resolves raw against the current page's URL when it is relative.
+// absolute reads raw as Chromium reads it (internal/weburl), against the
+// current page's URL when it is relative, and returns the canonical href:
+// the URL the policy, the write set, robots.txt and the person judge, and
+// the one Chromium is given, so that what is judged is what is requested.
+// A URL that cannot be read the way the browser reads it is refused.
 func (s *Session) absolute(raw string) (string, error) {
-	u, err := url.Parse(raw)
+	var u *weburl.URL
+	var err error
+	if weburl.SchemeOf(raw) != "" {
+		u, err = weburl.Parse(raw)
+	} else {
+		base, berr := weburl.Parse(s.tab.URL())
+		if berr != nil || (base.Scheme != "http" && base.Scheme != "https") {
+			return "", fail(toolapi.InvalidParams, "%q is relative, and the current page (%s) is no web page to resolve it against: give an absolute http or https URL.", raw, s.tab.URL())
+		}
+		u, err = weburl.ParseRef(raw, base)
+	}
+	if we, ok := errors.AsType[*weburl.Error](err); ok {
+		return "", fail(toolapi.InvalidParams, "%q cannot be read the way the browser reads it (%s); nothing was opened. Give the URL in its plain form, such as https://example.com/path.", raw, we.Reason)
+	}
 	if err != nil {
 		return "", fail(toolapi.InvalidParams, "%q is not a URL: %v.", raw, err)
 	}
-	if u.IsAbs() {
-		return u.String(), nil
-	}
-	base, err := url.Parse(s.tab.URL())
-	if err != nil || (base.Scheme != "http" && base.Scheme != "https") {
-		return "", fail(toolapi.InvalidParams, "%q is relative, and the current page (%s) is no web page to resolve it against: give an absolute http or https URL.", raw, s.tab.URL())
-	}
-	return base.ResolveReference(u).String(), nil
+	return u.Href(), nil
 }

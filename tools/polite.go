@@ -7,12 +7,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"syscall"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/internal/pause"
 	"github.com/chaperone-mcp/chaperone/internal/robots"
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
 )
@@ -125,15 +125,20 @@ func (s *Session) robotsAllow(ctx context.Context, raw string) error {
 	if !s.config.RespectRobots {
 		return nil
 	}
-	u, err := url.Parse(raw)
+	// The URL as Chromium will request it: its host in any spelling, its
+	// dot segments gone ("/x/../private" is /private).
+	u, err := weburl.Parse(raw)
+	if err != nil && weburl.Special(weburl.SchemeOf(raw)) {
+		return fail(toolapi.ActionFailed, "Not opened: %v; this session respects robots.txt (--respect-robots), and no robots.txt can be asked about a URL that cannot be read.", err)
+	}
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil // no site to ask: about:blank, or what the policy refused
 	}
-	origin := u.Scheme + "://" + u.Host
+	origin := u.Origin()
 	e := s.robotsOf(ctx, origin)
-	path := u.EscapedPath()
-	if u.RawQuery != "" {
-		path += "?" + u.RawQuery
+	path := u.Path
+	if u.HasQuery {
+		path += "?" + u.Query
 	}
 	ok, rule := e.rules.Allowed(path)
 	if ok {

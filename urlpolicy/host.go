@@ -8,31 +8,45 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 	"golang.org/x/net/idna"
 )
 
-// CanonicalHost returns raw with its host as a browser reads it (an address
-// in any spelling as its dotted form, an IDN in ASCII), so that sites compare
-// as the browser will connect; raw unchanged when it has no such host.
+// CanonicalHost returns raw as the browser reads it (internal/weburl: an
+// address in any spelling as its dotted form, an IDN in ASCII, dot segments
+// gone), so that sites compare as the browser will connect; an origin
+// pattern keeps its "*."; raw unchanged when it cannot be read.
 func CanonicalHost(raw string) string {
-	u, err := url.Parse(raw)
+	trimmed := strings.TrimSpace(raw)
+	scheme, rest, ok := strings.Cut(trimmed, "://*.")
+	if ok {
+		c := CanonicalHost(scheme + "://" + rest)
+		if s, r, ok := strings.Cut(c, "://"); ok {
+			return s + "://*." + r
+		}
+		return raw
+	}
+	u, err := weburl.Parse(trimmed)
+	if err != nil || u.Opaque || u.Host == "" {
+		return raw
+	}
+	return u.Href()
+}
+
+// metadataAsGiven says why raw's host, read as net/url reads it, is a
+// metadata or link-local address, or "": the reason given for a URL the
+// browser's reading refuses (an IPv6 address with a zone) is still the
+// address it names.
+func metadataAsGiven(raw string) string {
+	u, err := url.Parse(strings.TrimSpace(raw))
 	if err != nil || u.Host == "" {
-		return raw
+		return ""
 	}
-	name, wild := strings.CutPrefix(u.Hostname(), "*.")
-	h, err := parseHost(name)
+	h, err := parseHost(u.Hostname())
 	if err != nil {
-		return raw
+		return ""
 	}
-	host := h.String()
-	if wild {
-		host = "*." + host
-	}
-	if p := u.Port(); p != "" {
-		host += ":" + p
-	}
-	u.Host = host
-	return u.String()
+	return h.metadata()
 }
 
 // host is a URL's host, normalised the way a browser does before it

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
 )
 
 // Policy says which URLs a session may open: the start URL and every
@@ -89,15 +91,20 @@ func (p Policy) CheckResolved(ctx context.Context, raw string, r Resolver) error
 	refuse := func(fix, format string, a ...any) error {
 		return &Refusal{URL: raw, Reason: fmt.Sprintf(format, a...), Fix: fix}
 	}
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return refuse("", "it is not a valid URL: %v", errors.Unwrap(err))
+	// The URL as Chromium reads it (internal/weburl), never net/url's
+	// reading: "http:host", "http:\\host" and a tab inside a host name all
+	// reach a host that net/url does not see.
+	u, perr := weburl.Parse(raw)
+	scheme := ""
+	if perr == nil {
+		scheme = u.Scheme
+	} else {
+		scheme = weburl.SchemeOf(raw)
 	}
-	scheme := strings.ToLower(u.Scheme)
 	switch {
 	case scheme == "":
 		return refuse("", "it has no scheme; use an absolute http or https URL")
-	case scheme == "about" && (strings.EqualFold(u.Opaque, "blank") || strings.EqualFold(u.Opaque, "srcdoc")):
+	case scheme == "about" && perr == nil && (strings.EqualFold(u.Path, "blank") || strings.EqualFold(u.Path, "srcdoc")):
 		return nil
 	case scheme != "http" && scheme != "https" && !slices.Contains(p.AllowSchemes, scheme):
 		return refuse("allow it with --allow-schemes "+scheme+" if you mean it",
@@ -108,14 +115,24 @@ func (p Policy) CheckResolved(ctx context.Context, raw string, r Resolver) error
 		_, inner, _ := strings.Cut(strings.TrimSpace(raw), ":")
 		return p.CheckResolved(ctx, inner, r)
 	}
-	if u.Host == "" {
+	if perr != nil {
+		if why := metadataAsGiven(raw); why != "" && !p.AllowMetadata {
+			return refuse("allow it with --allow-metadata if you mean it", "%s", why)
+		}
+		var we *weburl.Error
+		if errors.As(perr, &we) {
+			return refuse("", "it is not a valid URL: %s", we.Reason)
+		}
+		return refuse("", "it is not a valid URL: %v", perr)
+	}
+	if u.Opaque || u.Host == "" {
 		return nil // file: and the like, allowed by scheme above
 	}
-	h, err := parseHost(u.Hostname())
-	if err != nil {
-		return refuse("", "%v", err)
+	h := host{given: strings.Trim(u.GivenHost, "[]"), addr: u.Addr}
+	if !u.Addr.IsValid() {
+		h.name = strings.TrimSuffix(u.Host, ".")
 	}
-	if why := p.reserved(ctx, scheme, u.Port(), h, r); why != "" {
+	if why := p.reserved(ctx, scheme, u.Port, h, r); why != "" {
 		return refuse("", "%s", why)
 	}
 	const fixMetadata = "allow it with --allow-metadata if you mean it"
@@ -124,7 +141,7 @@ func (p Policy) CheckResolved(ctx context.Context, raw string, r Resolver) error
 			return refuse(fixMetadata, "%s", why)
 		}
 	}
-	o := origin{scheme: scheme, host: h.String(), port: u.Port()}
+	o := origin{scheme: scheme, host: h.String(), port: u.Port}
 	o.port = o.effectivePort()
 	for _, b := range p.BlockedOrigins {
 		if pat, err := parseOriginPattern(b); err == nil && pat.match(o) {

@@ -15,6 +15,7 @@ func TestURLPolicy(t *testing.T) {
 		"HTTPS://Example.com/path?q=1",
 		"about:blank",
 		"about:srcdoc",
+		"about:blank#top",
 		"http://169.254.169.25.example.com/", // a name, not the address
 		"http://10.0.0.1/",
 		"http://169.255.0.1/",
@@ -67,6 +68,15 @@ func TestURLPolicy(t *testing.T) {
 		"http://[fe80::1]/":        "fe80::1 is a link-local address",
 		"http://[fe80::1%25eth0]/": "is fe80::1, a link-local address",
 		"http://[febf::1]/":        "febf::1 is a link-local address",
+		// Spellings net/url reads without a host, or with another one
+		// than the browser's (issue 27).
+		"http:169.254.169.254/latest/":       "169.254.169.254 is a cloud metadata address",
+		"http:/0xa9fea9fe/":                  "0xa9fea9fe is 169.254.169.254",
+		`http:\\169.254.169.254/`:            "169.254.169.254 is a cloud metadata address",
+		"http://169.254.169.%32%35%34/":      "is 169.254.169.254, a cloud metadata address",
+		"ht\ttp://169.254.1\n69.254/":        "a cloud metadata address",
+		"http://metadata.goo%67le.internal/": "metadata.google.internal is a cloud metadata address",
+		"http://exa*mple.com/":               "not a valid URL",
 	}
 	for u, want := range refused {
 		err := (Policy{}).Check(u)

@@ -49,6 +49,13 @@ func TestURLPolicyReserved(t *testing.T) {
 			"https://hooks.example/approve",
 			"https://HOOKS.example:443/",
 			"https://alias.example/",
+			// Spellings net/url reads without a host (issue 27).
+			"http:127.0.0.1:4567/tok/",
+			"http:/localhost:4567/",
+			`http:\\127.1:4567/`,
+			"http://local\thost:4567/",
+			"ht\ntp://127.0.0.1:4567/",
+			"http://%6c%6fcalhost:4567/",
 		} {
 			err := check(context.Background(), u)
 			if err == nil || !strings.Contains(err.Error(), "approval channel") {

@@ -146,7 +146,6 @@ func TestLeakByComposedURL(t *testing.T) {
 	// Nothing of these is asked about: a queued decision would be taken by
 	// a question, so none is queued, and a question would fail the call.
 	for _, tt := range []struct{ name, url string }{
-		{"bare origin of another site", site.Other + "/"},
 		{"the start site with data", site.URL + "/help?q=plans"},
 		{"back to the hostile page", start},
 	} {
@@ -185,6 +184,134 @@ func TestLeakByComposedURL(t *testing.T) {
 			t.Errorf("no audited navigation names approval %s", approval.ID)
 		}
 	})
+}
+
+// TestLeakByURLSpellings reverses issue 27's "data leaves by URLs Go reads
+// differently from Chromium" and "ports and .localhost labels carry data":
+// each URL below reaches the other site (localhost) in Chromium's reading,
+// with data in its query, its port or a label of its host, though net/url
+// reads most without a host at all. The person is asked, the prompt naming
+// localhost; rejected, the other site receives nothing.
+func TestLeakByURLSpellings(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	c, host, _ := webhookServe(t, "--url", start, "--caps", "tabs")
+	getSnapshot(t, c)
+	other := strings.TrimPrefix(site.Other, "http://") // localhost:PORT
+	port := other[strings.LastIndexByte(other, ':')+1:]
+	redirect := site.URL + "/redirect?to="
+	tests := []struct {
+		name, url string
+		// mark is what the other site would see of the data.
+		mark string
+		tab  bool
+	}{
+		{"http: without slashes", "http:" + other + "/hit?leak=s1", "leak=s1", false},
+		{"http: with one slash", "http:/" + other + "/hit?leak=s2", "leak=s2", false},
+		{"http: with backslashes", `http:\\` + other + "/hit?leak=s3", "leak=s3", false},
+		{"a tab in the host of a URL in an open redirect", redirect + "http://%09" + other + "/hit?leak=s4", "leak=s4", false},
+		{"a port of its own", site.Other + "/", other, false},
+		{"a label under localhost", "http://zq9x-e.localhost:" + port + "/", "zq9x-e", false},
+		// Of our own: other spellings of the same tricks.
+		{"a new tab without slashes", "http:" + other + "/hit?leak=s5", "leak=s5", true},
+		{"slash and backslash", `HTTP:/\` + other + "/hit?leak=s6", "leak=s6", false},
+		{"a tab in the scheme", "ht\ttp://" + other + "/hit?leak=s7", "leak=s7", false},
+		{"a newline in the host", "http://local\nhost:" + port + "/hit?leak=s8", "leak=s8", false},
+		{"full-width letters", "http://\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54:" + port + "/hit?leak=s9", "leak=s9", false},
+		{"no slashes inside a redirect", redirect + "http:" + other + "/hit%3Fleak=s10", "leak=s10", false},
+		{"backslashes inside a redirect", redirect + url.QueryEscape(`http:\\`+other+"/hit?leak=s11"), "leak=s11", false},
+		{"a tab in the scheme inside a redirect", redirect + "ht%09tp://" + other + "/hit%3Fleak=s12", "leak=s12", false},
+		{"a newline in the host inside a redirect", redirect + "http://local%0Ahost:" + port + "/hit%3Fleak=s13", "leak=s13", false},
+		{"a port inside a redirect", redirect + url.QueryEscape(site.Other+"/"), other, false},
+		{"a label inside a redirect", redirect + url.QueryEscape("http://a1b2.localhost:"+port+"/"), "a1b2", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			host.decisions <- map[string]any{"approved": false}
+			var r actionResult
+			if tt.tab {
+				_, text := call(t, c, toolapi.Tabs, map[string]any{"action": "new", "url": tt.url})
+				if err := json.Unmarshal([]byte(text), &r); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r = leakNavigate(t, c, tt.url)
+			}
+			// The call has returned: a person asked has been asked by now.
+			select {
+			case asked := <-host.requests:
+				if shown := strings.Join(asked.Lines, "\n"); !strings.Contains(shown, "http://localhost, a site outside") {
+					t.Errorf("the person is not told the data goes to http://localhost:\n%s", shown)
+				}
+			default:
+				<-host.decisions // the answer nobody asked for
+				t.Errorf("nobody was asked: success %v error %v %q", r.Success, r.Error, r.Message)
+			}
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
+				t.Fatalf("rejected: success %v error %v %q; want human_rejected", r.Success, r.Error, r.Message)
+			}
+			if site.saw(tt.mark) {
+				t.Fatalf("the other site received %q although the person said no", tt.mark)
+			}
+		})
+	}
+
+	t.Run("approved, Chromium goes where the person was shown", func(t *testing.T) {
+		host.decisions <- map[string]any{"approved": true}
+		r := leakNavigate(t, c, `http:\\`+other+"/help?leak=ok")
+		asked := host.asked(t)
+		want := site.Other + "/help?leak=ok"
+		if asked.Concrete == nil || asked.Concrete.Value != want {
+			t.Errorf("the person approves %+v, want navigate %s", asked.Concrete, want)
+		}
+		if !r.Success || !site.saw(other+"/help?leak=ok") {
+			t.Fatalf("approved navigation: %v %q", r.Error, r.Message)
+		}
+	})
+
+	t.Run("a URL the browser reads differently is refused", func(t *testing.T) {
+		r := leakNavigate(t, c, "http://local host:"+port+"/hit?leak=s14")
+		if r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) || !strings.Contains(r.Message, "cannot be read the way the browser reads it") {
+			t.Fatalf("result: %v %q; want invalid_params saying the URL cannot be read as the browser reads it", r.Error, r.Message)
+		}
+		host.notAsked(t)
+	})
+}
+
+// TestLeakShowsTheRealHost reverses issue 27's "a nested URL's host is
+// shown to the person in Unicode": the host of a URL inside the URL, as of
+// the URL itself, is shown in punycode, the host the browser connects to,
+// never a look-alike (аpple.com with a Cyrillic а).
+func TestLeakShowsTheRealHost(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	c, host, stderr := webhookServe(t, "--url", start)
+	getSnapshot(t, c)
+	const lookalike, real = "\u0430pple.com", "xn--pple-43d.com"
+	for _, dest := range []string{
+		site.URL + "/redirect?to=http://" + lookalike + "/login?e=alice",
+		site.URL + "/redirect?to=" + url.QueryEscape("https://"+lookalike+"/login?e=alice"),
+		"https://" + lookalike + "/login?e=alice",
+	} {
+		host.decisions <- map[string]any{"approved": false}
+		r := leakNavigate(t, c, dest)
+		asked := host.asked(t)
+		shown := asked.Prompt + "\n" + strings.Join(asked.Lines, "\n")
+		if !strings.Contains(shown, real) || strings.Contains(shown, "\u0430") {
+			t.Errorf("navigate %s: the person is not shown the real host %s:\n%s", dest, real, shown)
+		}
+		if asked.Site != "" && strings.Contains(asked.Site, "\u0430") {
+			t.Errorf("the request names site %q in Unicode", asked.Site)
+		}
+		if r.Success {
+			t.Fatalf("navigate %s went ahead although the person said no", dest)
+		}
+	}
+	if strings.Contains(stderr.String(), "\u0430") {
+		t.Errorf("the log shows the Unicode host:\n%s", stderr.String())
+	}
 }
 
 // TestLeakWriteSet: --write-origins and a profile's allowed_origins widen

@@ -77,6 +77,43 @@ func TestRespectRobots(t *testing.T) {
 	}
 }
 
+// TestRespectRobotsSpellings reverses issue 27's "--respect-robots is
+// fooled by the same spellings and by dot segments": each URL below is a
+// page under /variants/, which robots.txt disallows, as Chromium reads it,
+// though net/url reads a path that robots.txt allows, or no host at all.
+func TestRespectRobotsSpellings(t *testing.T) {
+	site, _ := robotsFixture(t)
+	hostport := strings.TrimPrefix(site.URL, "http://")
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/account", "--profile", "none", "--respect-robots", "--caps", "tabs")
+	tests := []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"http: without slashes", toolapi.Navigate, map[string]any{"url": "http:" + hostport + "/variants/widgets"}},
+		{"http: with one slash", toolapi.Navigate, map[string]any{"url": "http:/" + hostport + "/variants/widgets"}},
+		{"http: with backslashes", toolapi.Navigate, map[string]any{"url": `http:\\` + hostport + `\variants\widgets`}},
+		{"dot segments", toolapi.Navigate, map[string]any{"url": site.URL + "/x/../variants/widgets"}},
+		{"escaped dot segments", toolapi.Navigate, map[string]any{"url": site.URL + "/x/%2e%2E/variants/form"}},
+		{"relative dot segments", toolapi.Navigate, map[string]any{"url": "/help/../variants/form"}},
+		{"an escaped letter", toolapi.Navigate, map[string]any{"url": site.URL + "/%76ariants/widgets"}},
+		{"a tab in the path", toolapi.Navigate, map[string]any{"url": site.URL + "/vari\tants/widgets"}},
+		{"a new tab without slashes", toolapi.Tabs, map[string]any{"action": "new", "url": "http:" + hostport + "/x/../variants/dialogs"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			before := getSnapshot(t, c).Page.URL
+			r, s := act(t, c, tc.tool, tc.args)
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "robots.txt disallows it") {
+				t.Fatalf("result: error %v, message %q; want action_failed saying robots.txt disallows it", r.Error, r.Message)
+			}
+			if s.Page.URL != before {
+				t.Errorf("the page moved to %s on a refusal; want it still at %s", s.Page.URL, before)
+			}
+		})
+	}
+}
+
 // TestWithoutRespectRobotsNothingIsAsked checks the default: no robots.txt
 // is fetched and every page opens.
 func TestWithoutRespectRobotsNothingIsAsked(t *testing.T) {

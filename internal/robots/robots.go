@@ -164,16 +164,23 @@ func match(pattern, path string) bool {
 
 // normalise writes a path or pattern with its percent-encoding in one form,
 // so that the two compare octet by octet (RFC 9309, section 2.2.2): every
-// character outside ASCII is percent-encoded as UTF-8, and the hex digits
-// of every escape are upper case.
+// character outside ASCII is percent-encoded as UTF-8, an escaped
+// unreserved character is unescaped, and the hex digits of every other
+// escape are upper case.
 func normalise(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		c := s[i]
 		switch {
 		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			b.WriteByte('%')
-			b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			// An unreserved character escaped is that character, as the
+			// site reads it: /%70rivate is /private.
+			if d := unhex(s[i+1])<<4 | unhex(s[i+2]); unreserved(d) {
+				b.WriteByte(d)
+			} else {
+				b.WriteByte('%')
+				b.WriteString(strings.ToUpper(s[i+1 : i+3]))
+			}
 			i += 3
 		case c >= utf8.RuneSelf:
 			fmt.Fprintf(&b, "%%%02X", c)
@@ -184,6 +191,22 @@ func normalise(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// unreserved reports RFC 3986's unreserved characters, which mean the same
+// escaped or not.
+func unreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
 }
 
 func isHex(c byte) bool {

@@ -64,6 +64,9 @@ Disallow: /shared
 		{"equal length: allow wins", "User-agent: *\nDisallow: /page\nAllow: /page\n", "/page", true, "Allow: /page"},
 		{"escapes compare in one case", "User-agent: *\nDisallow: /caf%c3%a9\n", "/caf%C3%A9/menu", false, "Disallow: /caf%C3%A9"},
 		{"non-ASCII pattern matches its escape", "User-agent: *\nDisallow: /café\n", "/caf%C3%A9", false, "Disallow: /caf%C3%A9"},
+		{"an escaped unreserved letter is the letter", "User-agent: *\nDisallow: /private\n", "/%70rivate/x", false, "Disallow: /private"},
+		{"escaped in the pattern too", "User-agent: *\nDisallow: /%7Euser\n", "/~user/page", false, "Disallow: /~user"},
+		{"a reserved character stays escaped", "User-agent: *\nDisallow: /a/b\n", "/a%2Fb", true, ""},
 		{"CRLF lines", "User-agent: *\r\nDisallow: /x\r\n", "/x", false, "Disallow: /x"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,49 @@
+package checkpoint
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/chaperone-mcp/chaperone/internal/weburl"
+)
+
+// hostInText matches a URL in text up to its host (group 1): a special
+// scheme and any run of slashes ("http:host" is a URL to a browser), or
+// two slashes, then user information if any.
+var hostInText = regexp.MustCompile(`(?i)(?:(?:https?|wss?|ftp):[/\\]*|[/\\]{2})(?:[^\s/\\?#@]*@)?([^\s/\\?#:@"'<>]+)`)
+
+// asciiHosts rewrites each URL's host in s that is not ASCII as the host
+// the browser connects to (punycode), so that a person reads the real
+// host: "http://аpple.com" with a Cyrillic а is http://xn--pple-43d.com,
+// never a look-alike of apple.com. A host that has no ASCII form has its
+// non-ASCII characters shown as escapes.
+func asciiHosts(s string) string {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r >= utf8.RuneSelf }) {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range hostInText.FindAllStringSubmatchIndex(s, -1) {
+		host := s[m[2]:m[3]]
+		if !strings.ContainsFunc(host, func(r rune) bool { return r >= utf8.RuneSelf }) {
+			continue
+		}
+		b.WriteString(s[last:m[2]])
+		if ascii, err := weburl.DomainToASCII(host); err == nil {
+			b.WriteString(ascii)
+		} else {
+			for _, r := range host {
+				if r >= utf8.RuneSelf {
+					fmt.Fprintf(&b, `\u%04x`, r)
+				} else {
+					b.WriteRune(r)
+				}
+			}
+		}
+		last = m[3]
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
