@@ -1,0 +1,184 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+)
+
+// The judging world. The scripts that judge an action (what Inspect sees,
+// the delivery record, the focus, what a select holds) must not run with
+// the page's built-ins: a page that redefines elementFromPoint,
+// getBoundingClientRect, Array.prototype.some or the isTrusted getter in
+// its own world would make them answer what it likes. They run in an
+// isolated world of the node's frame (Page.createIsolatedWorld), which
+// shares the frame's DOM and hears its events but has built-ins of its
+// own. The world's execution context is made once per frame and document
+// and kept; after a navigation the kept one is gone, and the first call
+// that finds it gone makes it anew.
+
+// judgeWorld names the isolated world the judging scripts run in.
+const judgeWorld = "chaperone-judge"
+
+// judgeWorlds keeps, per frame, the execution context of the judging world
+// in the frame's current document.
+type judgeWorlds struct {
+	mu  sync.Mutex
+	ids map[cdp.FrameID]int64
+}
+
+// mainFrame is the main frame of the target of the chromedp context c: its
+// id is the target's.
+func mainFrame(c context.Context) (cdp.FrameID, error) {
+	cc := chromedp.FromContext(c)
+	if cc == nil || cc.Target == nil {
+		return "", ErrClosed
+	}
+	return cdp.FrameID(cc.Target.TargetID), nil
+}
+
+// judgeContext returns the judging world's execution context in the frame
+// f, held by the target of c, made on first use.
+func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept bool, err error) {
+	t.judge.mu.Lock()
+	id, kept = t.judge.ids[f]
+	t.judge.mu.Unlock()
+	if kept {
+		return id, true, nil
+	}
+	w, err := chromedp.Call(c, cmdCreateIsolatedWorld, map[string]any{"frameId": f, "worldName": judgeWorld})
+	if err != nil {
+		return 0, false, err
+	}
+	t.judge.mu.Lock()
+	if t.judge.ids == nil {
+		t.judge.ids = map[cdp.FrameID]int64{}
+	}
+	t.judge.ids[f] = w.ExecutionContextID
+	t.judge.mu.Unlock()
+	return w.ExecutionContextID, false, nil
+}
+
+// forgetJudge drops the kept context id of the frame f, if it is still id.
+func (t *Context) forgetJudge(f cdp.FrameID, id int64) {
+	t.judge.mu.Lock()
+	defer t.judge.mu.Unlock()
+	if t.judge.ids[f] == id {
+		delete(t.judge.ids, f)
+	}
+}
+
+// inJudgeWorld runs do with the judging world's execution context in the
+// frame f, held by the target of c. When do finds that context gone (its
+// document was replaced), the world is made anew in the current document
+// and do runs once more. A kept context that is gone is, to
+// DOM.resolveNode, one that does not hold the node: that answer too makes
+// the world anew, once.
+func (t *Context) inJudgeWorld(c context.Context, f cdp.FrameID, do func(contextID int64) error) error {
+	for {
+		id, kept, err := t.judgeContext(c, f)
+		if err != nil {
+			return fmt.Errorf("the judging world: %w", err)
+		}
+		err = do(id)
+		if err == nil || !kept || c.Err() != nil || !contextGone(err) && !elsewhereInFrame(err) {
+			return err
+		}
+		t.forgetJudge(f, id)
+	}
+}
+
+// contextGone says whether err is the protocol's answer to a call in an
+// execution context that no longer exists.
+func contextGone(err error) bool {
+	s := strings.ToLower(err.Error())
+	return strings.Contains(s, "context") && (strings.Contains(s, "cannot find") || strings.Contains(s, "not found") ||
+		strings.Contains(s, "destroyed") || strings.Contains(s, "no execution"))
+}
+
+// elsewhereInFrame says whether err is DOM.resolveNode's answer for a node
+// of another frame than the context's.
+func elsewhereInFrame(err error) bool {
+	return strings.Contains(err.Error(), "does not belong to the document")
+}
+
+// judgedEvaluate evaluates expr in the judging world of the main frame of
+// the target of c, and returns its result unread (as an object when
+// byValue is false).
+func (t *Context) judgedEvaluate(c context.Context, expr string, byValue bool) (scriptResult, error) {
+	f, err := mainFrame(c)
+	if err != nil {
+		return scriptResult{}, err
+	}
+	var res scriptResult
+	err = t.inJudgeWorld(c, f, func(id int64) error {
+		var err error
+		res, err = chromedp.Call(c, cmdEvaluate, map[string]any{
+			"expression": expr, "returnByValue": byValue, "awaitPromise": byValue, "contextId": id,
+		})
+		return err
+	})
+	return res, err
+}
+
+// judgedResolve resolves the node with the backend node id local, in the
+// process of c, to an object of the judging world of its frame: the
+// target's main frame, else the frame of this process that holds it
+// (another origin of the same site, or a same-origin frame).
+func (t *Context) judgedResolve(c context.Context, local int64) (resolveNodeResult, error) {
+	main, err := mainFrame(c)
+	if err != nil {
+		return resolveNodeResult{}, err
+	}
+	obj, err := t.judgedResolveIn(c, main, local)
+	if err == nil || !elsewhereInFrame(err) {
+		return obj, err
+	}
+	tree, terr := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	if terr != nil {
+		return obj, err
+	}
+	for _, ft := range flattenFrames(tree.FrameTree, nil) {
+		if ft.Frame.ID == main {
+			continue
+		}
+		if o, ferr := t.judgedResolveIn(c, ft.Frame.ID, local); ferr == nil {
+			return o, nil
+		} else if !elsewhereInFrame(ferr) && c.Err() != nil {
+			return o, ferr
+		}
+	}
+	return obj, err
+}
+
+// judgedResolveIn resolves the node with the backend node id local in the
+// judging world of the frame f, held by the target of c.
+func (t *Context) judgedResolveIn(c context.Context, f cdp.FrameID, local int64) (resolveNodeResult, error) {
+	var obj resolveNodeResult
+	err := t.inJudgeWorld(c, f, func(id int64) error {
+		var err error
+		obj, err = chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": local, "executionContextId": id})
+		return err
+	})
+	return obj, err
+}
+
+// judgedCall is callIn in the judging world: it runs the page script fn,
+// with the window as this, in the main frame of the target of c, and
+// decodes its JSON result into out (which may be nil).
+func (t *Context) judgedCall(c context.Context, fn string, out any, args ...any) error {
+	expr, err := applyJS(fn, args...)
+	if err != nil {
+		return err
+	}
+	res, err := t.judgedEvaluate(c, expr, true)
+	if err != nil {
+		return err
+	}
+	return res.decode(out)
+}
