@@ -25,6 +25,9 @@ import (
 // judgeWorld names the isolated world the judging scripts run in.
 const judgeWorld = "chaperone-judge"
 
+// maxJudgeWorlds bounds how many frames' judging worlds a tab keeps.
+const maxJudgeWorlds = 256
+
 // judgeWorlds keeps, per frame, the execution context of the judging world
 // in the frame's current document.
 type judgeWorlds struct {
@@ -56,7 +59,9 @@ func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept
 		return 0, false, err
 	}
 	t.judge.mu.Lock()
-	if t.judge.ids == nil {
+	if t.judge.ids == nil || len(t.judge.ids) >= maxJudgeWorlds {
+		// A page that makes and drops frames by the thousand must not
+		// grow the map: what is dropped is made again when needed.
 		t.judge.ids = map[cdp.FrameID]int64{}
 	}
 	t.judge.ids[f] = w.ExecutionContextID
