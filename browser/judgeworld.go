@@ -33,6 +33,36 @@ const maxJudgeWorlds = 256
 type judgeWorlds struct {
 	mu  sync.Mutex
 	ids map[cdp.FrameID]int64
+	// frames remembers the frame other than its target's main frame
+	// that a node was found in, so that the next call goes there at once.
+	frames map[judgedNode]cdp.FrameID
+}
+
+// judgedNode is a node by its process (its target's main frame) and its
+// backend node id there.
+type judgedNode struct {
+	main  cdp.FrameID
+	local int64
+}
+
+// frameOf returns the frame the node was last found in, or main.
+func (t *Context) frameOf(n judgedNode) cdp.FrameID {
+	t.judge.mu.Lock()
+	defer t.judge.mu.Unlock()
+	if f, ok := t.judge.frames[n]; ok {
+		return f
+	}
+	return n.main
+}
+
+// foundIn remembers that the node is in the frame f.
+func (t *Context) foundIn(n judgedNode, f cdp.FrameID) {
+	t.judge.mu.Lock()
+	defer t.judge.mu.Unlock()
+	if t.judge.frames == nil || len(t.judge.frames) >= maxJudgeWorlds {
+		t.judge.frames = map[judgedNode]cdp.FrameID{}
+	}
+	t.judge.frames[n] = f
 }
 
 // mainFrame is the main frame of the target of the chromedp context c: its
@@ -140,7 +170,9 @@ func (t *Context) judgedResolve(c context.Context, local int64) (resolveNodeResu
 	if err != nil {
 		return resolveNodeResult{}, err
 	}
-	obj, err := t.judgedResolveIn(c, main, local)
+	n := judgedNode{main: main, local: local}
+	first := t.frameOf(n)
+	obj, err := t.judgedResolveIn(c, first, local)
 	if err == nil || !elsewhereInFrame(err) {
 		return obj, err
 	}
@@ -149,12 +181,17 @@ func (t *Context) judgedResolve(c context.Context, local int64) (resolveNodeResu
 		return obj, err
 	}
 	for _, ft := range flattenFrames(tree.FrameTree, nil) {
-		if ft.Frame.ID == main {
+		if ft.Frame.ID == first {
 			continue
 		}
-		if o, ferr := t.judgedResolveIn(c, ft.Frame.ID, local); ferr == nil {
+		o, ferr := t.judgedResolveIn(c, ft.Frame.ID, local)
+		switch {
+		case ferr == nil:
+			if ft.Frame.ID != main {
+				t.foundIn(n, ft.Frame.ID)
+			}
 			return o, nil
-		} else if !elsewhereInFrame(ferr) && c.Err() != nil {
+		case c.Err() != nil:
 			return o, ferr
 		}
 	}
