@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -33,6 +34,9 @@ const maxJudgeWorlds = 256
 type judgeWorlds struct {
 	mu  sync.Mutex
 	ids map[cdp.FrameID]int64
+	// heard holds the targets whose Runtime.executionContextsCleared
+	// drops the kept contexts.
+	heard map[cdp.FrameID]bool
 	// frames remembers the frame other than its target's main frame
 	// that a node was found in, so that the next call goes there at once.
 	frames map[judgedNode]cdp.FrameID
@@ -84,6 +88,7 @@ func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept
 	if kept {
 		return id, true, nil
 	}
+	t.hearCleared(c)
 	w, err := chromedp.Call(c, cmdCreateIsolatedWorld, map[string]any{"frameId": f, "worldName": judgeWorld})
 	if err != nil {
 		return 0, false, err
@@ -97,6 +102,39 @@ func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept
 	t.judge.ids[f] = w.ExecutionContextID
 	t.judge.mu.Unlock()
 	return w.ExecutionContextID, false, nil
+}
+
+// hearCleared makes the target of c drop every kept context when its
+// main frame gets a new document (Runtime.executionContextsCleared), once
+// per target: a kept context then never names an old document's world,
+// even one the back-forward cache keeps. A context that goes some other
+// way (a frame's own navigation) is found gone when used.
+func (t *Context) hearCleared(c context.Context) {
+	main, err := mainFrame(c)
+	if err != nil {
+		return
+	}
+	t.judge.mu.Lock()
+	if t.judge.heard[main] {
+		t.judge.mu.Unlock()
+		return
+	}
+	if t.judge.heard == nil || len(t.judge.heard) >= maxJudgeWorlds {
+		t.judge.heard = map[cdp.FrameID]bool{}
+	}
+	t.judge.heard[main] = true
+	t.judge.mu.Unlock()
+	// For the target's life: the call's context ends with the call.
+	err = chromedp.Listen(context.WithoutCancel(c), func(ev any) {
+		if _, ok := ev.(*runtime.EventExecutionContextsCleared); ok {
+			t.judge.mu.Lock()
+			t.judge.ids = nil
+			t.judge.mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.log.Debug("the judging world: not told of new documents", "err", err)
+	}
 }
 
 // forgetJudge drops the kept context id of the frame f, if it is still id.

@@ -3,6 +3,7 @@ package browser_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 )
@@ -36,6 +37,35 @@ func TestJudgedInIsolatedWorld(t *testing.T) {
 			}
 		})
 	}
+	// The world is kept per document: a new document, and going back to
+	// the old one (which the back-forward cache may keep), are judged in
+	// a world of their own document.
+	t.Run("a new document, and back", func(t *testing.T) {
+		t.Parallel()
+		tab := browsertest.Tab(t)
+		first := site + "/hostile/worlds-builtins?trap=cover&lie=point"
+		navigate(t, tab, first)
+		if in := inspect(t, tab, nodeOf(t, tab, "button", "Read more"), true); !strings.Contains(in.Covered, "Place order") {
+			t.Fatalf("first document: covered by %q", in.Covered)
+		}
+		navigate(t, tab, site+"/hostile/worlds-builtins?lie=rect,point")
+		if in := inspect(t, tab, nodeOf(t, tab, "button", "Read more"), true); in.Covered != "" || in.Y < 100 || in.Y >= 140 {
+			t.Fatalf("second document: covered by %q, click point %v,%v", in.Covered, in.X, in.Y)
+		}
+		back, err := tab.HistoryEntry(testCtx(t), -1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.GoToHistory(testCtx(t), back.ID); err != nil {
+			t.Fatal(err)
+		}
+		if !waitUntil(t, 20*time.Millisecond, func() bool { return tab.URL() == first }) {
+			t.Fatalf("back: the tab is at %s", tab.URL())
+		}
+		if in := inspect(t, tab, nodeOf(t, tab, "button", "Read more"), true); !strings.Contains(in.Covered, "Place order") {
+			t.Errorf("back at the first document: covered by %q", in.Covered)
+		}
+	})
 	t.Run("activeElement lies", func(t *testing.T) {
 		t.Parallel()
 		tab := browsertest.Tab(t)
