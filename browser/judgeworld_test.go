@@ -1,11 +1,14 @@
 package browser_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 )
 
 // TestJudgedInIsolatedWorld: the scripts that judge an action run with
@@ -66,6 +69,29 @@ func TestJudgedInIsolatedWorld(t *testing.T) {
 			t.Errorf("back at the first document: covered by %q", in.Covered)
 		}
 	})
+	// Done is what was approved: the select's focus handler turns the
+	// approved option into another, and the page lies that it did not.
+	for _, lie := range []string{"option", "none"} {
+		t.Run("the select's "+lie+" lies", func(t *testing.T) {
+			t.Parallel()
+			tab := browsertest.Tab(t)
+			navigate(t, tab, site+"/hostile/worlds-builtins?lie="+lie)
+			plan := nodeOf(t, tab, "combobox", "Plan")
+			approved, err := tab.PickOptions(testCtx(t), plan, []string{"Basic $5"}, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := tab.Select(testCtx(t), plan, []string{"Basic $5"}, false, approved)
+			var changed *browser.ChangedError
+			if !errors.As(err, &changed) {
+				t.Errorf("Select = %v, %v; want a ChangedError", got, err)
+			}
+			s, _, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 0)
+			if !strings.Contains(s.Text, "Plan heard: nothing") {
+				t.Errorf("the page heard a choice nobody approved:\n%s", s.Text)
+			}
+		})
+	}
 	t.Run("activeElement lies", func(t *testing.T) {
 		t.Parallel()
 		tab := browsertest.Tab(t)
