@@ -3,6 +3,7 @@ package main
 import (
 	"net/http/httptest"
 	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
@@ -83,6 +84,26 @@ func TestAttackJudgedInThePagesWorld(t *testing.T) {
 			t.Logf("asked: %v; result: success %v, error %v, %q", asked, r.Success, r.Error, r.Message)
 		})
 	}
+	// Done is what was approved: the select's focus handler turns "Basic
+	// $5" into "Premium annual $6000", and the page's getters say it did
+	// not. The person, if asked, approves "Basic $5"; the page must not
+	// hear the other chosen.
+	t.Run("the select's option lies", func(t *testing.T) {
+		if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/worlds-builtins?lie=option"}); !r.Success {
+			t.Fatalf("load: %v %s", r.Error, r.Message)
+		}
+		s := getSnapshot(t, c)
+		host.decisions <- map[string]any{"approved": true}
+		r, after := act(t, c, toolapi.Select, map[string]any{"ref": browsertest.Ref(t, s, "combobox", "Plan"), "value": "Basic $5"})
+		select {
+		case <-host.requests:
+		default:
+			<-host.decisions
+		}
+		if !strings.Contains(after.Text, "Plan heard: nothing") || r.Success {
+			t.Errorf("select: success %v, %q; the page heard:\n%s", r.Success, r.Message, after.Text)
+		}
+	})
 	// The honest page: the click on Read more happens, nobody is asked.
 	if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/worlds-builtins"}); !r.Success {
 		t.Fatalf("load: %v %s", r.Error, r.Message)
