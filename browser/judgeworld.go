@@ -15,8 +15,8 @@ import (
 // The judging world. The scripts that judge an action (what Inspect sees,
 // the delivery record, the focus, what a select holds) must not run with
 // the page's built-ins: a page that redefines elementFromPoint,
-// getBoundingClientRect, Array.prototype.some or the isTrusted getter in
-// its own world would make them answer what it likes. They run in an
+// getBoundingClientRect, Array.prototype.some or composedPath in its own
+// world would make them answer what it likes. They run in an
 // isolated world of the node's frame (Page.createIsolatedWorld), which
 // shares the frame's DOM and hears its events but has built-ins of its
 // own. The world's execution context is made once per frame and document
@@ -32,8 +32,10 @@ const maxJudgeWorlds = 256
 // judgeWorlds keeps, per frame, the execution context of the judging world
 // in the frame's current document.
 type judgeWorlds struct {
-	mu  sync.Mutex
-	ids map[cdp.FrameID]int64
+	mu sync.Mutex
+	// ids are the contexts, by target and frame: context ids are numbered
+	// per process, and a frame may move to another target's process.
+	ids map[judgeKey]int64
 	// heard holds the targets whose Runtime.executionContextsCleared
 	// drops the kept contexts.
 	heard map[cdp.FrameID]bool
@@ -41,6 +43,10 @@ type judgeWorlds struct {
 	// that a node was found in, so that the next call goes there at once.
 	frames map[judgedNode]cdp.FrameID
 }
+
+// judgeKey is a frame of a target (a target by its main frame's id, which
+// is its own).
+type judgeKey struct{ target, frame cdp.FrameID }
 
 // judgedNode is a node by its process (its target's main frame) and its
 // backend node id there.
@@ -82,8 +88,13 @@ func mainFrame(c context.Context) (cdp.FrameID, error) {
 // judgeContext returns the judging world's execution context in the frame
 // f, held by the target of c, made on first use.
 func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept bool, err error) {
+	main, err := mainFrame(c)
+	if err != nil {
+		return 0, false, err
+	}
+	key := judgeKey{target: main, frame: f}
 	t.judge.mu.Lock()
-	id, kept = t.judge.ids[f]
+	id, kept = t.judge.ids[key]
 	t.judge.mu.Unlock()
 	if kept {
 		return id, true, nil
@@ -97,18 +108,20 @@ func (t *Context) judgeContext(c context.Context, f cdp.FrameID) (id int64, kept
 	if t.judge.ids == nil || len(t.judge.ids) >= maxJudgeWorlds {
 		// A page that makes and drops frames by the thousand must not
 		// grow the map: what is dropped is made again when needed.
-		t.judge.ids = map[cdp.FrameID]int64{}
+		t.judge.ids = map[judgeKey]int64{}
 	}
-	t.judge.ids[f] = w.ExecutionContextID
+	t.judge.ids[key] = w.ExecutionContextID
 	t.judge.mu.Unlock()
 	return w.ExecutionContextID, false, nil
 }
 
-// hearCleared makes the target of c drop every kept context when its
-// main frame gets a new document (Runtime.executionContextsCleared), once
-// per target: a kept context then never names an old document's world,
-// even one the back-forward cache keeps. A context that goes some other
-// way (a frame's own navigation) is found gone when used.
+// hearCleared makes the target of c drop its kept contexts when it gets a
+// new document (Runtime.executionContextsCleared), and a frame's when the
+// frame navigates or goes (Page.frameNavigated, Page.frameDetached), once
+// per target: a kept context then never names an old document's world
+// (even one the back-forward cache keeps), nor, in a process the target
+// moved to, another context that has the same number. One that goes some
+// other way is found gone when used.
 func (t *Context) hearCleared(c context.Context) {
 	main, err := mainFrame(c)
 	if err != nil {
@@ -125,11 +138,23 @@ func (t *Context) hearCleared(c context.Context) {
 	t.judge.heard[main] = true
 	t.judge.mu.Unlock()
 	// For the target's life: the call's context ends with the call.
+	drop := func(frame cdp.FrameID) {
+		t.judge.mu.Lock()
+		defer t.judge.mu.Unlock()
+		for k := range t.judge.ids {
+			if k.target == main && (frame == "" || k.frame == frame) {
+				delete(t.judge.ids, k)
+			}
+		}
+	}
 	err = chromedp.Listen(context.WithoutCancel(c), func(ev any) {
-		if _, ok := ev.(*runtime.EventExecutionContextsCleared); ok {
-			t.judge.mu.Lock()
-			t.judge.ids = nil
-			t.judge.mu.Unlock()
+		switch ev := ev.(type) {
+		case *runtime.EventExecutionContextsCleared:
+			drop("")
+		case *page.EventFrameNavigated:
+			drop(ev.Frame.ID)
+		case *page.EventFrameDetached:
+			drop(ev.FrameID)
 		}
 	})
 	if err != nil {
@@ -137,12 +162,18 @@ func (t *Context) hearCleared(c context.Context) {
 	}
 }
 
-// forgetJudge drops the kept context id of the frame f, if it is still id.
-func (t *Context) forgetJudge(f cdp.FrameID, id int64) {
+// forgetJudge drops the kept context id of the frame f of the target of
+// c, if it is still id.
+func (t *Context) forgetJudge(c context.Context, f cdp.FrameID, id int64) {
+	main, err := mainFrame(c)
+	if err != nil {
+		return
+	}
+	key := judgeKey{target: main, frame: f}
 	t.judge.mu.Lock()
 	defer t.judge.mu.Unlock()
-	if t.judge.ids[f] == id {
-		delete(t.judge.ids, f)
+	if t.judge.ids[key] == id {
+		delete(t.judge.ids, key)
 	}
 }
 
@@ -162,7 +193,7 @@ func (t *Context) inJudgeWorld(c context.Context, f cdp.FrameID, do func(context
 		if err == nil || !kept || c.Err() != nil || !contextGone(err) && !elsewhereInFrame(err) {
 			return err
 		}
-		t.forgetJudge(f, id)
+		t.forgetJudge(c, f, id)
 	}
 }
 
