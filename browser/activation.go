@@ -184,7 +184,7 @@ func (t *Context) framesHoldPayment(ctx context.Context) bool {
 	)
 	ask := func(c context.Context, framesOnly bool) {
 		var n int
-		if err := callIn(c, holdsPaymentFieldJS, &n, PaymentFieldPattern, framesOnly); err == nil && n > 0 {
+		if err := t.judgedCall(c, holdsPaymentFieldJS, &n, PaymentFieldPattern, framesOnly); err == nil && n > 0 {
 			mu.Lock()
 			found = true
 			mu.Unlock()
@@ -225,7 +225,7 @@ func (t *Context) Files(ctx context.Context, backendNodeID int64) ([]FileInfo, e
 func (t *Context) Focused(ctx context.Context) (int64, error) {
 	c, cancel := t.cdp(ctx)
 	defer func() { cancel() }()
-	res, err := chromedp.Call(c, cmdEvaluate, map[string]any{"expression": "(" + activeElementJS + ")()"})
+	res, err := t.judgedEvaluate(c, "("+activeElementJS+")()", false)
 	if err != nil {
 		return 0, fmt.Errorf("find the focused element: %w", err)
 	}
@@ -278,7 +278,13 @@ type frameFocus struct {
 func (t *Context) focusInFrame(ctx context.Context, c context.Context, d describedNode) frameFocus {
 	if cd := d.Node.ContentDocument; cd != nil && cd.BackendNodeID != 0 {
 		// Another origin in this process: the protocol reads its document.
-		doc, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": cd.BackendNodeID})
+		var doc resolveNodeResult
+		var err error
+		if d.Node.FrameID != "" {
+			doc, err = t.judgedResolveIn(c, cdp.FrameID(d.Node.FrameID), cd.BackendNodeID)
+		} else {
+			doc, err = t.judgedResolve(c, cd.BackendNodeID)
+		}
 		if err != nil {
 			return frameFocus{}
 		}
@@ -308,7 +314,7 @@ func (t *Context) focusInFrame(ctx context.Context, c context.Context, d describ
 		return frameFocus{}
 	}
 	fc, cancel := f.cdp(ctx)
-	res, err := chromedp.Call(fc, cmdEvaluate, map[string]any{"expression": "(" + activeElementJS + ")()"})
+	res, err := t.judgedEvaluate(fc, "("+activeElementJS+")()", false)
 	if err != nil || res.err() != nil || res.Result.ObjectID == "" {
 		cancel()
 		return frameFocus{}

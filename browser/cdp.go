@@ -109,7 +109,9 @@ func (t *Context) node(ctx context.Context, node nodeID) (*pageObject, error) {
 		return nil, err
 	}
 	defer r.cancel()
-	obj, err := chromedp.Call(r.ctx, cmdResolveNode, map[string]any{"backendNodeId": r.local})
+	// In the judging world: the scripts run on it judge what the page
+	// does, so they must not run with the page's built-ins.
+	obj, err := t.judgedResolve(r.ctx, int64(r.local))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDetached, err)
 	}

@@ -160,7 +160,9 @@ func hear(c context.Context) (hearing, error) {
 		}
 	})
 	if err == nil {
-		_, err = chromedp.Call(c, cmdAddBinding, map[string]any{"name": deliveryBinding})
+		// In the judging world alone, where the records are armed: the
+		// page's own world neither has it nor can stand in for it.
+		_, err = chromedp.Call(c, cmdAddBinding, map[string]any{"name": deliveryBinding, "executionContextName": judgeWorld})
 	}
 	if err != nil {
 		stop()
@@ -234,7 +236,10 @@ func (t *Context) deliver(ctx context.Context, node nodeID, kind string, x, y fl
 		// The record waited for the element's frame to render; aim anew
 		// at where the element is now, as an agent's next try would.
 		in, err := t.inspect(ctx, node, true, true)
-		if d.Gone && errors.Is(err, ErrDetached) {
+		// A node gone after a miss: its document went away, whether or
+		// not the record's read already found it so (a record armed in
+		// the judging world may outlive the frame a moment).
+		if errors.Is(err, ErrDetached) {
 			return &DeliveryError{Input: kind, Gone: true}
 		}
 		if err != nil {
@@ -315,7 +320,7 @@ func (t *Context) armKeys(ctx context.Context, key string) ([]*record, error) {
 		var res scriptResult
 		expr, err := applyJS(armKeyDeliveryJS, key, h.token, deliveryBinding)
 		if err == nil {
-			res, err = chromedp.Call(c, cmdEvaluate, map[string]any{"expression": expr})
+			res, err = t.judgedEvaluate(c, expr, false)
 		}
 		if err == nil {
 			err = res.err()

@@ -61,3 +61,40 @@ func BenchmarkClickDelivery(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkInspect measures the check before an action (Inspect) on a
+// button of the page, of a frame in the page's process (another origin of
+// the same site) and of a cross-site frame: what running the judging
+// scripts in an isolated world of the node's frame costs per action.
+func BenchmarkInspect(b *testing.B) {
+	site := browsertest.Site(b)
+	for _, bc := range []struct{ name, path, button string }{
+		{"page", "/hostile/delivery-edges", "Stopped"},
+		{"same-site frame", "/hostile/delivery-host?inner=delivery-cover&same=1", "Apply coupon"},
+		{"cross-site frame", "/variants/cross-site-checkout", "Pay"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			tab := browsertest.Tab(b)
+			ctx, cancel := context.WithTimeout(b.Context(), 5*time.Minute)
+			defer cancel()
+			if err := tab.Navigate(ctx, site+bc.path); err != nil {
+				b.Fatal(err)
+			}
+			c, err := tab.Capture(ctx, browser.CaptureOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			s, table, _ := snapshot.Build(c, snapshot.Options{}, 0)
+			e, ok := s.Find("button", bc.button)
+			if !ok {
+				b.Fatalf("no button %q", bc.button)
+			}
+			node := table[e.Ref].BackendNodeID
+			for b.Loop() {
+				if _, err := tab.Inspect(ctx, node, true); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -136,7 +136,7 @@ func (t *Context) owner(ctx context.Context, f *remoteFrame) (*pageObject, error
 		return nil, err
 	}
 	defer r.cancel()
-	obj, err := chromedp.Call(r.ctx, cmdResolveNode, map[string]any{"backendNodeId": r.local})
+	obj, err := t.judgedResolve(r.ctx, int64(r.local))
 	if err != nil {
 		return nil, fmt.Errorf("%w: the iframe of %s: %v", ErrDetached, f.url, err)
 	}

@@ -56,6 +56,8 @@ type Context struct {
 	loaded *StorageState
 	// dl is where the tab's downloads go, and what they were (download.go).
 	dl tabDownloads
+	// judge keeps the judging world of each target (judgeworld.go).
+	judge judgeWorlds
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
