@@ -99,7 +99,8 @@ var defaultGated = map[string][]string{
 	"/hostile/binding-rewrite": {`click button "Delete account"`},
 	"/hostile/point-edge": {`click button "Place order"`, `click button "Place order"`, `click button "Place order"`,
 		`click button "Place order"`, `click button "Place order"`, `click button "Place order"`},
-	"/hostile/takeover-pace": {`click button "Place order"`},
+	"/hostile/takeover-pace":   {`click button "Place order"`},
+	"/hostile/worlds-builtins": {`click button "Place order"`},
 	"/variants/everyday": {
 		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
 		`click button "Book now"`, `click button "Subscribe"`, `click button "Unsubscribe from emails"`,
