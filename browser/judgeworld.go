@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -274,10 +275,21 @@ func (t *Context) judgedResolveIn(c context.Context, f cdp.FrameID, local int64)
 	err := t.inJudgeWorld(c, f, func(id int64) error {
 		var err error
 		obj, err = chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": local, "executionContextId": id})
+		if err == nil && obj.Object.ObjectID == "" {
+			// A node of another origin's frame in this process resolves,
+			// in this frame's world, to no object at all (the world may
+			// not reach it): it is elsewhere, as a node of another
+			// document is.
+			err = errNotInFrame
+		}
 		return err
 	})
 	return obj, err
 }
+
+// errNotInFrame is DOM.resolveNode's answer, as inJudgeWorld reads it, for
+// a node that the frame's world cannot reach.
+var errNotInFrame = errors.New("Node with given id does not belong to the document of this world")
 
 // judgedCall is callIn in the judging world: it runs the page script fn,
 // with the window as this, in the main frame of the target of c, and
