@@ -38,15 +38,43 @@ function maskSecrets(texts, cap, coverCanvas) {
     return false;
   };
   const changed = [];
+  // touched are the elements restyled; a page that restyles one of them
+  // while the screenshot is taken has fought the mask (watch below).
+  const touched = new Set();
   const setStyle = (el, prop, value) => {
     if (!el.style || changed.some(c => c.el === el && c.prop === prop)) return;
+    touched.add(el);
     changed.push({el, prop, value: el.style.getPropertyValue(prop), priority: el.style.getPropertyPriority(prop)});
     el.style.setProperty(prop, value, 'important');
   };
-  const mask = el => setStyle(el, '-webkit-text-security', 'disc');
+  // A transition outranks even an !important declaration in the cascade:
+  // one the page set would keep the old look for as long as it says. It is
+  // stopped first, so that what is set next takes at once.
+  const force = (el, prop, value) => {
+    setStyle(el, 'transition', 'none');
+    setStyle(el, prop, value);
+  };
+  // Discs are inherited, and a descendant's own rule (a span the page
+  // styles with -webkit-text-security:none, or its shadow tree's) would
+  // draw its part in clear: every element under the one masked, shadow
+  // trees included, is drawn as discs on its own.
+  const masked = [];
+  const deep = el => {
+    force(el, '-webkit-text-security', 'disc');
+    for (const c of el.children) deep(c);
+    if (el.shadowRoot) for (const c of el.shadowRoot.children) deep(c);
+  };
+  const mask = el => {
+    if (touched.has(el) && masked.includes(el)) return;
+    masked.push(el);
+    deep(el);
+  };
   const sheets = new Set();
+  const canvases = [];
+  const drawnEls = [];
   const maskDrawn = el => {
     mask(el);
+    drawnEls.push(el);
     if (!el.hasAttribute(attr)) {
       changed.push({el, attr});
       el.setAttribute(attr, '');
@@ -88,7 +116,7 @@ function maskSecrets(texts, cap, coverCanvas) {
     }
     if (own || !inChild) mask(el.tagName === 'OPTION' && el.closest('select') || el);
   };
-  const scan = root => {
+  const scanRoot = root => {
     const top = root.body || root.documentElement || root;
     if (needles.length && top && top.children && holds(top.textContent)) descend(top);
     for (const el of root.querySelectorAll('*')) {
@@ -97,13 +125,71 @@ function maskSecrets(texts, cap, coverCanvas) {
         if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && holds(el.placeholder)) maskDrawn(el);
         if (drawn(el, '::before') || drawn(el, '::after') || (el.tagName === 'LI' || el.tagName === 'SUMMARY') && drawn(el, '::marker')) maskDrawn(el);
       }
-      if (coverCanvas && el.tagName === 'CANVAS') setStyle(el, 'visibility', 'hidden');
+      if (coverCanvas && el.tagName === 'CANVAS') {
+        force(el, 'visibility', 'hidden');
+        canvases.push(el);
+      }
       if (el.shadowRoot) scan(el.shadowRoot);
     }
+  };
+  // watch keeps, until unmaskSecrets asks, whether the page fought the
+  // mask while the screenshot was taken: it restyled or filled an element
+  // masked, removed the masking rule, or put a secret or a canvas where
+  // none was masked (a mutation observer that undoes the mask in the
+  // microtask after it, a loop that draws again); and, when asked, whether
+  // each element still draws discs and each canvas is still hidden. A
+  // screenshot of a page that fought it is not kept.
+  const watch = roots => {
+    let fought = false;
+    const styles = new Set(changed.filter(c => c.style).map(c => c.style));
+    const shows = n => n.nodeType === 1 ? holds(n.textContent) || coverCanvas && (n.tagName === 'CANVAS' || !!n.querySelector('canvas')) :
+      n.nodeType === 3 && holds(n.data);
+    const seen = records => {
+      for (const r of records) {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        if (el && touched.has(el)) fought = true;
+        else if (r.type === 'characterData') fought ||= holds(r.target.data);
+        else if (r.type === 'attributes') {
+          const t = r.target;
+          fought ||= (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA') && (holds(t.value) || holds(t.placeholder)) ||
+            drawn(t, '::before') || drawn(t, '::after');
+        }
+        for (const n of r.addedNodes || []) fought ||= shows(n);
+        for (const n of r.removedNodes || []) fought ||= styles.has(n);
+        if (fought) return;
+      }
+    };
+    const observer = new MutationObserver(seen);
+    for (const root of roots) observer.observe(root, {attributes: true, childList: true, characterData: true, subtree: true});
+    const check = () => {
+      seen(observer.takeRecords());
+      observer.disconnect();
+      const style = (el, pseudo) => { try { return getComputedStyle(el, pseudo); } catch (e) { return null; } };
+      for (const el of touched) {
+        if (canvases.includes(el)) {
+          if (el.isConnected && style(el)?.visibility !== 'hidden') fought = true;
+        } else if (el.isConnected && style(el)?.getPropertyValue('-webkit-text-security') !== 'disc') fought = true;
+      }
+      for (const el of drawnEls) {
+        for (const p of ['::before', '::after']) {
+          if (drawn(el, p) && style(el, p)?.getPropertyValue('-webkit-text-security') !== 'disc') fought = true;
+        }
+      }
+      return fought;
+    };
+    const watchKey = Symbol.for('chaperone.maskWatch');
+    const watches = globalThis[watchKey] || [];
+    Object.defineProperty(globalThis, watchKey, {value: watches.concat([check]), configurable: true, enumerable: false, writable: true});
+  };
+  const roots = [];
+  const scan = root => {
+    roots.push(root);
+    scanRoot(root);
   };
   if (needles.length || coverCanvas) scan(document);
   const before = globalThis[key] || [];
   Object.defineProperty(globalThis, key, {value: before.concat(changed), configurable: true, enumerable: false, writable: true});
+  if (changed.length) watch(roots);
   if (!changed.length) return 0;
   return new Promise(resolve => {
     let left = 2;
