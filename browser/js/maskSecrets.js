@@ -18,8 +18,16 @@ function maskSecrets(texts, cap, coverCanvas) {
   // page's specificity: a page's own ::before rule cannot unmask.
   const rule = '@layer chaperone-mask{[' + attr + ']::before,[' + attr + ']::after{-webkit-text-security:disc!important}' +
     '[' + attr + ']::marker{content:"\\2022  "!important}[' + attr + ']::placeholder{color:transparent!important}}';
-  const skip = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\s\p{Pd}._\u00b7\u2022|,:]/gu;
-  const norm = s => String(s).normalize('NFKC').toLowerCase().replace(skip, '');
+  // As internal/redact reads text: invisible characters, combining marks
+  // and the separators a page may put between characters are skipped, a
+  // letter with marks is the letter, and a Cyrillic or Greek letter drawn
+  // as a Latin one is that one.
+  const skip = /[\p{Cf}\p{Mn}\p{Me}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\s\p{Pd}._\u00b7\u2022|,:;\/\\"'`[\](){}+*=~]/gu;
+  const alike = {'а': 'a', 'в': 'b', 'с': 'c', 'е': 'e', 'һ': 'h', 'і': 'i', 'ј': 'j', 'к': 'k', 'м': 'm', 'н': 'h',
+    'о': 'o', 'р': 'p', 'ѕ': 's', 'т': 't', 'у': 'y', 'х': 'x', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l',
+    'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+    'χ': 'x', 'γ': 'y', 'η': 'n', 'μ': 'u'};
+  const norm = s => String(s).normalize('NFKD').toLowerCase().replace(skip, '').replace(/[^\x00-\x7f]/gu, c => alike[c] || c);
   const needles = [...new Set(texts.map(norm))].filter(t => t.length > 0);
   const cls = c => c === undefined ? 0 : /\p{L}/u.test(c) ? 1 : /\p{Nd}/u.test(c) ? 2 : 0;
   const edge = (c, e) => { const k = cls(c); return k === 0 || k !== cls(e); };

@@ -438,19 +438,27 @@ func echoForms() map[string]string {
 		return r
 	}, echoSecret)
 	return map[string]string{
-		"raw":               echoSecret,
-		"base64":            base64.StdEncoding.EncodeToString(b),
-		"base64url":         base64.RawURLEncoding.EncodeToString(b),
-		"inside base64":     base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
-		"hex":               strings.ToUpper(hex.EncodeToString(b)),
-		"reversed":          string(rev),
-		"spaced":            spread(echoSecret, " "),
-		"dashed":            spread(echoSecret, "-"),
-		"zero-width joined": spread(echoSecret, "\u200d"),
-		"soft hyphens":      spread(echoSecret, "\u00ad"),
-		"full width":        wide,
-		"a piece":           "quokka",
-		"a reversed piece":  "akkouq",
+		"raw":                   echoSecret,
+		"base64":                base64.StdEncoding.EncodeToString(b),
+		"base64url":             base64.RawURLEncoding.EncodeToString(b),
+		"inside base64":         base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
+		"hex":                   strings.ToUpper(hex.EncodeToString(b)),
+		"reversed":              string(rev),
+		"spaced":                spread(echoSecret, " "),
+		"dashed":                spread(echoSecret, "-"),
+		"zero-width joined":     spread(echoSecret, "\u200d"),
+		"soft hyphens":          spread(echoSecret, "\u00ad"),
+		"full width":            wide,
+		"a piece":               "quokka",
+		"a reversed piece":      "akkouq",
+		"base64 of reversed":    base64.StdEncoding.EncodeToString([]byte(string(rev))),
+		"rot13":                 "Md7-Dhbxxn-88",
+		"base64 of URL-encoded": base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(echoSecret))),
+		"a list":                `["Z","q","7","-","Q","u","o","k","k","a","-","8","8"]`,
+		"far apart":             spread(echoSecret, "    "),
+		"slashed":               spread(echoSecret, "/"),
+		"accented":              strings.Join(strings.Split(echoSecret, ""), "\u0301") + "\u0301",
+		"look-alike letters":    "Zq7-Qu\u043ekk\u0430-88",
 	}
 }
 
@@ -546,7 +554,8 @@ func TestAttackSecretsTransformedEchoes(t *testing.T) {
 	if !strings.Contains(s.Text, "PIN ******** saved") {
 		t.Errorf("the PIN's echo is not masked with the words around it kept:\n%s", s.Text)
 	}
-	for _, want := range []string{"b64 {{" + echoVar + "}}", "reversed {{" + echoVar + "}}", "wide {{" + echoVar + "}}"} {
+	for _, want := range []string{"b64 {{" + echoVar + "}}", "reversed {{" + echoVar + "}}", "wide {{" + echoVar + "}}",
+		"rot13 {{" + echoVar + "}}", `list ["{{` + echoVar + `}}"]`, "lookalike {{" + echoVar + "}}"} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("the page text does not read %q:\n%s", want, s.Text)
 		}
