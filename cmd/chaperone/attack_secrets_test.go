@@ -603,3 +603,43 @@ func TestAttackSecretsSameSiteFrame(t *testing.T) {
 		t.Errorf("the frame's canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
 	}
 }
+
+// TestAttackSecretsPasswordTypedAsKeys: a password the agent types into a
+// password field key by key (browser_press_key with a text), not by
+// browser_fill, is a password too: after the GET form sends it, the
+// results page's URL, title and text, every result, the audit log and the
+// debug log hold it in no form, and the audit record of the typing masks
+// its text.
+func TestAttackSecretsPasswordTypedAsKeys(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, cmd, stderr := stdioClient(t, nil,
+		"serve", "--url", site.URL+"/hostile/secrets-signin", "--audit-dir", auditDir,
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000")
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	secretsCall(t, c, &seen, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "text": secretsPIN})
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
+	if u := s.Page.URL; !strings.Contains(u, "/hostile/secrets-results?") || !strings.Contains(u, "pw=********") {
+		t.Errorf("the results page's URL is %q, want the password in its query as its stand-in", u)
+	}
+	secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	for i, text := range seen {
+		secretsLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	if n := secretsFiles(t, auditDir, nil); n == 0 {
+		t.Fatal("no audit log was written")
+	}
+	secretsLeak(t, "stderr (debug)", stderr.String())
+}
