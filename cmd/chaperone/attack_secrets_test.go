@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image/png"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -642,4 +643,88 @@ func TestAttackSecretsPasswordTypedAsKeys(t *testing.T) {
 		t.Fatal("no audit log was written")
 	}
 	secretsLeak(t, "stderr (debug)", stderr.String())
+}
+
+// fightingEchoes is a page that echoes what is typed into its password
+// field and fights the screenshot's mask: the echo is split into spans its
+// rules draw without discs (inherited discs lose to an element's own rule),
+// the canvas it draws the password on keeps its look for 1000 s by a
+// transition (which outranks !important), and with ?observer a mutation
+// observer undoes every style set on the echo in the microtask after. Its
+// echo and the reference drawn as discs sit where echoCSS looks, its canvas
+// where echoCanvasInk does.
+const fightingEchoes = `<!doctype html><html><head><meta charset="utf-8"><title>Vault</title><style>
+body{margin:0;font:16px system-ui,sans-serif;background:#fff}
+label{position:absolute;top:10px;left:20px}
+.line{position:absolute;left:20px;width:380px;height:32px;margin:0;font:20px/32px monospace;white-space:pre;overflow:hidden;background:#fff;color:#000}
+#echo span{-webkit-text-security:none}
+#ref,#ref span{-webkit-text-security:disc}
+canvas{position:absolute;left:420px;top:60px;transition:visibility 1000s}
+</style></head><body>
+<label>Password <input id="pw" type="password" autocomplete="off"></label>
+<p class="line" id="echo" style="top:60px"></p>
+<p class="line" id="ref" style="top:100px" aria-hidden="true"></p>
+<canvas id="drawn" width="360" height="60"></canvas>
+<script>
+const pw = document.getElementById('pw'), echo = document.getElementById('echo');
+pw.addEventListener('input', () => {
+  const v = pw.value;
+  const spans = () => [...v].map(c => Object.assign(document.createElement('span'), {textContent: c}));
+  echo.replaceChildren(...spans());
+  document.getElementById('ref').replaceChildren(...spans());
+  const g = document.getElementById('drawn').getContext('2d');
+  g.fillStyle = '#fff'; g.fillRect(0, 0, 360, 60); g.fillStyle = '#000'; g.font = '28px monospace'; g.fillText(v, 4, 40);
+});
+if (location.search.includes('observer')) {
+  new MutationObserver(rs => { for (const r of rs) if (r.target.hasAttribute('style') && r.target.tagName !== 'P') r.target.removeAttribute('style'); })
+    .observe(document.body, {attributes: true, subtree: true, attributeFilter: ['style']});
+  new MutationObserver(() => { if (echo.getAttribute('style') !== 'top:60px') echo.setAttribute('style', 'top:60px'); })
+    .observe(echo, {attributes: true, attributeFilter: ['style']});
+}
+</script></body></html>`
+
+// TestAttackSecretsMaskFought: a page that fights the mask (fightingEchoes)
+// shows a --secret typed into its password field in no screenshot through
+// the built binary: its split echo is drawn as discs and its canvas
+// hidden, and the page whose observer undoes the mask gets no screenshot,
+// only a note saying why.
+func TestAttackSecretsMaskFought(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, fightingEchoes)
+	}))
+	defer site.Close()
+	for _, observer := range []bool{false, true} {
+		start := site.URL + "/vault"
+		if observer {
+			start += "?observer"
+		}
+		c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, "serve", "--url", start, "--secret", echoVar,
+			"--viewport", "800x500", "--screenshot-tokens", "1000")
+		var seen []string
+		_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
+		res, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		if observer {
+			for _, b := range res.Content {
+				if _, ok := b.(mcp.ImageContent); ok {
+					t.Error("the page that undoes the mask got a screenshot")
+				}
+			}
+			if !strings.Contains(strings.Join(s.Notes, " "), "undid its masking") {
+				t.Errorf("no note says why there is no screenshot: %q", s.Notes)
+			}
+		} else {
+			shot := secretsImage(t, res)
+			secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS)
+			if ink := echoCanvasInk(t, shot); ink != 0 {
+				t.Errorf("the canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
+			}
+		}
+		for i, text := range seen {
+			echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+		}
+		c.Close()
+	}
 }
