@@ -76,6 +76,12 @@ function maskSecrets(texts, cap, coverCanvas) {
     if (touched.has(el) && masked.includes(el)) return;
     masked.push(el);
     deep(el);
+    // A broken image draws its alt text where no disc reaches: it is not
+    // drawn at all.
+    if (el.tagName === 'IMG' || el.tagName === 'INPUT' && el.type === 'image') {
+      force(el, 'color', 'transparent');
+      force(el, '-webkit-text-fill-color', 'transparent');
+    }
   };
   const sheets = new Set();
   const canvases = [];
@@ -131,6 +137,7 @@ function maskSecrets(texts, cap, coverCanvas) {
       if (needles.length) {
         if ((el.tagName === 'INPUT' && el.type !== 'password' || el.tagName === 'TEXTAREA') && holds(el.value)) mask(el);
         if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && holds(el.placeholder)) maskDrawn(el);
+        if ((el.tagName === 'IMG' || el.tagName === 'INPUT' && el.type === 'image') && holds(el.alt)) mask(el);
         if (drawn(el, '::before') || drawn(el, '::after') || (el.tagName === 'LI' || el.tagName === 'SUMMARY') && drawn(el, '::marker')) maskDrawn(el);
       }
       if (coverCanvas && el.tagName === 'CANVAS') {
@@ -160,6 +167,7 @@ function maskSecrets(texts, cap, coverCanvas) {
         else if (r.type === 'attributes') {
           const t = r.target;
           fought ||= (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA') && (holds(t.value) || holds(t.placeholder)) ||
+            (t.tagName === 'IMG' || t.tagName === 'INPUT') && holds(t.alt) ||
             drawn(t, '::before') || drawn(t, '::after');
         }
         for (const n of r.addedNodes || []) fought ||= shows(n);
