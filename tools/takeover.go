@@ -212,14 +212,18 @@ func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error
 	}
 	// A click may be the page's "Show password", and a key may make the
 	// page turn the field into a text field: the password fields are
-	// remembered before, and read after each key.
-	if ev.Type == "mousePressed" || ev.Type == "keyDown" {
+	// remembered before each press, and read after each press and
+	// release, since a page may fill a field on either (a PIN pad's
+	// digit on its click) and leave with it at once (the pad's last digit
+	// sends the PIN), before anything reads it again.
+	press := ev.Type == "mousePressed" || ev.Type == "keyDown"
+	if press {
 		s.notePersonPasswords(ctx)
 	}
 	if err := s.tab.DispatchPersonInput(ctx, ev); err != nil {
 		return err
 	}
-	if ev.Type == "keyDown" {
+	if press || ev.Type == "mouseReleased" || ev.Type == "keyUp" {
 		s.notePersonPasswords(ctx)
 	}
 	return nil
