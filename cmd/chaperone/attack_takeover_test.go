@@ -749,3 +749,43 @@ func TestAttackTakeoverStopsTheCallInFlight(t *testing.T) {
 		})
 	}
 }
+
+// takeoverPadPIN is the PIN /hostile/takeover-pad's digits make, as a
+// whole token.
+var takeoverPadPIN = regexp.MustCompile(`(^|[^0-9])7291([^0-9]|$)`)
+
+// TestAttackTakeoverPINPadSent: a person takes over and clicks a PIN pad's
+// digits in the live view; the click of the last digit sends the PIN at
+// once (on the button's release), in the next page's URL, which echoes it.
+// After the hand-back, no result the agent gets shows the PIN.
+func TestAttackTakeoverPINPadSent(t *testing.T) {
+	t.Parallel()
+	c, live := takeoverServeAt(t, "/hostile/takeover-pad")
+	var seen []string
+	secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	// A person whose first click on a fresh page does not take clicks
+	// again (TestTakeoverPersonTakesTheWheel).
+	takeoverClickAt(t, person, 400, 300)
+	takeoverDone(t, person)
+	for _, x := range []float64{50, 120, 190, 260} {
+		takeoverClickAt(t, person, x, 120)
+		takeoverDone(t, person)
+	}
+	takeoverSetTaken(t, person, false)
+	for i := 0; ; i++ {
+		_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+		if strings.Contains(s.Text, "Your PIN is") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("the pad never sent the PIN: %s\n%s", s.Page.URL, s.Text)
+		}
+	}
+	for i, text := range seen {
+		if m := takeoverPadPIN.FindStringIndex(text); m != nil {
+			t.Errorf("result %d shows the person's PIN: …%s…", i+1, text[max(0, m[0]-80):min(len(text), m[1]+40)])
+		}
+	}
+}
