@@ -728,3 +728,49 @@ func TestAttackSecretsMaskFought(t *testing.T) {
 		c.Close()
 	}
 }
+
+// secretsDownloadPage names its download after what is typed into its
+// password field.
+const secretsDownloadPage = `<!doctype html><html><head><meta charset="utf-8"><title>Export</title></head><body>
+<label>Password <input id="pw" type="password" autocomplete="off"></label>
+<p><a id="save" href="/file" download="export.txt">Save</a></p>
+<script>
+const pw = document.getElementById('pw');
+pw.addEventListener('input', () => { document.getElementById('save').download = pw.value + '.txt'; });
+</script></body></html>`
+
+// TestAttackSecretsDownloadName: a page that names a download after the
+// --secret typed into it shows it in no result: not in the click's
+// message, nor in the notes of the snapshots that list the download.
+func TestAttackSecretsDownloadName(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/file" {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "exported")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, secretsDownloadPage)
+	}))
+	defer site.Close()
+	c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, "serve", "--url", site.URL+"/export", "--secret", echoVar,
+		"--download-dir", t.TempDir())
+	defer c.Close()
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
+	secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Save")})
+	for i := 0; ; i++ {
+		_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		if strings.Contains(strings.Join(s.Notes, " "), "downloaded") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("no snapshot lists the download: %q", s.Notes)
+		}
+	}
+	for i, text := range seen {
+		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+}
