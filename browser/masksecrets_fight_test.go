@@ -45,6 +45,8 @@ var fightPages = []struct {
 		body: `<canvas id="c" width="360" height="60" style="position:absolute;left:20px;top:20px"></canvas><script>const g=c.getContext('2d');g.font='28px monospace';g.fillText('Zq7-Quokka-88',4,40)</script>`},
 	{name: "canvas observer", head: ``, canvas: true,
 		body: `<canvas id="c" width="360" height="60" style="position:absolute;left:20px;top:20px"></canvas><script>const g=c.getContext('2d');g.font='28px monospace';g.fillText('Zq7-Quokka-88',4,40);new MutationObserver(()=>{if(c.getAttribute('style')!=='position:absolute;left:20px;top:20px')c.setAttribute('style','position:absolute;left:20px;top:20px')}).observe(c,{attributes:true})</script>`},
+	{name: "a layer the page declares first", head: ``,
+		body: `<p id="echo" class="line" data-v="Zq7-Quokka-88"></p><style id="s">#echo::before{content:attr(data-v)}</style><script>new MutationObserver(()=>{const s=document.createElement("style");s.textContent="@layer first{#echo::before{-webkit-text-security:none!important}}";if(!document.querySelector("style[data-e]")){s.dataset.e="";document.documentElement.prepend(s)}}).observe(document.documentElement,{childList:true})</script>`},
 	{name: "canvas opacity trick", head: `canvas{visibility:hidden}canvas::after{content:''}`, canvas: true,
 		body: `<div style="position:absolute;left:20px;top:20px;visibility:visible"><canvas id="c" width="360" height="60" style="visibility:visible"></canvas></div><script>const g=c.getContext('2d');g.font='28px monospace';g.fillText('Zq7-Quokka-88',4,40)</script>`},
 }

@@ -157,12 +157,16 @@ function maskSecrets(texts, cap, coverCanvas) {
   const watch = roots => {
     let fought = false;
     const styles = new Set(changed.filter(c => c.style).map(c => c.style));
-    const shows = n => n.nodeType === 1 ? holds(n.textContent) || coverCanvas && (n.tagName === 'CANVAS' || !!n.querySelector('canvas')) :
+    // A style sheet the page adds or changes may outrank the masking rule
+    // (a layer it declares first).
+    const sheetEl = n => n.nodeType === 1 && (n.tagName === 'STYLE' || n.tagName === 'LINK');
+    const sheet = n => drawnEls.length > 0 && (sheetEl(n) || n.nodeType === 1 && !!n.querySelector('style, link'));
+    const shows = n => n.nodeType === 1 ? holds(n.textContent) || sheet(n) || coverCanvas && (n.tagName === 'CANVAS' || !!n.querySelector('canvas')) :
       n.nodeType === 3 && holds(n.data);
     const seen = records => {
       for (const r of records) {
         const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
-        if (el && touched.has(el)) fought = true;
+        if (el && (touched.has(el) || drawnEls.length > 0 && sheetEl(el) && !styles.has(el))) fought = true;
         else if (r.type === 'characterData') fought ||= holds(r.target.data);
         else if (r.type === 'attributes') {
           const t = r.target;
