@@ -774,3 +774,54 @@ func TestAttackSecretsDownloadName(t *testing.T) {
 		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
 	}
 }
+
+// secretsDiscsPage has a password field that is a text field drawn as
+// discs, as pages that keep password managers away make them, and echoes
+// what is typed into it.
+const secretsDiscsPage = `<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
+<label>Password <input id="pw" type="text" autocomplete="off" style="-webkit-text-security:disc"></label>
+<label>Passcode <input id="pc" type="text" autocomplete="current-password"></label>
+<p id="said"></p>
+<script>
+for (const f of document.querySelectorAll('input')) f.addEventListener('input', () => {
+  document.getElementById('said').textContent = 'You typed ' + [...document.querySelectorAll('input')].map(i => i.value).join(' and ');
+});
+</script></body></html>`
+
+// TestAttackSecretsDiscFieldPassword: a password the agent types into a
+// text field drawn as discs, or one whose autocomplete says it takes the
+// current password, is a password as one typed into a password field is:
+// the page's echo, every result and the audit log show it in no form.
+func TestAttackSecretsDiscFieldPassword(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, secretsDiscsPage)
+	}))
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, cmd, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/signin", "--audit-dir", auditDir, "--log-level", "debug")
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": secretsPW})
+	secretsCall(t, c, &seen, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Passcode"), "text": secretsPIN})
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	if !strings.Contains(s.Text, "You typed ******** and ********") {
+		t.Errorf("the page's echo is not masked:\n%s", s.Text)
+	}
+	for i, text := range seen {
+		secretsLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	if n := secretsFiles(t, auditDir, nil); n == 0 {
+		t.Fatal("no audit log was written")
+	}
+	secretsLeak(t, "stderr (debug)", stderr.String())
+}
