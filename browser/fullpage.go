@@ -42,7 +42,10 @@ func (t *Context) FullPageScreenshot(ctx context.Context, opts CaptureOptions) (
 	if !masked {
 		return t.fullPageScreenshot(ctx)
 	}
-	return shot, err
+	if err != nil {
+		return FullPage{}, err
+	}
+	return shot, nil
 }
 
 func (t *Context) fullPageScreenshot(ctx context.Context) (FullPage, error) {
@@ -90,7 +93,10 @@ func (t *Context) PDF(ctx context.Context, opts CaptureOptions, max int64) ([]by
 	if !masked {
 		return t.pdf(ctx, max)
 	}
-	return data, err
+	if err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 func (t *Context) pdf(ctx context.Context, max int64) ([]byte, error) {

@@ -20,10 +20,13 @@ type Inspection struct {
 	DocumentURL string
 	Tag         string
 	InputType   string
-	Editable    bool
-	Disabled    bool
-	ReadOnly    bool
-	Scrollable  bool
+	// Password is set for a field that takes a password by any sign:
+	// its type, a password's autocomplete, or its text drawn as discs.
+	Password   bool
+	Editable   bool
+	Disabled   bool
+	ReadOnly   bool
+	Scrollable bool
 	// Visible is false when the node has no box to act on.
 	Visible bool
 	// X and Y are the click point in main-viewport CSS pixels.
@@ -88,6 +91,7 @@ type inspectResult struct {
 	DocumentURL    string  `json:"documentURL"`
 	Tag            string  `json:"tag"`
 	InputType      string  `json:"inputType"`
+	Password       bool    `json:"password"`
 	Editable       bool    `json:"editable"`
 	Disabled       bool    `json:"disabled"`
 	ReadOnly       bool    `json:"readOnly"`
@@ -207,7 +211,7 @@ func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) 
 	return &Inspection{
 		Activates: act, ActivatesPayment: actPayment,
 		AXRole: ax.role, AXName: ax.name,
-		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Editable: r.Editable,
+		DocumentURL: r.DocumentURL, Tag: r.Tag, InputType: r.InputType, Password: r.Password, Editable: r.Editable,
 		Disabled: r.Disabled, ReadOnly: r.ReadOnly, Scrollable: r.Scrollable,
 		Visible: r.Visible, X: r.X, Y: r.Y, Covered: r.Covered,
 		Box:          r.Box,

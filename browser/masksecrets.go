@@ -4,6 +4,7 @@ import (
 	"context"
 	_ "embed" // the page scripts
 	"encoding/json"
+	"errors"
 
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chromedp/cdproto/cdp"
@@ -47,7 +48,11 @@ func (t *Context) screenshotMasked(ctx context.Context, tgt cdp.Session, vv *pag
 		shot, err = screenshot(ctx, tgt, vv, opts)
 		return err
 	})
-	return shot, masked, err
+	if err != nil {
+		// Not a picture the page fought over.
+		return nil, masked, err
+	}
+	return shot, masked, nil
 }
 
 // whileMasked runs take (a screenshot, a print) with the page masked as
@@ -66,19 +71,38 @@ func (t *Context) whileMasked(ctx context.Context, opts CaptureOptions, take fun
 	if texts == nil {
 		texts = []string{}
 	}
-	if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait, cover) == 0 {
-		return false, nil
+	// A page may fight the mask while the picture is taken (it restyles
+	// what was masked, draws a secret again): such a picture is not kept.
+	// Once more, in case the page only happened to change then; a page
+	// that fights twice gets no picture.
+	for range maskTries {
+		if t.inPageAndFrames(ctx, maskSecretsJS, texts, maskSecretsWait, cover) == 0 {
+			return false, nil
+		}
+		err := take()
+		if ctx.Err() != nil {
+			// A dialog opened, or time ran out: the page answers nothing
+			// until it is free again, and nothing waits for that.
+			go t.inPageAndFrames(context.WithoutCancel(ctx), unmaskSecretsJS)
+			return true, err
+		}
+		fought := t.inPageAndFrames(ctx, unmaskSecretsJS)
+		if err != nil || fought == 0 {
+			return true, err
+		}
+		t.log.Debug("screenshot: the page fought the mask", "documents", fought)
 	}
-	err := take()
-	if ctx.Err() == nil {
-		t.inPageAndFrames(ctx, unmaskSecretsJS)
-	} else {
-		// A dialog opened, or time ran out: the page answers nothing
-		// until it is free again, and nothing waits for that.
-		go t.inPageAndFrames(context.WithoutCancel(ctx), unmaskSecretsJS)
-	}
-	return true, err
+	return true, ErrMaskFought
 }
+
+// maskTries is how many pictures a page that fights the mask gets taken
+// before none is.
+const maskTries = 2
+
+// ErrMaskFought is the error of a screenshot of a page that undid, while
+// it was taken, the masking of a secret it shows (masksecrets.go): none is
+// returned.
+var ErrMaskFought = errors.New("the page showed a secret and undid its masking while the screenshot was taken, twice: no screenshot")
 
 // maskWorld names the isolated world masking runs in (worlds.go): what it
 // changed is kept where the page cannot reach it, and a cross-origin frame

@@ -96,6 +96,10 @@ type tabPage struct {
 
 	// mainDoc is the loader id of the main frame's document (where.go).
 	mainDoc cdp.LoaderID
+
+	// left are the password fields documents of the page reported as
+	// they went away (passwords.go).
+	left leftPasswords
 }
 
 // open makes the tab's page in the current browser, in the browser context

@@ -18,8 +18,9 @@ func maskPassword(args json.RawMessage) json.RawMessage {
 	if err := json.Unmarshal(args, &m); err != nil {
 		return json.RawMessage(maskedValue)
 	}
-	// A fill's value, or the key a press typed into the field.
-	for _, k := range []string{"value", "key"} {
+	// A fill's value, or the key or the text a press typed into the
+	// field.
+	for _, k := range []string{"value", "key", "text"} {
 		if _, ok := m[k]; ok {
 			m[k] = json.RawMessage(`"` + maskedValue + `"`)
 		}

@@ -90,7 +90,7 @@ func (s *Session) planFill(ctx context.Context, ref string, value *string) (plan
 	if insp.ReadOnly {
 		return planned{}, fail(toolapi.ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
 	}
-	v, err := s.secrets.value(*value, insp.InputType == "password")
+	v, err := s.secrets.value(*value, insp.Password)
 	if err != nil {
 		return planned{}, err
 	}

@@ -174,7 +174,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 			a.Activates = c
 		}
 	}
-	if insp != nil && insp.InputType == "password" && chord.Typed() != "" {
+	if insp != nil && insp.Password && chord.Typed() != "" {
 		// A character of a password: like a fill's value, never shown
 		// or logged.
 		a.Value, a.Masked = maskedValue, true

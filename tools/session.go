@@ -320,6 +320,11 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 	s.downloadNotes(snap)
 	s.pdfNotes(ctx, snap, page)
 	s.takeoverNote(snap)
+	// The notes just added quote what a page named (a download named
+	// after a secret typed into it): hidden as the rest.
+	for i := range snap.Notes {
+		snap.Notes[i] = s.secrets.redact(snap.Notes[i])
+	}
 	return snap, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -155,6 +156,9 @@ func (s *Session) stopped(ctx context.Context, c *call) Output {
 	if c.sent {
 		msg = "A person has the browser: they took it over from the approval console while this call acted, and it was stopped there. The snapshot shows the page as it is now; try again after they hand back."
 	}
+	if s.Taken() {
+		return s.blind(toolapi.ActionFailed, msg)
+	}
 	return s.failed(context.WithoutCancel(ctx), c, toolapi.ActionFailed, msg)
 }
 
@@ -212,14 +216,18 @@ func (s *Session) PersonInput(ctx context.Context, ev browser.PersonInput) error
 	}
 	// A click may be the page's "Show password", and a key may make the
 	// page turn the field into a text field: the password fields are
-	// remembered before, and read after each key.
-	if ev.Type == "mousePressed" || ev.Type == "keyDown" {
+	// remembered before each press, and read after each press and
+	// release, since a page may fill a field on either (a PIN pad's
+	// digit on its click) and leave with it at once (the pad's last digit
+	// sends the PIN), before anything reads it again.
+	press := ev.Type == "mousePressed" || ev.Type == "keyDown"
+	if press {
 		s.notePersonPasswords(ctx)
 	}
 	if err := s.tab.DispatchPersonInput(ctx, ev); err != nil {
 		return err
 	}
-	if ev.Type == "keyDown" {
+	if press || ev.Type == "mouseReleased" || ev.Type == "keyUp" {
 		s.notePersonPasswords(ctx)
 	}
 	return nil
@@ -355,8 +363,18 @@ func (s *Session) refuseTaken(ctx context.Context, c *call) (out Output, refused
 	if !taken {
 		return Output{}, false
 	}
-	return s.failed(ctx, c, toolapi.ActionFailed, "A person has the browser: they took it over from the approval console and "+
+	return s.blind(toolapi.ActionFailed, "A person has the browser: they took it over from the approval console and "+
 		"act on the page themselves; try again after they hand back. Nothing was done."), true
+}
+
+// blind answers the agent while a person has the browser: with a snapshot
+// that shows nothing of the page. What they do there is theirs until they
+// hand back (a password they type, which a page may echo, is learnt only
+// then), so the agent sees no text, URL or screenshot of it.
+func (s *Session) blind(code toolapi.Code, msg string) Output {
+	snap, _, _ := snapshot.Build(&capture.Page{}, s.config.Snapshot, s.next)
+	snap.Notes = append(snap.Notes, "A person has the browser: the page is not shown until they hand it back.")
+	return s.output(toolapi.ActionResult{Snapshot: snap, Error: &code, Message: msg})
 }
 
 // takeoverNote tells the agent, in the first snapshot after a hand-back,

@@ -30,6 +30,16 @@ func (s *Session) typeText(ctx context.Context, c *call, in pressKeyInput) (stri
 	var msg string
 	_, err = s.committed(ctx, c, func(ctx context.Context) (planned, error) {
 		p, err := s.planPress(ctx, in.Ref, judged)
+		if p.insp != nil && p.insp.Password {
+			// A password typed key by key is a password as a fill's is:
+			// learnt, line by line (an Enter ends it), before anything
+			// shows it, and masked in the audit log whether or not it
+			// is then typed.
+			c.masked = true
+			for line := range strings.Lines(strings.ReplaceAll(in.Text, "\r\n", "\n")) {
+				s.secrets.learn(strings.TrimSuffix(line, "\n"))
+			}
+		}
 		if err == nil && !p.action.Masked && !judged.Activates() {
 			p.action.Value = s.secrets.redact(in.Text)
 		}

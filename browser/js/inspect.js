@@ -20,6 +20,12 @@ function inspect(scroll, payment, at, retried) {
 	out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 	out.tag = el.tagName.toLowerCase();
 	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
+	// A password field by any of the signs a person's are read by
+	// (passwordFields.js): its type, a password's autocomplete, or text
+	// drawn as discs.
+	out.password = (out.tag === 'input' || out.tag === 'textarea') && (el.type === 'password' ||
+		/\b(current|new)-password\b/i.test(el.getAttribute('autocomplete') || '') ||
+		(getComputedStyle(el).webkitTextSecurity || 'none') !== 'none');
 	out.editable = !!el.isContentEditable;
 	out.disabled = !!(el.disabled || el.closest('[aria-disabled="true"]') || el.closest('fieldset[disabled]') && el.matches('input,select,textarea,button'));
 	out.readOnly = !!(el.readOnly || el.getAttribute('aria-readonly') === 'true');

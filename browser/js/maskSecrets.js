@@ -18,8 +18,16 @@ function maskSecrets(texts, cap, coverCanvas) {
   // page's specificity: a page's own ::before rule cannot unmask.
   const rule = '@layer chaperone-mask{[' + attr + ']::before,[' + attr + ']::after{-webkit-text-security:disc!important}' +
     '[' + attr + ']::marker{content:"\\2022  "!important}[' + attr + ']::placeholder{color:transparent!important}}';
-  const skip = /[\p{Cf}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\s\p{Pd}._\u00b7\u2022|,:]/gu;
-  const norm = s => String(s).normalize('NFKC').toLowerCase().replace(skip, '');
+  // As internal/redact reads text: invisible characters, combining marks
+  // and the separators a page may put between characters are skipped, a
+  // letter with marks is the letter, and a Cyrillic or Greek letter drawn
+  // as a Latin one is that one.
+  const skip = /[\p{Cf}\p{Mn}\p{Me}\u034f\u115f\u1160\u3164\uffa0\ufe00-\ufe0f\s\p{Pd}._\u00b7\u2022|,:;\/\\"'`[\](){}+*=~]/gu;
+  const alike = {'а': 'a', 'в': 'b', 'с': 'c', 'е': 'e', 'һ': 'h', 'і': 'i', 'ј': 'j', 'к': 'k', 'м': 'm', 'н': 'h',
+    'о': 'o', 'р': 'p', 'ѕ': 's', 'т': 't', 'у': 'y', 'х': 'x', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l',
+    'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+    'χ': 'x', 'γ': 'y', 'η': 'n', 'μ': 'u'};
+  const norm = s => String(s).normalize('NFKD').toLowerCase().replace(skip, '').replace(/[^\x00-\x7f]/gu, c => alike[c] || c);
   const needles = [...new Set(texts.map(norm))].filter(t => t.length > 0);
   const cls = c => c === undefined ? 0 : /\p{L}/u.test(c) ? 1 : /\p{Nd}/u.test(c) ? 2 : 0;
   const edge = (c, e) => { const k = cls(c); return k === 0 || k !== cls(e); };
@@ -38,15 +46,49 @@ function maskSecrets(texts, cap, coverCanvas) {
     return false;
   };
   const changed = [];
+  // touched are the elements restyled; a page that restyles one of them
+  // while the screenshot is taken has fought the mask (watch below).
+  const touched = new Set();
   const setStyle = (el, prop, value) => {
     if (!el.style || changed.some(c => c.el === el && c.prop === prop)) return;
+    touched.add(el);
     changed.push({el, prop, value: el.style.getPropertyValue(prop), priority: el.style.getPropertyPriority(prop)});
     el.style.setProperty(prop, value, 'important');
   };
-  const mask = el => setStyle(el, '-webkit-text-security', 'disc');
+  // A transition outranks even an !important declaration in the cascade:
+  // one the page set would keep the old look for as long as it says. It is
+  // stopped first, so that what is set next takes at once.
+  const force = (el, prop, value) => {
+    setStyle(el, 'transition', 'none');
+    setStyle(el, prop, value);
+  };
+  // Discs are inherited, and a descendant's own rule (a span the page
+  // styles with -webkit-text-security:none, or its shadow tree's) would
+  // draw its part in clear: every element under the one masked, shadow
+  // trees included, is drawn as discs on its own.
+  const masked = [];
+  const deep = el => {
+    force(el, '-webkit-text-security', 'disc');
+    for (const c of el.children) deep(c);
+    if (el.shadowRoot) for (const c of el.shadowRoot.children) deep(c);
+  };
+  const mask = el => {
+    if (touched.has(el) && masked.includes(el)) return;
+    masked.push(el);
+    deep(el);
+    // A broken image draws its alt text where no disc reaches: it is not
+    // drawn at all.
+    if (el.tagName === 'IMG' || el.tagName === 'INPUT' && el.type === 'image') {
+      force(el, 'color', 'transparent');
+      force(el, '-webkit-text-fill-color', 'transparent');
+    }
+  };
   const sheets = new Set();
+  const canvases = [];
+  const drawnEls = [];
   const maskDrawn = el => {
     mask(el);
+    drawnEls.push(el);
     if (!el.hasAttribute(attr)) {
       changed.push({el, attr});
       el.setAttribute(attr, '');
@@ -88,22 +130,86 @@ function maskSecrets(texts, cap, coverCanvas) {
     }
     if (own || !inChild) mask(el.tagName === 'OPTION' && el.closest('select') || el);
   };
-  const scan = root => {
+  const scanRoot = root => {
     const top = root.body || root.documentElement || root;
     if (needles.length && top && top.children && holds(top.textContent)) descend(top);
     for (const el of root.querySelectorAll('*')) {
       if (needles.length) {
         if ((el.tagName === 'INPUT' && el.type !== 'password' || el.tagName === 'TEXTAREA') && holds(el.value)) mask(el);
         if ((el.tagName === 'INPUT' || el.tagName === 'TEXTAREA') && holds(el.placeholder)) maskDrawn(el);
+        if ((el.tagName === 'IMG' || el.tagName === 'INPUT' && el.type === 'image') && holds(el.alt)) mask(el);
         if (drawn(el, '::before') || drawn(el, '::after') || (el.tagName === 'LI' || el.tagName === 'SUMMARY') && drawn(el, '::marker')) maskDrawn(el);
       }
-      if (coverCanvas && el.tagName === 'CANVAS') setStyle(el, 'visibility', 'hidden');
+      if (coverCanvas && el.tagName === 'CANVAS') {
+        force(el, 'visibility', 'hidden');
+        canvases.push(el);
+      }
       if (el.shadowRoot) scan(el.shadowRoot);
     }
+  };
+  // watch keeps, until unmaskSecrets asks, whether the page fought the
+  // mask while the screenshot was taken: it restyled or filled an element
+  // masked, removed the masking rule, or put a secret or a canvas where
+  // none was masked (a mutation observer that undoes the mask in the
+  // microtask after it, a loop that draws again); and, when asked, whether
+  // each element still draws discs and each canvas is still hidden. A
+  // screenshot of a page that fought it is not kept.
+  const watch = roots => {
+    let fought = false;
+    const styles = new Set(changed.filter(c => c.style).map(c => c.style));
+    // A style sheet the page adds or changes may outrank the masking rule
+    // (a layer it declares first).
+    const sheetEl = n => n.nodeType === 1 && (n.tagName === 'STYLE' || n.tagName === 'LINK');
+    const sheet = n => drawnEls.length > 0 && (sheetEl(n) || n.nodeType === 1 && !!n.querySelector('style, link'));
+    const shows = n => n.nodeType === 1 ? holds(n.textContent) || sheet(n) || coverCanvas && (n.tagName === 'CANVAS' || !!n.querySelector('canvas')) :
+      n.nodeType === 3 && holds(n.data);
+    const seen = records => {
+      for (const r of records) {
+        const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+        if (el && (touched.has(el) || drawnEls.length > 0 && sheetEl(el) && !styles.has(el))) fought = true;
+        else if (r.type === 'characterData') fought ||= holds(r.target.data);
+        else if (r.type === 'attributes') {
+          const t = r.target;
+          fought ||= (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA') && (holds(t.value) || holds(t.placeholder)) ||
+            (t.tagName === 'IMG' || t.tagName === 'INPUT') && holds(t.alt) ||
+            drawn(t, '::before') || drawn(t, '::after');
+        }
+        for (const n of r.addedNodes || []) fought ||= shows(n);
+        for (const n of r.removedNodes || []) fought ||= styles.has(n);
+        if (fought) return;
+      }
+    };
+    const observer = new MutationObserver(seen);
+    for (const root of roots) observer.observe(root, {attributes: true, childList: true, characterData: true, subtree: true});
+    const check = () => {
+      seen(observer.takeRecords());
+      observer.disconnect();
+      const style = (el, pseudo) => { try { return getComputedStyle(el, pseudo); } catch (e) { return null; } };
+      for (const el of touched) {
+        if (canvases.includes(el)) {
+          if (el.isConnected && style(el)?.visibility !== 'hidden') fought = true;
+        } else if (el.isConnected && style(el)?.getPropertyValue('-webkit-text-security') !== 'disc') fought = true;
+      }
+      for (const el of drawnEls) {
+        for (const p of ['::before', '::after']) {
+          if (drawn(el, p) && style(el, p)?.getPropertyValue('-webkit-text-security') !== 'disc') fought = true;
+        }
+      }
+      return fought;
+    };
+    const watchKey = Symbol.for('chaperone.maskWatch');
+    const watches = globalThis[watchKey] || [];
+    Object.defineProperty(globalThis, watchKey, {value: watches.concat([check]), configurable: true, enumerable: false, writable: true});
+  };
+  const roots = [];
+  const scan = root => {
+    roots.push(root);
+    scanRoot(root);
   };
   if (needles.length || coverCanvas) scan(document);
   const before = globalThis[key] || [];
   Object.defineProperty(globalThis, key, {value: before.concat(changed), configurable: true, enumerable: false, writable: true});
+  if (changed.length) watch(roots);
   if (!changed.length) return 0;
   return new Promise(resolve => {
     let left = 2;

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"image/png"
 	"io/fs"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
@@ -438,19 +439,27 @@ func echoForms() map[string]string {
 		return r
 	}, echoSecret)
 	return map[string]string{
-		"raw":               echoSecret,
-		"base64":            base64.StdEncoding.EncodeToString(b),
-		"base64url":         base64.RawURLEncoding.EncodeToString(b),
-		"inside base64":     base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
-		"hex":               strings.ToUpper(hex.EncodeToString(b)),
-		"reversed":          string(rev),
-		"spaced":            spread(echoSecret, " "),
-		"dashed":            spread(echoSecret, "-"),
-		"zero-width joined": spread(echoSecret, "\u200d"),
-		"soft hyphens":      spread(echoSecret, "\u00ad"),
-		"full width":        wide,
-		"a piece":           "quokka",
-		"a reversed piece":  "akkouq",
+		"raw":                   echoSecret,
+		"base64":                base64.StdEncoding.EncodeToString(b),
+		"base64url":             base64.RawURLEncoding.EncodeToString(b),
+		"inside base64":         base64.StdEncoding.EncodeToString([]byte("token=" + echoSecret + ";exp=1")),
+		"hex":                   strings.ToUpper(hex.EncodeToString(b)),
+		"reversed":              string(rev),
+		"spaced":                spread(echoSecret, " "),
+		"dashed":                spread(echoSecret, "-"),
+		"zero-width joined":     spread(echoSecret, "\u200d"),
+		"soft hyphens":          spread(echoSecret, "\u00ad"),
+		"full width":            wide,
+		"a piece":               "quokka",
+		"a reversed piece":      "akkouq",
+		"base64 of reversed":    base64.StdEncoding.EncodeToString([]byte(string(rev))),
+		"rot13":                 "Md7-Dhbxxn-88",
+		"base64 of URL-encoded": base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(echoSecret))),
+		"a list":                `["Z","q","7","-","Q","u","o","k","k","a","-","8","8"]`,
+		"far apart":             spread(echoSecret, "    "),
+		"slashed":               spread(echoSecret, "/"),
+		"accented":              strings.Join(strings.Split(echoSecret, ""), "\u0301") + "\u0301",
+		"look-alike letters":    "Zq7-Qu\u043ekk\u0430-88",
 	}
 }
 
@@ -546,7 +555,8 @@ func TestAttackSecretsTransformedEchoes(t *testing.T) {
 	if !strings.Contains(s.Text, "PIN ******** saved") {
 		t.Errorf("the PIN's echo is not masked with the words around it kept:\n%s", s.Text)
 	}
-	for _, want := range []string{"b64 {{" + echoVar + "}}", "reversed {{" + echoVar + "}}", "wide {{" + echoVar + "}}"} {
+	for _, want := range []string{"b64 {{" + echoVar + "}}", "reversed {{" + echoVar + "}}", "wide {{" + echoVar + "}}",
+		"rot13 {{" + echoVar + "}}", `list ["{{` + echoVar + `}}"]`, "lookalike {{" + echoVar + "}}"} {
 		if !strings.Contains(s.Text, want) {
 			t.Errorf("the page text does not read %q:\n%s", want, s.Text)
 		}
@@ -593,4 +603,225 @@ func TestAttackSecretsSameSiteFrame(t *testing.T) {
 	if ink := echoCanvasInk(t, shot); ink != 0 {
 		t.Errorf("the frame's canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
 	}
+}
+
+// TestAttackSecretsPasswordTypedAsKeys: a password the agent types into a
+// password field key by key (browser_press_key with a text), not by
+// browser_fill, is a password too: after the GET form sends it, the
+// results page's URL, title and text, every result, the audit log and the
+// debug log hold it in no form, and the audit record of the typing masks
+// its text.
+func TestAttackSecretsPasswordTypedAsKeys(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, cmd, stderr := stdioClient(t, nil,
+		"serve", "--url", site.URL+"/hostile/secrets-signin", "--audit-dir", auditDir,
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000")
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	secretsCall(t, c, &seen, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "text": secretsPIN})
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Sign in")})
+	if u := s.Page.URL; !strings.Contains(u, "/hostile/secrets-results?") || !strings.Contains(u, "pw=********") {
+		t.Errorf("the results page's URL is %q, want the password in its query as its stand-in", u)
+	}
+	secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	for i, text := range seen {
+		secretsLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	if n := secretsFiles(t, auditDir, nil); n == 0 {
+		t.Fatal("no audit log was written")
+	}
+	secretsLeak(t, "stderr (debug)", stderr.String())
+}
+
+// fightingEchoes is a page that echoes what is typed into its password
+// field and fights the screenshot's mask: the echo is split into spans its
+// rules draw without discs (inherited discs lose to an element's own rule),
+// the canvas it draws the password on keeps its look for 1000 s by a
+// transition (which outranks !important), and with ?observer a mutation
+// observer undoes every style set on the echo in the microtask after. Its
+// echo and the reference drawn as discs sit where echoCSS looks, its canvas
+// where echoCanvasInk does.
+const fightingEchoes = `<!doctype html><html><head><meta charset="utf-8"><title>Vault</title><style>
+body{margin:0;font:16px system-ui,sans-serif;background:#fff}
+label{position:absolute;top:10px;left:20px}
+.line{position:absolute;left:20px;width:380px;height:32px;margin:0;font:20px/32px monospace;white-space:pre;overflow:hidden;background:#fff;color:#000}
+#echo span{-webkit-text-security:none}
+#ref,#ref span{-webkit-text-security:disc}
+canvas{position:absolute;left:420px;top:60px;transition:visibility 1000s}
+</style></head><body>
+<label>Password <input id="pw" type="password" autocomplete="off"></label>
+<p class="line" id="echo" style="top:60px"></p>
+<p class="line" id="ref" style="top:100px" aria-hidden="true"></p>
+<canvas id="drawn" width="360" height="60"></canvas>
+<script>
+const pw = document.getElementById('pw'), echo = document.getElementById('echo');
+pw.addEventListener('input', () => {
+  const v = pw.value;
+  const spans = () => [...v].map(c => Object.assign(document.createElement('span'), {textContent: c}));
+  echo.replaceChildren(...spans());
+  document.getElementById('ref').replaceChildren(...spans());
+  const g = document.getElementById('drawn').getContext('2d');
+  g.fillStyle = '#fff'; g.fillRect(0, 0, 360, 60); g.fillStyle = '#000'; g.font = '28px monospace'; g.fillText(v, 4, 40);
+});
+if (location.search.includes('observer')) {
+  new MutationObserver(rs => { for (const r of rs) if (r.target.hasAttribute('style') && r.target.tagName !== 'P') r.target.removeAttribute('style'); })
+    .observe(document.body, {attributes: true, subtree: true, attributeFilter: ['style']});
+  new MutationObserver(() => { if (echo.getAttribute('style') !== 'top:60px') echo.setAttribute('style', 'top:60px'); })
+    .observe(echo, {attributes: true, attributeFilter: ['style']});
+}
+</script></body></html>`
+
+// TestAttackSecretsMaskFought: a page that fights the mask (fightingEchoes)
+// shows a --secret typed into its password field in no screenshot through
+// the built binary: its split echo is drawn as discs and its canvas
+// hidden, and the page whose observer undoes the mask gets no screenshot,
+// only a note saying why.
+func TestAttackSecretsMaskFought(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, fightingEchoes)
+	}))
+	defer site.Close()
+	for _, observer := range []bool{false, true} {
+		start := site.URL + "/vault"
+		if observer {
+			start += "?observer"
+		}
+		c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, "serve", "--url", start, "--secret", echoVar,
+			"--viewport", "800x500", "--screenshot-tokens", "1000")
+		var seen []string
+		_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
+		res, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		if observer {
+			for _, b := range res.Content {
+				if _, ok := b.(mcp.ImageContent); ok {
+					t.Error("the page that undoes the mask got a screenshot")
+				}
+			}
+			if !strings.Contains(strings.Join(s.Notes, " "), "undid its masking") {
+				t.Errorf("no note says why there is no screenshot: %q", s.Notes)
+			}
+		} else {
+			shot := secretsImage(t, res)
+			secretsMasked(t, "get_snapshot's screenshot", shot, echoCSS)
+			if ink := echoCanvasInk(t, shot); ink != 0 {
+				t.Errorf("the canvas that draws the secret shows in the screenshot (%d dark pixels)", ink)
+			}
+		}
+		for i, text := range seen {
+			echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+		}
+		c.Close()
+	}
+}
+
+// secretsDownloadPage names its download after what is typed into its
+// password field.
+const secretsDownloadPage = `<!doctype html><html><head><meta charset="utf-8"><title>Export</title></head><body>
+<label>Password <input id="pw" type="password" autocomplete="off"></label>
+<p><a id="save" href="/file" download="export.txt">Save</a></p>
+<script>
+const pw = document.getElementById('pw');
+pw.addEventListener('input', () => { document.getElementById('save').download = pw.value + '.txt'; });
+</script></body></html>`
+
+// TestAttackSecretsDownloadName: a page that names a download after the
+// --secret typed into it shows it in no result: not in the click's
+// message, nor in the notes of the snapshots that list the download.
+func TestAttackSecretsDownloadName(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/file" {
+			w.Header().Set("Content-Type", "text/plain")
+			fmt.Fprint(w, "exported")
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, secretsDownloadPage)
+	}))
+	defer site.Close()
+	c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, "serve", "--url", site.URL+"/export", "--secret", echoVar,
+		"--download-dir", t.TempDir())
+	defer c.Close()
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})
+	secretsCall(t, c, &seen, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Save")})
+	for i := 0; ; i++ {
+		_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+		if strings.Contains(strings.Join(s.Notes, " "), "downloaded") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("no snapshot lists the download: %q", s.Notes)
+		}
+	}
+	for i, text := range seen {
+		echoLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+}
+
+// secretsDiscsPage has a password field that is a text field drawn as
+// discs, as pages that keep password managers away make them, and echoes
+// what is typed into it.
+const secretsDiscsPage = `<!doctype html><html><head><meta charset="utf-8"><title>Sign in</title></head><body>
+<label>Password <input id="pw" type="text" autocomplete="off" style="-webkit-text-security:disc"></label>
+<label>Passcode <input id="pc" type="text" autocomplete="current-password"></label>
+<p id="said"></p>
+<script>
+for (const f of document.querySelectorAll('input')) f.addEventListener('input', () => {
+  document.getElementById('said').textContent = 'You typed ' + [...document.querySelectorAll('input')].map(i => i.value).join(' and ');
+});
+</script></body></html>`
+
+// TestAttackSecretsDiscFieldPassword: a password the agent types into a
+// text field drawn as discs, or one whose autocomplete says it takes the
+// current password, is a password as one typed into a password field is:
+// the page's echo, every result and the audit log show it in no form.
+func TestAttackSecretsDiscFieldPassword(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		fmt.Fprint(w, secretsDiscsPage)
+	}))
+	defer site.Close()
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, cmd, stderr := stdioClient(t, nil, "serve", "--url", site.URL+"/signin", "--audit-dir", auditDir, "--log-level", "debug")
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	_, s = secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": secretsPW})
+	secretsCall(t, c, &seen, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Passcode"), "text": secretsPIN})
+	_, s = secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+	if !strings.Contains(s.Text, "You typed ******** and ********") {
+		t.Errorf("the page's echo is not masked:\n%s", s.Text)
+	}
+	for i, text := range seen {
+		secretsLeak(t, fmt.Sprintf("result %d", i+1), text)
+	}
+	c.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the server did not exit with its client")
+	}
+	if n := secretsFiles(t, auditDir, nil); n == 0 {
+		t.Fatal("no audit log was written")
+	}
+	secretsLeak(t, "stderr (debug)", stderr.String())
 }

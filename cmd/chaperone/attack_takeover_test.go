@@ -199,9 +199,28 @@ func TestTakeoverPersonTakesTheWheel(t *testing.T) {
 		{toolapi.Fill, map[string]any{"ref": userRef, "value": "mallory"}},
 		{toolapi.Navigate, map[string]any{"url": site.URL + "/account"}},
 	} {
-		r, _ := act(t, c, tc.tool, tc.args)
+		// The answer shows nothing of the page the person acts on: no
+		// screenshot, no URL, no text.
+		res, text := call(t, c, tc.tool, tc.args)
+		var r actionResult
+		if err := json.Unmarshal([]byte(text), &r); err != nil {
+			t.Fatal(err)
+		}
+		validateSnapshot(t, r.Snapshot)
 		if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "A person has the browser") {
 			t.Errorf("%s during the takeover: success %v, error %v, %q; want action_failed, a person has the browser", tc.tool, r.Success, r.Error, r.Message)
+		}
+		for _, b := range res.Content {
+			if _, ok := b.(mcp.ImageContent); ok {
+				t.Errorf("%s during the takeover carries a screenshot of the person's page", tc.tool)
+			}
+		}
+		var s snapshot.Snapshot
+		if err := json.Unmarshal(r.Snapshot, &s); err != nil {
+			t.Fatal(err)
+		}
+		if s.Page.URL != "" || s.Text != "" || len(s.Elements) > 0 {
+			t.Errorf("%s during the takeover shows the person's page: %q %q, %d elements", tc.tool, s.Page.URL, s.Text, len(s.Elements))
 		}
 	}
 
@@ -747,5 +766,98 @@ func TestAttackTakeoverStopsTheCallInFlight(t *testing.T) {
 				t.Errorf("the call in flight answered success %v, error %v, %q; want action_failed: a person has the browser", r.Success, r.Error, r.Message)
 			}
 		})
+	}
+}
+
+// takeoverPadPIN is the PIN /hostile/takeover-pad's digits make, as a
+// whole token.
+var takeoverPadPIN = regexp.MustCompile(`(^|[^0-9])7291([^0-9]|$)`)
+
+// TestAttackTakeoverPINPadSent: a person takes over and clicks a PIN pad's
+// digits in the live view; the click of the last digit sends the PIN at
+// once (on the button's release), in the next page's URL, which echoes it.
+// After the hand-back, no result the agent gets shows the PIN.
+func TestAttackTakeoverPINPadSent(t *testing.T) {
+	t.Parallel()
+	c, live := takeoverServeAt(t, "/hostile/takeover-pad")
+	var seen []string
+	secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	// A person whose first click on a fresh page does not take clicks
+	// again (TestTakeoverPersonTakesTheWheel).
+	takeoverClickAt(t, person, 400, 300)
+	takeoverDone(t, person)
+	for _, x := range []float64{50, 120, 190, 260} {
+		takeoverClickAt(t, person, x, 120)
+		takeoverDone(t, person)
+	}
+	takeoverSetTaken(t, person, false)
+	for i := 0; ; i++ {
+		_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
+		if strings.Contains(s.Text, "Your PIN is") {
+			break
+		}
+		if i == 50 {
+			t.Fatalf("the pad never sent the PIN: %s\n%s", s.Page.URL, s.Text)
+		}
+	}
+	for i, text := range seen {
+		if m := takeoverPadPIN.FindStringIndex(text); m != nil {
+			t.Errorf("result %d shows the person's PIN: …%s…", i+1, text[max(0, m[0]-80):min(len(text), m[1]+40)])
+		}
+	}
+}
+
+// TestAttackTakeoverAgentPeeks: while a person types their password in the
+// live view (the page echoes it), the agent's calls, refused, show nothing
+// of the page: not the echo, not the field, not a screenshot; the hand-back
+// then hides the password as ever.
+func TestAttackTakeoverAgentPeeks(t *testing.T) {
+	t.Parallel()
+	c, live := takeoverServeAt(t, "/hostile/takeover-password")
+	var seen []string
+	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
+	user := browsertest.Ref(t, s, "textbox", "User name")
+	person := takeoverPerson(t, live)
+	takeoverSetTaken(t, person, true)
+	takeoverClickAt(t, person, 240, 78)
+	takeoverDone(t, person)
+	takeoverClickAt(t, person, 240, 138)
+	takeoverType(t, person, takeoverPassword)
+	takeoverDone(t, person)
+	takeoverClickAt(t, person, 540, 138) // Show password
+	takeoverDone(t, person)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{toolapi.GetSnapshot, map[string]any{"viewport_only": false}},
+		{toolapi.Click, map[string]any{"ref": user}},
+		{toolapi.Extract, map[string]any{}},
+	} {
+		req := mcp.CallToolRequest{}
+		req.Params.Name, req.Params.Arguments = tc.tool, tc.args
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := c.CallTool(ctx, req)
+		cancel()
+		if err != nil {
+			t.Fatalf("%s while the person types: %v", tc.tool, err)
+		}
+		if res.StructuredContent != nil {
+			data, _ := json.Marshal(res.StructuredContent)
+			seen = append(seen, string(data))
+		}
+		for _, b := range res.Content {
+			switch b := b.(type) {
+			case mcp.TextContent:
+				seen = append(seen, b.Text)
+			case mcp.ImageContent:
+				t.Errorf("%s while the person types carries a screenshot of their page", tc.tool)
+			}
+		}
+	}
+	for i, text := range seen {
+		takeoverPasswordLeak(t, fmt.Sprintf("result %d", i+1), text)
 	}
 }

@@ -3,6 +3,7 @@ package redact
 import (
 	"encoding/base64"
 	"encoding/hex"
+	"fmt"
 	"slices"
 	"strings"
 	"unicode"
@@ -27,26 +28,25 @@ const minAligned = 8
 const maxGap = 3
 
 // forms returns the forms of v to look for, each standing for stand: the
-// value; reversed; its UTF-8 bytes in hex; base64 in the standard and the
-// URL alphabet, padded or not, alone or at each of the three alignments it
-// can sit at inside a longer base64 text. Forms that known already holds,
-// as fold reads them, are left out.
+// value and what a page can make of it before it encodes it (reversed,
+// ROT13, URL-encoded as encodeURIComponent does), each as it is, as its
+// UTF-8 bytes in hex, and as base64 in the standard and the URL alphabet,
+// padded or not, alone or at each of the three alignments it can sit at
+// inside a longer base64 text; and the hex and base64 of the value written
+// backwards. Forms that known already holds, as fold reads them, are left
+// out.
 func forms(v, stand string, known []value) []value {
-	b := []byte(v)
-	list := []string{v, reverse(v), hex.EncodeToString(b)}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
-		alone := enc.EncodeToString(b)
-		list = append(list, alone, strings.TrimRight(alone, "="))
-		// Inside a longer text, the value's bytes start at one of the
-		// three places of a 3-byte group; the characters before the first
-		// and after the last that its bits alone decide depend on the
-		// bytes around it.
-		raw := enc.WithPadding(base64.NoPadding)
-		for shift := range 3 {
-			s := raw.EncodeToString(append(make([]byte, shift), b...))
-			from, to := (shift*8+5)/6, (shift+len(b))*8/6
-			if to-from >= minAligned {
-				list = append(list, s[from:to])
+	var list []string
+	for i, inner := range []string{v, reverse(v), rot13(v), uriComponent(v)} {
+		if i > 0 && inner == v {
+			continue
+		}
+		list = append(list, inner)
+		encoded := encodings(inner)
+		list = append(list, encoded...)
+		if i == 0 {
+			for _, e := range encoded {
+				list = append(list, reverse(e))
 			}
 		}
 	}
@@ -63,6 +63,57 @@ func forms(v, stand string, known []value) []value {
 		out = append(out, value{raw: v, text: f, runes: runes, stand: stand, whole: len(runes) < minSubstring})
 	}
 	return out
+}
+
+// encodings returns v's UTF-8 bytes in hex, and in base64 in the standard
+// and the URL alphabet, padded or not, alone or at each of the three
+// alignments it can sit at inside a longer base64 text.
+func encodings(v string) []string {
+	b := []byte(v)
+	list := []string{hex.EncodeToString(b)}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+		alone := enc.EncodeToString(b)
+		list = append(list, alone, strings.TrimRight(alone, "="))
+		// Inside a longer text, the value's bytes start at one of the
+		// three places of a 3-byte group; the characters before the first
+		// and after the last that its bits alone decide depend on the
+		// bytes around it.
+		raw := enc.WithPadding(base64.NoPadding)
+		for shift := range 3 {
+			s := raw.EncodeToString(append(make([]byte, shift), b...))
+			from, to := (shift*8+5)/6, (shift+len(b))*8/6
+			if to-from >= minAligned {
+				list = append(list, s[from:to])
+			}
+		}
+	}
+	return list
+}
+
+// rot13 returns s with each ASCII letter moved 13 places on.
+func rot13(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case 'a' <= r && r <= 'z':
+			return 'a' + (r-'a'+13)%26
+		case 'A' <= r && r <= 'Z':
+			return 'A' + (r-'A'+13)%26
+		}
+		return r
+	}, s)
+}
+
+// uriComponent returns s as JavaScript's encodeURIComponent writes it.
+func uriComponent(s string) string {
+	var b strings.Builder
+	for _, c := range []byte(s) {
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-_.!~*'()", c) >= 0 {
+			b.WriteByte(c)
+			continue
+		}
+		fmt.Fprintf(&b, "%%%02X", c)
+	}
+	return b.String()
 }
 
 // reverse returns s with its characters in the opposite order.
@@ -105,7 +156,28 @@ func fold(r rune) rune {
 			r = c
 		}
 	}
-	return unicode.ToLower(unicode.ToUpper(r))
+	// A letter with marks on it is read as the letter: "é" is an e.
+	n = utf8.EncodeRune(buf[:], r)
+	if d := norm.NFKD.Properties(buf[:n]).Decomposition(); len(d) > 0 {
+		if c, size := utf8.DecodeRune(d); c != utf8.RuneError && strings.IndexFunc(string(d[size:]), func(m rune) bool { return !invisible(m) }) < 0 {
+			r = c
+		}
+	}
+	r = unicode.ToLower(unicode.ToUpper(r))
+	if l, ok := lookalikes[r]; ok {
+		return l
+	}
+	return r
+}
+
+// lookalikes are the Cyrillic and Greek letters drawn as a Latin one (in
+// lower case, as fold reads them): "Рaypal" with a Cyrillic Р reads as
+// "paypal" to a person.
+var lookalikes = map[rune]rune{
+	'а': 'a', 'в': 'b', 'с': 'c', 'е': 'e', 'һ': 'h', 'і': 'i', 'ј': 'j', 'к': 'k', 'м': 'm', 'н': 'h',
+	'о': 'o', 'р': 'p', 'ѕ': 's', 'т': 't', 'у': 'y', 'х': 'x', 'ԁ': 'd', 'ԛ': 'q', 'ԝ': 'w', 'ӏ': 'l',
+	'α': 'a', 'β': 'b', 'ε': 'e', 'ι': 'i', 'κ': 'k', 'ν': 'v', 'ο': 'o', 'ρ': 'p', 'τ': 't', 'υ': 'u',
+	'χ': 'x', 'γ': 'y', 'η': 'n', 'μ': 'u',
 }
 
 // invisible reports whether r draws nothing: format characters (zero-width
@@ -121,15 +193,22 @@ func invisible(r rune) bool {
 	case 0x034F, 0x115F, 0x1160, 0x3164, 0xFFA0, 0x180E:
 		return true
 	}
-	return false
+	// A combining mark draws on the character before it, which a person
+	// still reads: "é" written as "e" and an accent is an e.
+	return unicode.Is(unicode.Mn, r) || unicode.Is(unicode.Me, r)
 }
 
 // separates reports whether r is a visible separator a page may put
 // between the characters of a spaced-out value: white space, a dash, or
 // one of . _ · • | , :
 func separates(r rune) bool {
-	return unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || strings.ContainsRune("._·•|,:", r)
+	return unicode.IsSpace(r) || unicode.Is(unicode.Pd, r) || strings.ContainsRune(separators, r)
 }
+
+// separators are the visible characters besides white space and dashes
+// that a page may put between the characters of a value: punctuation, and
+// what a list of its characters is written with (["4","2"]).
+const separators = "._·•|,:;/\\\"'`[](){}+*=~"
 
 // bounded reports whether s[i:end], a match of want, is a whole token:
 // no letter runs on into its first or last letter, no digit into its

@@ -288,12 +288,34 @@ func (m *matcher) try(p, k int) (int, bool) {
 // (a spaced-out value; a MIME body breaks base64 into lines).
 func (m *matcher) separator(us []unit) (int, bool) {
 	for _, u := range us {
-		if r := fold(u.r); invisible(r) || separates(r) {
+		r := fold(u.r)
+		if !invisible(r) && !separates(r) {
+			continue
+		}
+		if !unicode.IsSpace(r) {
 			return u.next, true
 		}
+		// A run of white space reads as one gap, however wide: a
+		// person reads "4    2" as spaced out as "4 2".
+		next := u.next
+		for range maxSpaceRun {
+			if next >= len(m.s) {
+				break
+			}
+			c, size := utf8.DecodeRuneInString(m.s[next:])
+			if !unicode.IsSpace(fold(c)) {
+				break
+			}
+			next += size
+		}
+		return next, true
 	}
 	return 0, false
 }
+
+// maxSpaceRun bounds how much white space one gap between two characters
+// of a value may hold.
+const maxSpaceRun = 64
 
 // unit is one character as some encoding wrote it: the rune and where the
 // text after it starts.

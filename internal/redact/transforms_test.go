@@ -65,6 +65,18 @@ func TestRedactTransforms(t *testing.T) {
 		{"upper case", strings.ToUpper(person)},
 		{"lower case", strings.ToLower(person)},
 		{"reversed and spaced", spread(reverse(person), " ")},
+		{"base64 of the reversed value", base64.StdEncoding.EncodeToString([]byte(reverse(person)))},
+		{"base64 written backwards", reverse(base64.StdEncoding.EncodeToString([]byte(person)))},
+		{"hex of the reversed value", hex.EncodeToString([]byte(reverse(person)))},
+		{"base64 of the URL-encoded value", base64.StdEncoding.EncodeToString([]byte(strings.ReplaceAll(person, "!", "%21")))},
+		{"ROT13", "Crefba-Frperg-42!"},
+		{"far apart", spread(person, "      ")},
+		{"slashed", spread(person, "/")},
+		{"a list of its characters", `["` + spread(person, `","`) + `"]`},
+		{"CSS escapes", `\50 \65 \72 \73 \6f \6e \2d \53 \65 \63 \72 \65 \74 \2d \34 \32 \21 `},
+		{"combining marks", spread(person, "\u0301") + "\u0301"},
+		{"precomposed accents", "Pérsón-Sécrét-42!"},
+		{"Cyrillic look-alikes", "Р\u0435rs\u043en-S\u0435cr\u0435t-42!"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, text := range []string{tc.form, "Echo: " + tc.form + " (end)", `{"v":"` + tc.form + `"}`} {
@@ -119,7 +131,8 @@ func TestRedactTransformsNotOverreaching(t *testing.T) {
 	for _, in := range []string{
 		"Person Secret 43!",
 		"Person-Secret-4",
-		spread(person[:10], "    ") + person[10:],
+		// Past three separators, a run of white space counting as one.
+		spread(person[:10], "-.-.") + person[10:],
 		base64.StdEncoding.EncodeToString([]byte("Person-Secret-43!")),
 		"Personal secrets: 42 tips",
 	} {
