@@ -225,6 +225,10 @@ func TestLeakByURLSpellings(t *testing.T) {
 		{"a newline in the host inside a redirect", redirect + "http://local%0Ahost:" + port + "/hit%3Fleak=s13", "leak=s13", false},
 		{"a port inside a redirect", redirect + url.QueryEscape(site.Other+"/"), other, false},
 		{"a label inside a redirect", redirect + url.QueryEscape("http://a1b2.localhost:"+port+"/"), "a1b2", false},
+		// Through a chain of the start site's redirects, each taking one
+		// layer of encoding off, or passing the rest on as it is.
+		{"four redirects, each decoding", chainRedirects(site.URL, site.Other+"/hit?leak=s15", 4, true), "leak=s15", false},
+		{"six redirects, nothing encoded", chainRedirects(site.URL, site.Other+"/hit?leak=s16", 6, false), "leak=s16", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -277,6 +281,23 @@ func TestLeakByURLSpellings(t *testing.T) {
 		}
 		host.notAsked(t)
 	})
+}
+
+// chainRedirects is a URL of the fixture site at base that reaches dest
+// through hops of its open redirect: each hop's target a path encoded once
+// more (each hop decodes one layer), or the whole URL written as it is.
+func chainRedirects(base, dest string, hops int, encode bool) string {
+	for range hops {
+		if encode {
+			dest = "/redirect?to=" + url.QueryEscape(dest)
+		} else {
+			dest = base + "/redirect?to=" + dest
+		}
+	}
+	if encode {
+		return base + dest
+	}
+	return dest
 }
 
 // TestLeakShowsTheRealHost reverses issue 27's "a nested URL's host is
