@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -41,6 +42,17 @@ func leakServeSite(t *testing.T) *leakSite {
 		s.mu.Lock()
 		s.seen = append(s.seen, r.Host+r.URL.RequestURI())
 		s.mu.Unlock()
+		// An open redirect whose target no reading of the URL can see:
+		// it is base64 in the path.
+		if enc, ok := strings.CutPrefix(r.URL.Path, "/go/"); ok {
+			to, err := base64.RawURLEncoding.DecodeString(enc)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			http.Redirect(w, r, string(to), http.StatusFound)
+			return
+		}
 		site.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -280,6 +292,68 @@ func TestLeakByURLSpellings(t *testing.T) {
 			t.Fatalf("result: %v %q; want invalid_params saying the URL cannot be read as the browser reads it", r.Error, r.Message)
 		}
 		host.notAsked(t)
+	})
+}
+
+// TestLeakThroughRedirect: a server redirect of a URL the agent composed
+// is judged as that URL. A same-site open redirect that hides its target
+// (base64 in the path) passes the agent's data to another site; no reading
+// of the URL sees it, so the interceptor judges the hop before Chromium
+// sends it: refused, the other site receives nothing, and the agent is
+// told to open that URL itself. A redirect within the write set, and one to
+// the very site a person allowed the URL to send to, go ahead.
+func TestLeakThroughRedirect(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	c, host, _ := webhookServe(t, "--url", start, "--caps", "tabs")
+	getSnapshot(t, c)
+	hidden := func(to string) string { return site.URL + "/go/" + base64.RawURLEncoding.EncodeToString([]byte(to)) }
+	for _, tt := range []struct {
+		name, url, mark string
+		tab             bool
+	}{
+		{"navigate", hidden(site.Other + "/hit?leak=r1"), "leak=r1", false},
+		{"new tab", hidden(site.Other + "/hit?leak=r2"), "leak=r2", true},
+		{"a label of the other site", hidden("http://r3x.localhost:" + site.Other[strings.LastIndexByte(site.Other, ':')+1:] + "/"), "r3x", false},
+		{"two hops", hidden(hidden(site.Other + "/hit?leak=r4")), "leak=r4", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r actionResult
+			if tt.tab {
+				_, text := call(t, c, toolapi.Tabs, map[string]any{"action": "new", "url": tt.url})
+				if err := json.Unmarshal([]byte(text), &r); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r = leakNavigate(t, c, tt.url)
+			}
+			host.notAsked(t)
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "http://localhost, a site outside") {
+				t.Errorf("result: success %v error %v %q; want action_failed naming http://localhost", r.Success, r.Error, r.Message)
+			}
+			if site.saw(tt.mark) {
+				t.Fatalf("the other site received %q through the redirect", tt.mark)
+			}
+			if tt.tab {
+				call(t, c, toolapi.Tabs, map[string]any{"action": "close"})
+			}
+		})
+	}
+	t.Run("within the write set", func(t *testing.T) {
+		r := leakNavigate(t, c, hidden(site.URL+"/help?q=r5"))
+		host.notAsked(t)
+		if !r.Success || !site.saw("/help?q=r5") {
+			t.Fatalf("a redirect within the start site: %v %q", r.Error, r.Message)
+		}
+	})
+	t.Run("to the site a person allowed", func(t *testing.T) {
+		host.decisions <- map[string]any{"approved": true}
+		r := leakNavigate(t, c, site.Other+"/go/"+base64.RawURLEncoding.EncodeToString([]byte(site.Other+"/help?q=r6")))
+		host.asked(t)
+		if !r.Success || !site.saw(strings.TrimPrefix(site.Other, "http://")+"/help?q=r6") {
+			t.Fatalf("approved, redirected within the approved site: %v %q", r.Error, r.Message)
+		}
 	})
 }
 
