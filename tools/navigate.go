@@ -55,7 +55,7 @@ func (s *Session) navigate(ctx context.Context, c *call, in navigateInput) (stri
 		act = func(ctx context.Context) error { return s.tab.GoToHistory(ctx, id) }
 		done = fmt.Sprintf("Went %s to %s.", in.Action, dest.url)
 	default:
-		act = func(ctx context.Context) error { return s.tab.GoChecked(ctx, dest.url, s.redirectCheck(dest)) }
+		act = func(ctx context.Context) error { return s.tab.GoChecked(ctx, dest.url, s.redirectCheck(ctx, dest)) }
 		done = "Opened " + dest.url + "."
 	}
 	return s.settle(ctx, c, s.config.ActionTimeout, act, done)
@@ -117,22 +117,28 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 // URL the agent composed, as that URL was judged: a server may pass on to
 // another site what the agent wrote into a URL of its own site (an open
 // redirect that decodes base64, or takes its target from a path), which
-// no reading of the URL can see. So a hop that sends data to a site outside
-// the write set, other than the one a person allowed for this URL, is not
-// followed: the interceptor refuses it before the browser sends it, and
-// the agent is told to open that URL itself, which asks a person. With no
-// profile the rule is off, as for the URL itself.
-func (s *Session) redirectCheck(dest destination) func(url string) error {
-	if s.gate.Profile() == nil {
+// no reading of the URL can see, or send the browser to a path robots.txt
+// disallows. So a hop that sends data to a site outside the write set,
+// other than the one a person allowed for this URL, or that robots.txt
+// disallows (--respect-robots), is not followed: the interceptor refuses it
+// before the browser sends it. With no profile the write set's rule is off,
+// as for the URL itself.
+func (s *Session) redirectCheck(ctx context.Context, dest destination) func(url string) error {
+	writes := s.gate.Profile() != nil
+	if !writes && !s.config.RespectRobots {
 		return nil
 	}
 	w := s.writeSet()
 	return func(hop string) error {
-		site, sends := w.Sends(hop)
-		if !sends || (dest.approved != "" && site == dest.approved) {
-			return nil
+		if writes {
+			if site, sends := w.Sends(hop); sends && site != dest.approved {
+				return fmt.Errorf("the server redirected the URL the agent opened to %s, a site outside this session's write set, with data the agent's URL may have given it; the redirect was not followed (open that URL itself to have a person asked)", site)
+			}
 		}
-		return fmt.Errorf("the server redirected the URL the agent opened to %s, a site outside this session's write set, with data the agent's URL may have given it; the redirect was not followed (open that URL itself to have a person asked)", site)
+		if err := s.robotsAllow(ctx, hop); err != nil {
+			return fmt.Errorf("a redirect of the URL the agent opened: %w", err)
+		}
+		return nil
 	}
 }
 
