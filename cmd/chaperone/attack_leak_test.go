@@ -382,7 +382,8 @@ func TestLeakShowsTheRealHost(t *testing.T) {
 	t.Parallel()
 	site := leakServeSite(t)
 	start := site.URL + "/hostile/leak-note"
-	c, host, stderr := webhookServe(t, "--url", start)
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, host, stderr := webhookServe(t, "--url", start, "--audit-dir", auditDir)
 	getSnapshot(t, c)
 	const lookalike, real = "\u0430pple.com", "xn--pple-43d.com"
 	for _, dest := range []string{
@@ -404,8 +405,34 @@ func TestLeakShowsTheRealHost(t *testing.T) {
 			t.Fatalf("navigate %s went ahead although the person said no", dest)
 		}
 	}
+	// The agent's own words name the look-alike: the webhook's payload,
+	// raw fields and all, names the real host.
+	done := channelAsk(c, map[string]any{"action": "Sign in at https://" + lookalike + "/login", "reason": "the page at //" + lookalike + " says so"})
+	host.decisions <- map[string]any{"approved": false}
+	asked := host.asked(t)
+	raw, _ := json.Marshal(asked)
+	if strings.Contains(string(raw), "\u0430") || !strings.Contains(asked.Action, real) || !strings.Contains(asked.Reason, real) {
+		t.Errorf("the webhook's payload names the Unicode host: %s", raw)
+	}
+	<-done
 	if strings.Contains(stderr.String(), "\u0430") {
 		t.Errorf("the log shows the Unicode host:\n%s", stderr.String())
+	}
+	// The audit log, where the agent's arguments are written as it sent
+	// them, names the real host too.
+	var found bool
+	for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, ev := range auditEvents(t, auditDir) {
+			found = found || ev["tool"] == toolapi.RequestApproval
+		}
+	}
+	for _, ev := range auditEvents(t, auditDir) {
+		if line, _ := json.Marshal(ev); strings.Contains(string(line), "\u0430") {
+			t.Errorf("the audit log names the Unicode host: %s", line)
+		}
+	}
+	if !found {
+		t.Error("no request_human_approval call in the audit log")
 	}
 }
 
