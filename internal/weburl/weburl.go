@@ -14,8 +14,10 @@
 package weburl
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -295,6 +297,11 @@ func splitPath(p string) []string {
 	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
+// opaqueAuthority is the authority of a URL whose scheme is not special
+// that is read the same way by every reader: a host of the characters a
+// host name has, or their escapes, and a port; group 1 is the port.
+var opaqueAuthority = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+(?::([0-9]{0,5}))?$`)
+
 // opaque reads a URL whose scheme is not special: about:blank, data:,
 // javascript:, mailto:, chrome://settings. Only its scheme is judged (a
 // host in it, which Chromium reads differently for its own schemes, is
@@ -302,6 +309,21 @@ func splitPath(p string) []string {
 // them, and the write set counts them as sending anywhere.
 func opaque(raw string, u *URL, rest string) (*URL, error) {
 	u.Opaque = true
+	if auth, ok := strings.CutPrefix(rest, "//"); ok {
+		// An authority Chromium reads as the standard's opaque host: one
+		// it may refuse (a space, a bracket, user information, a port out
+		// of range) is refused, whatever this scheme is allowed to do.
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
+		}
+		m := opaqueAuthority.FindStringSubmatch(auth)
+		if m == nil {
+			return nil, &Error{Input: raw, Reason: fmt.Sprintf("%s: URL with an authority %q browsers may read differently", u.Scheme, auth)}
+		}
+		if n, err := strconv.ParseUint(cmp.Or(m[1], "0"), 10, 32); err != nil || n > 65535 {
+			return nil, &Error{Input: raw, Reason: fmt.Sprintf("port %s is out of range", m[1])}
+		}
+	}
 	body := rest
 	if i := strings.IndexByte(body, '#'); i >= 0 {
 		u.fragment(body[i+1:])
