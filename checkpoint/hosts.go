@@ -51,6 +51,11 @@ func asciiHosts(s string) string {
 	return b.String()
 }
 
+// ASCIIHosts is s with every URL's host written in Unicode as the ASCII
+// host the browser connects to (as Printable writes it), and nothing else
+// changed: for text a person reads that is escaped otherwise, a log line.
+func ASCIIHosts(s string) string { return asciiHosts(s) }
+
 // ASCIIHostsJSON is a JSON document with the host of every URL in its
 // strings written in Unicode rewritten as asciiHosts does, for what a
 // person reads as JSON (the audit log, the webhook's payload): the raw

@@ -436,6 +436,23 @@ func TestLeakShowsTheRealHost(t *testing.T) {
 	}
 }
 
+// TestLogShowsTheRealHost: every log line names a URL's real host, the
+// operator's start URL and the agent's arguments written in Unicode
+// included, not only the lines that say what a person is asked.
+func TestLogShowsTheRealHost(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	port := site.URL[strings.LastIndexByte(site.URL, ':')+1:]
+	const wide = "\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54" // localhost in full-width letters
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", "http://"+wide+":"+port+"/hostile/leak-note", "--profile", "none", "--log-level", "debug")
+	getSnapshot(t, c)
+	leakNavigate(t, c, "http://"+wide+":"+port+"/help?q=1")
+	log := stderr.String()
+	if strings.Contains(log, wide) || !strings.Contains(log, "localhost:"+port) {
+		t.Errorf("the log names the host in Unicode:\n%s", log)
+	}
+}
+
 // TestLeakWriteSet: --write-origins and a profile's allowed_origins widen
 // the write set, and --profile none turns the rule off with the rest; a
 // site still outside is asked about.
