@@ -355,6 +355,13 @@ func file(raw string, u *URL, rest string) (*URL, error) {
 			if err != nil {
 				return nil, err
 			}
+			// A host that ends in a number is an address here too:
+			// file://0/ is file://0.0.0.0/.
+			if a, ok, err := ipv4(h); err != nil {
+				return nil, &Error{Input: raw, Reason: err.Error()}
+			} else if ok {
+				u.Addr, h = a, a.String()
+			}
 			u.Host = h
 		}
 		rest = rest[end:]
