@@ -218,8 +218,11 @@ func (w WriteSet) sendsItself(rawURL string) (string, bool) {
 		return "", false
 	}
 	switch scheme := weburl.SchemeOf(rawURL); scheme {
-	case "", "about", "file", "http", "https", "ws", "wss", "ftp":
+	case "", "about", "file":
 		return "", false
+	case "http", "https", "ws", "wss", "ftp":
+		// One the browser's reading refuses: nothing says where it goes.
+		return "(a URL that cannot be read as a browser reads it)", true
 	default:
 		return scheme + ":", true
 	}

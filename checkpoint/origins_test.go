@@ -138,6 +138,9 @@ func TestWriteSetSends(t *testing.T) {
 		{"data:text/html,<img src=x>", "data:"},
 		{"javascript:fetch('/x')", "javascript:"},
 		{"file:///tmp/x", ""},
+		// One the browser's reading refuses says nothing of where it goes.
+		{"http://local host:8080/x?leak=1", "(a URL that cannot be read as a browser reads it)"},
+		{"https://[::1/x", "(a URL that cannot be read as a browser reads it)"},
 	}
 	for _, tt := range tests {
 		site, ok := w.Sends(tt.url)
