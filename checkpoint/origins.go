@@ -79,7 +79,8 @@ func registrable(host string) string {
 
 // CarriesData reports whether opening rawURL sends the site more than the
 // bare fact of a visit, which is the scheme, the site's host (or "www."
-// and the site), the scheme's default port and the path "/", nothing else:
+// and the site; a trailing dot, which the browser sends, is more), the
+// scheme's default port and the path "/", nothing else:
 // a port of its own, another path, a query or a fragment (even empty; the
 // page's script reads it), user information, or a host name with labels
 // beyond the registrable domain and "www." (a name server and the site see
@@ -98,9 +99,12 @@ func CarriesData(rawURL string) bool {
 	if u.Path != "" && u.Path != "/" {
 		return true
 	}
-	host := strings.TrimSuffix(u.Hostname(), ".")
+	host := u.Hostname()
 	if host == "" {
 		return false // no host: nothing leaves for a site
+	}
+	if strings.HasSuffix(host, ".") {
+		return true // "localhost." is sent as written: a bit of its own
 	}
 	// An IPv6 address's site is bracketed, its Hostname not.
 	sub, _ := strings.CutSuffix(host, strings.Trim(registrable(host), "[]"))

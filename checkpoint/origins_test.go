@@ -63,6 +63,10 @@ func TestCarriesData(t *testing.T) {
 		{"http://localhost:80/", false},  // the default port is no choice
 		{"http://zq9x-e.localhost/", true},
 		{"http://www.localhost/", false},
+		{"http://localhost./", true}, // sent as written: a bit of its own
+		{"http://www.localhost./", true},
+		{"http://[::1]/", false},
+		{"http://[0:0::1]:80/", false}, // one address, however written
 		{"https://example.com/?", true}, // anything beyond a bare visit
 		{"http:localhost:8080/hit?leak=1", true},
 		{"http:localhost/", false},
