@@ -302,6 +302,11 @@ func splitPath(p string) []string {
 // host name has, or their escapes, and a port; group 1 is the port.
 var opaqueAuthority = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+(?::([0-9]{0,5}))?$`)
 
+// chromiumStandard are schemes Chromium, unlike the standard, reads with an
+// authority (url::AddStandardScheme).
+var chromiumStandard = map[string]bool{"chrome": true, "chrome-extension": true, "chrome-untrusted": true,
+	"chrome-search": true, "devtools": true, "isolated-app": true, "chrome-native": true}
+
 // opaque reads a URL whose scheme is not special: about:blank, data:,
 // javascript:, mailto:, chrome://settings. Only its scheme is judged (a
 // host in it, which Chromium reads differently for its own schemes, is
@@ -309,7 +314,13 @@ var opaqueAuthority = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-
 // them, and the write set counts them as sending anywhere.
 func opaque(raw string, u *URL, rest string) (*URL, error) {
 	u.Opaque = true
-	if auth, ok := strings.CutPrefix(rest, "//"); ok {
+	auth, hasAuth := strings.CutPrefix(rest, "//")
+	if chromiumStandard[u.Scheme] && (!hasAuth || strings.IndexAny(auth, "/?#") == 0 || auth == "") {
+		// Chromium reads its own schemes as it reads http: with a host,
+		// and refuses one without ("chrome:").
+		return nil, &Error{Input: raw, Reason: fmt.Sprintf("a %s: URL without a host after //", u.Scheme)}
+	}
+	if hasAuth {
 		// An authority Chromium reads as the standard's opaque host: one
 		// it may refuse (a space, a bracket, user information, a port out
 		// of range) is refused, whatever this scheme is allowed to do.
