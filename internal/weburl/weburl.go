@@ -360,6 +360,10 @@ func file(raw string, u *URL, rest string) (*URL, error) {
 		if strings.ContainsAny(rest[:end], "@:") {
 			return nil, &Error{Input: raw, Reason: "a file: URL with user information or a port"}
 		}
+		if end == 0 && end < len(rest) && (rest[0] == '?' || rest[0] == '#') {
+			// Chromium refuses "file://#x", which the standard reads.
+			return nil, &Error{Input: raw, Reason: "a file: URL with neither host nor path"}
+		}
 		if rest[:end] != "" {
 			u.GivenHost = rest[:end]
 			h, err := domain(raw, rest[:end])
