@@ -66,7 +66,7 @@ func TestCarriesData(t *testing.T) {
 		{"http://localhost./", true}, // sent as written: a bit of its own
 		{"http://www.localhost./", true},
 		{"http://[::1]/", false},
-		{"http://[0:0::1]:80/", false}, // one address, however written
+		{"http://[0:0::1]:80/", false},  // one address, however written
 		{"https://example.com/?", true}, // anything beyond a bare visit
 		{"http:localhost:8080/hit?leak=1", true},
 		{"http:localhost/", false},
