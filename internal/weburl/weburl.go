@@ -364,6 +364,10 @@ func file(raw string, u *URL, rest string) (*URL, error) {
 			// Chromium refuses "file://#x", which the standard reads.
 			return nil, &Error{Input: raw, Reason: "a file: URL with neither host nor path"}
 		}
+		if end == 0 && len(rest) >= 2 && (rest[1] == '/' || rest[1] == '\\') {
+			// "file:////x": Chromium merges the slashes its own way.
+			return nil, &Error{Input: raw, Reason: "a file: URL whose path starts with more slashes"}
+		}
 		if rest[:end] != "" {
 			u.GivenHost = rest[:end]
 			h, err := domain(raw, rest[:end])
