@@ -131,7 +131,19 @@ func (s *Session) redirectCheck(ctx context.Context, dest destination) func(url 
 	w := s.writeSet()
 	return func(hop string) error {
 		if writes {
-			if site, sends := w.Sends(hop); sends && site != dest.approved {
+			outside := func(u string) (string, bool) {
+				site, sends := w.Sends(u)
+				return site, sends && site != dest.approved
+			}
+			site, refused := outside(hop)
+			// A server that moves the browser to https sends nothing to
+			// anyone new: such a hop is judged as the http URL it upgrades.
+			if rest, ok := strings.CutPrefix(hop, "https:"); ok && refused {
+				if _, plain := outside("http:" + rest); !plain {
+					refused = false
+				}
+			}
+			if refused {
 				return fmt.Errorf("the server redirected the URL the agent opened to %s, a site outside this session's write set, with data the agent's URL may have given it; the redirect was not followed (open that URL itself to have a person asked)", site)
 			}
 		}
