@@ -50,7 +50,8 @@ type Webhook struct {
 // WebhookPayload is the JSON body POSTed to the webhook URL. The request's
 // fields come as they are (action, title, url, reason, words, and concrete:
 // the action itself, with verb, role, name, value, option and dialog), for a
-// program to read. What a person reads is Prompt and Lines, which are
+// program to read, except that a URL's host written in Unicode is written
+// as the ASCII host the browser connects to. What a person reads is Prompt and Lines, which are
 // escaped: show those, not the raw fields, which hold a page's and a model's
 // text as it came, control characters included.
 type WebhookPayload struct {
@@ -123,6 +124,9 @@ func (h *Webhook) Approve(ctx context.Context, r checkpoint.Request) (checkpoint
 	if err != nil {
 		return checkpoint.Decision{}, fmt.Errorf("webhook: %w", err)
 	}
+	// Whoever reads the payload, a person or a program that shows it,
+	// reads the real host of every URL in it, raw fields included.
+	body = checkpoint.ASCIIHostsJSON(body)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.opts.URL, bytes.NewReader(body))
 	if err != nil {
 		return checkpoint.Decision{}, fmt.Errorf("webhook: %w", err)

@@ -259,6 +259,9 @@ func (l *Log) write(ev map[string]any) error {
 	if l.red != nil {
 		line = l.red.JSON(line)
 	}
+	// A person reads the real host of every URL in the log, the agent's
+	// arguments and the page's text included (a secret is hidden first).
+	line = checkpoint.ASCIIHostsJSON(line)
 	if _, err := l.w.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("audit: %w", err)
 	}

@@ -194,3 +194,25 @@ func TestRedact(t *testing.T) {
 		}
 	}
 }
+
+// A person reads the real host of every URL in the log: in a tool call's
+// arguments, as the agent wrote them, and in an approval's raw fields.
+func TestLogShowsTheRealHost(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	l := New(&buf, "s1")
+	if err := l.ToolCall(ToolCall{Tool: "browser_navigate", Args: json.RawMessage(`{"url":"https://\u0430pple.com/login?e=a"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.ToolCall(ToolCall{Tool: "browser_fill", Args: json.RawMessage("{\"value\":\"see http://127.0.0.1/r?to=//\u0430pple.com/x\"}")}); err != nil {
+		t.Fatal(err)
+	}
+	a := checkpoint.Action{Verb: checkpoint.VerbFill, Name: "Website", Value: "https://\u0430pple.com/"}
+	if err := l.Approval(checkpoint.Request{ID: "r1", Action: a.String(), Concrete: &a, Reason: "send to https://\u0430pple.com"}, checkpoint.Decision{Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if strings.Contains(out, "\u0430") || strings.Count(out, "xn--pple-43d.com") != 5 {
+		t.Errorf("the log does not show the real host in every place:\n%s", out)
+	}
+}

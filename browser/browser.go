@@ -110,6 +110,9 @@ type Browser struct {
 	// refused holds the document requests the policy refused, until the
 	// tabs they belong to take them.
 	refused refusals
+	// redirects judge the server redirects of the navigations GoChecked
+	// started (redirect.go).
+	redirects redirectChecks
 	// dl holds the downloads under way (download.go).
 	dl downloads
 }

@@ -32,7 +32,9 @@ var (
 type requestPaused struct {
 	RequestID string      `json:"requestId"`
 	FrameID   cdp.FrameID `json:"frameId"`
-	Request   struct {
+	// RedirectedRequestID is set on a hop of a server redirect.
+	RedirectedRequestID string `json:"redirectedRequestId"`
+	Request             struct {
 		URL         string `json:"url"`
 		URLFragment string `json:"urlFragment"`
 	} `json:"request"`
@@ -208,6 +210,9 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 	pc, cancel := context.WithTimeout(root, policyTimeout)
 	perr := b.opts.DocumentPolicy(pc, u)
 	cancel()
+	if perr == nil && ev.RedirectedRequestID != "" {
+		perr = b.redirects.check(ev.FrameID, u)
+	}
 	// The answer has time of its own: a request left unanswered would
 	// hang its page.
 	c, cancel := context.WithTimeout(root, defaultCallTimeout)

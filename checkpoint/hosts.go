@@ -1,8 +1,11 @@
 package checkpoint
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -46,4 +49,52 @@ func asciiHosts(s string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// ASCIIHosts is s with every URL's host written in Unicode as the ASCII
+// host the browser connects to (as Printable writes it), and nothing else
+// changed: for text a person reads that is escaped otherwise, a log line.
+func ASCIIHosts(s string) string { return asciiHosts(s) }
+
+// ASCIIHostsJSON is a JSON document with the host of every URL in its
+// strings written in Unicode rewritten as asciiHosts does, for what a
+// person reads as JSON (the audit log, the webhook's payload): the raw
+// fields of a request and a tool call's arguments hold the agent's and the
+// page's text as it came. A document that is ASCII, or not JSON, is
+// returned as it is.
+func ASCIIHostsJSON(doc []byte) []byte {
+	if !slices.ContainsFunc(doc, func(c byte) bool { return c >= utf8.RuneSelf }) && !bytes.Contains(doc, []byte(`\u`)) {
+		return doc // neither a character outside ASCII nor an escape of one
+	}
+	d := json.NewDecoder(bytes.NewReader(doc))
+	d.UseNumber() // an id past 2^53 stays what it was
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return doc
+	}
+	out, err := json.Marshal(asciiHostsIn(v))
+	if err != nil {
+		return doc
+	}
+	return out
+}
+
+// asciiHostsIn applies asciiHosts to every string in v, a decoded JSON
+// value, its objects' keys included.
+func asciiHostsIn(v any) any {
+	switch x := v.(type) {
+	case string:
+		return asciiHosts(x)
+	case []any:
+		for i := range x {
+			x[i] = asciiHostsIn(x[i])
+		}
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[asciiHosts(k)] = asciiHostsIn(e)
+		}
+		return m
+	}
+	return v
 }

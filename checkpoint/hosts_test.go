@@ -30,3 +30,25 @@ func TestPrintableShowsTheRealHost(t *testing.T) {
 		}
 	}
 }
+
+// The JSON a person reads (the audit log, the webhook's payload) holds the
+// agent's and the page's text as it came: every URL's host in it is
+// rewritten all the same, in every string at any depth, and the rest of
+// the document is kept (a large number exactly).
+func TestASCIIHostsJSON(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want string }{
+		{`{"args":{"url":"https://\u0430pple.com/login?e=a"},"n":9007199254740993}`,
+			`{"args":{"url":"https://xn--pple-43d.com/login?e=a"},"n":9007199254740993}`},
+		{"{\"action\":\"send to http://\u0430pple.com/x\",\"list\":[\"//\u0430pple.com\",1,true,null]}",
+			`{"action":"send to http://xn--pple-43d.com/x","list":["//xn--pple-43d.com",1,true,null]}`},
+		{`{"title":"caf\u00e9 menu"}`, `{"title":"café menu"}`}, // no URL: as it was
+		{`{"ascii":"http://apple.com/"}`, `{"ascii":"http://apple.com/"}`},
+		{"not json http://\u0430pple.com", "not json http://\u0430pple.com"},
+	}
+	for _, tt := range tests {
+		if got := string(checkpoint.ASCIIHostsJSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("ASCIIHostsJSON(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+}

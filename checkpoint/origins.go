@@ -79,7 +79,8 @@ func registrable(host string) string {
 
 // CarriesData reports whether opening rawURL sends the site more than the
 // bare fact of a visit, which is the scheme, the site's host (or "www."
-// and the site), the scheme's default port and the path "/", nothing else:
+// and the site; a trailing dot, which the browser sends, is more), the
+// scheme's default port and the path "/", nothing else:
 // a port of its own, another path, a query or a fragment (even empty; the
 // page's script reads it), user information, or a host name with labels
 // beyond the registrable domain and "www." (a name server and the site see
@@ -98,11 +99,15 @@ func CarriesData(rawURL string) bool {
 	if u.Path != "" && u.Path != "/" {
 		return true
 	}
-	host := strings.TrimSuffix(u.Hostname(), ".")
+	host := u.Hostname()
 	if host == "" {
 		return false // no host: nothing leaves for a site
 	}
-	sub, _ := strings.CutSuffix(host, registrable(host))
+	if strings.HasSuffix(host, ".") {
+		return true // "localhost." is sent as written: a bit of its own
+	}
+	// An IPv6 address's site is bracketed, its Hostname not.
+	sub, _ := strings.CutSuffix(host, strings.Trim(registrable(host), "[]"))
 	return sub != "" && sub != "www."
 }
 
@@ -153,34 +158,33 @@ func (w WriteSet) Sends(rawURL string) (site string, ok bool) {
 	return w.sends(rawURL, 0, &budget)
 }
 
-// maxNesting bounds how deep Sends looks for URLs inside URLs, and
-// maxEmbedded how many it looks at: past that, a URL counts as sending, so
-// that no URL is both costly to look through and let go.
+// maxNesting bounds how deep Sends looks for URLs inside URLs, maxLayers
+// how many layers of percent-encoding it takes off (a chain of same-site
+// redirects takes one off at each hop), and maxEmbedded how many URLs it
+// looks at: past any of them, a URL counts as sending, so that no URL is
+// both costly to look through and let go.
 const (
 	maxNesting  = 4
+	maxLayers   = 8
 	maxEmbedded = 64
 )
 
 func (w WriteSet) sends(rawURL string, depth int, budget *int) (string, bool) {
-	if s, err := Site(rawURL); err == nil {
-		if !slices.Contains(w.sites, s) && CarriesData(rawURL) {
-			return s, true
-		}
-	} else {
-		switch scheme := weburl.SchemeOf(rawURL); scheme {
-		case "", "about", "file", "http", "https", "ws", "wss", "ftp":
-		default:
-			return scheme + ":", true
-		}
+	if s, ok := w.sendsItself(rawURL); ok {
+		return s, true
 	}
-	if depth >= maxNesting {
-		return "", false
+	embedded, deeper := embeddedURLs(rawURL)
+	if deeper {
+		return "(a URL inside the URL, under more layers of encoding than are checked)", true
 	}
 	// Inside a URL, one the browser would not read (a server may read it
 	// its own way) or of another scheme counts only when no decoding
 	// shows where it really goes: "ht%09tp://" is http:// once decoded.
+	// Every URL inside is judged itself before any is looked into, so
+	// that one that sends is named, however deep it is.
 	weak := ""
-	for _, e := range embeddedURLs(rawURL) {
+	var inner []string
+	for _, e := range embedded {
 		if *budget--; *budget < 0 {
 			return "(more URLs inside the URL than are checked)", true
 		}
@@ -193,11 +197,39 @@ func (w WriteSet) sends(rawURL string, depth int, budget *int) (string, bool) {
 			weak = cmp.Or(weak, scheme+":")
 			continue
 		}
+		if s, ok := w.sendsItself(e); ok {
+			return s, true
+		}
+		inner = append(inner, e)
+	}
+	for _, e := range inner {
+		if depth+1 >= maxNesting {
+			return "(URLs nested inside the URL deeper than are checked)", true
+		}
 		if s, ok := w.sends(e, depth+1, budget); ok {
 			return s, true
 		}
 	}
 	return weak, weak != ""
+}
+
+// sendsItself is Sends of rawURL alone, not of the URLs inside it.
+func (w WriteSet) sendsItself(rawURL string) (string, bool) {
+	if s, err := Site(rawURL); err == nil {
+		if !slices.Contains(w.sites, s) && CarriesData(rawURL) {
+			return s, true
+		}
+		return "", false
+	}
+	switch scheme := weburl.SchemeOf(rawURL); scheme {
+	case "", "about", "file":
+		return "", false
+	case "http", "https", "ws", "wss", "ftp":
+		// One the browser's reading refuses: nothing says where it goes.
+		return "(a URL that cannot be read as a browser reads it)", true
+	default:
+		return scheme + ":", true
+	}
 }
 
 // urlInText matches an absolute or scheme-relative URL inside text as a
@@ -210,13 +242,15 @@ var urlInText = regexp.MustCompile(`(?i)(?:(?:https?|wss?|ftp):[/\\]*|[a-z][a-z0
 // after the decodings a server that redirects may apply: each layer of
 // percent-encoding in turn, and tabs and newlines removed, as the browser
 // that follows the redirect removes them ("http://%09localhost" is
-// http://localhost/). Sends looks inside each one found in turn.
-func embeddedURLs(rawURL string) []string {
+// http://localhost/). A scheme-relative one ("//host/x") takes rawURL's
+// scheme, as a redirect's Location does. Sends looks inside each one found
+// in turn. deeper is true when text is still encoded after maxLayers
+// decodings: what it hides is not known.
+func embeddedURLs(rawURL string) (out []string, deeper bool) {
 	u, err := weburl.Parse(rawURL)
 	if err != nil || u.Opaque || u.Host == "" {
-		return nil // it reaches no site to pass a URL on to
+		return nil, false // it reaches no site to pass a URL on to
 	}
-	var out []string
 	// Past rawURL's own authority: its path, query and fragment.
 	text := u.Path
 	if u.HasQuery {
@@ -226,16 +260,32 @@ func embeddedURLs(rawURL string) []string {
 		text += "#" + u.Fragment
 	}
 	seen := map[string]bool{}
-	for range maxNesting {
+	for layer := 0; ; layer++ {
 		stripped := strings.Map(func(r rune) rune {
 			if r == '\t' || r == '\n' || r == '\r' {
 				return -1
 			}
 			return r
 		}, text)
-		for _, m := range urlInText.FindAllString(stripped, -1) {
+		// The matches overlap: each search starts again at the host of
+		// the URL found before, so that a URL written whole inside
+		// another ("/r?to=http://b/r?to=http://c/?d") is found too.
+		for off := 0; off < len(stripped) && len(out) <= maxEmbedded; {
+			loc := urlInText.FindStringIndex(stripped[off:])
+			if loc == nil {
+				break
+			}
+			m := stripped[off+loc[0] : off+loc[1]]
+			host := 0
+			if m[0] != '/' && m[0] != '\\' {
+				host = strings.IndexByte(m, ':') + 1
+			}
+			for host < len(m) && (m[host] == '/' || m[host] == '\\') {
+				host++
+			}
+			off += loc[0] + host
 			if m[0] == '/' || m[0] == '\\' {
-				m = "https:" + m
+				m = u.Scheme + ":" + m
 			}
 			if !seen[m] {
 				seen[m] = true
@@ -244,11 +294,13 @@ func embeddedURLs(rawURL string) []string {
 		}
 		dec := unescape(text)
 		if dec == text {
-			break
+			return out, false
+		}
+		if layer == maxLayers {
+			return out, true
 		}
 		text = dec
 	}
-	return out
 }
 
 // unescape decodes every valid %XX of s and leaves the rest as it is: a

@@ -63,6 +63,10 @@ func TestCarriesData(t *testing.T) {
 		{"http://localhost:80/", false},  // the default port is no choice
 		{"http://zq9x-e.localhost/", true},
 		{"http://www.localhost/", false},
+		{"http://localhost./", true}, // sent as written: a bit of its own
+		{"http://www.localhost./", true},
+		{"http://[::1]/", false},
+		{"http://[0:0::1]:80/", false},  // one address, however written
 		{"https://example.com/?", true}, // anything beyond a bare visit
 		{"http:localhost:8080/hit?leak=1", true},
 		{"http:localhost/", false},
@@ -127,7 +131,7 @@ func TestWriteSetSends(t *testing.T) {
 		// a page that links to its query.
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://localhost:8080/x?email=a@b.c"), "http://localhost"},
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape(url.QueryEscape("https://evil.test/?e=a@b.c")), "https://evil.test"},
-		{"http://127.0.0.1:8080/offsite?to=//evil.test/a", "https://evil.test"},
+		{"http://127.0.0.1:8080/offsite?to=//evil.test/a", "http://evil.test"},                                               // the scheme of the URL it is in
 		{"http://127.0.0.1:8080/redirect?to=" + url.QueryEscape("http://evil.test/?e=1") + "&junk=%zz%", "http://evil.test"}, // a stray % hides nothing
 		{`http://127.0.0.1:8080/go?u=https:\\evil.test\a`, "https://evil.test"},
 		{"http://127.0.0.1:8080/offsite#https://evil.test/?e=1", "https://evil.test"},
@@ -138,8 +142,46 @@ func TestWriteSetSends(t *testing.T) {
 		{"data:text/html,<img src=x>", "data:"},
 		{"javascript:fetch('/x')", "javascript:"},
 		{"file:///tmp/x", ""},
+		// One the browser's reading refuses says nothing of where it goes.
+		{"http://local host:8080/x?leak=1", "(a URL that cannot be read as a browser reads it)"},
+		{"https://[::1/x", "(a URL that cannot be read as a browser reads it)"},
 	}
 	for _, tt := range tests {
+		site, ok := w.Sends(tt.url)
+		if ok != (tt.site != "") || site != tt.site {
+			t.Errorf("Sends(%q) = %q, %v; want %q", tt.url, site, ok, tt.site)
+		}
+	}
+	// Through a chain of same-site redirects, each hop taking one layer
+	// of encoding off or passing the rest on as it is: however many hops,
+	// the data that reaches the other site is found, or the URL counts as
+	// sending.
+	leak := "http://localhost:9/hit?leak=1"
+	for hops := 1; hops <= 12; hops++ {
+		encoded, plain := leak, leak
+		for range hops {
+			encoded = "/redirect?to=" + url.QueryEscape(encoded)
+			plain = "http://127.0.0.1:8080/redirect?to=" + plain
+		}
+		for _, u := range []string{"http://127.0.0.1:8080" + encoded, plain} {
+			site, ok := w.Sends(u)
+			if !ok {
+				t.Errorf("%d redirects: Sends(%q) lets the data out", hops, u)
+			}
+			// Up to eight layers of encoding, the site is named.
+			if hops <= 8 && site != "http://localhost" {
+				t.Errorf("%d redirects: Sends(%q) names %q, want http://localhost", hops, u, site)
+			}
+		}
+	}
+	// A bare visit to an IPv6 address carries nothing; a scheme-relative
+	// URL inside takes the scheme of the URL it is in.
+	for _, tt := range []struct{ url, site string }{
+		{"http://[::1]/", ""},
+		{"http://[::1]:81/", "http://[::1]"},
+		{"http://127.0.0.1:8080/redirect?to=/\\localhost:9/x", "http://localhost"},
+		{"http://127.0.0.1:8080/redirect?to=%2F%2Flocalhost:9/x", "http://localhost"},
+	} {
 		site, ok := w.Sends(tt.url)
 		if ok != (tt.site != "") || site != tt.site {
 			t.Errorf("Sends(%q) = %q, %v; want %q", tt.url, site, ok, tt.site)

@@ -21,10 +21,12 @@ type navigateInput struct {
 }
 
 // destination is where a navigation goes: the absolute URL, and for a
-// history step the entry.
+// history step the entry; for a URL the agent composed, approved is the site
+// outside the write set a person allowed it to send data to.
 type destination struct {
-	url   string
-	entry *browser.HistoryEntry
+	url      string
+	entry    *browser.HistoryEntry
+	approved string
 }
 
 // navigate runs browser_navigate: it checks the destination against the URL
@@ -53,7 +55,7 @@ func (s *Session) navigate(ctx context.Context, c *call, in navigateInput) (stri
 		act = func(ctx context.Context) error { return s.tab.GoToHistory(ctx, id) }
 		done = fmt.Sprintf("Went %s to %s.", in.Action, dest.url)
 	default:
-		act = func(ctx context.Context) error { return s.tab.Go(ctx, dest.url) }
+		act = func(ctx context.Context) error { return s.tab.GoChecked(ctx, dest.url, s.redirectCheck(ctx, dest)) }
 		done = "Opened " + dest.url + "."
 	}
 	return s.settle(ctx, c, s.config.ActionTimeout, act, done)
@@ -97,6 +99,7 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 		return dest, fail(toolapi.HumanRejected, "%s", d.Message())
 	}
 	c.approval = d.RequestID
+	approved := site
 	// A relative URL resolves against the page, which may have moved
 	// while the person was asked.
 	again, err := plan(ctx)
@@ -106,7 +109,49 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 	if !again.action.Same(p.action) {
 		return dest, fail(toolapi.ActionFailed, "The page changed while a human was asked: they approved %s, but it is now %s. Nothing was done.", p.action, again.action)
 	}
+	dest.approved = approved
 	return dest, nil
+}
+
+// redirectCheck judges the server redirects of the navigation to dest, a
+// URL the agent composed, as that URL was judged: a server may pass on to
+// another site what the agent wrote into a URL of its own site (an open
+// redirect that decodes base64, or takes its target from a path), which
+// no reading of the URL can see, or send the browser to a path robots.txt
+// disallows. So a hop that sends data to a site outside the write set,
+// other than the one a person allowed for this URL, or that robots.txt
+// disallows (--respect-robots), is not followed: the interceptor refuses it
+// before the browser sends it. With no profile the write set's rule is off,
+// as for the URL itself.
+func (s *Session) redirectCheck(ctx context.Context, dest destination) func(url string) error {
+	writes := s.gate.Profile() != nil
+	if !writes && !s.config.RespectRobots {
+		return nil
+	}
+	w := s.writeSet()
+	return func(hop string) error {
+		if writes {
+			outside := func(u string) (string, bool) {
+				site, sends := w.Sends(u)
+				return site, sends && site != dest.approved
+			}
+			site, refused := outside(hop)
+			// A server that moves the browser to https sends nothing to
+			// anyone new: such a hop is judged as the http URL it upgrades.
+			if rest, ok := strings.CutPrefix(hop, "https:"); ok && refused {
+				if _, plain := outside("http:" + rest); !plain {
+					refused = false
+				}
+			}
+			if refused {
+				return fmt.Errorf("the server redirected the URL the agent opened to %s, a site outside this session's write set, with data the agent's URL may have given it; the redirect was not followed (open that URL itself to have a person asked)", site)
+			}
+		}
+		if err := s.robotsAllow(ctx, hop); err != nil {
+			return fmt.Errorf("a redirect of the URL the agent opened: %w", err)
+		}
+		return nil
+	}
 }
 
 // writeSet is the sites the agent may send data to without a person: the

@@ -7,6 +7,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -29,8 +32,10 @@ type polite struct {
 	// one.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
-	// robots holds each origin's rules, fetched once in a while.
-	robots map[string]robotsEntry
+	// robots holds each origin's rules, fetched once in a while, under
+	// robotsMu.
+	robotsMu sync.Mutex
+	robots   map[string]robotsEntry
 	// client fetches robots.txt; nil means one made from the URL policy.
 	client *http.Client
 }
@@ -136,11 +141,24 @@ func (s *Session) robotsAllow(ctx context.Context, raw string) error {
 	}
 	origin := u.Origin()
 	e := s.robotsOf(ctx, origin)
-	path := u.Path
+	query := ""
 	if u.HasQuery {
-		path += "?" + u.Query
+		query = "?" + u.Query
 	}
-	ok, rule := e.rules.Allowed(path)
+	// The path as sent, and as a server that normalises it reads it
+	// ("/variants%2Fform" and "//variants/form" are /variants/form to
+	// most, "/x/..%2Fvariants" /variants): disallowed in either reading,
+	// it is not opened.
+	path, ok, rule := u.Path+query, true, ""
+	for _, p := range []string{u.Path, decodedPath(u)} {
+		if p == "" {
+			continue
+		}
+		if allowed, r := e.rules.Allowed(p + query); !allowed {
+			path, ok, rule = p+query, false, r
+			break
+		}
+	}
 	if ok {
 		return nil
 	}
@@ -152,10 +170,31 @@ func (s *Session) robotsAllow(ctx context.Context, raw string) error {
 		s.clip(origin, urlLimit), s.clip(rule, textLimit), s.clip(path, urlLimit))
 }
 
+// decodedPath is u's path as a server that normalises it before it routes
+// reads it: percent-decoded, runs of slashes merged, dot segments then
+// removed; "" when that is the path as sent.
+func decodedPath(u *weburl.URL) string {
+	p := u.Path
+	if dec, err := url.PathUnescape(p); err == nil {
+		p = dec
+	}
+	for strings.Contains(p, "//") {
+		p = strings.ReplaceAll(p, "//", "/")
+	}
+	d, err := weburl.Parse(u.Scheme + "://" + u.Host + p)
+	if err != nil || d.Path == u.Path {
+		return ""
+	}
+	return d.Path
+}
+
 // robotsOf returns the rules of origin, fetching its robots.txt when they
-// are not known or too old.
+// are not known or too old. A redirect's hop is judged from the browser's
+// interceptor while the call that navigates waits: one at a time.
 func (s *Session) robotsOf(ctx context.Context, origin string) robotsEntry {
 	p := &s.polite
+	p.robotsMu.Lock()
+	defer p.robotsMu.Unlock()
 	if e, ok := p.robots[origin]; ok && time.Now().Before(e.until) {
 		return e
 	}

@@ -157,6 +157,11 @@ func TestRobotsAllow(t *testing.T) {
 		{"own group allows", 200, body, "/public?q=1", true, ""},
 		{"own group disallows", 200, body, "/private/account", false, `says "Disallow: /private" for /private/account`},
 		{"longer allow", 200, body, "/private/help", true, ""},
+		// What the server reads: decoded, slashes merged, dot segments gone.
+		{"escaped slashes", 200, body, "/public%2F..%2Fprivate%2Faccount", false, `says "Disallow: /private" for /private/account`},
+		{"a double slash", 200, body, "//private/account", false, `says "Disallow: /private"`},
+		{"an escaped dot segment", 200, body, "/public/..%2Fprivate", false, `says "Disallow: /private" for /private`},
+		{"an escaped slash, allowed", 200, body, "/public%2Fprivate", true, ""},
 		{"no robots.txt", 404, "", "/anything", true, ""},
 		{"server error disallows all", 503, "", "/anything", false, "could not be read (status 503)"},
 	}

@@ -84,7 +84,7 @@ func (s *Session) newTab(ctx context.Context, c *call, raw string) (string, erro
 		return "", err
 	}
 	return s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
-		return s.tab.Go(ctx, dest.url)
+		return s.tab.GoChecked(ctx, dest.url, s.redirectCheck(ctx, dest))
 	}, "Opened a new tab at "+dest.url+".")
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -41,6 +42,17 @@ func leakServeSite(t *testing.T) *leakSite {
 		s.mu.Lock()
 		s.seen = append(s.seen, r.Host+r.URL.RequestURI())
 		s.mu.Unlock()
+		// An open redirect whose target no reading of the URL can see:
+		// it is base64 in the path.
+		if enc, ok := strings.CutPrefix(r.URL.Path, "/go/"); ok {
+			to, err := base64.RawURLEncoding.DecodeString(enc)
+			if err != nil {
+				http.Error(w, err.Error(), http.StatusBadRequest)
+				return
+			}
+			http.Redirect(w, r, string(to), http.StatusFound)
+			return
+		}
 		site.ServeHTTP(w, r)
 	}))
 	t.Cleanup(srv.Close)
@@ -225,6 +237,10 @@ func TestLeakByURLSpellings(t *testing.T) {
 		{"a newline in the host inside a redirect", redirect + "http://local%0Ahost:" + port + "/hit%3Fleak=s13", "leak=s13", false},
 		{"a port inside a redirect", redirect + url.QueryEscape(site.Other+"/"), other, false},
 		{"a label inside a redirect", redirect + url.QueryEscape("http://a1b2.localhost:"+port+"/"), "a1b2", false},
+		// Through a chain of the start site's redirects, each taking one
+		// layer of encoding off, or passing the rest on as it is.
+		{"four redirects, each decoding", chainRedirects(site.URL, site.Other+"/hit?leak=s15", 4, true), "leak=s15", false},
+		{"six redirects, nothing encoded", chainRedirects(site.URL, site.Other+"/hit?leak=s16", 6, false), "leak=s16", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -279,6 +295,85 @@ func TestLeakByURLSpellings(t *testing.T) {
 	})
 }
 
+// TestLeakThroughRedirect: a server redirect of a URL the agent composed
+// is judged as that URL. A same-site open redirect that hides its target
+// (base64 in the path) passes the agent's data to another site; no reading
+// of the URL sees it, so the interceptor judges the hop before Chromium
+// sends it: refused, the other site receives nothing, and the agent is
+// told to open that URL itself. A redirect within the write set, and one to
+// the very site a person allowed the URL to send to, go ahead.
+func TestLeakThroughRedirect(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/leak-note"
+	c, host, _ := webhookServe(t, "--url", start, "--caps", "tabs")
+	getSnapshot(t, c)
+	hidden := func(to string) string { return site.URL + "/go/" + base64.RawURLEncoding.EncodeToString([]byte(to)) }
+	for _, tt := range []struct {
+		name, url, mark string
+		tab             bool
+	}{
+		{"navigate", hidden(site.Other + "/hit?leak=r1"), "leak=r1", false},
+		{"new tab", hidden(site.Other + "/hit?leak=r2"), "leak=r2", true},
+		{"a label of the other site", hidden("http://r3x.localhost:" + site.Other[strings.LastIndexByte(site.Other, ':')+1:] + "/"), "r3x", false},
+		{"two hops", hidden(hidden(site.Other + "/hit?leak=r4")), "leak=r4", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var r actionResult
+			if tt.tab {
+				_, text := call(t, c, toolapi.Tabs, map[string]any{"action": "new", "url": tt.url})
+				if err := json.Unmarshal([]byte(text), &r); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				r = leakNavigate(t, c, tt.url)
+			}
+			host.notAsked(t)
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "http://localhost, a site outside") {
+				t.Errorf("result: success %v error %v %q; want action_failed naming http://localhost", r.Success, r.Error, r.Message)
+			}
+			if site.saw(tt.mark) {
+				t.Fatalf("the other site received %q through the redirect", tt.mark)
+			}
+			if tt.tab {
+				call(t, c, toolapi.Tabs, map[string]any{"action": "close"})
+			}
+		})
+	}
+	t.Run("within the write set", func(t *testing.T) {
+		r := leakNavigate(t, c, hidden(site.URL+"/help?q=r5"))
+		host.notAsked(t)
+		if !r.Success || !site.saw("/help?q=r5") {
+			t.Fatalf("a redirect within the start site: %v %q", r.Error, r.Message)
+		}
+	})
+	t.Run("to the site a person allowed", func(t *testing.T) {
+		host.decisions <- map[string]any{"approved": true}
+		r := leakNavigate(t, c, site.Other+"/go/"+base64.RawURLEncoding.EncodeToString([]byte(site.Other+"/help?q=r6")))
+		host.asked(t)
+		if !r.Success || !site.saw(strings.TrimPrefix(site.Other, "http://")+"/help?q=r6") {
+			t.Fatalf("approved, redirected within the approved site: %v %q", r.Error, r.Message)
+		}
+	})
+}
+
+// chainRedirects is a URL of the fixture site at base that reaches dest
+// through hops of its open redirect: each hop's target a path encoded once
+// more (each hop decodes one layer), or the whole URL written as it is.
+func chainRedirects(base, dest string, hops int, encode bool) string {
+	for range hops {
+		if encode {
+			dest = "/redirect?to=" + url.QueryEscape(dest)
+		} else {
+			dest = base + "/redirect?to=" + dest
+		}
+	}
+	if encode {
+		return base + dest
+	}
+	return dest
+}
+
 // TestLeakShowsTheRealHost reverses issue 27's "a nested URL's host is
 // shown to the person in Unicode": the host of a URL inside the URL, as of
 // the URL itself, is shown in punycode, the host the browser connects to,
@@ -287,7 +382,8 @@ func TestLeakShowsTheRealHost(t *testing.T) {
 	t.Parallel()
 	site := leakServeSite(t)
 	start := site.URL + "/hostile/leak-note"
-	c, host, stderr := webhookServe(t, "--url", start)
+	auditDir := filepath.Join(t.TempDir(), "audit")
+	c, host, stderr := webhookServe(t, "--url", start, "--audit-dir", auditDir)
 	getSnapshot(t, c)
 	const lookalike, real = "\u0430pple.com", "xn--pple-43d.com"
 	for _, dest := range []string{
@@ -309,8 +405,51 @@ func TestLeakShowsTheRealHost(t *testing.T) {
 			t.Fatalf("navigate %s went ahead although the person said no", dest)
 		}
 	}
+	// The agent's own words name the look-alike: the webhook's payload,
+	// raw fields and all, names the real host.
+	done := channelAsk(c, map[string]any{"action": "Sign in at https://" + lookalike + "/login", "reason": "the page at //" + lookalike + " says so"})
+	host.decisions <- map[string]any{"approved": false}
+	asked := host.asked(t)
+	raw, _ := json.Marshal(asked)
+	if strings.Contains(string(raw), "\u0430") || !strings.Contains(asked.Action, real) || !strings.Contains(asked.Reason, real) {
+		t.Errorf("the webhook's payload names the Unicode host: %s", raw)
+	}
+	<-done
 	if strings.Contains(stderr.String(), "\u0430") {
 		t.Errorf("the log shows the Unicode host:\n%s", stderr.String())
+	}
+	// The audit log, where the agent's arguments are written as it sent
+	// them, names the real host too.
+	var found bool
+	for deadline := time.Now().Add(10 * time.Second); !found && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		for _, ev := range auditEvents(t, auditDir) {
+			found = found || ev["tool"] == toolapi.RequestApproval
+		}
+	}
+	for _, ev := range auditEvents(t, auditDir) {
+		if line, _ := json.Marshal(ev); strings.Contains(string(line), "\u0430") {
+			t.Errorf("the audit log names the Unicode host: %s", line)
+		}
+	}
+	if !found {
+		t.Error("no request_human_approval call in the audit log")
+	}
+}
+
+// TestLogShowsTheRealHost: every log line names a URL's real host, the
+// operator's start URL and the agent's arguments written in Unicode
+// included, not only the lines that say what a person is asked.
+func TestLogShowsTheRealHost(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	port := site.URL[strings.LastIndexByte(site.URL, ':')+1:]
+	const wide = "\uff4c\uff4f\uff43\uff41\uff4c\uff48\uff4f\uff53\uff54" // localhost in full-width letters
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", "http://"+wide+":"+port+"/hostile/leak-note", "--profile", "none", "--log-level", "debug")
+	getSnapshot(t, c)
+	leakNavigate(t, c, "http://"+wide+":"+port+"/help?q=1")
+	log := stderr.String()
+	if strings.Contains(log, wide) || !strings.Contains(log, "localhost:"+port) {
+		t.Errorf("the log names the host in Unicode:\n%s", log)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -99,6 +100,13 @@ func TestRespectRobotsSpellings(t *testing.T) {
 		{"an escaped letter", toolapi.Navigate, map[string]any{"url": site.URL + "/%76ariants/widgets"}},
 		{"a tab in the path", toolapi.Navigate, map[string]any{"url": site.URL + "/vari\tants/widgets"}},
 		{"a new tab without slashes", toolapi.Tabs, map[string]any{"action": "new", "url": "http:" + hostport + "/x/../variants/dialogs"}},
+		// Of our own: what the server reads, and where it redirects.
+		{"an escaped slash", toolapi.Navigate, map[string]any{"url": site.URL + "/variants%2Fwidgets"}},
+		{"an escaped slash in a dot segment", toolapi.Navigate, map[string]any{"url": site.URL + "/help/..%2Fvariants/form"}},
+		{"a double slash", toolapi.Navigate, map[string]any{"url": site.URL + "//variants/widgets"}},
+		{"a redirect to a disallowed page", toolapi.Navigate, map[string]any{"url": site.URL + "/redirect?to=/variants/widgets"}},
+		{"two redirects", toolapi.Navigate, map[string]any{"url": "/redirect?to=" + url.QueryEscape("/redirect?to=/variants/form")}},
+		{"a redirect in a new tab", toolapi.Tabs, map[string]any{"action": "new", "url": site.URL + "/redirect?to=/variants/dialogs"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -107,7 +115,11 @@ func TestRespectRobotsSpellings(t *testing.T) {
 			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "robots.txt disallows it") {
 				t.Fatalf("result: error %v, message %q; want action_failed saying robots.txt disallows it", r.Error, r.Message)
 			}
-			if s.Page.URL != before {
+			// A new tab refused only at its redirect was opened: it stays
+			// blank, and goes.
+			if tab := s.Page.URL == "about:blank" && tc.tool == toolapi.Tabs; tab {
+				call(t, c, toolapi.Tabs, map[string]any{"action": "close"})
+			} else if s.Page.URL != before {
 				t.Errorf("the page moved to %s on a refusal; want it still at %s", s.Page.URL, before)
 			}
 		})

@@ -14,6 +14,8 @@ import (
 type Handler struct {
 	next slog.Handler
 	r    *Redactor
+	// rewrite, when set, rewrites every text after it is redacted.
+	rewrite func(string) string
 	// ops are the WithAttrs and WithGroup calls made on the handler, in
 	// order, kept unredacted: they are redacted with what is known when a
 	// line is written, since a value may be learnt after them.
@@ -32,6 +34,24 @@ func NewHandler(next slog.Handler, r *Redactor) *Handler {
 	return &Handler{next: next, r: r}
 }
 
+// Rewriting returns a Handler like h that also rewrites every text of a
+// line (the message, keys and values) with f after redacting it: what a
+// person must read in one form only, such as a URL's host in ASCII.
+func (h *Handler) Rewriting(f func(string) string) *Handler {
+	c := *h
+	c.rewrite = f
+	return &c
+}
+
+// text is s redacted, then rewritten.
+func (h *Handler) text(s string) string {
+	s = h.r.String(s)
+	if h.rewrite != nil {
+		s = h.rewrite(s)
+	}
+	return s
+}
+
 // Redactor returns the redactor the handler uses: what it is taught, the
 // handler hides from the next line on.
 func (h *Handler) Redactor() *Redactor { return h.r }
@@ -46,12 +66,12 @@ func (h *Handler) Handle(ctx context.Context, rec slog.Record) error {
 	next := h.next
 	for _, o := range h.ops {
 		if o.attrs == nil {
-			next = next.WithGroup(h.r.String(o.group))
+			next = next.WithGroup(h.text(o.group))
 			continue
 		}
 		next = next.WithAttrs(h.attrs(o.attrs))
 	}
-	out := slog.NewRecord(rec.Time, rec.Level, h.r.String(rec.Message), rec.PC)
+	out := slog.NewRecord(rec.Time, rec.Level, h.text(rec.Message), rec.PC)
 	rec.Attrs(func(a slog.Attr) bool {
 		out.AddAttrs(h.attr(a))
 		return true
@@ -64,7 +84,7 @@ func (h *Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 	if len(attrs) == 0 {
 		return h
 	}
-	return &Handler{next: h.next, r: h.r, ops: append(h.ops[:len(h.ops):len(h.ops)], op{attrs: attrs})}
+	return &Handler{next: h.next, r: h.r, rewrite: h.rewrite, ops: append(h.ops[:len(h.ops):len(h.ops)], op{attrs: attrs})}
 }
 
 // WithGroup returns a Handler that puts every later attribute in the group.
@@ -72,7 +92,7 @@ func (h *Handler) WithGroup(name string) slog.Handler {
 	if name == "" {
 		return h
 	}
-	return &Handler{next: h.next, r: h.r, ops: append(h.ops[:len(h.ops):len(h.ops)], op{group: name})}
+	return &Handler{next: h.next, r: h.r, rewrite: h.rewrite, ops: append(h.ops[:len(h.ops):len(h.ops)], op{group: name})}
 }
 
 func (h *Handler) attrs(as []slog.Attr) []slog.Attr {
@@ -85,16 +105,16 @@ func (h *Handler) attrs(as []slog.Attr) []slog.Attr {
 
 // attr redacts one attribute, a group's members one by one.
 func (h *Handler) attr(a slog.Attr) slog.Attr {
-	a.Key = h.r.String(a.Key)
+	a.Key = h.text(a.Key)
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		a.Value = slog.StringValue(h.r.String(v.String()))
+		a.Value = slog.StringValue(h.text(v.String()))
 	case slog.KindGroup:
 		a.Value = slog.GroupValue(h.attrs(v.Group())...)
 	case slog.KindAny:
 		s := fmt.Sprint(v.Any())
-		if red := h.r.String(s); red != s {
+		if red := h.text(s); red != s {
 			a.Value = slog.StringValue(red)
 		} else {
 			a.Value = v

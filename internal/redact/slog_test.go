@@ -34,3 +34,20 @@ func TestHandler(t *testing.T) {
 	Teach(slog.New(slog.NewTextHandler(&buf, nil)), pw, "x") // another handler: no effect, no panic
 	Teach(nil, pw, "x")
 }
+
+// A rewriting handler rewrites every text of a line after redacting it, in
+// attributes given to With and in groups too, and keeps teaching: the
+// handler With returns still hides what its logger learns.
+func TestHandlerRewriting(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	upper := func(s string) string { return strings.ReplaceAll(s, "host", "HOST") }
+	log := slog.New(NewHandler(slog.NewTextHandler(&buf, nil), New(nil)).Rewriting(upper))
+	early := log.With("start", "http://host/").WithGroup("g")
+	Teach(log, pw, "{{PW}}")
+	early.Info("at host", "url", "http://host/?pw="+pw, "err", errors.New("host down"), slog.Group("in", "v", "host"))
+	out := buf.String()
+	if strings.Contains(out, "host") || strings.Contains(out, pw) || strings.Count(out, "HOST") != 5 || !strings.Contains(out, "{{PW}}") {
+		t.Errorf("the line is not redacted and rewritten everywhere:\n%s", out)
+	}
+}

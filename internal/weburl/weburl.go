@@ -14,8 +14,10 @@
 package weburl
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -295,6 +297,16 @@ func splitPath(p string) []string {
 	return strings.Split(strings.TrimPrefix(p, "/"), "/")
 }
 
+// opaqueAuthority is the authority of a URL whose scheme is not special
+// that is read the same way by every reader: a host of the characters a
+// host name has, or their escapes, and a port; group 1 is the port.
+var opaqueAuthority = regexp.MustCompile(`^(?:[A-Za-z0-9._~!$&'()*+,;=-]|%[0-9A-Fa-f]{2})+(?::([0-9]{0,5}))?$`)
+
+// chromiumStandard are schemes Chromium, unlike the standard, reads with an
+// authority (url::AddStandardScheme).
+var chromiumStandard = map[string]bool{"chrome": true, "chrome-extension": true, "chrome-untrusted": true,
+	"chrome-search": true, "devtools": true, "isolated-app": true, "chrome-native": true}
+
 // opaque reads a URL whose scheme is not special: about:blank, data:,
 // javascript:, mailto:, chrome://settings. Only its scheme is judged (a
 // host in it, which Chromium reads differently for its own schemes, is
@@ -302,6 +314,27 @@ func splitPath(p string) []string {
 // them, and the write set counts them as sending anywhere.
 func opaque(raw string, u *URL, rest string) (*URL, error) {
 	u.Opaque = true
+	auth, hasAuth := strings.CutPrefix(rest, "//")
+	if chromiumStandard[u.Scheme] && (!hasAuth || strings.IndexAny(auth, "/?#") == 0 || auth == "") {
+		// Chromium reads its own schemes as it reads http: with a host,
+		// and refuses one without ("chrome:").
+		return nil, &Error{Input: raw, Reason: fmt.Sprintf("a %s: URL without a host after //", u.Scheme)}
+	}
+	if hasAuth {
+		// An authority Chromium reads as the standard's opaque host: one
+		// it may refuse (a space, a bracket, user information, a port out
+		// of range) is refused, whatever this scheme is allowed to do.
+		if end := strings.IndexAny(auth, "/?#"); end >= 0 {
+			auth = auth[:end]
+		}
+		m := opaqueAuthority.FindStringSubmatch(auth)
+		if m == nil {
+			return nil, &Error{Input: raw, Reason: fmt.Sprintf("%s: URL with an authority %q browsers may read differently", u.Scheme, auth)}
+		}
+		if n, err := strconv.ParseUint(cmp.Or(m[1], "0"), 10, 32); err != nil || n > 65535 {
+			return nil, &Error{Input: raw, Reason: fmt.Sprintf("port %s is out of range", m[1])}
+		}
+	}
 	body := rest
 	if i := strings.IndexByte(body, '#'); i >= 0 {
 		u.fragment(body[i+1:])
@@ -327,11 +360,26 @@ func file(raw string, u *URL, rest string) (*URL, error) {
 		if strings.ContainsAny(rest[:end], "@:") {
 			return nil, &Error{Input: raw, Reason: "a file: URL with user information or a port"}
 		}
+		if end == 0 && end < len(rest) && (rest[0] == '?' || rest[0] == '#') {
+			// Chromium refuses "file://#x", which the standard reads.
+			return nil, &Error{Input: raw, Reason: "a file: URL with neither host nor path"}
+		}
+		if end == 0 && len(rest) >= 2 && (rest[1] == '/' || rest[1] == '\\') {
+			// "file:////x": Chromium merges the slashes its own way.
+			return nil, &Error{Input: raw, Reason: "a file: URL whose path starts with more slashes"}
+		}
 		if rest[:end] != "" {
 			u.GivenHost = rest[:end]
 			h, err := domain(raw, rest[:end])
 			if err != nil {
 				return nil, err
+			}
+			// A host that ends in a number is an address here too:
+			// file://0/ is file://0.0.0.0/.
+			if a, ok, err := ipv4(h); err != nil {
+				return nil, &Error{Input: raw, Reason: err.Error()}
+			} else if ok {
+				u.Addr, h = a, a.String()
 			}
 			u.Host = h
 		}
