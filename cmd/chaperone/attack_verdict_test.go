@@ -275,6 +275,7 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"z-index -1, under its card's background", pixels + "under-card", "", false},
 		{"cut to an ellipsis", pixels + "ellipsis", "", false},
 		{"a transparent ::first-line", pixels + "first-line", "", false},
+		{"clipped, drawn again only while the page sees a look", pixels + "watch", "", false},
 		{"a transparent ::first-line, a copy below a page that does not scroll", pixels + "locked-copy", "", false},
 		// Tricks the capture's rules already refused, kept as they were.
 		{"clip-path rect(0 0 0 0)", pixels + "rect", "", false},
