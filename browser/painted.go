@@ -108,6 +108,19 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 			_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
 		}
 	}()
+	// Text in the page's own process is looked at with its scripts
+	// stopped throughout, the scroll to it included: a page that took a
+	// scroll no person began for the look's could show the text for it
+	// alone. A cross-site frame's are stopped for the captures only, as
+	// placing it waits for the page and the frame to render by script.
+	frozen := r.frame == nil
+	if frozen {
+		thaw, err := t.stopScripts(ctx)
+		if err != nil {
+			return false, fmt.Errorf("text painted: %w", err)
+		}
+		defer thaw()
+	}
 	var found []paintedFind
 	if err := call(r.ctx, "find", 0, &found); err != nil {
 		return false, err
@@ -126,7 +139,7 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 		}
 	}
 	for i, f := range found[:min(len(found), paintedMaxOccurrences)] {
-		ok, err := t.occurrencePainted(ctx, r, i, f, call)
+		ok, err := t.occurrencePainted(ctx, r, i, f, frozen, call)
 		if err != nil {
 			return false, err
 		}
@@ -138,7 +151,7 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 }
 
 // occurrencePainted looks at occurrence i of the needle (see TextPainted).
-func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f paintedFind,
+func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f paintedFind, frozen bool,
 	call func(context.Context, string, int, any) error) (bool, error) {
 	var box *Box
 	if err := call(r.ctx, "place", i, &box); err != nil {
@@ -194,13 +207,15 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 		}
 		return img, nil
 	}
-	// The page, and every frame of it, holds still from the first capture
-	// to the last (see stopScripts).
-	thaw, err := t.stopScripts(ctx)
-	if err != nil {
-		return false, fmt.Errorf("text painted: %w", err)
+	if !frozen {
+		// The page, and every frame of it, holds still from the first
+		// capture to the last (see stopScripts).
+		thaw, err := t.stopScripts(ctx)
+		if err != nil {
+			return false, fmt.Errorf("text painted: %w", err)
+		}
+		defer thaw()
 	}
-	defer thaw()
 	shown, err := shot()
 	if err != nil {
 		return false, err

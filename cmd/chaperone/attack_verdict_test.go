@@ -292,6 +292,7 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"cut to an ellipsis", pixels + "ellipsis", "", false},
 		{"a transparent ::first-line", pixels + "first-line", "", false},
 		{"clipped, drawn again only while the page sees a look", pixels + "watch", "", false},
+		{"clipped below the fold, shown after a scroll no person began", pixels + "scroll-watch", "", false},
 		{"a transparent ::first-line, a copy below a page that does not scroll", pixels + "locked-copy", "", false},
 		// Tricks the capture's rules already refused, kept as they were.
 		{"clip-path rect(0 0 0 0)", pixels + "rect", "", false},
