@@ -94,6 +94,7 @@ var defaultGated = map[string][]string{
 	"/hostile/keys-hosted-card": {`fill textbox "Card number"`, `fill textbox "Expiry"`},
 	"/hostile/keys-transfer":    {`click button "Send money"`},
 	"/hostile/keys-enter-swap":  {`click button "Place order"`},
+	"/hostile/click-swap":       {`click button "Place order"`},
 	"/hostile/keys-upload":      {`click button "Place order"`},
 	"/variants/everyday": {
 		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
