@@ -319,6 +319,9 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"a failure as a read-only field's value", site + "/hostile/verdict-pixels?fail=readonly", "", false},
 		{"a failure as a read-only textarea's value", site + "/hostile/verdict-pixels?fail=output-field", "", false},
 		{"a field the page filled with could not", site + "/hostile/verdict-pixels?fail=field", "", false},
+		{"a failure in a closed details", site + "/hostile/verdict-pixels?fail=details", "", false},
+		{"a failure hidden from assistive technology", site + "/hostile/verdict-pixels?fail=aria-hidden", "", false},
+		{"shown, beside a failure in a noscript, which a browser that runs scripts never shows", site + "/hostile/verdict-pixels?fail=noscript", "", true},
 		{"shown in a cross-site frame of an allowed origin", site + "/hostile/verdict-frame?site=other", verdictSuccess, true},
 	}
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site, other), "--url", site+"/hostile/verdict-below")
