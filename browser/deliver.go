@@ -210,7 +210,8 @@ func (r *record) release(ctx context.Context) {
 // click followed (a native select's popup takes the release) or the node
 // left the page, as does a click whose document went away (it navigated).
 func (t *Context) ClickElement(ctx context.Context, backendNodeID int64, x, y float64) error {
-	return t.deliver(ctx, nodeOf(backendNodeID), "click", x, y, t.Click)
+	node := nodeOf(backendNodeID)
+	return t.deliver(ctx, node, "click", x, y, t.clickOn(node))
 }
 
 // HoverElement moves the pointer to the node at x, y, as Hover does, and
@@ -291,6 +292,14 @@ func (t *Context) sendWatched(ctx context.Context, node nodeID, kind string, x, 
 	rec := &record{obj: obj, hearing: h}
 	if err := send(ctx, x, y); err != nil {
 		rec.release(ctx)
+		switch {
+		case errors.Is(err, errMovedUnder):
+			// Nothing was pressed: a miss, tried again as one.
+			return delivery{Received: "what the page moved under the pointer (not pressed)"}, nil
+		case errors.Is(err, ErrDetached):
+			// The element went away as the pointer arrived.
+			return delivery{Gone: true}, nil
+		}
 		return delivery{}, err
 	}
 	return rec.read(ctx)

@@ -165,6 +165,19 @@ func (fs *frameSet) byIndexOf(i int64) *remoteFrame {
 	return live(fs.byIndex[i])
 }
 
+// all returns the live frames.
+func (fs *frameSet) all() []*remoteFrame {
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	out := make([]*remoteFrame, 0, len(fs.byTarget))
+	for _, f := range fs.byTarget {
+		if live(f) != nil {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // live returns f unless it is nil or its session has ended.
 func live(f *remoteFrame) *remoteFrame {
 	if f == nil || f.ctx.Err() != nil {

@@ -13,10 +13,18 @@ import (
 // Click presses and releases the left mouse button at x, y (main-viewport
 // CSS pixels) after moving the pointer there, as a person's mouse does.
 func (t *Context) Click(ctx context.Context, x, y float64) error {
+	if err := t.Hover(ctx, x, y); err != nil {
+		return fmt.Errorf("click at %.0f,%.0f: %w", x, y, err)
+	}
+	return t.press(ctx, x, y)
+}
+
+// press presses and releases the left mouse button at x, y, where the
+// pointer is.
+func (t *Context) press(ctx context.Context, x, y float64) error {
 	c, cancel := t.cdp(ctx)
 	defer cancel()
 	for _, ev := range []map[string]any{
-		{"type": "mouseMoved", "x": x, "y": y, "button": "none"},
 		{"type": "mousePressed", "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1},
 		{"type": "mouseReleased", "x": x, "y": y, "button": "left", "buttons": 0, "clickCount": 1},
 	} {

@@ -265,8 +265,15 @@ func (t *Context) pressOnce(ctx context.Context, c Chord) error {
 	// go to whatever has the focus then.
 	typed := c.key.Text != "" && !c.shortcut()
 	var before int64
+	var submits string
 	if typed {
 		before, _ = t.Focused(ctx)
+		if c.IsEnter() && before != 0 {
+			var err error
+			if submits, err = t.enterSubmits(ctx, before); err != nil {
+				return fmt.Errorf("press %s: %w", c.Name, err)
+			}
+		}
 	}
 	if err := send(keyEvent("rawKeyDown", c.key, mods)); err != nil {
 		return err
@@ -276,6 +283,14 @@ func (t *Context) pressOnce(ctx context.Context, c Chord) error {
 		// would have it type into, or activate, what nobody judged.
 		if now, err := t.Focused(ctx); err == nil && now != before && now != 0 {
 			return &ChangedError{Input: "key", Now: fmt.Sprintf("the page moved the keyboard focus to another element on the keydown of %s, so %s was not typed or released there", c.Name, c.Name)}
+		}
+		// So would one that changed what Enter submits: another
+		// default button (a gated one moved into the form), or another
+		// place the form is sent to.
+		if c.IsEnter() && before != 0 {
+			if now, err := t.enterSubmits(ctx, before); err != nil || now != submits {
+				return &ChangedError{Input: "key", Now: fmt.Sprintf("the page changed what %s submits on its keydown, so %s was not released", c.Name, c.Name)}
+			}
 		}
 		char := keyEvent("char", c.key, mods)
 		char["text"], char["unmodifiedText"] = c.key.Text, c.key.Unmodified
@@ -293,6 +308,26 @@ func (t *Context) pressOnce(ctx context.Context, c Chord) error {
 		}
 	}
 	return nil
+}
+
+// enterSubmits describes what Enter in the field node submits now, for
+// comparing: the default button (or the form) by node, role and name, and
+// where the form is sent, by the button and by the form; "" when Enter
+// submits nothing.
+func (t *Context) enterSubmits(ctx context.Context, node int64) (string, error) {
+	a, err := t.EnterActivates(ctx, node)
+	if err != nil || a == nil {
+		return "", err
+	}
+	field, err := t.inspect(ctx, nodeOf(node), false, false)
+	if err != nil {
+		return "", fmt.Errorf("what Enter submits: %w", err)
+	}
+	button, err := t.inspect(ctx, nodeOf(a.Node), false, false)
+	if err != nil {
+		return "", fmt.Errorf("what Enter submits: %w", err)
+	}
+	return fmt.Sprintf("%d %s %q to %q / %q", a.Node, a.Role, a.Name, button.FormAction, field.FormAction), nil
 }
 
 // keyEvent is the Input.dispatchKeyEvent parameters of k, sent as raw JSON:

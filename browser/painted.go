@@ -10,6 +10,7 @@ import (
 	"image/png"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 )
@@ -107,6 +108,19 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 			_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
 		}
 	}()
+	// Text in the page's own process is looked at with its scripts
+	// stopped throughout, the scroll to it included: a page that took a
+	// scroll no person began for the look's could show the text for it
+	// alone. A cross-site frame's are stopped for the captures only, as
+	// placing it waits for the page and the frame to render by script.
+	frozen := r.frame == nil
+	if frozen {
+		thaw, err := t.stopScripts(ctx)
+		if err != nil {
+			return false, fmt.Errorf("text painted: %w", err)
+		}
+		defer thaw()
+	}
 	var found []paintedFind
 	if err := call(r.ctx, "find", 0, &found); err != nil {
 		return false, err
@@ -125,7 +139,7 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 		}
 	}
 	for i, f := range found[:min(len(found), paintedMaxOccurrences)] {
-		ok, err := t.occurrencePainted(ctx, r, i, f, call)
+		ok, err := t.occurrencePainted(ctx, r, i, f, frozen, call)
 		if err != nil {
 			return false, err
 		}
@@ -137,7 +151,7 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 }
 
 // occurrencePainted looks at occurrence i of the needle (see TextPainted).
-func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f paintedFind,
+func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f paintedFind, frozen bool,
 	call func(context.Context, string, int, any) error) (bool, error) {
 	var box *Box
 	if err := call(r.ctx, "place", i, &box); err != nil {
@@ -193,6 +207,15 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 		}
 		return img, nil
 	}
+	if !frozen {
+		// The page, and every frame of it, holds still from the first
+		// capture to the last (see stopScripts).
+		thaw, err := t.stopScripts(ctx)
+		if err != nil {
+			return false, fmt.Errorf("text painted: %w", err)
+		}
+		defer thaw()
+	}
 	shown, err := shot()
 	if err != nil {
 		return false, err
@@ -215,6 +238,47 @@ func (t *Context) occurrencePainted(ctx context.Context, r routed, i int, f pain
 	ok := ink.legible(f.Glyphs, f.Font)
 	t.log.Debug("text painted", "glyphs", f.Glyphs, "font", f.Font, "box", *box, "ink", ink, "legible", ok)
 	return ok, nil
+}
+
+// stopScripts stops the scripts of the page and of every frame of it until
+// thaw is called: a page that watches for the look (a highlight in its
+// registry, a style sheet adopted, a scroll) could otherwise draw the text
+// for the look alone, which no person ever sees. The verdict's own script
+// runs from the protocol, which the setting leaves alone. A process whose
+// scripts cannot be stopped fails the look.
+func (t *Context) stopScripts(ctx context.Context) (thaw func(), err error) {
+	type process func(context.Context) (context.Context, context.CancelFunc)
+	var stopped []process
+	set := func(ctx context.Context, in process, disabled bool) error {
+		c, cancel := in(ctx)
+		defer cancel()
+		_, err := chromedp.Call(c, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: disabled})
+		return err
+	}
+	thaw = func() {
+		// Scripts are put back though the call's time is spent.
+		c, cancel := context.WithTimeout(context.WithoutCancel(ctx), releaseTimeout)
+		defer cancel()
+		for _, in := range stopped {
+			_ = set(c, in, false)
+		}
+	}
+	procs := []process{t.cdp}
+	names := []string{"the page"}
+	if p, _ := t.page(); p != nil {
+		for _, f := range p.frameSet().all() {
+			procs = append(procs, f.cdp)
+			names = append(names, "frame "+f.url)
+		}
+	}
+	for i, in := range procs {
+		if err := set(ctx, in, true); err != nil {
+			thaw()
+			return func() {}, fmt.Errorf("stopping the scripts of %s: %w", names[i], err)
+		}
+		stopped = append(stopped, in)
+	}
+	return thaw, nil
 }
 
 // pageScroll returns how far the page is scrolled, in CSS pixels.

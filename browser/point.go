@@ -219,7 +219,7 @@ func nodeForLocation(c context.Context, doc [2]int64) (int64, error) {
 // at the same point, since the point, not the element's centre, is what
 // the agent chose. A second miss is a DeliveryError.
 func (t *Context) ClickAt(ctx context.Context, at PointTarget) error {
-	return t.deliverAt(ctx, at, "click", t.Click)
+	return t.deliverAt(ctx, at, "click", t.clickOn(nodeOf(at.Node)))
 }
 
 // HoverAt moves the pointer to the point ElementAt judged and confirms it

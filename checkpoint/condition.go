@@ -263,8 +263,11 @@ func (c Condition) eval(s *snapshot.Snapshot, j *judge, strict bool) bool {
 		if s.Seen != nil && slices.ContainsFunc(s.Seen.Drawn, func(d string) bool { return containsFold(d, c.TextContains) }) {
 			return true
 		}
+		// A field's value is text the page shows too: a failure written
+		// into a read-only field that looks like a line of text is still
+		// a failure (Gate.Failures leaves out what the agent typed).
 		for _, e := range s.Elements {
-			if containsFold(e.Name, c.TextContains) {
+			if containsFold(e.Name, c.TextContains) || (e.Value != nil && containsFold(*e.Value, c.TextContains)) {
 				return true
 			}
 		}

@@ -74,7 +74,7 @@ func (r ActionRule) match(a Action) bool {
 	}
 	// The accessible name is the field's label as a person reads it: a
 	// card field labelled only by its text is still one.
-	if r.PaymentField && (a.Verb != VerbFill || !(IsPaymentField(a.Autocomplete, a.FieldName) || IsPaymentField("", a.Name))) {
+	if r.PaymentField && (!verbIs(a, VerbFill) || !(IsPaymentField(a.Autocomplete, a.FieldName) || IsPaymentField("", a.Name))) {
 		return false
 	}
 	if r.SubmitsPayment && (!a.SubmitsPayment || !verbIs(a, VerbClick)) {
@@ -88,9 +88,16 @@ func (r ActionRule) match(a Action) bool {
 // Space pressed on it whatever modifiers are held (Shift+Enter, Control+Space
 // and NumpadEnter activate a button too), and a drag, whose press on the
 // dragged element is a mouse press like a click's.
+//
+// A key pressed in a field does what a fill or a select does: it types
+// into the field, or picks another option of a select (an arrow, a
+// letter, End), unless it only takes the focus away (FocusKey).
 func verbIs(a Action, v Verb) bool {
 	if a.Verb == v {
 		return true
+	}
+	if a.Verb == VerbPress && a.Field && (v == VerbFill || v == VerbSelect) {
+		return !FocusKey(a.Value)
 	}
 	if v != VerbClick || a.Role == "" {
 		return false
@@ -99,6 +106,17 @@ func verbIs(a Action, v Verb) bool {
 	case VerbPress:
 		return ActivationKey(a.Value)
 	case VerbDrag:
+		return true
+	}
+	return false
+}
+
+// FocusKey reports whether the key a press sends (as Action.Value says
+// it) only takes the focus from a field, changing nothing in it: Tab,
+// Shift+Tab, Escape.
+func FocusKey(key string) bool {
+	switch strings.ToLower(key) {
+	case "tab", "shift+tab", "escape", "esc":
 		return true
 	}
 	return false

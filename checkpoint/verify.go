@@ -68,7 +68,7 @@ func (g *Gate) Verify(page *snapshot.Snapshot, ev ...Evidence) (ok bool, message
 				OneLine(origin), g.profile.Name, strings.Join(g.profile.AllowedOrigins, ", "), where) + next
 		}
 	}
-	switch f := g.Failures(page); len(f) {
+	switch f := g.Failures(page, ev...); len(f) {
 	case 0:
 	case 1:
 		return false, fmt.Sprintf("Not acknowledged: failure indicator %s holds%s.", f[0], where) + next
@@ -207,11 +207,14 @@ func Origin(rawURL string) (string, error) {
 }
 
 // Failures lists the failure indicators that hold on s, by name or
-// description.
-func (g *Gate) Failures(s *snapshot.Snapshot) []string {
+// description. A field's value counts as the page's text unless it is what
+// the agent typed (the Typed of ev): a page that fills a read-only field
+// with its failure shows a failure; the agent's own words are none.
+func (g *Gate) Failures(s *snapshot.Snapshot, ev ...Evidence) []string {
 	if g.profile == nil {
 		return nil
 	}
+	s = withoutTyped(s, ev)
 	var out []string
 	for _, c := range g.profile.FailureIndicators {
 		if c.Match(s) {
@@ -243,8 +246,39 @@ func (g *Gate) Evaluate(s *snapshot.Snapshot, ev ...Evidence) []Indicator {
 	for _, c := range g.profile.SuccessIndicators {
 		out = append(out, Indicator{Kind: "success", Rule: c.Label(), Holds: c.eval(s, j, j != nil)})
 	}
+	failing := withoutTyped(s, ev)
 	for _, c := range g.profile.FailureIndicators {
-		out = append(out, Indicator{Kind: "failure", Rule: c.Label(), Holds: c.Match(s)})
+		out = append(out, Indicator{Kind: "failure", Rule: c.Label(), Holds: c.Match(failing)})
 	}
 	return out
+}
+
+// withoutTyped returns s with the values of its fields that hold only what
+// the agent typed (the Typed of the first of ev) left out, or s itself when
+// there is none.
+func withoutTyped(s *snapshot.Snapshot, ev []Evidence) *snapshot.Snapshot {
+	if s == nil || len(ev) == 0 || len(ev[0].Typed) == 0 {
+		return s
+	}
+	var typed []string
+	for _, t := range ev[0].Typed {
+		if n := normalise(t); n != "" {
+			typed = append(typed, n)
+		}
+	}
+	agents := func(v string) bool {
+		n := normalise(v)
+		return n != "" && slices.ContainsFunc(typed, func(t string) bool { return strings.Contains(t, n) })
+	}
+	if !slices.ContainsFunc(s.Elements, func(e snapshot.Element) bool { return e.Value != nil && agents(*e.Value) }) {
+		return s
+	}
+	c := *s
+	c.Elements = slices.Clone(s.Elements)
+	for i, e := range c.Elements {
+		if e.Value != nil && agents(*e.Value) {
+			c.Elements[i].Value = nil
+		}
+	}
+	return &c
 }

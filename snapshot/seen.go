@@ -598,6 +598,18 @@ func (w *seer) drawn(di int) string {
 		}
 		out = append(out, drawnText{at, t})
 	}
+	// What a closed <details> holds beyond its summary has no layout, yet
+	// a person reads it with one click: it counts as drawn.
+	vals := x.d.Nodes.NodeValue
+	for j := range depth {
+		r := domRef{int32(di), int32(j)}
+		if p.nodeType(r) != 3 || j >= len(vals) || (j < len(x.layoutOf) && x.layoutOf[j] >= 0) || !w.inClosedDetails(r) {
+			continue
+		}
+		if t := collapseSpace(p.dom.str(vals[j])); t != "" {
+			out = append(out, drawnText{float64(j), t})
+		}
+	}
 	slices.SortStableFunc(out, func(a, b drawnText) int { return cmp.Compare(a.at, b.at) })
 	var b strings.Builder
 	for _, d := range out {
@@ -607,6 +619,25 @@ func (w *seer) drawn(di int) string {
 		b.WriteString(d.text)
 	}
 	return b.String()
+}
+
+// inClosedDetails reports whether node r is in what a closed <details>
+// hides (not in its summary), and in nothing that draws no page text (a
+// control, a script, a template).
+func (w *seer) inClosedDetails(r domRef) bool {
+	p := w.p
+	closed := false
+	for e, child := p.parent(r), r; e != noDOM; e, child = p.parent(e), e {
+		switch p.tag(e) {
+		case "INPUT", "TEXTAREA", "SELECT", "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE":
+			return false
+		case "DETAILS":
+			if _, open := p.attr(e, "open"); !open && p.tag(child) != "SUMMARY" {
+				closed = true
+			}
+		}
+	}
+	return closed
 }
 
 // drawsText reports whether the text of node r counts as page text: not

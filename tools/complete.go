@@ -33,7 +33,7 @@ func (s *Session) complete(ctx context.Context, c *call, in completeInput) Outpu
 	switch {
 	case in.Status == "failed":
 		r = toolapi.CompletionResult{Acknowledged: true, Message: "Failure acknowledged and logged."}
-		if f := s.gate.Failures(page); len(f) > 0 {
+		if f := s.gate.Failures(page, ev); len(f) > 0 {
 			r.Message += " Failure indicators on the page: " + strings.Join(f, "; ") + "."
 		}
 	case err != nil:

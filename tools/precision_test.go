@@ -93,6 +93,8 @@ var defaultGated = map[string][]string{
 	"/hostile/keys-hosted":      {`fill textbox "Card number"`, `fill textbox "Expiry"`, `click button "Continue"`},
 	"/hostile/keys-hosted-card": {`fill textbox "Card number"`, `fill textbox "Expiry"`},
 	"/hostile/keys-transfer":    {`click button "Send money"`},
+	"/hostile/keys-enter-swap":  {`click button "Place order"`},
+	"/hostile/click-swap":       {`click button "Place order"`},
 	"/hostile/keys-upload":      {`click button "Place order"`},
 	// Issue 27's pages: the rigged commits' page has a delete button, the
 	// sub-pixel edges' page six order buttons, the takeover's one.

@@ -61,6 +61,25 @@ func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (stri
 			if now, err := s.tab.Focused(ctx); err != nil || now != p.t.BackendNodeID {
 				return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from %s before %s was pressed; nothing was pressed. Take a snapshot and try again.", pressTarget(p), p.action.Value)
 			}
+			if in.Ref != "" && chord.IsEnter() && p.insp != nil {
+				// Focus ran the page's handlers, which may have changed
+				// what Enter submits since it was judged (another
+				// default button, another place the form is sent to);
+				// Press checks the keydown's own.
+				insp, err := s.tab.Inspect(ctx, p.t.BackendNodeID, false)
+				if err != nil {
+					return err
+				}
+				now, err := s.pressAction(ctx, p.t, insp, chord)
+				if err != nil {
+					return err
+				}
+				a, b := now.action, p.action
+				if (a.Activates == nil) != (b.Activates == nil) || (a.Activates != nil && *a.Activates != *b.Activates) ||
+					a.Submits != b.Submits || a.SubmitsTo != b.SubmitsTo || a.SubmitsPayment != b.SubmitsPayment {
+					return &browser.ChangedError{Input: "key", Now: fmt.Sprintf("once %s had focus, %s submitted something other than was judged", pressTarget(p), p.action.Value)}
+				}
+			}
 			return s.tab.Press(ctx, chord)
 		}, done)
 		return err

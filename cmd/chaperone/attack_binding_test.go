@@ -548,3 +548,32 @@ func TestBindingCommitAsksAtMostThrice(t *testing.T) {
 		t.Errorf("the page heard a choice:\n%s", text)
 	}
 }
+
+// TestBindingKeysAreJudgedAsWhatTheyCommit: a rule that gates selecting a
+// plan or filling an amount gates the keys that do the same: ArrowDown on
+// the plan's select picks another option, and text typed key by key into
+// the amount field fills it. Each asked nobody before.
+func TestBindingKeysAreJudgedAsWhatTheyCommit(t *testing.T) {
+	t.Parallel()
+	base := bindingSite(t)
+	c, host, _ := webhookServe(t, "--profile", bindingProfile(t), "--url", base+"/hostile/binding-plan")
+	for _, tc := range []struct {
+		name, role, field string
+		args              map[string]any
+	}{
+		{"ArrowDown on the plan", "combobox", "Plan", map[string]any{"key": "ArrowDown"}},
+		{"End on the plan", "combobox", "Plan", map[string]any{"key": "End"}},
+		{"a letter on the plan", "combobox", "Plan", map[string]any{"key": "s"}},
+		{"the amount typed", "textbox", "Amount", map[string]any{"text": "900"}},
+		{"a digit of the amount", "textbox", "Amount", map[string]any{"key": "9"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := getSnapshot(t, c)
+			tc.args["ref"] = browsertest.Ref(t, s, tc.role, tc.field)
+			shown, _ := keysRefused(t, c, host, toolapi.PressKey, tc.args)
+			if shown.Concrete == nil || shown.Concrete.Name != tc.field {
+				t.Errorf("the person was shown %+v, want the key on %s", shown.Concrete, tc.field)
+			}
+		})
+	}
+}

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,4 +342,38 @@ func TestKeysLabelClickIsJudgedByItsControl(t *testing.T) {
 		t.Errorf("the person was shown %+v, want what the label activates", shown.Concrete)
 	}
 	keysStatus(t, s, "Nothing ordered")
+}
+
+// TestKeysEnterChangedOnItsKeydown: Enter in a search field is judged by
+// what it submits, the "Search" button; the field's keydown then moved a
+// gated "Place order" button into the form ahead of it, or sent the form
+// to another site, and Enter placed the order, or sent the form there,
+// though nobody was asked about either; so did a focus handler that moved
+// the button as the field took focus for the key. What Enter submits is
+// read again once the field has focus and once the keydown has run;
+// changed, nothing more is pressed.
+func TestKeysEnterChangedOnItsKeydown(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the form was sent to the other site: %s", r.URL)
+		_, _ = w.Write([]byte("<!doctype html><title>Elsewhere</title><p>Received</p>"))
+	}))
+	t.Cleanup(other.Close)
+	for _, trick := range []string{"swap", "action=" + other.URL + "/collect", "focus-swap"} {
+		t.Run(strings.SplitN(trick, "=", 2)[0], func(t *testing.T) {
+			t.Parallel()
+			c, host := keysServe(t, "/hostile/keys-enter-swap?trick="+url.QueryEscape(trick))
+			s := getSnapshot(t, c)
+			s = keysAllowed(t, c, host, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Search orders"), "value": "espresso"})
+			r, s := keysAct(t, c, toolapi.PressKey, map[string]any{"key": "Enter", "ref": browsertest.Ref(t, s, "textbox", "Search orders")})
+			if r.Success {
+				t.Errorf("Enter ran though its keydown changed what it submits: %q", r.Message)
+			}
+			keysStatus(t, s, "No order placed")
+			if strings.Contains(s.Text, "Received") {
+				t.Errorf("the page went to the other site:\n%s", s.Text)
+			}
+			host.notAsked(t)
+		})
+	}
 }

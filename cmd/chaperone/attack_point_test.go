@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -93,5 +94,37 @@ func TestAttackPointAtASubPixelEdge(t *testing.T) {
 	}
 	if !r.Success || pointOrdersOf(t, s) != "1" {
 		t.Errorf("an approved click on the button: success %v, %q; page: %s", r.Success, r.Message, strings.TrimSpace(pointOrders.FindString(s.Text)))
+	}
+}
+
+// TestPointPressNotOnWhatMovedUnder: a click on "Read more", by its ref or
+// at a point on it, on a page that moves a gated "Place order" under the
+// pointer as it arrives and stops the press on it before the server's
+// listeners hear it, placed the order though nobody was asked. The button
+// is pressed only where the element judged is still under the pointer.
+func TestPointPressNotOnWhatMovedUnder(t *testing.T) {
+	t.Parallel()
+	for _, on := range []string{"pointermove", "mouseover"} {
+		for _, by := range []string{"ref", "point"} {
+			t.Run(on+" "+by, func(t *testing.T) {
+				t.Parallel()
+				c, host := keysServe(t, "/hostile/click-swap?on="+on, "--caps", "vision")
+				s := getSnapshot(t, c)
+				args := map[string]any{"ref": browsertest.Ref(t, s, "button", "Read more")}
+				if by == "point" {
+					e, ok := s.Find("button", "Read more")
+					if !ok {
+						t.Fatal("no Read more button")
+					}
+					args = map[string]any{"x": e.BBox.X + e.BBox.Width/2, "y": e.BBox.Y + e.BBox.Height/2}
+				}
+				r, s := keysAct(t, c, toolapi.Click, args)
+				if r.Success {
+					t.Errorf("the click on Read more succeeded: %q", r.Message)
+				}
+				keysStatus(t, s, "No order placed")
+				host.notAsked(t)
+			})
+		}
 	}
 }

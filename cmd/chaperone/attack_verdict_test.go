@@ -202,6 +202,22 @@ func TestVerdictIgnoresWhatTheAgentTyped(t *testing.T) {
 	})
 }
 
+// TestVerdictFailureTheAgentTyped: a field's value counts as failure text
+// where the page put it (TestVerdictJudgesPixels), but not where the agent
+// typed it: feedback that says "could not" is no failure of the task.
+func TestVerdictFailureTheAgentTyped(t *testing.T) {
+	t.Parallel()
+	site, _ := verdictSites(t)
+	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site), "--url", site+"/hostile/verdict-pixels?fail=feedback")
+	field := browsertest.Ref(t, getSnapshot(t, c), "textbox", "Feedback")
+	if r, _ := act(t, c, toolapi.Fill, map[string]any{"ref": field, "value": "I could not find the button at first."}); !r.Success {
+		t.Fatalf("fill: %+v", r)
+	}
+	if r := complete(t, c, "success"); !r.Acknowledged {
+		t.Errorf("the agent's own feedback taken for a failure: %+v", r)
+	}
+}
+
 // TestVerdictURLTheAgentWrote: a success indicator on the URL holds where
 // the task led, not on a URL the agent navigated to itself (a fooled agent
 // told to "open /done and report success").
@@ -275,6 +291,8 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"z-index -1, under its card's background", pixels + "under-card", "", false},
 		{"cut to an ellipsis", pixels + "ellipsis", "", false},
 		{"a transparent ::first-line", pixels + "first-line", "", false},
+		{"clipped, drawn again only while the page sees a look", pixels + "watch", "", false},
+		{"clipped below the fold, shown after a scroll no person began", pixels + "scroll-watch", "", false},
 		{"a transparent ::first-line, a copy below a page that does not scroll", pixels + "locked-copy", "", false},
 		// Tricks the capture's rules already refused, kept as they were.
 		{"clip-path rect(0 0 0 0)", pixels + "rect", "", false},
@@ -298,7 +316,12 @@ func TestVerdictJudgesPixels(t *testing.T) {
 		{"shown", site + "/hostile/verdict-pixels", "", true},
 		{"shown below the fold", site + "/hostile/verdict-below", "", true},
 		{"shown, beside a failure template hidden by visibility", site + "/hostile/verdict-pixels?fail=template", "", true},
-		{"shown, beside a field that says could not", site + "/hostile/verdict-pixels?fail=field", "", true},
+		{"a failure as a read-only field's value", site + "/hostile/verdict-pixels?fail=readonly", "", false},
+		{"a failure as a read-only textarea's value", site + "/hostile/verdict-pixels?fail=output-field", "", false},
+		{"a field the page filled with could not", site + "/hostile/verdict-pixels?fail=field", "", false},
+		{"a failure in a closed details", site + "/hostile/verdict-pixels?fail=details", "", false},
+		{"a failure hidden from assistive technology", site + "/hostile/verdict-pixels?fail=aria-hidden", "", false},
+		{"shown, beside a failure in a noscript, which a browser that runs scripts never shows", site + "/hostile/verdict-pixels?fail=noscript", "", true},
 		{"shown in a cross-site frame of an allowed origin", site + "/hostile/verdict-frame?site=other", verdictSuccess, true},
 	}
 	c, _, _ := stdioClient(t, nil, "serve", "--profile", verdictProfile(t, site, other), "--url", site+"/hostile/verdict-below")
