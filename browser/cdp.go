@@ -249,3 +249,21 @@ func within(ctx, base context.Context, d time.Duration) (context.Context, contex
 		cancelDefault()
 	}
 }
+
+// object runs fn on the object like call, and returns what it returns as
+// a page object of the same process, to be released by the caller.
+func (o *pageObject) object(ctx context.Context, fn string, args ...any) (*pageObject, error) {
+	c, cancel := o.cdp(ctx)
+	defer cancel()
+	callArgs := argValues(args)
+	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
+		"objectId": o.id, "functionDeclaration": fn, "arguments": callArgs,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := res.err(); err != nil {
+		return nil, err
+	}
+	return &pageObject{t: o.t, id: res.Result.ObjectID, frame: o.frame}, nil
+}
