@@ -66,7 +66,8 @@ func (s *submitSite) received(origin, mark string) bool {
 // to send is judged at the interceptor: it is refused, the result says why,
 // the other site receives nothing. A form that goes to the site's own open
 // redirect with the other site's URL in its fields is refused as well; an
-// honest same-site form still submits.
+// honest same-site form still submits, and a link the page holds to the
+// other site is still a plain click.
 func TestSubmitRewrittenAfterTheGate(t *testing.T) {
 	t.Parallel()
 	site := submitServeSite(t)
@@ -110,6 +111,13 @@ func TestSubmitRewrittenAfterTheGate(t *testing.T) {
 		keysStatus(t, s, "Results for honest-q")
 		if !site.received(site.URL, "q=honest-q") {
 			t.Fatal("the honest search did not reach its own site")
+		}
+	})
+	t.Run("a link the page holds", func(t *testing.T) {
+		s := getSnapshot(t, c)
+		keysAllowed(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Our partner's offers")})
+		if !site.received(site.Other, "/collect?from=orders") {
+			t.Fatal("the link to the other site was not followed")
 		}
 	})
 }
