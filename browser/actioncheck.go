@@ -25,6 +25,9 @@ type Document struct {
 	HasBody bool
 	// Redirect says that the request is a hop of a server redirect.
 	Redirect bool
+	// Main says that the request navigates the tab's page itself (its main
+	// frame), not a frame inside it or a popup.
+	Main bool
 }
 
 // documentChecks are the checks armed by WatchDocuments, by tab.
@@ -76,7 +79,8 @@ func (b *Browser) checkDocument(ctx context.Context, ev requestPaused) error {
 	looked := false
 	for t, check := range armed {
 		p, _, tb := t.context()
-		owns := b.opts.DefaultContext || (p != nil && (cdp.FrameID(p.id) == ev.FrameID || p.mainFrameID() == ev.FrameID || p.hasFrame(ev.FrameID)))
+		main := p != nil && (cdp.FrameID(p.id) == ev.FrameID || p.mainFrameID() == ev.FrameID)
+		owns := main || b.opts.DefaultContext || (p != nil && p.hasFrame(ev.FrameID))
 		if !owns && tb != "" {
 			if !looked {
 				looked = true
@@ -90,6 +94,7 @@ func (b *Browser) checkDocument(ctx context.Context, ev requestPaused) error {
 			owns = bctx == tb
 		}
 		if owns {
+			d.Main = main
 			return check(d)
 		}
 	}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -13,9 +14,10 @@ import (
 // keypress, click or submit handler can still rewrite the form's action,
 // formaction or target, submit another form, or send the page elsewhere,
 // after that last look. So a form's request (any document sent with a body
-// or another method than GET, whichever action caused it; any document
-// request of an action judged to submit a form, whose request that is, or a
-// handler's stand-in for it, and each hop of its redirects) that sends data
+// or another method than GET, whichever action caused it; for an action
+// judged to submit a form, any document request up to the first that
+// navigates the page, the form's or a handler's stand-in for it, and the
+// hops of their redirects) that sends data
 // to a site outside the write set other than the one the gate judged (and a
 // person allowed) is refused. A GET form's URL nesting another site's URL
 // with data counts, as for a URL the agent composed (WriteSet.Sends): a form
@@ -26,16 +28,39 @@ func (s *Session) formCheck(c *call) func(browser.Document) error {
 	if s.gate.Profile() == nil {
 		return nil
 	}
-	w := s.writeSet()
 	judged := ""
 	if c.submits {
 		judged, _ = checkpoint.Site(c.submitsTo)
 	}
+	judge := s.formJudge(c, s.writeSet(), judged)
+	// The form's own request is the first that navigates the page, or one
+	// before it (a frame or a window the form targets); after the first
+	// let go, the new page's frames are its own, only redirects of what
+	// went are still the form's.
+	var mu sync.Mutex
+	sent := false
 	return func(d browser.Document) error {
 		posted := d.HasBody || (d.Method != "" && d.Method != "GET")
-		if !posted && !c.submits {
+		mu.Lock()
+		after := sent && !d.Redirect
+		mu.Unlock()
+		if !posted && (!c.submits || after) {
 			return nil
 		}
+		err := judge(d, posted)
+		if err == nil && d.Main {
+			mu.Lock()
+			sent = true
+			mu.Unlock()
+		}
+		return err
+	}
+}
+
+// formJudge is formCheck's judgement of one request, posted when it
+// carries a form's body.
+func (s *Session) formJudge(c *call, w checkpoint.WriteSet, judged string) func(d browser.Document, posted bool) error {
+	return func(d browser.Document, posted bool) error {
 		site, sends := w.Sends(d.URL)
 		if !sends && posted && !w.Contains(d.URL) {
 			// A body is data, whatever the URL holds.
