@@ -35,14 +35,14 @@ func (s *Session) formCheck(c *call) func(browser.Document) error {
 	judge := s.formJudge(c, s.writeSet(), judged)
 	// The form's own request is the first that navigates the page, or one
 	// before it (a frame or a window the form targets); after the first
-	// let go, the new page's frames are its own, only redirects of what
-	// went are still the form's.
+	// let go, the frames of the page it loads are that page's own: only the
+	// redirects of the page's navigation are still the form's.
 	var mu sync.Mutex
 	sent := false
 	return func(d browser.Document) error {
 		posted := d.HasBody || (d.Method != "" && d.Method != "GET")
 		mu.Lock()
-		after := sent && !d.Redirect
+		after := sent && !(d.Redirect && d.Main)
 		mu.Unlock()
 		if !posted && (!c.submits || after) {
 			return nil
