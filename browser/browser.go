@@ -113,6 +113,9 @@ type Browser struct {
 	// redirects judge the server redirects of the navigations GoChecked
 	// started (redirect.go).
 	redirects redirectChecks
+	// documents judge the document requests of an action under way
+	// (actioncheck.go).
+	documents documentChecks
 	// dl holds the downloads under way (download.go).
 	dl downloads
 }

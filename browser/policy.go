@@ -37,6 +37,8 @@ type requestPaused struct {
 	Request             struct {
 		URL         string `json:"url"`
 		URLFragment string `json:"urlFragment"`
+		Method      string `json:"method"`
+		HasPostData bool   `json:"hasPostData"`
 	} `json:"request"`
 }
 
@@ -212,6 +214,9 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 	cancel()
 	if perr == nil && ev.RedirectedRequestID != "" {
 		perr = b.redirects.check(ev.FrameID, u)
+	}
+	if perr == nil {
+		perr = b.checkDocument(root, ev)
 	}
 	// The answer has time of its own: a request left unanswered would
 	// hang its page.

@@ -174,6 +174,9 @@ func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input 
 		c.sent = true
 		return input(ctx)
 	}
+	if check := s.formCheck(c); check != nil {
+		defer s.tab.WatchDocuments(check)()
+	}
 	out, err := s.tab.Settle(ctx, guarded, browser.Wait{
 		Quiet: s.config.Quiet, Limit: limit, Navigation: s.config.NavigationTimeout,
 		Capture: &s.config.Capture, FirstChange: scroll})

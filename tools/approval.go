@@ -106,6 +106,7 @@ func placeChange(was, now checkpoint.Where) string {
 // a screenshot. It reports whether a decision came from a person, so that
 // the caller looks at the page again before acting. An approval is c's.
 func (s *Session) authorize(ctx context.Context, c *call, a checkpoint.Action) (asked bool, err error) {
+	c.submits, c.submitsTo = a.Submits, a.SubmitsTo
 	var page *snapshot.Snapshot
 	if s.gate.NeedsPage() {
 		if page, err = s.page(ctx, false); err != nil {

@@ -36,6 +36,10 @@ type call struct {
 	positions bool
 	// sent says the call's input started to reach the page.
 	sent bool
+	// submits says the gate judged the call's action to submit a form,
+	// to submitsTo (checkpoint.Action); formCheck holds the form to it.
+	submits   bool
+	submitsTo string
 }
 
 // record is the audit record of c, which answered code ("ok" for success)
