@@ -65,7 +65,7 @@ func (t *Context) onNode(ctx context.Context, node, hit nodeID) (bool, error) {
 		return false, err
 	}
 	defer r.cancel()
-	objs, err := isolatedNodes(r.ctx, []int64{node.id(), hit.id()})
+	objs, err := t.isolatedNodes(r.ctx, []int64{node.id(), hit.id()})
 	if err != nil {
 		return false, err
 	}

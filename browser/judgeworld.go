@@ -305,3 +305,24 @@ func (t *Context) judgedCall(c context.Context, fn string, out any, args ...any)
 	}
 	return res.decode(out)
 }
+
+// isolatedNodes resolves the nodes (ids as a capture numbers them), all in
+// the process of the chromedp context c, to objects of the judging world of
+// their frame, and returns their object ids there, to be released by the
+// caller. The world's context is the kept one (judgedResolve): a click's
+// check and a verdict's look add no round trip to make a world, and no
+// world per call to the page.
+func (t *Context) isolatedNodes(c context.Context, nodes []int64) ([]string, error) {
+	objs := make([]string, 0, len(nodes))
+	for _, n := range nodes {
+		obj, err := t.judgedResolve(c, int64(nodeOf(n).local))
+		if err != nil {
+			for _, o := range objs {
+				_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
+			}
+			return nil, fmt.Errorf("node %d: %w: %v", n, ErrDetached, err)
+		}
+		objs = append(objs, obj.Object.ObjectID)
+	}
+	return objs, nil
+}

@@ -39,9 +39,6 @@ const (
 	paintedMaxSide        = 2000
 )
 
-// verdictWorld names the isolated world the verdict's page script runs in.
-const verdictWorld = "chaperone-verdict"
-
 // paintedFind is what the page script says of one occurrence of the
 // needle: how many glyphs it has, and its font size in CSS pixels.
 type paintedFind struct {
@@ -81,7 +78,7 @@ func (t *Context) TextPainted(ctx context.Context, nodes []int64, needle string,
 		return false, fmt.Errorf("text painted: %w", err)
 	}
 	defer r.cancel()
-	objs, err := isolatedNodes(r.ctx, nodes)
+	objs, err := t.isolatedNodes(r.ctx, nodes)
 	if err != nil {
 		return false, fmt.Errorf("text painted: %w", err)
 	}
@@ -294,30 +291,4 @@ func (t *Context) pageScroll(ctx context.Context) (x, y float64, ok bool) {
 		return 0, 0, false
 	}
 	return float64(m.CSSLayoutViewport.PageX), float64(m.CSSLayoutViewport.PageY), true
-}
-
-// isolatedNodes resolves the nodes, all in the process of the chromedp
-// context c, in an isolated world of that process's main frame, and returns
-// their object ids there.
-func isolatedNodes(c context.Context, nodes []int64) ([]string, error) {
-	tree, err := chromedp.Call(c, cmdGetFrameTree, map[string]any{})
-	if err != nil {
-		return nil, fmt.Errorf("frame tree: %w", err)
-	}
-	world, err := chromedp.Call(c, cmdCreateIsolatedWorld, map[string]any{"frameId": tree.FrameTree.Frame.ID, "worldName": verdictWorld})
-	if err != nil {
-		return nil, fmt.Errorf("isolated world: %w", err)
-	}
-	objs := make([]string, 0, len(nodes))
-	for _, n := range nodes {
-		obj, err := chromedp.Call(c, cmdResolveNode, map[string]any{"backendNodeId": nodeOf(n).local, "executionContextId": world.ExecutionContextID})
-		if err != nil {
-			for _, o := range objs {
-				_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o})
-			}
-			return nil, fmt.Errorf("node %d: %w: %v", n, ErrDetached, err)
-		}
-		objs = append(objs, obj.Object.ObjectID)
-	}
-	return objs, nil
 }
