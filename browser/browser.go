@@ -42,6 +42,13 @@ type Options struct {
 	// of its own. Tabs there would share one login, so only one may be open
 	// at a time: NewTab reports ErrContextBusy while another is.
 	DefaultContext bool
+	// Attached says that the browser at CDPEndpoint is the person's own:
+	// each tab works in a window of its own in the browser's default
+	// context (the person's cookies and logins), and nothing outside the
+	// pages of the tabs it opens — the person's own tabs — is listed,
+	// captured, intercepted or acted in. Close closes only those pages and
+	// never the browser. It needs CDPEndpoint and overrides DefaultContext.
+	Attached bool
 	// ViewportWidth and ViewportHeight size every tab (default 1280×720).
 	ViewportWidth, ViewportHeight int
 	// NoSandbox turns off Chromium's sandbox. It is always off when the

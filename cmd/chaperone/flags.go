@@ -148,6 +148,7 @@ func (r *repeatedFlag) Set(s string) error {
 // browserFlags are the flags that say which browser to use and how.
 type browserFlags struct {
 	path, cdp, userDataDir string
+	connect                string
 	pool                   listFlag
 	headed, noSandbox      bool
 	cdpDefaultContext      bool
@@ -159,6 +160,7 @@ func addBrowserFlags(fs *flag.FlagSet) *browserFlags {
 	b := &browserFlags{}
 	fs.StringVar(&b.path, "browser-path", "", "the Chromium or Chrome `binary` (default: $CHROME_PATH, then the usual places)")
 	fs.StringVar(&b.cdp, "cdp-endpoint", "", "connect to a running browser at this DevTools `endpoint` (ws://… or http://host:port) instead of launching one")
+	fs.StringVar(&b.connect, "connect", "", "work in the person's own running Chrome: `auto` finds it, or give its DevTools endpoint (ws://… or http://host:port); each session gets a window of its own there and touches no other tab")
 	fs.BoolVar(&b.headed, "headed", false, "show the browser window")
 	fs.BoolVar(&b.cdpDefaultContext, "cdp-default-context", false, "with --cdp-endpoint: open the session in the browser's own context, with its cookies and logins, instead of an isolated one (one session at a time)")
 	fs.StringVar(&b.userDataDir, "user-data-dir", "", "the browser profile `dir` to use, with its cookies and logins (one session at a time; default: a fresh profile, removed at exit, with isolated sessions)")
@@ -177,9 +179,20 @@ func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
 	if b.cdpDefaultContext && b.cdp == "" {
 		return browser.Options{}, errors.New("--cdp-default-context needs --cdp-endpoint")
 	}
+	endpoint, attached := b.cdp, false
+	if b.connect != "" {
+		if b.cdp != "" || b.userDataDir != "" || b.cdpDefaultContext {
+			return browser.Options{}, errors.New("--connect cannot be combined with --cdp-endpoint, --cdp-default-context or --user-data-dir")
+		}
+		if b.connect == "auto" {
+			return browser.Options{}, errors.New("--connect auto: finding the person's browser is not built yet; give its DevTools endpoint")
+		}
+		endpoint, attached = b.connect, true
+	}
 	return browser.Options{
 		Path:           b.path,
-		CDPEndpoint:    b.cdp,
+		CDPEndpoint:    endpoint,
+		Attached:       attached,
 		Headed:         b.headed,
 		UserDataDir:    b.userDataDir,
 		DefaultContext: b.userDataDir != "" || b.cdpDefaultContext,
