@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
@@ -107,5 +111,80 @@ func checkNoTOTP(t *testing.T, texts map[string]string, code, key string) {
 				t.Errorf("%s holds the key (%q)", what, k)
 			}
 		}
+	}
+}
+
+// TestTOTPRunAndReplay signs in with {{OTP_KEY}} through `chaperone run`'s
+// code path with a scripted agent, then replays the script it wrote: each
+// time the site takes a code of its own (the replay's made when it types),
+// and no file of either record, nor stdout or stderr, holds a code the site
+// received or the key.
+func TestTOTPRunAndReplay(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var received []string
+	fixture := fixtures.Site()
+	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/totp/verify" {
+			mu.Lock()
+			received = append(received, r.URL.Query().Get("code"))
+			mu.Unlock()
+		}
+		fixture.ServeHTTP(w, r)
+	}))
+	defer site.Close()
+	const given = "otpauth://totp/StreamFlix:alice?secret=" + fixtures.TOTPKey + "&issuer=StreamFlix"
+	e, stdout, stderr := driverEnv(map[string]string{"OTP_KEY": given})
+	codes, err := totpKeys([]string{"OTP_KEY"}, e.getenv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	profs, err := loadProfiles("", e.stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := t.TempDir()
+	signIn := func(dir string, model driver.Model, script *driver.Script) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		res, err := drive(ctx, e, task{
+			setup: lentSetup(t, e, "debug"), goal: "Sign in", profiles: profs, codes: codes, startURL: site.URL + "/variants/signin-totp",
+			model: model, modelName: scriptedAgentName, outDir: dir, script: script,
+			approver: &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}},
+		})
+		if err != nil || !res.Success {
+			t.Fatalf("%s: %+v %v\nstderr:\n%s", dir, res, err, stderr)
+		}
+	}
+	runDir, replayDir := filepath.Join(base, "run"), filepath.Join(base, "replay")
+	signIn(runDir, &driver.ScriptedModel{Steps: []driver.Step{
+		driver.ActOn(toolapi.Fill, "textbox", "Authentication code", map[string]any{"value": "{{OTP_KEY}}"}),
+		driver.ActOn(toolapi.Click, "button", "Verify", nil),
+		driver.Call(toolapi.CompleteTask, map[string]string{"status": "success", "reason": "signed in"}),
+	}}, nil)
+	signIn(replayDir, nil, readScript(t, filepath.Join(runDir, driver.ScriptName)))
+
+	mu.Lock()
+	got := append([]string(nil), received...)
+	mu.Unlock()
+	if len(got) != 2 {
+		t.Fatalf("the site received the codes %q, want one from the run and one from the replay", got)
+	}
+	texts := map[string]string{"stdout": stdout.String(), "stderr": stderr.String()}
+	for _, dir := range []string{runDir, replayDir} {
+		if err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || strings.HasSuffix(path, ".png") {
+				return err
+			}
+			b, err := os.ReadFile(path)
+			texts[path] = string(b)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, code := range got {
+		checkNoTOTP(t, texts, code, strings.ToLower(fixtures.TOTPKey))
 	}
 }
