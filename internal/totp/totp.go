@@ -13,6 +13,7 @@ import (
 	"crypto/sha512"
 	"encoding/base32"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -94,8 +95,23 @@ func New(secret []byte, alg Algorithm, digits int, period time.Duration) (Key, e
 		return Key{}, fmt.Errorf("period %s: want whole seconds from %s to %s", period, minPeriod, maxPeriod)
 	}
 	b32 := base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(secret)
-	return Key{secret: append([]byte(nil), secret...), algorithm: alg, digits: digits, period: period,
-		texts: []string{b32, base32.StdEncoding.EncodeToString(secret)}}, nil
+	texts := []string{b32, base32.StdEncoding.EncodeToString(secret), hex.EncodeToString(secret)}
+	if printable(secret) {
+		// A key made of text (RFC 6238's own test keys are) gives itself
+		// away as that text too.
+		texts = append(texts, string(secret))
+	}
+	return Key{secret: append([]byte(nil), secret...), algorithm: alg, digits: digits, period: period, texts: texts}, nil
+}
+
+// printable reports whether b is printable ASCII.
+func printable(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c > 0x7e {
+			return false
+		}
+	}
+	return true
 }
 
 // Parse reads a key as a person copies it from a site's set-up page: its
@@ -238,8 +254,8 @@ func (k Key) Period() time.Duration { return k.period }
 
 // Texts are the spellings of the secret that give it away and must be
 // hidden wherever the key's codes are typed: as given (a URI whole, and
-// its secret as written) and in canonical base32, without and with
-// padding.
+// its secret as written), in canonical base32, without and with padding,
+// in hex, and as text when its bytes are printable.
 func (k Key) Texts() []string { return append([]string(nil), k.texts...) }
 
 // Step is the time step t falls in: whole periods since the Unix epoch.
