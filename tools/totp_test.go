@@ -148,3 +148,29 @@ func TestTOTPWaitEndsWithTheCall(t *testing.T) {
 		t.Errorf("the refusal does not name the known codes: %q", r.Message)
 	}
 }
+
+// TestTOTPIntoPrompt: a code filled into a JavaScript prompt is made when
+// OK sends it, not when it was filled, and the page's echo of it shows
+// {{OTP}}.
+func TestTOTPIntoPrompt(t *testing.T) {
+	t.Parallel()
+	key, err := totp.Parse(fixtures.TOTPKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := openWith(t, "/variants/dialogs", Config{TOTP: map[string]totp.Key{"OTP": key}})
+	base := time.Unix(1_800_000_000, 0)
+	clock := &fakeClock{t: base.Add(5 * time.Second)} // polite_test.go
+	h.s.secrets.clock, h.s.secrets.sleep = clock.now, clock.sleep
+	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(true), "button", "Set name")})
+	r = h.ok(toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "textbox", ""), "value": "{{OTP}}"})
+	clock.t = clock.t.Add(time.Minute) // the agent takes a minute to click OK
+	r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
+	want := key.Code(base.Add(time.Minute))
+	if got := h.evalString(`document.querySelector('#prompt-result').textContent`); got != want {
+		t.Errorf("the page got %q, want %q, the code when OK was clicked", got, want)
+	}
+	if s := h.snap(false); strings.Contains(s.Text, want) || !strings.Contains(s.Text, "{{OTP}}") {
+		t.Errorf("the page's echo of the code is not hidden as {{OTP}}:\n%s", s.Text)
+	}
+}
