@@ -174,3 +174,48 @@ func TestTOTPIntoPrompt(t *testing.T) {
 		t.Errorf("the page's echo of the code is not hidden as {{OTP}}:\n%s", s.Text)
 	}
 }
+
+// TestTOTPCodeHiddenInItsForms: a code, once made, and the key are hidden
+// in what a page makes of them (internal/redact), as a --secret is; a code
+// never made is not, since nothing typed it.
+func TestTOTPCodeHiddenInItsForms(t *testing.T) {
+	t.Parallel()
+	key, err := totp.Parse("otpauth://totp/StreamFlix:alice?secret=" + strings.ToLower(fixtures.TOTPKey))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSecrets(nil, map[string]totp.Key{"OTP": key}, nil)
+	at := time.Unix(1_800_000_005, 0)
+	s.clock = func() time.Time { return at }
+	text, found, err := s.expand("{{OTP}}")
+	if err != nil || !found || text != key.Code(at) {
+		t.Fatalf("expand = %q, %v, %v; want the code %s", text, found, err, key.Code(at))
+	}
+	code := text
+	spaced := code[:3] + " " + code[3:]
+	reversed := string([]byte{code[5], code[4], code[3], code[2], code[1], code[0]})
+	fullWidth := strings.Map(func(r rune) rune { return r - '0' + '０' }, code)
+	for _, shown := range []string{
+		"Your code " + code + " was accepted",
+		"code=" + code + "&next=%2F",
+		"Code: " + spaced,
+		"edoc " + reversed,
+		"全角 " + fullWidth,
+		"mnug c4df ojxw 4zjn mzux q5dv ojss 2mtg",
+		fixtures.TOTPKey + "====",
+		"otpauth%3A%2F%2Ftotp%2FStreamFlix%3Aalice%3Fsecret%3D" + fixtures.TOTPKey,
+		"key 6368617065726f6e652d666978747572652d3266", // the key's bytes in hex
+		"chaperone-fixture-2f", // and as text
+	} {
+		got := s.redact(shown)
+		for _, leak := range []string{code, spaced, reversed, fullWidth, "MNUGC4DF", "mnug", "6368617065726f6e652d666978747572652d3266", "chaperone-fixture"} {
+			if strings.Contains(strings.ToUpper(got), strings.ToUpper(leak)) {
+				t.Errorf("redact(%q) = %q, which still holds %q", shown, got, leak)
+			}
+		}
+	}
+	// The next step's code was never typed: it is just a number.
+	if next := key.Code(at.Add(30 * time.Second)); s.redact(next) != next {
+		t.Errorf("a code never typed is hidden: %q", s.redact(next))
+	}
+}
