@@ -272,6 +272,20 @@ func (r *replay) step(ctx context.Context, n int, step ScriptStep) (bool, Result
 		var err error
 		res, err = r.call(ctx, step.Tool, input)
 		why = failureOf(res, err)
+		if refsDied(res) {
+			// The snapshot the step was resolved on is dead: a person
+			// took the browser and handed it back (after a step that
+			// brought no snapshot, such as the request_human_approval
+			// the hand-back answered), or the page was drawn anew.
+			// Nothing was done, and the failure carries a fresh
+			// snapshot: the step is resolved again on it, once, by its
+			// recorded description, as any step is.
+			r.log.Info("the step's refs died; resolving it again on the fresh snapshot", "step", n, "tool", step.Tool, "target", out.Target)
+			if input, target, why = r.resolve(step); why == "" {
+				res, err = r.call(ctx, step.Tool, input)
+				why = failureOf(res, err)
+			}
+		}
 	}
 	if target != nil && step.Target != nil && *target != *step.Target {
 		out.Target = r.redact.String(fmt.Sprintf("%s (recorded as %s)", target, step.Target))
@@ -376,6 +390,13 @@ func (r *replay) resolve(step ScriptStep) (json.RawMessage, *StepTarget, string)
 		return nil, nil, fmt.Sprintf("encode the step's arguments: %v", err)
 	}
 	return input, target, ""
+}
+
+// refsDied reports whether a call failed because its ref was no longer
+// live (ref_invalid): the page it was found on is gone.
+func refsDied(res toolapi.ToolResult) bool {
+	o, ok := parseOutcome(res.JSON())
+	return ok && o.Error != nil && *o.Error == string(toolapi.RefInvalid)
 }
 
 // withTarget is step as it worked, on target.

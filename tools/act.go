@@ -283,8 +283,19 @@ func tabCount(n int) string {
 // prompt.
 func (s *Session) answerDialog(ctx context.Context, c *call, p planned) (string, error) {
 	accept := p.t.Dialog == "accept"
-	text := s.prompt.text
+	text, v := s.prompt.text, s.prompt
 	s.prompt = typed{}
+	if v.code {
+		// A one-time code is the one current as OK sends it.
+		if err := s.secrets.fresh(ctx, v.shown); err != nil {
+			return "", err
+		}
+		now, err := s.secrets.value(v.shown, false)
+		if err != nil {
+			return "", err
+		}
+		text = now.text
+	}
 	if _, err := s.settleDialog(ctx, c, accept, text); err != nil {
 		return "", err
 	}

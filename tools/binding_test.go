@@ -13,7 +13,7 @@ import (
 // leaves part of a secret behind.
 func TestClip(t *testing.T) {
 	t.Parallel()
-	s := &Session{secrets: newSecrets(map[string]string{"TOKEN": "tok-81f3e2a9"}, nil)}
+	s := &Session{secrets: newSecrets(map[string]string{"TOKEN": "tok-81f3e2a9"}, nil, nil)}
 	for _, tc := range []struct {
 		in   string
 		n    int
@@ -33,7 +33,7 @@ func TestClip(t *testing.T) {
 // TestAlertsNoteIsBounded: 50 long alerts are said in one bounded line.
 func TestAlertsNoteIsBounded(t *testing.T) {
 	t.Parallel()
-	s := &Session{secrets: newSecrets(nil, nil)}
+	s := &Session{secrets: newSecrets(nil, nil, nil)}
 	alerts := make([]string, 50)
 	for i := range alerts {
 		alerts[i] = strings.Repeat("A", 20_000)

@@ -35,9 +35,22 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		return fmt.Sprintf("Typed %s into the prompt; click OK to send it.", v), nil
 	}
 	var got string
+	var v typed // what was typed: a one-time code is made as it is typed
 	p, err := s.committed(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) },
 		func(ctx context.Context, p planned) error {
-			node, v, insp := p.t.BackendNodeID, p.value, p.insp
+			node, insp := p.t.BackendNodeID, p.insp
+			v = p.value
+			if v.code {
+				// The person approved {{NAME}}, not a code: the code is
+				// the one current now, fresh enough to be sent.
+				if err := s.secrets.fresh(ctx, *in.Value); err != nil {
+					return err
+				}
+				var err error
+				if v, err = s.typeable(*in.Value, insp); err != nil {
+					return err
+				}
+			}
 			_, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 				var err error
 				if insp.Tag == "input" && typedInputs[insp.InputType] {
@@ -57,7 +70,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	if err != nil {
 		return "", err
 	}
-	v, insp := p.value, p.insp
+	insp := p.insp
 	setValue := insp.Tag == "input" && typedInputs[insp.InputType]
 	if setValue && got != v.text {
 		return "", fail(toolapi.InvalidParams, "the %s input refused %s (it holds %q now)", insp.InputType, v, s.clip(got, textLimit))
@@ -78,7 +91,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		return "", fail(toolapi.ActionFailed, "%s %s %q holds %s, not %s as planned and shown for approval: the page changed the value as it was typed. Do not submit it; check the field in the new snapshot.",
 			p.t.Ref, p.t.Role, p.t.Name, now, v)
 	}
-	return fmt.Sprintf("Filled %s %s %q with %s.", p.t.Ref, p.t.Role, p.t.Name, v), nil
+	return fmt.Sprintf("Filled %s %s %q with %s.%s", p.t.Ref, p.t.Role, p.t.Name, v, s.secrets.codeNote(*in.Value)), nil
 }
 
 // holds reports whether a field's value read back after typing is the text

@@ -90,21 +90,32 @@ func (s *Session) planFill(ctx context.Context, ref string, value *string) (plan
 	if insp.ReadOnly {
 		return planned{}, fail(toolapi.ElementDisabled, "%s (%s %q) is read-only.", t.Ref, t.Role, t.Name)
 	}
-	v, err := s.secrets.value(*value, insp.Password)
+	v, err := s.typeable(*value, insp)
 	if err != nil {
 		return planned{}, err
 	}
+	a := s.actionOn(checkpoint.VerbFill, t, insp)
+	a.Value, a.Masked = v.shown, v.masked
+	return planned{t: t, insp: insp, action: a, value: v}, nil
+}
+
+// typeable is value, as the agent wrote it, as a fill types it into the
+// field insp: its placeholders expanded, and in the format of an input
+// whose value has one.
+func (s *Session) typeable(value string, insp *browser.Inspection) (typed, error) {
+	v, err := s.secrets.value(value, insp.Password)
+	if err != nil {
+		return typed{}, err
+	}
 	if insp.Tag == "input" {
 		if v.text, err = normalizeInput(insp.InputType, v.text); err != nil {
-			return planned{}, fail(toolapi.InvalidParams, "%v", err)
+			return typed{}, fail(toolapi.InvalidParams, "%v", err)
 		}
 		if !v.masked {
 			v.shown = v.text
 		}
 	}
-	a := s.actionOn(checkpoint.VerbFill, t, insp)
-	a.Value, a.Masked = v.shown, v.masked
-	return planned{t: t, insp: insp, action: a, value: v}, nil
+	return v, nil
 }
 
 // planSelect plans browser_select of value in ref: the person sees every

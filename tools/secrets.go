@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -12,8 +13,11 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 
+	"github.com/chaperone-mcp/chaperone/internal/pause"
 	"github.com/chaperone-mcp/chaperone/internal/redact"
+	"github.com/chaperone-mcp/chaperone/internal/totp"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -27,6 +31,14 @@ var placeholder = regexp.MustCompile(`\{\{([A-Za-z_][A-Za-z0-9_]*)\}\}`)
 // shows {{NAME}} again.
 type secrets struct {
 	values map[string]string
+	// codes are the TOTP keys of --totp, by name: {{NAME}} types the code
+	// current when it is typed, which is learnt as a secret then, as is
+	// the key in every spelling (totp.Key.Texts).
+	codes map[string]totp.Key
+	// clock and sleep are the time codes are made at and the wait for a
+	// fresh one (time.Now and pause.For; a test moves a clock of its own).
+	clock func() time.Time
+	sleep func(context.Context, time.Duration) error
 	// key signs a password's fingerprint; it lives as long as the session
 	// and is never written anywhere.
 	key []byte
@@ -42,13 +54,57 @@ type secrets struct {
 	typed *atomic.Bool
 }
 
-func newSecrets(values map[string]string, log *slog.Logger) secrets {
-	s := secrets{values: values, key: make([]byte, 32), hide: redact.New(values), log: log, typed: new(atomic.Bool)}
+func newSecrets(values map[string]string, codes map[string]totp.Key, log *slog.Logger) secrets {
+	s := secrets{values: values, codes: codes, clock: time.Now, sleep: pause.For,
+		key: make([]byte, 32), hide: redact.New(values), log: log, typed: new(atomic.Bool)}
 	rand.Read(s.key)
 	for name, v := range values {
 		redact.Teach(log, v, "{{"+name+"}}")
 	}
+	for _, name := range slices.Sorted(maps.Keys(codes)) {
+		for _, t := range codes[name].Texts() {
+			s.hide.Add(t, "{{"+name+"}}")
+			redact.Teach(log, t, "{{"+name+"}}")
+		}
+	}
 	return s
+}
+
+// learnCode hides a one-time code typed as {{name}}, from the moment it is
+// made: a page may echo it, and a form sent with GET puts it in the next
+// URL. A code is a secret for good, not only while it is current.
+func (s secrets) learnCode(code, name string) {
+	s.typed.Store(true)
+	s.hide.Add(code, "{{"+name+"}}")
+	redact.Teach(s.log, code, "{{"+name+"}}")
+}
+
+// fresh waits, when value names a one-time code, until each code it names
+// will stay current long enough for the form to be sent
+// (totp.Key.Fresh): typing is the last thing before the page has it, so
+// the code is made when the wait ends, never when the action was planned or
+// approved, which a person may take minutes over. ctx ends the wait (a
+// takeover, the call's end).
+func (s secrets) fresh(ctx context.Context, value string) error {
+	// Keys of different periods may each ask for a wait: a few rounds
+	// find a moment that suits them all, or the last one is typed.
+	for range 3 {
+		var wait time.Duration
+		now := s.clock()
+		for _, m := range placeholder.FindAllStringSubmatch(value, -1) {
+			if k, ok := s.codes[m[1]]; ok {
+				wait = max(wait, k.Fresh(now))
+			}
+		}
+		if wait == 0 {
+			return nil
+		}
+		s.log.Info("waiting for the next one-time code before typing it", "wait", wait)
+		if err := s.sleep(ctx, wait); err != nil {
+			return fmt.Errorf("wait for the next one-time code: %w", err)
+		}
+	}
+	return nil
 }
 
 // learn hides a password typed in the open, by the agent or by a person in
@@ -77,7 +133,12 @@ func (s secrets) expand(value string) (string, bool, error) {
 	var unknown []string
 	found := false
 	out := placeholder.ReplaceAllStringFunc(value, func(p string) string {
-		v, ok := s.values[p[2:len(p)-2]]
+		name := p[2 : len(p)-2]
+		v, ok := s.values[name]
+		if k, isCode := s.codes[name]; isCode && !ok {
+			v, ok = k.Code(s.clock()), true
+			s.learnCode(v, name)
+		}
 		if !ok {
 			unknown = append(unknown, p)
 			return p
@@ -87,11 +148,14 @@ func (s secrets) expand(value string) (string, bool, error) {
 		return v
 	})
 	if len(unknown) > 0 {
-		known := "none: the server was started without --secret"
-		if len(s.values) > 0 {
+		known := "none: the server was started without --secret or --totp"
+		if len(s.values)+len(s.codes) > 0 {
 			var names []string
 			for _, n := range slices.Sorted(maps.Keys(s.values)) {
 				names = append(names, "{{"+n+"}}")
+			}
+			for _, n := range slices.Sorted(maps.Keys(s.codes)) {
+				names = append(names, "{{"+n+"}} (a one-time code)")
 			}
 			known = strings.Join(names, ", ")
 		}
@@ -153,6 +217,35 @@ type typed struct {
 	masked bool
 	// secret is set when the text holds a secret's value.
 	secret bool
+	// code is set when the text holds a one-time code (--totp): it is
+	// made again when it is typed (secrets.fresh).
+	code bool
+}
+
+// codeNote tells the agent, after it typed value, how long the one-time
+// codes it named stay current: "" when it named none.
+func (s secrets) codeNote(value string) string {
+	left := time.Duration(-1)
+	now := s.clock()
+	for _, m := range placeholder.FindAllStringSubmatch(value, -1) {
+		if k, ok := s.codes[m[1]]; ok && (left < 0 || k.Left(now) < left) {
+			left = k.Left(now)
+		}
+	}
+	if left < 0 {
+		return ""
+	}
+	return fmt.Sprintf(" It is a one-time code, current for about %d s more: send the form now.", int(left.Round(time.Second)/time.Second))
+}
+
+// codeIn reports whether value names a one-time code.
+func (s secrets) codeIn(value string) bool {
+	for _, m := range placeholder.FindAllStringSubmatch(value, -1) {
+		if _, ok := s.codes[m[1]]; ok {
+			return true
+		}
+	}
+	return false
 }
 
 // fingerprint is what a person and the logs see of a password typed in
@@ -172,7 +265,7 @@ func (s secrets) value(v string, password bool) (typed, error) {
 	if err != nil {
 		return typed{}, err
 	}
-	t := typed{text: text, shown: v, masked: secret, secret: secret}
+	t := typed{text: text, shown: v, masked: secret, secret: secret, code: s.codeIn(v)}
 	if password {
 		// The whole value: it may be a secret with more around it.
 		s.learn(text)

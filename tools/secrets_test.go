@@ -91,14 +91,14 @@ func TestSecretsAreTypedButNeverShown(t *testing.T) {
 // tells nothing of either.
 func TestPasswordFingerprint(t *testing.T) {
 	t.Parallel()
-	s := newSecrets(map[string]string{"PW": "from-the-env"}, nil)
+	s := newSecrets(map[string]string{"PW": "from-the-env"}, nil, nil)
 	a, _ := s.value("hunter2", true)
 	b, _ := s.value("hunter3", true)
 	again, _ := s.value("hunter2", true)
 	if !a.masked || a.shown == b.shown || a.shown != again.shown || strings.Contains(a.shown, "hunter") {
 		t.Errorf("shown %q, %q, %q: want masked, different for different passwords, the same for the same", a.shown, b.shown, again.shown)
 	}
-	if elsewhere, _ := newSecrets(nil, nil).value("hunter2", true); elsewhere.shown == a.shown {
+	if elsewhere, _ := newSecrets(nil, nil, nil).value("hunter2", true); elsewhere.shown == a.shown {
 		t.Error("the fingerprint does not depend on the session's key")
 	}
 	p, _ := s.value("{{PW}}", true)
@@ -114,7 +114,7 @@ func TestRedactSnapshotEveryField(t *testing.T) {
 	t.Parallel()
 	const pw = "p@ss w0rd/Zq?9"
 	enc := url.QueryEscape(pw)
-	s := newSecrets(map[string]string{"PW": pw}, nil)
+	s := newSecrets(map[string]string{"PW": pw}, nil, nil)
 	var e snapshot.Element
 	ev := reflect.ValueOf(&e).Elem()
 	vocabulary := []string{"Ref", "Role", "NameSource", "Kind"}
@@ -148,7 +148,7 @@ func TestRedactSnapshotEveryField(t *testing.T) {
 // however the page gives it back; a very short one is not learnt.
 func TestTypedPasswordLearnt(t *testing.T) {
 	t.Parallel()
-	s := newSecrets(nil, nil)
+	s := newSecrets(nil, nil, nil)
 	const pw = "Pin@ 42/Xy?"
 	if got := s.redact(url.QueryEscape(pw)); got != url.QueryEscape(pw) {
 		t.Fatalf("a password not typed yet is hidden: %q", got)

@@ -17,6 +17,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/fleet"
+	"github.com/chaperone-mcp/chaperone/internal/totp"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/urlpolicy"
@@ -65,6 +66,10 @@ type Config struct {
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
 	Secrets map[string]string
+	// TOTP are the keys of one-time codes (--totp), by placeholder name:
+	// {{NAME}} types the code current at typing time, which no output
+	// then shows, nor the key.
+	TOTP map[string]totp.Key
 	// DownloadDir is where downloads, screenshots and PDFs are saved;
 	// empty gives each session a directory of its own, removed when it
 	// closes. MaxDownloadSize caps one download (default 100 MB);
@@ -178,7 +183,7 @@ type Session struct {
 // NewSession wraps an open tab as a session.
 func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Session {
 	cfg = cfg.withDefaults()
-	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets, cfg.Logger)}
+	s := &Session{tab: tab, config: cfg, log: cfg.Logger, secrets: newSecrets(cfg.Secrets, cfg.TOTP, cfg.Logger)}
 	s.config.Capture.SecretTexts = s.secrets.texts // secrets.go
 	if !cfg.ShowCanvasAfterSecrets {
 		s.config.Capture.CoverCanvases = s.secrets.typed.Load

@@ -17,6 +17,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/fleet"
+	"github.com/chaperone-mcp/chaperone/internal/totp"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 	"github.com/chaperone-mcp/chaperone/tools"
@@ -76,15 +77,16 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 }
 
 // siteFlags are the flags of run and replay that say where a task starts
-// and under which rules: --profile, --secret and --url.
+// and under which rules: --profile, --secret, --totp and --url.
 type siteFlags struct {
 	profile *string
 	secrets *listFlag
+	totp    *listFlag
 	url     *string
 }
 
 func addSiteFlags(fs *flag.FlagSet, urlUsage string) *siteFlags {
-	return &siteFlags{profile: addProfileFlag(fs), secrets: addSecretFlag(fs), url: fs.String("url", "", urlUsage)}
+	return &siteFlags{profile: addProfileFlag(fs), secrets: addSecretFlag(fs), totp: addTOTPFlag(fs), url: fs.String("url", "", urlUsage)}
 }
 
 // task returns the task the flags say, on st, once what can be refused
@@ -92,6 +94,10 @@ func addSiteFlags(fs *flag.FlagSet, urlUsage string) *siteFlags {
 // that cannot be reached, a profile that does not load.
 func (f *siteFlags) task(e *env, tf *taskFlags, st setup) (task, error) {
 	secrets, err := secretValues(*f.secrets, e.getenv)
+	if err != nil {
+		return task{}, err
+	}
+	codes, err := totpKeys(*f.totp, e.getenv, secrets)
 	if err != nil {
 		return task{}, err
 	}
@@ -103,7 +109,7 @@ func (f *siteFlags) task(e *env, tf *taskFlags, st setup) (task, error) {
 		return task{}, err
 	}
 	t := tf.task(st)
-	t.profiles, t.secrets, t.startURL = profs, secrets, *f.url
+	t.profiles, t.secrets, t.codes, t.startURL = profs, secrets, codes, *f.url
 	t.profileName = scriptProfile(*f.profile)
 	return t, nil
 }
@@ -161,8 +167,10 @@ type task struct {
 	// profileName is the named profile as a script records it (see
 	// scriptProfile).
 	profileName string
-	// secrets are the values of --secret, by name.
+	// secrets are the values of --secret, by name, and codes the keys of
+	// --totp.
 	secrets      map[string]string
+	codes        map[string]totp.Key
 	startURL     string // overrides the profile's
 	model        driver.Model
 	modelName    string
@@ -206,6 +214,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 	t.tools.StartURL = start.url
 	t.tools.URLPolicy = start.policy
 	t.tools.Secrets = t.secrets
+	t.tools.TOTP = t.codes
 	maxTurns := t.maxTurns
 	if maxTurns <= 0 && p != nil {
 		maxTurns = p.MaxTurns

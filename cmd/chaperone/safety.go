@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/internal/totp"
 )
 
 // profileNone is the --profile value that turns checkpoints off.
@@ -97,6 +98,43 @@ func secretValues(names []string, getenv func(string) string) (map[string]string
 			return nil, fmt.Errorf("--secret %s: the environment variable %s is unset or empty", n, n)
 		}
 		out[n] = v
+	}
+	return out, nil
+}
+
+// addTOTPFlag defines --totp on fs.
+func addTOTPFlag(fs *flag.FlagSet) *listFlag {
+	var names listFlag
+	fs.Var(&names, "totp", "a `NAME` whose authenticator key (base32 as a site shows it, or an otpauth://totp/ URI), read from the environment variable NAME,\n"+
+		"makes the one-time code the agent types as {{NAME}}: the code current as it is typed, never shown to the agent, masked as a --secret is, and so is the key (repeatable)")
+	return &names
+}
+
+// totpKeys reads the authenticator key of each --totp name from the
+// environment. An unset or empty variable, or one that holds no key, is
+// refused, as is a name --secret gives too (secrets): {{NAME}} must mean
+// one thing. Errors name the variable, never its value.
+func totpKeys(names []string, getenv func(string) string, secrets map[string]string) (map[string]totp.Key, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out := make(map[string]totp.Key, len(names))
+	for _, n := range names {
+		if !secretName.MatchString(n) {
+			return nil, fmt.Errorf("--totp %q: want the name of an environment variable (letters, digits, _)", n)
+		}
+		if _, ok := secrets[n]; ok {
+			return nil, fmt.Errorf("--totp %s: %s is a --secret too; give each {{NAME}} one meaning", n, n)
+		}
+		v := getenv(n)
+		if strings.TrimSpace(v) == "" {
+			return nil, fmt.Errorf("--totp %s: the environment variable %s is unset or empty", n, n)
+		}
+		k, err := totp.Parse(v)
+		if err != nil {
+			return nil, fmt.Errorf("--totp %s: the environment variable %s holds no authenticator key: %w (want the base32 key a site shows when you set up two-step sign-in, or an otpauth://totp/ URI)", n, n, err)
+		}
+		out[n] = k
 	}
 	return out, nil
 }

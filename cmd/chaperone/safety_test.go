@@ -71,6 +71,53 @@ func TestSecretValues(t *testing.T) {
 	}
 }
 
+// TestTOTPKeys: each --totp key comes from its environment variable, in the
+// spellings a site shows it; an unset, empty or unreadable one, or a name
+// that is also a --secret, is refused, naming the variable and never
+// quoting its value.
+func TestTOTPKeys(t *testing.T) {
+	t.Parallel()
+	const key = "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ"
+	env := map[string]string{
+		"OTP": key, "OTP_LOWER": "gezd gnbv gy3t qojq gezd gnbv gy3t qojq", "OTP_URI": "otpauth://totp/Site:a?secret=" + key + "&digits=8",
+		"EMPTY": "", "BLANK": "  ", "NOT_B32": "GEZDGNBVGY3TQOJ1GEZDGNBVGY3TQOJ1", "SHORT": "GEZDGNBV",
+		"HOTP": "otpauth://hotp/Site?secret=" + key, "API_TOKEN": "tok-1",
+	}
+	getenv := func(k string) string { return env[k] }
+	got, err := totpKeys([]string{"OTP", "OTP_LOWER", "OTP_URI"}, getenv, map[string]string{"API_TOKEN": "tok-1"})
+	if err != nil || len(got) != 3 {
+		t.Fatalf("totpKeys = %v, %v", got, err)
+	}
+	at := time.Unix(59, 0)
+	if got["OTP"].Code(at) != "287082" || got["OTP_LOWER"].Code(at) != "287082" || got["OTP_URI"].Code(at) != "94287082" {
+		t.Errorf("codes at 59 s: %s %s %s, want RFC 6238's 287082, 287082 and 94287082",
+			got["OTP"].Code(at), got["OTP_LOWER"].Code(at), got["OTP_URI"].Code(at))
+	}
+	if got, err := totpKeys(nil, getenv, nil); err != nil || got != nil {
+		t.Errorf("no keys: %v, %v", got, err)
+	}
+	for _, c := range []struct{ name, want string }{
+		{"MISSING", "--totp MISSING: the environment variable MISSING is unset or empty"},
+		{"EMPTY", "--totp EMPTY: the environment variable EMPTY is unset or empty"},
+		{"BLANK", "--totp BLANK: the environment variable BLANK is unset or empty"},
+		{"NOT_B32", "--totp NOT_B32: the environment variable NOT_B32 holds no authenticator key: the secret is not base32"},
+		{"SHORT", "holds no authenticator key: the secret has 40 bits"},
+		{"HOTP", "only otpauth://totp keys"},
+		{"API_TOKEN", "--totp API_TOKEN: API_TOKEN is a --secret too"},
+		{"{{OTP}}", "want the name of an environment variable"},
+		{"OTP-2", "want the name of an environment variable"},
+	} {
+		_, err := totpKeys([]string{"OTP", c.name}, getenv, map[string]string{"API_TOKEN": "tok-1"})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--totp %s: %v; want %q", c.name, err, c.want)
+			continue
+		}
+		if strings.Contains(err.Error(), "GEZDGNBV") || strings.Contains(err.Error(), "tok-1") {
+			t.Errorf("--totp %s: the error quotes the value: %v", c.name, err)
+		}
+	}
+}
+
 // TestDryRunNeedsNoApprover: a dry run asks nobody, so it opens no approval
 // channel at all (which without a terminal used to fail), and the gated
 // click is never performed.

@@ -34,6 +34,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	showVersion := fs.Bool("version", false, "print the version and exit")
 	profileName := addProfileFlag(fs)
 	secretNames := addSecretFlag(fs)
+	totpNames := addTOTPFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
 	af := addApproverFlags(fs, false)
@@ -84,6 +85,10 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	codes, err := totpKeys(*totpNames, e.getenv, secrets)
+	if err != nil {
+		return err
+	}
 	over := overStdio
 	if *httpAddr != "" {
 		over = overHTTP
@@ -115,6 +120,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	cfg.StartURL = start.url
 	cfg.URLPolicy = start.policy
 	cfg.Secrets = secrets
+	cfg.TOTP = codes
 
 	// Listen before the browser starts, so that a taken port fails fast.
 	var ln net.Listener

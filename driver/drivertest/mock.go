@@ -55,11 +55,19 @@ type MockBrowser struct {
 	// gains a line), as on a page that reacts to each step: the driver then
 	// sees progress, not the same call on an unchanged page.
 	Moves bool
+	// HandBack, when set, answers request_human_approval as a person's
+	// hand-back does in the real server (the console's Take over, then
+	// Hand back): approved with their note, the page becomes HandBack,
+	// and the refs of every snapshot before it are dead, so that an
+	// action on a ref HandBack does not show fails with ref_invalid,
+	// carrying the page as it is.
+	HandBack *snapshot.Snapshot
 
-	mu    sync.Mutex
-	calls []MockCall
-	page  *snapshot.Snapshot
-	shots int
+	mu     sync.Mutex
+	handed bool
+	calls  []MockCall
+	page   *snapshot.Snapshot
+	shots  int
 }
 
 // Calls returns every call received so far, in order.
@@ -101,6 +109,10 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	case toolapi.GetSnapshot:
 		return m.result(m.page)
 	case toolapi.RequestApproval:
+		if m.HandBack != nil && !m.handed {
+			m.handed, m.page = true, m.HandBack
+			return m.result(toolapi.ApprovalResult{Approved: true, Message: "User feedback: A person took the browser and handed it back: signed in."})
+		}
 		if m.Reject != "" {
 			return m.result(toolapi.ApprovalResult{Approved: false, Message: "User feedback: " + m.Reject})
 		}
@@ -113,6 +125,11 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 	case toolapi.Click, toolapi.Fill, toolapi.Select, toolapi.Scroll:
 	default:
 		return toolapi.ToolResult{Text: "unknown tool: " + name, IsError: true}, nil
+	}
+	if m.handed && in.Ref != "" && !m.shows(in.Ref) {
+		code := toolapi.RefInvalid
+		return m.result(toolapi.ActionResult{Success: false, Snapshot: m.page, Error: &code,
+			Message: in.Ref + " is not in the newest snapshot: take a fresh look."})
 	}
 	out, ok := m.Actions[name+" "+in.Ref]
 	if !ok {
@@ -131,6 +148,16 @@ func (m *MockBrowser) Call(ctx context.Context, name string, args json.RawMessag
 		m.page = &moved
 	}
 	return m.result(toolapi.ActionResult{Success: true, Snapshot: m.page, Message: out.Message})
+}
+
+// shows reports whether the page shows an element with ref.
+func (m *MockBrowser) shows(ref string) bool {
+	for _, e := range m.page.Elements {
+		if e.Ref == ref {
+			return true
+		}
+	}
+	return false
 }
 
 // result encodes v as the tool's JSON, as both its text and its structured
