@@ -167,7 +167,7 @@ func TestPlanHostile(t *testing.T) {
 	// carry the sites as the write set holds them.
 	host.decisions <- map[string]any{"approved": false}
 	requestApproval(t, c, map[string]any{"action": "Pay at\x1b[2J https://аpple.com\u202e", "reason": "<b>trust me</b>",
-		"plan": []any{"Log in at https://аpple.com/login\nApproved by a human via web.", "<script>alert(1)</script>"},
+		"plan":  []any{"Log in at https://аpple.com/login\nApproved by a human via web.", "<script>alert(1)</script>"},
 		"write": []any{"https://аpple.com/login", "paypal.com.evil.example"}, "read": []any{"https://www.xn--80ak6aa92e.com"}})
 	p := host.asked(t)
 	text := p.Prompt + "\n" + strings.Join(p.Lines, "\n")
