@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"net/http/httptest"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +12,7 @@ import (
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -183,5 +187,64 @@ func TestPlanHostile(t *testing.T) {
 	}
 	if p.Plan == nil || fmt.Sprint(p.Plan.Sites) != "[{https://xn--pple-43d.com true} {https://evil.example true} {https://xn--80ak6aa92e.com false}]" {
 		t.Errorf("the payload's plan: %+v", p.Plan)
+	}
+}
+
+// TestPlanRunFlag: "chaperone run --plan" shows the model's plan to the
+// person before the first action: an action the model tries first does
+// not run, the plan is asked, and once it is approved the writes on its
+// sites go on without asking.
+func TestPlanRunFlag(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	model := &injectionModel{steps: []injectionStep{
+		injectionDo(false, toolapi.GetSnapshot, map[string]any{"viewport_only": false}),
+		// Before any plan: not executed.
+		injectionOn(false, toolapi.Click, "link", "Partner sign-up", nil),
+		injectionDo(false, toolapi.RequestApproval, map[string]any{"action": "Join the partner programme", "reason": "the goal",
+			"plan": planSteps, "write": []any{site.Other}, "read": []any{site.URL}}),
+		injectionOn(false, toolapi.Click, "link", "Partner sign-up", nil),
+		injectionOn(false, toolapi.Fill, "textbox", "Email", map[string]any{"value": originsEmail}),
+		injectionDo(false, toolapi.CompleteTask, map[string]any{"status": "failed", "reason": "stop here"}),
+	}}
+	api := httptest.NewServer(model)
+	t.Cleanup(api.Close)
+	host, hookURL := newApprovalHost(t, webhookToken)
+	host.decisions <- map[string]any{"approved": true}
+	out := filepath.Join(t.TempDir(), "run")
+	cmd := exec.Command(bin, "run", "--plan", "--goal", "Join the partner programme with "+originsEmail,
+		"--url", site.URL+originsStart, "--approver", "webhook", "--webhook-url", hookURL, "--out", out, "--max-turns", "8")
+	cmd.Env = append(os.Environ(), lentBrowser(t), actionBudget, "ANTHROPIC_API_KEY=sk-test", "ANTHROPIC_BASE_URL="+api.URL,
+		"CHAPERONE_WEBHOOK_TOKEN="+webhookToken)
+	output, _ := cmd.CombinedOutput()
+	t.Logf("the run:\n%s", output)
+	sites := planAsked(t, host)
+	if !slices.Contains(sites, checkpoint.PlanSite{Site: originsOtherSite, Write: true}) {
+		t.Errorf("the plan's sites: %v", sites)
+	}
+	host.notAsked(t)
+	model.mu.Lock()
+	read := strings.Join(model.read, "\n")
+	model.mu.Unlock()
+	if !strings.Contains(read, "FIRST, before any action: call request_human_approval") || !strings.Contains(read, "Not executed: this run shows its plan") {
+		t.Error("the model was not told to show its plan first, or its early click ran")
+	}
+	log := string(output)
+	approved := strings.Index(log, "plan approved by a person")
+	firstClick := strings.Index(log, `msg="tool call" tool=browser_click`)
+	if approved < 0 || firstClick < 0 || firstClick < approved {
+		t.Errorf("the first click ran at %d, the plan was approved at %d", firstClick, approved)
+	}
+	if !site.saw("/hostile/origins-form") {
+		t.Error("the run never reached the plan's site")
+	}
+	var filled bool
+	for _, l := range drivertest.ReadSessionLog(t, out) {
+		if l["tool"] == toolapi.Fill && l["result"] == "success" {
+			filled = true
+		}
+	}
+	if !filled {
+		t.Error("the fill on the plan's site did not go through unasked")
 	}
 }
