@@ -334,6 +334,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 			http.NotFound(rw, r)
 		}
 	case strings.HasPrefix(sub, "live") && w.serveLive(rw, r, session, sub): // takeover.go
+	case strings.HasPrefix(sub, "tabs") && w.serveTabs(rw, r, session, sub): // handover.go
 	default:
 		http.NotFound(rw, r)
 	}

@@ -98,6 +98,10 @@ func (b *Browser) sessionTargets() map[target.ID]bool {
 	return ids
 }
 
+// Attached reports whether t is in the person's own browser
+// (Options.Attached).
+func (t *Context) Attached() bool { return t.b.opts.Attached }
+
 // PersonTabs lists the person's own tabs of the browser t is in (see
 // Browser.PersonTabs).
 func (t *Context) PersonTabs(ctx context.Context) ([]PersonTab, error) {
