@@ -103,3 +103,21 @@ func TestTTYPlan(t *testing.T) {
 		t.Fatalf("decision %+v %v", r.d, r.err)
 	}
 }
+
+// TestTTYPlanNoValidAnswer: answers that are none of the choices, again
+// and again, reject the plan.
+func TestTTYPlanNoValidAnswer(t *testing.T) {
+	t.Parallel()
+	tty, h := newTTYPair(t)
+	done := approveAsync(t.Context(), tty, planRequest(t, "plan-3"))
+	h.readUntil(t, "[y/N, or e to change the sites first]: ")
+	h.say("e")
+	for range maxPlanTries {
+		h.readUntil(t, "Enter keeps write]: ")
+		h.say("yes please")
+	}
+	h.readUntil(t, "the plan is rejected.\n")
+	if r := <-done; r.err != nil || r.d.Approved || r.d.Plan != nil {
+		t.Fatalf("decision %+v %v", r.d, r.err)
+	}
+}

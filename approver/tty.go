@@ -147,6 +147,9 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 	return checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: checkpoint.ChannelTTY}, nil
 }
 
+// maxPlanTries bounds the answers editPlan reads about one site.
+const maxPlanTries = 5
+
 // editPlan asks about each of a plan's sites in turn (write, read only or
 // remove; Enter keeps it as proposed), shows the plan as the person left
 // it, and asks once more to approve it.
@@ -158,7 +161,12 @@ func (t *TTY) editPlan(ctx context.Context, p checkpoint.Plan) (checkpoint.Decis
 		if ps.Write {
 			choices, now = "w=write without asking, r=read only, x=remove", "write"
 		}
-		for {
+		for tries := 0; ; tries++ {
+			if tries == maxPlanTries {
+				// Someone who cannot answer is not approving.
+				fmt.Fprintf(t.out, "No valid answer: the plan is rejected.\n")
+				return checkpoint.Decision{Feedback: "(the plan's sites got no valid answer at the terminal)", Channel: checkpoint.ChannelTTY}, nil
+			}
 			fmt.Fprintf(t.out, "  %s [%s; Enter keeps %s]: ", site, choices, now)
 			answer, err := t.readLine(ctx)
 			if err != nil {
