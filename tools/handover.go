@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -25,8 +26,14 @@ func (s *Session) Attached() bool { return s.tab.Attached() }
 // the person filled there are learnt as secrets on the way, as at any
 // hand-back). Only the console, under the session's capability, calls it.
 func (s *Session) HandOver(ctx context.Context, id string) (browser.PageInfo, error) {
-	if _, err := s.tab.PersonTabs(ctx); err != nil {
+	// A tab that is none of the person's is refused before the agent's
+	// call is stopped for it.
+	tabs, err := s.tab.PersonTabs(ctx)
+	if err != nil {
 		return browser.PageInfo{}, err
+	}
+	if !slices.ContainsFunc(tabs, func(t browser.PersonTab) bool { return t.ID == id }) {
+		return browser.PageInfo{}, fmt.Errorf("handing a tab over: %w", browser.ErrNotPersonTab)
 	}
 	wasTaken := s.Taken()
 	if !wasTaken {
