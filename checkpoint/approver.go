@@ -106,8 +106,8 @@ type Request struct {
 // as the agent's, for request_human_approval. It is escaped with OneLine.
 func (r Request) Prompt() string {
 	if r.Kind == KindPlan && r.Plan != nil {
-		return fmt.Sprintf("The agent asks you to approve its plan for: %s (%d steps, writing without asking on %d of its %d sites). Approve?",
-			OneLine(r.Action), len(r.Plan.Steps), len(r.Plan.WriteSites()), len(r.Plan.Sites))
+		return fmt.Sprintf("The agent asks you to approve its plan for: %s (%s, writing without asking on %d of its %s). Approve?",
+			OneLine(r.Action), count(len(r.Plan.Steps), "step"), len(r.Plan.WriteSites()), count(len(r.Plan.Sites), "site"))
 	}
 	if r.Kind == KindAgent {
 		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))
@@ -116,6 +116,14 @@ func (r Request) Prompt() string {
 		return fmt.Sprintf("The system wants to proceed with: %s, which writes to %s, a site outside this task's write set. Approve?", OneLine(r.Action), OneLine(r.Site))
 	}
 	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", OneLine(r.Action))
+}
+
+// count is n things, e.g. "1 step", "3 steps".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Lines says what the person is approving, one fact a line, each escaped

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +20,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // planSteps are a plan's steps as an agent writes them.
@@ -247,4 +253,84 @@ func TestPlanRunFlag(t *testing.T) {
 	if !filled {
 		t.Error("the fill on the plan's site did not go through unasked")
 	}
+}
+
+// TestPlanWebConsoleEdit: in the web console the person reads the plan
+// escaped, its sites as punycode hosts each with a choice, removes one and
+// approves: the removed site still asks, and the agent is told so.
+func TestPlanWebConsoleEdit(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	c, _, stderr := stdioClient(t, nil, "serve", "--url", site.URL+originsStart, "--open-approvals=false")
+	news := listen(t, c)
+	answer := make(chan approval, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = toolapi.RequestApproval
+		req.Params.Arguments = map[string]any{"action": "Join <b>now</b>", "reason": "r", "plan": []any{"Sign up\u202e at https://аpple.com"},
+			"write": []any{site.Other, "https://аpple.com"}}
+		var a approval
+		if res, err := c.CallTool(ctx, req); err == nil {
+			data, _ := json.Marshal(res.StructuredContent)
+			json.Unmarshal(data, &a)
+		}
+		answer <- a
+	}()
+	_, console := news.next(t, stderr)
+	code, page, _ := getPage(t, console)
+	if code != http.StatusOK {
+		t.Fatalf("console: %d", code)
+	}
+	for _, bad := range []string{"<b>now", "\u202e", "аpple"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("the console shows %q", bad)
+		}
+	}
+	for _, want := range []string{`<code>` + originsOtherSite + `</code> <select name="site-0">`, `<code>https://xn--pple-43d.com</code> <select name="site-1">`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the console lacks %q:\n%s", want, page)
+		}
+	}
+	waiting := pending(t, console)
+	if len(waiting) != 1 {
+		t.Fatalf("%d pending", len(waiting))
+	}
+	resp, err := http.PostForm(console+"api/approvals/"+waiting[0].ID, url.Values{"decision": {"approve"}, "site-0": {"remove"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	a := <-answer
+	if !a.Approved || !strings.Contains(a.Message, "did not allow writing on "+originsOtherSite) || !strings.Contains(a.Message, "on https://xn--pple-43d.com for this task") {
+		t.Fatalf("the answer: %+v", a)
+	}
+	// The removed site still asks: the fill waits for the person.
+	s := getSnapshot(t, c)
+	_, s = click(t, c, browsertest.Ref(t, s, "link", "Partner sign-up"))
+	done := callAsync(c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
+	for deadline := time.Now().Add(30 * time.Second); len(pending(t, console)) == 0 && time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	}
+	waiting = pending(t, console)
+	if len(waiting) != 1 || !strings.Contains(waiting[0].Action, "fill") {
+		t.Fatalf("the fill on the removed site: pending %+v", waiting)
+	}
+	resp, _ = http.Post(console+"api/approvals/"+waiting[0].ID, "application/json", strings.NewReader(`{"approved":false}`))
+	resp.Body.Close()
+	if r := <-done; r.Success {
+		t.Fatal("a rejected fill on the removed site went through")
+	}
+}
+
+// getPage GETs u and returns its status and body.
+func getPage(t *testing.T, u string) (int, string, http.Header) {
+	t.Helper()
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), resp.Header
 }
