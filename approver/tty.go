@@ -88,8 +88,11 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 
 	var b strings.Builder
 	fmt.Fprintf(&b, "\n=== Chaperone: approval needed ===\n")
-	if r.Kind == checkpoint.KindAgent {
+	switch r.Kind {
+	case checkpoint.KindAgent:
 		fmt.Fprintf(&b, "(requested by the agent, in its own words)\n")
+	case checkpoint.KindPlan:
+		fmt.Fprintf(&b, "(the agent's plan, in its own words; its sites as the browser connects to them)\n")
 	}
 	// Prompt and Lines are escaped: nothing a page or the model wrote can
 	// move the cursor, clear the screen or reorder what the person reads.
@@ -107,9 +110,12 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 		}
 		b.WriteString("\n")
 	}
-	if r.Site != "" {
+	switch {
+	case r.Plan != nil && len(r.Plan.Sites) > 0:
+		b.WriteString("Approve? [y/N, or e to change the sites first]: ")
+	case r.Site != "":
 		fmt.Fprintf(&b, "Approve? [y/N, or a to allow on %s for this task]: ", checkpoint.OneLine(r.Site))
-	} else {
+	default:
 		b.WriteString("Approve? [y/N]: ")
 	}
 	if _, err := io.WriteString(t.out, b.String()); err != nil {
@@ -123,11 +129,83 @@ func (t *TTY) Approve(ctx context.Context, r checkpoint.Request) (checkpoint.Dec
 	case "y", "yes":
 		fmt.Fprintf(t.out, "Approved.\n")
 		return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY}, nil
+	case "e", "edit":
+		if r.Plan != nil && len(r.Plan.Sites) > 0 {
+			return t.editPlan(ctx, *r.Plan)
+		}
 	case "a", "allow":
 		if r.Site != "" {
 			fmt.Fprintf(t.out, "Approved, and allowed on %s for this task.\n", checkpoint.OneLine(r.Site))
 			return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY, WidenSite: r.Site}, nil
 		}
+	}
+	fmt.Fprintf(t.out, "Rejected. Message to the agent (optional, Enter to skip): ")
+	feedback, err := t.readLine(ctx)
+	if err != nil {
+		return checkpoint.Decision{}, err
+	}
+	return checkpoint.Decision{Feedback: strings.TrimSpace(feedback), Channel: checkpoint.ChannelTTY}, nil
+}
+
+// maxPlanTries bounds the answers editPlan reads about one site.
+const maxPlanTries = 5
+
+// editPlan asks about each of a plan's sites in turn (write, read only or
+// remove; Enter keeps it as proposed), shows the plan as the person left
+// it, and asks once more to approve it.
+func (t *TTY) editPlan(ctx context.Context, p checkpoint.Plan) (checkpoint.Decision, error) {
+	edited := checkpoint.Plan{Steps: p.Steps}
+	for _, ps := range p.Sites {
+		site := checkpoint.OneLine(ps.Site)
+		choices, now := "r=read only, x=remove", "read only"
+		if ps.Write {
+			choices, now = "w=write without asking, r=read only, x=remove", "write"
+		}
+		for tries := 0; ; tries++ {
+			if tries == maxPlanTries {
+				// Someone who cannot answer is not approving.
+				fmt.Fprintf(t.out, "No valid answer: the plan is rejected.\n")
+				return checkpoint.Decision{Feedback: "(the plan's sites got no valid answer at the terminal)", Channel: checkpoint.ChannelTTY}, nil
+			}
+			fmt.Fprintf(t.out, "  %s [%s; Enter keeps %s]: ", site, choices, now)
+			answer, err := t.readLine(ctx)
+			if err != nil {
+				return checkpoint.Decision{}, err
+			}
+			a := strings.ToLower(strings.TrimSpace(answer))
+			switch {
+			case a == "" || (a == "w" && ps.Write):
+				edited.Sites = append(edited.Sites, ps)
+			case a == "r":
+				edited.Sites = append(edited.Sites, checkpoint.PlanSite{Site: ps.Site})
+			case a == "x":
+			default:
+				continue
+			}
+			break
+		}
+	}
+	var b strings.Builder
+	b.WriteString("The plan's sites as you left them:\n")
+	if len(edited.Sites) == 0 {
+		b.WriteString("  (none)\n")
+	}
+	for _, ps := range edited.Sites {
+		how := "read only"
+		if ps.Write {
+			how = "WRITE without asking"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", checkpoint.OneLine(ps.Site), how)
+	}
+	b.WriteString("Approve the plan with these sites? [y/N]: ")
+	io.WriteString(t.out, b.String())
+	answer, err := t.readLine(ctx)
+	if err != nil {
+		return checkpoint.Decision{}, err
+	}
+	if a := strings.ToLower(strings.TrimSpace(answer)); a == "y" || a == "yes" {
+		fmt.Fprintf(t.out, "Approved.\n")
+		return checkpoint.Decision{Approved: true, Channel: checkpoint.ChannelTTY, Plan: &edited}, nil
 	}
 	fmt.Fprintf(t.out, "Rejected. Message to the agent (optional, Enter to skip): ")
 	feedback, err := t.readLine(ctx)

@@ -334,6 +334,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 			http.NotFound(rw, r)
 		}
 	case strings.HasPrefix(sub, "live") && w.serveLive(rw, r, session, sub): // takeover.go
+	case strings.HasPrefix(sub, "tabs") && w.serveTabs(rw, r, session, sub): // handover.go
 	default:
 		http.NotFound(rw, r)
 	}
@@ -350,6 +351,18 @@ type webItem struct {
 	Screenshot string   `json:"screenshot,omitempty"`
 	// Outlined says that the screenshot has the element's box drawn on it.
 	Outlined bool `json:"outlined,omitempty"`
+	// PlanSites are a plan's sites as the person edits them (KindPlan),
+	// each escaped.
+	PlanSites []webPlanSite `json:"plan_sites,omitempty"`
+}
+
+// webPlanSite is one site of a plan in the console's editor: the form
+// field site-{Index} says what the person left it as (write, read or
+// remove).
+type webPlanSite struct {
+	Index int    `json:"index"`
+	Site  string `json:"site"`
+	Write bool   `json:"write"`
 }
 
 func (w *Web) items(session string) []webItem {
@@ -357,6 +370,11 @@ func (w *Web) items(session string) []webItem {
 	out := make([]webItem, len(reqs))
 	for i, r := range reqs {
 		out[i] = webItem{Request: r, Prompt: r.Prompt(), Lines: r.Lines(), Outlined: r.Concrete != nil && r.Concrete.Box != nil}
+		if r.Plan != nil {
+			for j, ps := range r.Plan.Sites {
+				out[i].PlanSites = append(out[i].PlanSites, webPlanSite{Index: j, Site: checkpoint.OneLine(ps.Site), Write: ps.Write})
+			}
+		}
 		if r.Screenshot != nil && len(r.Screenshot.Data) > 0 {
 			out[i].Screenshot = "api/approvals/" + r.ID + "/screenshot"
 		}
@@ -391,16 +409,20 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 	switch ct {
 	case "application/json":
 		var in struct {
-			Approved *bool  `json:"approved"`
-			Feedback string `json:"feedback"`
-			Allow    bool   `json:"allow_site"`
+			Approved *bool                 `json:"approved"`
+			Feedback string                `json:"feedback"`
+			Allow    bool                  `json:"allow_site"`
+			Sites    []checkpoint.PlanSite `json:"sites"`
 		}
 		if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Approved == nil {
-			http.Error(rw, `want {"approved": true|false, "feedback": "...", "allow_site": false|true}`, http.StatusBadRequest)
+			http.Error(rw, `want {"approved": true|false, "feedback": "...", "allow_site": false|true, "sites": [{"site": "...", "write": true|false}] (a plan's, as the person left them)}`, http.StatusBadRequest)
 			return
 		}
 		d = checkpoint.Decision{Approved: *in.Approved, Feedback: in.Feedback}
 		allow = in.Allow && *in.Approved
+		if in.Sites != nil {
+			d.Plan = &checkpoint.Plan{Sites: in.Sites}
+		}
 	case "application/x-www-form-urlencoded", "multipart/form-data":
 		isForm = true
 		if err := r.ParseForm(); err != nil {
@@ -418,6 +440,14 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 			return
 		}
 		d.Feedback = r.PostForm.Get("feedback")
+		if req, ok := w.lookup(session, id); ok && req.Plan != nil {
+			edited, err := editedPlan(*req.Plan, r.PostForm)
+			if err != nil {
+				http.Error(rw, err.Error(), http.StatusBadRequest)
+				return
+			}
+			d.Plan = edited
+		}
 	default:
 		http.Error(rw, "send JSON or a form", http.StatusUnsupportedMediaType)
 		return
@@ -435,6 +465,28 @@ func (w *Web) serveDecision(rw http.ResponseWriter, r *http.Request, session, to
 	}
 	rw.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(rw).Encode(map[string]any{"ok": true, "approved": d.Approved})
+}
+
+// editedPlan is plan as the person left it in the console's form: each
+// site's field site-{index} is write, read or remove; a site whose field
+// is missing stays as proposed. The gate narrows the request's plan by it
+// (checkpoint.Plan.Narrowed): nothing here can widen it.
+func editedPlan(plan checkpoint.Plan, form url.Values) (*checkpoint.Plan, error) {
+	out := &checkpoint.Plan{Steps: plan.Steps}
+	for i, ps := range plan.Sites {
+		switch v := form.Get("site-" + strconv.Itoa(i)); v {
+		case "":
+			out.Sites = append(out.Sites, ps)
+		case "write":
+			out.Sites = append(out.Sites, checkpoint.PlanSite{Site: ps.Site, Write: ps.Write})
+		case "read":
+			out.Sites = append(out.Sites, checkpoint.PlanSite{Site: ps.Site})
+		case "remove":
+		default:
+			return nil, fmt.Errorf("site-%d must be write, read or remove", i)
+		}
+	}
+	return out, nil
 }
 
 // startPage sets the headers of a console page and returns the nonce its

@@ -68,7 +68,10 @@ type WebhookPayload struct {
 	// {"approved": bool, "feedback": "..."} with the bearer token. When the
 	// request names a Site (an action outside the write set), a person who
 	// chooses "Allow on <site> for this task" is posted as
-	// {"approved": true, "widen_site": "<site>"}.
+	// {"approved": true, "widen_site": "<site>"}. For a plan (kind "plan",
+	// its steps and sites in plan), the sites as the person left them may
+	// come back as "sites": [{"site": "...", "write": bool}]: a site left
+	// out is removed; they can only narrow the plan.
 	CallbackURL string `json:"callback_url,omitempty"`
 }
 
@@ -154,8 +157,9 @@ func (h *Webhook) Approve(ctx context.Context, r checkpoint.Request) (checkpoint
 // Handler takes decisions: POST …/approvals/{id} (only the last path
 // segment is read, so mount it where you like, e.g. at "/approvals/") with
 // "Authorization: Bearer <token>" and {"approved": bool, "feedback": "...",
-// "widen_site": "..."} (widen_site only to allow the request's site for the
-// rest of the task). It answers 401 to a wrong token, 404 to an id that is not waiting, 400 to
+// "widen_site": "...", "sites": [...]} (widen_site only to allow the
+// request's site for the rest of the task; sites only for a plan, as the
+// person left them). It answers 401 to a wrong token, 404 to an id that is not waiting, 400 to
 // a bad body, and 403 to a request a browser made for a web page.
 func (h *Webhook) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -183,9 +187,10 @@ func (h *Webhook) Handler() http.Handler {
 			id = unescaped
 		}
 		var in struct {
-			Approved  *bool  `json:"approved"`
-			Feedback  string `json:"feedback"`
-			WidenSite string `json:"widen_site"`
+			Approved  *bool                 `json:"approved"`
+			Feedback  string                `json:"feedback"`
+			WidenSite string                `json:"widen_site"`
+			Sites     []checkpoint.PlanSite `json:"sites"`
 		}
 		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&in); err != nil || in.Approved == nil {
 			http.Error(w, `want {"approved": true|false, "feedback": "..."}`, http.StatusBadRequest)
@@ -201,7 +206,11 @@ func (h *Webhook) Handler() http.Handler {
 			http.Error(w, "no such pending approval (decided, withdrawn, or unknown)", http.StatusNotFound)
 			return
 		}
-		answer <- checkpoint.Decision{Approved: *in.Approved, Feedback: strings.TrimSpace(in.Feedback), Channel: checkpoint.ChannelWebhook, WidenSite: strings.TrimSpace(in.WidenSite)}
+		d := checkpoint.Decision{Approved: *in.Approved, Feedback: strings.TrimSpace(in.Feedback), Channel: checkpoint.ChannelWebhook, WidenSite: strings.TrimSpace(in.WidenSite)}
+		if in.Sites != nil {
+			d.Plan = &checkpoint.Plan{Sites: in.Sites}
+		}
+		answer <- d
 		h.log.Info("decided through the webhook", "id", id, "approved", *in.Approved)
 		w.Header().Set("Content-Type", "application/json")
 		io.WriteString(w, `{"ok":true}`+"\n")

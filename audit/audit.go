@@ -225,6 +225,27 @@ func (l *Log) Widened(r checkpoint.Request, d checkpoint.Decision) error {
 	})
 }
 
+// PlanApproved logs the plan a person approved (request r, decided by d)
+// as they left it: its write sites are the session's plan sites from now
+// on, replacing those of an earlier plan. An event of its own, beside r's
+// approval.
+func (l *Log) PlanApproved(r checkpoint.Request, d checkpoint.Decision, p checkpoint.Plan) error {
+	if l == nil {
+		return nil
+	}
+	write := p.WriteSites()
+	if write == nil {
+		write = []string{}
+	}
+	return l.write(map[string]any{
+		"event":   "plan_approved",
+		"id":      r.ID,
+		"write":   write,
+		"sites":   p.Sites,
+		"channel": d.Channel,
+	})
+}
+
 // Completion logs a complete_task call.
 func (l *Log) Completion(c Completion) error {
 	if l == nil {

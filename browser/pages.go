@@ -156,7 +156,12 @@ func (t *Context) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
 	if p.ctx != nil {
 		return p, nil
 	}
-	q, err := t.openPage(ctx, s, bctx, p.id)
+	var extra []chromedp.ContextOption
+	if p.handed {
+		// The person's own tab: leaving it detaches, never closes it.
+		extra = append(extra, chromedp.WithDetachOnCancel())
+	}
+	q, err := t.openPage(ctx, s, bctx, p.id, extra...)
 	if err != nil {
 		return nil, fmt.Errorf("attaching to page %s: %w", p.id, err)
 	}
@@ -180,7 +185,7 @@ func (t *Context) attach(ctx context.Context, p *tabPage) (*tabPage, error) {
 		return nil, fmt.Errorf("attaching to page %s: %w", p.id, errPageClosed)
 	}
 	cur := t.pages.list[i]
-	q.opener, q.info = cur.opener, cur.info
+	q.opener, q.info, q.handed = cur.opener, cur.info, cur.handed
 	t.pages.list[i] = q
 	if t.pg == cur {
 		t.use(q)

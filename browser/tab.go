@@ -65,6 +65,9 @@ type tabPage struct {
 	t *Context
 	// id is the target; opener the page that opened it, if one did.
 	id, opener target.ID
+	// handed marks a page the person handed to the tab from their own
+	// tabs (handover.go): the tab detaches from it and never closes it.
+	handed bool
 	// info is what the browser says of the target (under t.mu).
 	info pageInfo
 
@@ -141,13 +144,13 @@ func (t *Context) open(ctx context.Context, lastURL string) error {
 
 // openPage opens a target in the browser context bctx, or attaches to the
 // existing target id (a popup), and sets it up.
-func (t *Context) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID) (*tabPage, error) {
+func (t *Context) openPage(ctx context.Context, s *session, bctx cdp.BrowserContextID, id target.ID, extra ...chromedp.ContextOption) (*tabPage, error) {
 	p := &tabPage{t: t, url: "about:blank", dialogOpened: make(chan struct{}), origins: &t.origins}
 	which := chromedp.WithExistingBrowserContext(bctx)
 	if id != "" {
 		which = chromedp.WithTargetID(id)
 	}
-	p.ctx, p.cancel = chromedp.NewContext(s.root, which, chromedp.WithListener(p.onEvent))
+	p.ctx, p.cancel = chromedp.NewContext(s.root, append([]chromedp.ContextOption{which, chromedp.WithListener(p.onEvent)}, extra...)...)
 	p.live, p.kill = context.WithCancelCause(p.ctx)
 
 	if _, ok := ctx.Deadline(); !ok {

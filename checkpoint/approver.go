@@ -28,6 +28,9 @@ const (
 	// KindAgent is a request the agent made with request_human_approval; its
 	// Words and Reason are the agent's words.
 	KindAgent Kind = "agent_request"
+	// KindPlan is the agent's plan for a task (request_human_approval with
+	// a plan): Plan holds its steps, in its words, and its sites.
+	KindPlan Kind = "plan"
 )
 
 // Channel names who made a Decision: one of the ways to reach a person, or
@@ -91,6 +94,9 @@ type Request struct {
 	// writes on, when that is why a person is asked: the person may then
 	// allow writing there for the rest of the task (Decision.WidenSite).
 	Site string `json:"site,omitempty"`
+	// Plan is the agent's plan (KindPlan), its sites as Site writes them.
+	// A person may narrow it (Decision.Plan).
+	Plan *Plan `json:"plan,omitempty"`
 	// Time is when the request was made.
 	Time time.Time `json:"time"`
 }
@@ -99,6 +105,10 @@ type Request struct {
 // with: {action}. Approve?" for a checkpoint, and the agent's request, marked
 // as the agent's, for request_human_approval. It is escaped with OneLine.
 func (r Request) Prompt() string {
+	if r.Kind == KindPlan && r.Plan != nil {
+		return fmt.Sprintf("The agent asks you to approve its plan for: %s (%s, writing without asking on %d of its %s). Approve?",
+			OneLine(r.Action), count(len(r.Plan.Steps), "step"), len(r.Plan.WriteSites()), count(len(r.Plan.Sites), "site"))
+	}
 	if r.Kind == KindAgent {
 		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))
 	}
@@ -106,6 +116,14 @@ func (r Request) Prompt() string {
 		return fmt.Sprintf("The system wants to proceed with: %s, which writes to %s, a site outside this task's write set. Approve?", OneLine(r.Action), OneLine(r.Site))
 	}
 	return fmt.Sprintf("The system wants to proceed with: %s. Approve?", OneLine(r.Action))
+}
+
+// count is n things, e.g. "1 step", "3 steps".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Lines says what the person is approving, one fact a line, each escaped
@@ -151,6 +169,11 @@ func (r Request) Lines() []string {
 			add("Dialog: %s %q", a.Dialog.Type, a.Dialog.Message)
 		}
 	}
+	if r.Plan != nil {
+		for _, l := range r.Plan.lines() {
+			add("%s", l)
+		}
+	}
 	if r.Title != "" {
 		add("Page: %q", r.Title)
 	}
@@ -158,7 +181,7 @@ func (r Request) Lines() []string {
 		add("URL: %s", r.URL)
 	}
 	if r.Reason != "" {
-		if r.Kind == KindAgent {
+		if r.Kind == KindAgent || r.Kind == KindPlan {
 			add("Reason (the agent's words): %s", r.Reason)
 		} else {
 			add("Reason: %s", r.Reason)
@@ -199,6 +222,10 @@ type Decision struct {
 	// adds that site to the session's write set, a decision of its own in
 	// the audit log. Anything else in it widens nothing.
 	WidenSite string `json:"widen_site,omitempty"`
+	// Plan, for an approved plan (KindPlan), is the plan as the person
+	// left it: sites removed or turned to read-only. Nil means as
+	// proposed. It can only narrow the request's plan (Plan.Narrowed).
+	Plan *Plan `json:"plan,omitempty"`
 	// Note is what the gate adds for the agent, e.g. that an approval of
 	// words alone pre-approves nothing. It is not the human's.
 	Note string `json:"note,omitempty"`

@@ -61,6 +61,9 @@ type Gate struct {
 	// widened are the sites a person allowed the agent to write on for
 	// this session, beyond the write set the session starts with.
 	widened WriteSet
+	// planned are the write sites of the plan a person approved last
+	// (ApprovePlan); a later approved plan replaces them.
+	planned WriteSet
 }
 
 type preApproval struct {
@@ -170,11 +173,15 @@ func (g *Gate) GatedIn(page *snapshot.Snapshot, a Action, w WriteSet) (rule stri
 	return "", false
 }
 
-// Widen returns w with the sites a person has allowed for this session.
+// Widen returns w with the sites a person has allowed for this session:
+// one by one, and by approving a plan.
 func (g *Gate) Widen(w WriteSet) WriteSet {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, s := range g.widened.sites {
+		w = w.Add(s)
+	}
+	for _, s := range g.planned.sites {
 		w = w.Add(s)
 	}
 	return w

@@ -136,6 +136,12 @@ type Config struct {
 	// calls in a row that failed on one page or made no progress (the same
 	// call on a page already seen). Nil ends the run instead.
 	Ask AskPerson
+	// Plan has the run show its plan to the person before its first
+	// action (run --plan): the model is told to ask with
+	// request_human_approval's plan first, and no other call but
+	// get_snapshot and complete_task runs until a person approved one. A replay puts the
+	// script's plan to the person before its first step.
+	Plan bool
 	// Logger receives the run's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -245,6 +251,8 @@ type run struct {
 	failures []string
 	failPage string
 	progress progress
+	// planned says that a person approved the run's plan (Config.Plan).
+	planned bool
 }
 
 func (r *run) loop(ctx context.Context) Result {
@@ -258,6 +266,9 @@ func (r *run) loop(ctx context.Context) Result {
 		return Result{Reason: ReasonBrowserError, Detail: "initial snapshot: " + detail}
 	}
 	r.hist = history{intro: "CURRENT GOAL: " + r.cfg.Goal, initial: initial}
+	if r.cfg.Plan {
+		r.hist.intro += planIntro
+	}
 	r.seen, _ = parseSnapshot(initial.JSON())
 	r.script = &Script{Format: ScriptFormat, Version: 1, Goal: r.redact.String(r.cfg.Goal), StartURL: r.redact.String(pageURL(initial.JSON())), ScriptOrigin: ScriptOrigin{Start: r.redact.String(r.cfg.Origin.Start), Profile: r.cfg.Origin.Profile}, Steps: []ScriptStep{}}
 	r.cfg.Record.begin(StartRecord{
@@ -335,7 +346,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	before := r.seen
 	r.redact.notePassword(call.Name, call.Input, r.seen)
 	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
-	res, err := r.cfg.Tools.Call(ctx, call.Name, call.Input)
+	res, err := r.call(ctx, call.Name, call.Input)
 	if s, ok := parseSnapshot(res.JSON()); ok {
 		r.seen = s
 	}
@@ -368,7 +379,9 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 		results = append(results, ToolResultOf(extra.ID, true, Text(skippedText)))
 	}
 	failed := failure(outcome)
-	if !failed && recordable(outcome) {
+	// The approved plan of a --plan run is the script's Plan, asked
+	// before a replay's first step, not a step of its own.
+	if !failed && recordable(outcome) && !(r.cfg.Plan && isPlanCall(call.Name, call.Input)) {
 		if step, ok := stepOf(call.Name, call.Input, before, r.redact); ok {
 			r.script.Steps = append(r.script.Steps, step)
 		}

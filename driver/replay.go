@@ -230,7 +230,15 @@ func (r *replay) all(ctx context.Context) Result {
 		r.where.to = ""
 	}
 	r.cfg.Record.begin(start, r.page.Image)
-	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, ScriptOrigin: r.script.ScriptOrigin, Steps: []ScriptStep{}}
+	r.next = &Script{Format: ScriptFormat, Version: r.script.Version + 1, Goal: r.script.Goal, StartURL: r.script.StartURL, ScriptOrigin: r.script.ScriptOrigin, Plan: r.script.Plan, Steps: []ScriptStep{}}
+	switch {
+	case r.script.Plan != nil:
+		if ok, msg := r.askPlan(ctx, *r.script.Plan); !ok {
+			return Result{Reason: ReasonPlanRejected, Detail: "the script's plan was not approved: " + msg}
+		}
+	case r.cfg.Plan:
+		return Result{Reason: ReasonPlanRejected, Detail: "--plan: the script has no plan to show (record it again with run --plan)"}
+	}
 	for i, step := range r.script.Steps {
 		done, res := r.step(ctx, i+1, step)
 		if done {

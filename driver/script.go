@@ -46,6 +46,9 @@ type Script struct {
 	// the steps' recorded pages still bind.
 	StartURL string `json:"start_url,omitempty"`
 	ScriptOrigin
+	// Plan is the plan a person approved the recorded run with (run
+	// --plan), asked again before a replay's first step.
+	Plan  *ScriptPlan  `json:"plan,omitempty"`
 	Steps []ScriptStep `json:"steps"`
 }
 

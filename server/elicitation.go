@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -220,7 +221,12 @@ func (a *ElicitationApprover) Approve(ctx context.Context, r checkpoint.Request)
 	case <-ctx.Done():
 		return checkpoint.Decision{}, fmt.Errorf("elicitation: %w", context.Cause(ctx))
 	}
-	return decision(res)
+	d, err := decision(res)
+	if err == nil && d.Approved && r.Plan != nil {
+		content, _ := res.Content.(map[string]any)
+		d.Plan = planAnswer(r, content)
+	}
+	return d, err
 }
 
 // elicitationAvailable checks that the client declared form elicitation: on
@@ -250,35 +256,73 @@ func elicitationAvailable(ctx context.Context) error {
 // an elicitation, so the screenshot stays out.
 func approvalForm(r checkpoint.Request) mcp.ElicitationParams {
 	var b strings.Builder
-	if r.Kind == checkpoint.KindAgent {
+	switch r.Kind {
+	case checkpoint.KindAgent:
 		b.WriteString("[Requested by the agent, in its own words]\n")
+	case checkpoint.KindPlan:
+		b.WriteString("[The agent's plan, in its own words; its sites as the browser connects to them]\n")
 	}
 	b.WriteString(r.Prompt())
 	for _, l := range r.Lines() {
 		b.WriteString("\n")
 		b.WriteString(l)
 	}
+	props := map[string]any{
+		"approve": map[string]any{
+			"type":        "boolean",
+			"title":       "Approve",
+			"description": "Let the action run.",
+			"default":     false,
+		},
+		"feedback": map[string]any{
+			"type":        "string",
+			"title":       "Message to the agent",
+			"description": "Optional; the agent reads it, e.g. why you rejected the action.",
+		},
+	}
+	if r.Plan != nil {
+		// Each site the plan writes on is a box the person may clear:
+		// the agent then only reads there.
+		for i, ps := range r.Plan.Sites {
+			if ps.Write {
+				props[planSiteField(i)] = map[string]any{
+					"type":        "boolean",
+					"title":       "Write on " + checkpoint.OneLine(ps.Site) + " without asking",
+					"description": "Clear it to let the agent only read there.",
+					"default":     true,
+				}
+			}
+		}
+	}
 	return mcp.ElicitationParams{
 		Mode:    mcp.ElicitationModeForm,
 		Message: b.String(),
 		RequestedSchema: map[string]any{
-			"type": "object",
-			"properties": map[string]any{
-				"approve": map[string]any{
-					"type":        "boolean",
-					"title":       "Approve",
-					"description": "Let the action run.",
-					"default":     false,
-				},
-				"feedback": map[string]any{
-					"type":        "string",
-					"title":       "Message to the agent",
-					"description": "Optional; the agent reads it, e.g. why you rejected the action.",
-				},
-			},
-			"required": []string{"approve"},
+			"type":       "object",
+			"properties": props,
+			"required":   []string{"approve"},
 		},
 	}
+}
+
+// planSiteField names the form's box for the plan's site i.
+func planSiteField(i int) string { return "write_site_" + strconv.Itoa(i) }
+
+// planAnswer is the plan of r as the person left it in the form: a write
+// site whose box they cleared is read only, one whose box is missing stays
+// as proposed. The gate narrows the plan by it; nothing here can widen it.
+func planAnswer(r checkpoint.Request, content map[string]any) *checkpoint.Plan {
+	if r.Plan == nil {
+		return nil
+	}
+	out := &checkpoint.Plan{Steps: r.Plan.Steps}
+	for i, ps := range r.Plan.Sites {
+		if keep, ok := content[planSiteField(i)].(bool); ok && ps.Write && !keep {
+			ps.Write = false
+		}
+		out.Sites = append(out.Sites, ps)
+	}
+	return out
 }
 
 // decision reads the client's answer. Only accept with approve: true

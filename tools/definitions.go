@@ -175,12 +175,12 @@ var catalog = []tool{
 	newTool(Definition{
 		Name:  toolapi.RequestApproval,
 		Title: "Ask a human to approve",
-		Description: "Ask the human to approve an action before you take it; waits for their answer. With ref (verb click, fill or select; value for fill and select) they see that exact action, and approved it runs without asking again if it is your next action. Without ref they read your words and nothing is pre-approved. Rejected: don't do it; message carries their feedback. " +
+		Description: "Ask the human to approve before you act; waits for the answer. With ref (verb click, fill or select; value for fill and select) they see that exact action; approved, it runs unasked as your next action. Without ref nothing is pre-approved. Before a task: plan (steps), write and read (sites); approved once, writing on its write sites needs no asking, gated actions still ask. Rejected: don't; message has their feedback. " +
 			refsDie +
-			" When: before anything irreversible or costly (paying, deleting, a final cancellation) or when unsure what the user wants. The server also pauses risky actions itself." +
-			" Patterns: 1) Ask with the button's ref; approved: click that ref next. 2) Rejected: follow the feedback, or complete_task failed." +
-			" Errors: none; with no approver, or a bad ref, the answer is approved:false and says why." +
-			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,"message":"Approved by a human via web. …"}`,
+			" When: before anything irreversible or costly, or when unsure." +
+			" Patterns: 1) Ask with the button's ref; approved: click it next. 2) Rejected: follow the feedback, or complete_task failed." +
+			" Errors: none; with no approver or a bad ref, approved:false says why." +
+			` Example: {"action":"Finish the cancellation","reason":"Final step","ref":"@e12"} → {"approved":true,…}`,
 		OutputSchema: json.RawMessage(`{"type":"object","properties":{"approved":{"type":"boolean"},"message":{"type":"string"}},"required":["approved","message"]}`),
 		ReadOnly:     true,
 	}, (*Session).requestApproval, (*Session).approvalArgsInvalid),

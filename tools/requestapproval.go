@@ -15,9 +15,15 @@ import (
 type approvalInput struct {
 	Action string  `json:"action" jsonschema:"What you want to do"`
 	Reason string  `json:"reason"`
-	Ref    string  `json:"ref,omitempty" schema:"ref"`
-	Verb   string  `json:"verb,omitempty" jsonschema:"With ref; click if omitted" schema:"enum=click|fill|select"`
-	Value  *choice `json:"value,omitempty" jsonschema:"Text to fill, or option(s) to select"`
+	Ref    string  `json:"ref,omitempty" jsonschema:"e.g. @e5" schema:"ref"`
+	Verb   string  `json:"verb,omitempty" jsonschema:"Default click" schema:"enum=click|fill|select"`
+	Value  *choice `json:"value,omitempty" jsonschema:"For fill, select"`
+	// Plan, Write and Read are a plan for a task, put to the person once:
+	// its steps, and the sites (URLs, origins or hosts) it writes on and
+	// reads. Flat, as every input schema is.
+	Plan  []string `json:"plan,omitempty"`
+	Write []string `json:"write,omitempty"`
+	Read  []string `json:"read,omitempty"`
 }
 
 // requestApproval runs request_human_approval. With a ref, the person is
@@ -31,6 +37,12 @@ func (s *Session) requestApproval(ctx context.Context, c *call, in approvalInput
 	}
 	if strings.TrimSpace(in.Action) == "" {
 		return answer("invalid_params: request_human_approval needs the action you want to take.")
+	}
+	if in.Plan != nil || in.Write != nil || in.Read != nil {
+		if in.Ref != "" || in.Verb != "" || in.Value != nil {
+			return answer("invalid_params: a plan names no element: send it without ref, verb and value.")
+		}
+		return s.approvePlan(ctx, in)
 	}
 	var concrete *checkpoint.Action
 	if in.Ref != "" {

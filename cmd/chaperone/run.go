@@ -34,6 +34,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	maxTurns := fs.Int("max-turns", 0, "the most model calls (default: the profile's, else 20)")
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
 	dryRun := fs.Bool("dry-run", false, "refuse every step that needs approval, without asking: rehearse a flow without performing it")
+	plan := fs.Bool("plan", false, "show the model's plan (steps, sites to write on and read) to the person before the first action; the sites they approve need no more asking, gated steps still ask")
 	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "info")
 	if err := parseNoArgs(fs, args, e.getenv, "the task goes in --goal"); err != nil {
@@ -65,7 +66,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	}
 	t.goal = *goal
 	t.model, t.modelName, t.modelTimeout = claude, claude.Name(), *modelTimeout
-	t.maxTurns, t.dryRun = *maxTurns, *dryRun
+	t.maxTurns, t.dryRun, t.plan = *maxTurns, *dryRun, *plan
 	res, err := drive(ctx, e, t)
 	if err != nil {
 		return err
@@ -177,7 +178,9 @@ type task struct {
 	modelTimeout time.Duration
 	maxTurns     int
 	dryRun       bool
-	approvers    *approverFlags
+	// plan has the run show its plan before the first action (--plan).
+	plan      bool
+	approvers *approverFlags
 	// approver, when set, is used instead of the one approvers names
 	// (tests answer through it).
 	approver checkpoint.Approver
@@ -299,6 +302,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		Goal: t.goal, Guidance: guidance, MaxTurns: maxTurns, ModelTimeout: t.modelTimeout,
 		Record: rec, Secrets: t.secrets, Logger: log, Ask: askWhenStuck(approver),
 		Origin: driver.ScriptOrigin{Start: start.portable(), Profile: t.profileName},
+		Plan:   t.plan,
 	}
 	if t.script != nil {
 		out, err := driver.Replay(ctx, driver.ReplayConfig{Script: t.script, Config: cfg})

@@ -211,7 +211,7 @@ func CoreToolSpecs() []toolapi.ToolSpec {
 		{Name: toolapi.Select, Description: "Select an option.", InputSchema: obj(ref+`,"value":{"type":"string"}`, "ref", "value")},
 		{Name: toolapi.Scroll, Description: "Scroll the page or an element.", InputSchema: obj(ref + `,"direction":{"type":"string","enum":["up","down","top","bottom"]},"amount":{"type":"integer"}`)},
 		{Name: toolapi.RequestApproval, Description: "Ask the human before an irreversible step.", InputSchema: obj(`"action":{"type":"string"},"reason":{"type":"string"},`+
-			ref+`,"verb":{"type":"string","enum":["click","fill","select"]},"value":{"type":"string"}`, "action", "reason")},
+			ref+`,"verb":{"type":"string","enum":["click","fill","select"]},"value":{"type":"string"},"plan":{"type":"array","items":{"type":"string"}},"write":{"type":"array","items":{"type":"string"}},"read":{"type":"array","items":{"type":"string"}}`, "action", "reason")},
 		{Name: toolapi.CompleteTask, Description: "End the task.", InputSchema: obj(`"status":{"type":"string","enum":["success","failed"]},"reason":{"type":"string"}`, "status", "reason")},
 	}
 }
