@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +32,8 @@ func TestAttackWindowPersonsBrowser(t *testing.T) {
 	start := site.URL + "/hostile/window-escape?names=" + names + "&forbidden=" + url.QueryEscape(person.Site+"/forbidden")
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, cmd, stderr := stdioClient(t, []string{ownBrowser}, "serve", "--connect", person.Chromium.HTTP,
-		"--url", start, "--profile", "none", "--caps", "tabs,files", "--log-level", "debug", "--audit-dir", auditDir)
+		"--url", start, "--profile", "none", "--caps", "tabs,files", "--log-level", "debug", "--audit-dir", auditDir,
+		"--allowed-origins-browse", site.URL)
 
 	var seen []string
 	record := func(name string, args map[string]any) {
@@ -51,6 +53,11 @@ func TestAttackWindowPersonsBrowser(t *testing.T) {
 	s = getSnapshot(t, c)
 	if !strings.Contains(s.Text, "done") || strings.Contains(s.Text, "reached") || !strings.Contains(s.Text, "Opener: none") {
 		t.Errorf("the hostile page's attempts went somewhere:\n%s", s.Text)
+	}
+
+	// The agent works in a window of the person's browser, marked for them.
+	if titles, _ := person.Pages(t); !slices.Contains(titles, browser.WindowMark+"Unmarked") {
+		t.Errorf("no window of the person's browser is the agent's, marked: %q", titles)
 	}
 
 	// The person keeps working meanwhile: their own navigation, to an
