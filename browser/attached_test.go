@@ -161,6 +161,16 @@ func TestAttachedWindow(t *testing.T) {
 		t.Errorf("the session reads its title as %q, want the page's own", got)
 	}
 
+	// Downloads are refused: where the person's browser saves files is
+	// theirs, and not changed for the session.
+	if _, err := tab.Settle(ctx, func(c context.Context) error { return tab.Go(c, site+"/download?name=report.csv") },
+		browser.Wait{Quiet: 50 * time.Millisecond, Limit: 5 * time.Second, Navigation: 10 * time.Second}); err != nil {
+		t.Logf("navigating to a download: %v", err)
+	}
+	if got := tab.TakeBlocked(ctx); !refused(got, "/download") || !strings.Contains(got[len(got)-1].Reason, "downloads are off") {
+		t.Errorf("a download in the person's browser was not refused: %+v", got)
+	}
+
 	// The person's profile is theirs: no storage state in or out.
 	if err := tab.LoadStorageState(ctx, browser.StorageState{}); !errors.Is(err, browser.ErrAttachedStorage) {
 		t.Errorf("loading a storage state into the person's browser: %v, want ErrAttachedStorage", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -75,8 +76,16 @@ type guard struct {
 	next atomic.Int64
 }
 
-// documentPatterns are what Fetch.enable pauses: the document requests.
-var documentPatterns = []map[string]any{{"urlPattern": "*", "resourceType": "Document"}}
+// guardPatterns are what a guard's Fetch.enable pauses: the document
+// requests, when there is a document policy, and their responses, which may
+// turn into downloads.
+func (b *Browser) guardPatterns() map[string]any {
+	patterns := []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}}
+	if b.opts.DocumentPolicy != nil {
+		patterns = append(patterns, map[string]any{"urlPattern": "*", "resourceType": "Document"})
+	}
+	return map[string]any{"patterns": patterns}
+}
 
 // autoAttachHeld is Target.setAutoAttach as a guard sets it: the targets a
 // page opens are held until judged, and their sessions are not flat.
@@ -142,8 +151,8 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 	c, cancelCalls := within(ctx, gctx, defaultCallTimeout)
 	defer cancelCalls()
 	err := markWindow(c)
-	if err == nil && t.b.opts.DocumentPolicy != nil {
-		_, err = chromedp.Call(c, cmdFetchEnable, map[string]any{"patterns": documentPatterns})
+	if err == nil {
+		_, err = chromedp.Call(c, cmdFetchEnable, t.b.guardPatterns())
 	}
 	if err == nil {
 		_, err = chromedp.Call(c, cmdSetAutoAttach, autoAttachHeld)
@@ -170,22 +179,71 @@ func (t *Context) stopGuards() {
 }
 
 // judge applies the document policy to a request paused in the target at
-// route (nil: the guard's page itself), and answers it there.
+// route (nil: the guard's page itself), and answers it there; a response
+// goes to the download check.
 func (g *guard) judge(ev requestPaused, route []string) {
 	b := g.t.b
+	answer := func(ctx context.Context, method string, params map[string]any) error {
+		if route == nil {
+			c, cancel := within(ctx, g.ctx, defaultCallTimeout)
+			defer cancel()
+			_, err := chromedp.Call(c, cdp.Command[map[string]any, json.RawMessage]{Method: method}, params)
+			return err
+		}
+		return g.send(ctx, route, method, params)
+	}
 	b.refused.begin()
 	go func() {
 		defer b.refused.end()
-		b.decide(g.s.root, ev, g.t, func(ctx context.Context, method string, params map[string]any) error {
-			if route == nil {
-				c, cancel := within(ctx, g.ctx, defaultCallTimeout)
-				defer cancel()
-				_, err := chromedp.Call(c, cdp.Command[map[string]any, json.RawMessage]{Method: method}, params)
-				return err
-			}
-			return g.send(ctx, route, method, params)
-		})
+		if ev.ResponseStatusCode != 0 {
+			g.refuseDownload(ev, answer)
+			return
+		}
+		b.decide(g.s.root, ev, g.t, answer)
 	}()
+}
+
+// refuseDownload lets a document's response through unless the browser
+// would save it as a file: then it fails, and is reported as the policy's
+// refusals are, since the server cannot say where the person's browser
+// saves files without changing it for the person too.
+func (g *guard) refuseDownload(ev requestPaused, answer fetchAnswer) {
+	c, cancel := context.WithTimeout(g.s.root, defaultCallTimeout)
+	defer cancel()
+	if !savedAsFile(ev) {
+		_ = answer(c, cmdContinueRequest.Method, map[string]any{"requestId": ev.RequestID})
+		return
+	}
+	u := ev.Request.URL + ev.Request.URLFragment
+	g.t.b.refused.add(refusal{Blocked: Blocked{URL: shortURL(u), Reason: ErrAttachedDownloads.Error()}, frame: ev.FrameID, owner: g.t})
+	g.t.log.Info("download refused in the person's own browser", "url", shortURL(u))
+	_ = answer(c, cmdFailRequest.Method, map[string]any{"requestId": ev.RequestID, "errorReason": "Aborted"})
+}
+
+// savedAsFile reports whether the browser would save a document's response
+// as a file rather than show it: an attachment, or a type it does not show.
+func savedAsFile(ev requestPaused) bool {
+	for _, h := range ev.ResponseHeaders {
+		v := strings.ToLower(strings.TrimSpace(h.Value))
+		switch strings.ToLower(h.Name) {
+		case "content-disposition":
+			if strings.HasPrefix(v, "attachment") {
+				return true
+			}
+		case "content-type":
+			mt, _, _ := strings.Cut(v, ";")
+			mt = strings.TrimSpace(mt)
+			kind, _, _ := strings.Cut(mt, "/")
+			switch {
+			case mt == "", kind == "text", kind == "image", kind == "audio", kind == "video",
+				mt == "application/pdf", mt == "application/json", mt == "application/xml",
+				mt == "application/xhtml+xml", mt == "application/javascript", strings.HasSuffix(mt, "+xml"), strings.HasSuffix(mt, "+json"):
+			default:
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // send sends a command to the target at route, through the non-flat
@@ -255,9 +313,7 @@ func (g *guard) hold(parent []string, ev attachedToTarget) {
 	var err error
 	switch ev.TargetInfo.Type {
 	case "iframe":
-		if g.t.b.opts.DocumentPolicy != nil {
-			err = g.send(ctx, route, "Fetch.enable", map[string]any{"patterns": documentPatterns})
-		}
+		err = g.send(ctx, route, "Fetch.enable", g.t.b.guardPatterns())
 		if err == nil {
 			err = g.send(ctx, route, "Target.setAutoAttach", autoAttachHeld)
 		}

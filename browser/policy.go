@@ -40,6 +40,13 @@ type requestPaused struct {
 		Method      string `json:"method"`
 		HasPostData bool   `json:"hasPostData"`
 	} `json:"request"`
+	// ResponseStatusCode is set on a request paused at its response (the
+	// guards' download check, Options.Attached).
+	ResponseStatusCode int `json:"responseStatusCode"`
+	ResponseHeaders    []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"responseHeaders"`
 }
 
 // fetchAnswer sends a Fetch command to where a request was paused.
