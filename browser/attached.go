@@ -20,10 +20,9 @@ import (
 // (attachguard.go) instead of one on the browser's session, which would
 // pause the person's requests too; downloads and storage state, which
 // Chromium sets and reads per browser context, are refused, since the
-// context is the person's. Titles, URLs and frames are read per target of
-// the tab, never by listing the browser's targets where it can be helped
-// (the out-of-process frames are picked out of the browser's list by their
-// parent, and nothing else of it is kept).
+// context is the person's. Titles and URLs are read per target of the
+// tab; the browser's targets are listed only to pick a page's out-of-process
+// frames out by their parent, and nothing else of the list is kept.
 //
 // The window is marked by a prefix on its pages' titles, written from an
 // isolated world that the page cannot reach and kept there as the page
