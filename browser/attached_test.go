@@ -222,3 +222,44 @@ func refused(list []browser.Blocked, part string) bool {
 	}
 	return false
 }
+
+// An action's document check (WatchDocuments) judges the documents of its
+// own tab only, and the refusals go to that tab: in a launched browser and
+// in the person's own, where two sessions share one browser context.
+func TestWatchDocumentsModes(t *testing.T) {
+	site := browsertest.Site(t)
+	for _, mode := range []string{"isolated", "attached"} {
+		t.Run(mode, func(t *testing.T) {
+			b := modeBrowser(t, mode, browser.Options{DocumentPolicy: func(context.Context, string) error { return nil }})
+			ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+			defer cancel()
+			watched, other := browsertest.TabOf(t, b), browsertest.TabOf(t, b)
+			var seen []browser.Document
+			stop := watched.WatchDocuments(func(d browser.Document) error {
+				seen = append(seen, d)
+				if strings.Contains(d.URL, "/help") {
+					return errors.New("not this one")
+				}
+				return nil
+			})
+			defer stop()
+			if err := other.Navigate(ctx, site+"/account"); err != nil {
+				t.Errorf("the other tab's navigation was judged by this tab's check: %v", err)
+			}
+			if got := other.TakeBlocked(ctx); len(got) != 0 {
+				t.Errorf("the other tab got refusals %+v", got)
+			}
+			if err := watched.Navigate(ctx, site+"/help"); err == nil || !strings.Contains(err.Error(), "not this one") {
+				t.Errorf("the watched tab's navigation: %v, want its check's refusal", err)
+			}
+			if len(seen) == 0 || !seen[0].Main {
+				t.Errorf("the check saw %+v, want the watched tab's own navigation, as its main frame's", seen)
+			}
+			for _, d := range seen {
+				if !strings.Contains(d.URL, "/help") {
+					t.Errorf("the check judged %s, not its tab's", d.URL)
+				}
+			}
+		})
+	}
+}
