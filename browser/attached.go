@@ -49,8 +49,9 @@ var (
 
 // markWindowJS keeps WindowMark at the front of the top document's title.
 // It runs in an isolated world (the page cannot reach its functions or
-// stop its observer) and gives up after a page has fought it many times,
-// which the server then sees in the title (Context.noteTitle).
+// stop its observer). A page that takes the mark off again and again is
+// given it back 200 times and then left alone, so that the two never loop
+// for ever; the person then sees the window's pages without it.
 const markWindowJS = `(() => {
   if (window.top !== window || !(document instanceof HTMLDocument)) return;
   const mark = %q;

@@ -164,6 +164,11 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 	if t.guards.m == nil {
 		t.guards.m = make(map[target.ID]*guard)
 	}
+	for old, og := range t.guards.m {
+		if og.ctx.Err() != nil {
+			delete(t.guards.m, old) // its page closed
+		}
+	}
 	t.guards.m[id] = g
 	return nil
 }

@@ -255,6 +255,9 @@ func (t *Context) OpenPage(ctx context.Context) error {
 	}
 	p, err := t.openPage(ctx, s, bctx, window)
 	if err != nil {
+		if window != "" {
+			closeTarget(s, window)
+		}
 		return fmt.Errorf("opening a page: %w", err)
 	}
 	t.mu.Lock()

@@ -136,6 +136,9 @@ func (t *Context) open(ctx context.Context, lastURL string) error {
 		if created {
 			_ = t.b.disposeContext(s, bctx)
 		}
+		if window != "" {
+			closeTarget(s, window)
+		}
 		return err
 	}
 	if lastURL != "" {
