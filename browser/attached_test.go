@@ -99,6 +99,9 @@ func TestAttachedWindow(t *testing.T) {
 		t.Errorf("the person's own navigation was held or refused (hits %d)", n)
 	}
 
+	// A tab the person opens from theirs is theirs: it joins no session.
+	person.OpenPopup(t, 0)
+
 	// The person's tabs are as they were.
 	for i, want := range []string{"/person/mail", "/person/later"} {
 		href, name, note := person.State(t, i)

@@ -66,7 +66,10 @@ func TestAttackWindowPersonsBrowser(t *testing.T) {
 	if n := person.Hits("/person/later"); n != 1 {
 		t.Errorf("the person's own navigation was held or refused (%d requests)", n)
 	}
+	// And a tab they open from theirs stays theirs.
+	person.OpenPopup(t, 0)
 	record(toolapi.Tabs, map[string]any{"action": "list"})
+	record(toolapi.Screenshot, map[string]any{})
 
 	for i, want := range []string{"/person/mail", "/person/later"} {
 		href, name, note := person.State(t, i)

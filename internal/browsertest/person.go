@@ -48,7 +48,9 @@ func StartPerson(t testing.TB) *Person {
 		v, _ := p.hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
 		v.(*atomic.Int64).Add(1)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		fmt.Fprintf(w, `<!doctype html><title>Person %s</title><p>%s at %s</p>`+
+		fmt.Fprintf(w, `<!doctype html><title>Person %s</title>`+
+			`<a id="pop" href="/person/popup" target="_blank" style="position:fixed;left:0;top:0;width:200px;height:60px;display:block">pop</a>`+
+			`<p style="margin-top:80px">%s at %s</p>`+
 			`<form><label>Note <input id="note" name="note"></label><button>Send</button></form>`,
 			r.URL.Path, PersonText, r.URL.Path)
 	}))
@@ -137,4 +139,25 @@ func (p *Person) Pages(t testing.TB) (titles, urls []string) {
 		}
 	}
 	return titles, urls
+}
+
+// OpenPopup has the person click the link of their tab i that opens
+// /person/popup in a new tab, and waits until it is requested.
+func (p *Person) OpenPopup(t testing.TB, i int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.tab.SwitchTo(ctx, i); err != nil {
+		t.Fatalf("browsertest: the person's tab %d: %v", i, err)
+	}
+	before := p.Hits("/person/popup")
+	if err := p.tab.Click(ctx, 20, 20); err != nil {
+		t.Fatalf("browsertest: the person clicking their popup link: %v", err)
+	}
+	for n := 0; n < 200 && p.Hits("/person/popup") == before; n++ {
+		_ = p.tab.WaitQuiet(ctx, 20*time.Millisecond, time.Second)
+	}
+	if p.Hits("/person/popup") == before {
+		t.Fatal("browsertest: the person's popup did not open")
+	}
 }
