@@ -19,18 +19,24 @@ import (
 //
 // Each page of the tab (its window, and each popup its pages open) gets a
 // guard: a session of its own where Fetch.enable pauses the document
-// requests of the page's frames, and where Target.setAutoAttach with
-// waitForDebuggerOnStart and windowOpen makes the browser hold each target
-// the page opens (a popup, an out-of-process frame) before its first
-// request, until it is judged in the same way:
-//   - an out-of-process frame is judged through the session of the target
-//     that holds it, attached not flat: its messages travel inside
-//     Target.sendMessageToTarget and Target.receivedMessageFromTarget along
-//     the route of session ids from the page's guard (chromedp routes flat
-//     sessions only to targets it attached to). A frame lives no longer
-//     than the target that holds it, so neither does its route;
-//   - a popup gets a guard of its own, set up while the browser holds it,
-//     so that it stays judged when its opener closes; then it is let go.
+// requests (and responses: downloads are refused) of the page's frames, and
+// where Target.setAutoAttach with waitForDebuggerOnStart makes the browser
+// hold each out-of-process frame the page opens before its first request of
+// its own, until it is judged in the same way: through the session of the
+// target that holds it, attached not flat, its messages travelling inside
+// Target.sendMessageToTarget and Target.receivedMessageFromTarget along the
+// route of session ids from the page's guard (chromedp routes flat sessions
+// only to targets it attached to). A frame lives no longer than the target
+// that holds it, so neither does its route.
+//
+// A popup gets a guard of its own, so that it stays judged when its opener
+// closes. Chromium 156 does not hold a page's popups for its session (the
+// windowOpen flag of Target.setAutoAttach is accepted and does nothing, on
+// a page's session and on its tab's), and holding every new target of the
+// browser would hold the person's too: so the guard is set up as soon as
+// the popup is reported (Context.guardPopup), and its first document is
+// judged then, which closes a refused popup but cannot take back its first
+// request. Should a browser hold popups, hold guards them before they run.
 //
 // A target the tab did not open is never attached to, paused or judged.
 
