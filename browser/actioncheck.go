@@ -58,8 +58,9 @@ func (t *Context) WatchDocuments(check func(Document) error) (stop func()) {
 }
 
 // checkDocument judges the paused document request ev by the check of the
-// tab it belongs to: nil when no armed tab owns it.
-func (b *Browser) checkDocument(ctx context.Context, ev requestPaused) error {
+// tab it belongs to: nil when no armed tab owns it. owner, when not nil, is
+// the tab whose guard paused it (Options.Attached), the only one it can be.
+func (b *Browser) checkDocument(ctx context.Context, ev requestPaused, owner *Context) error {
 	b.documents.mu.Lock()
 	armed := make(map[*Context]func(Document) error, len(b.documents.m))
 	for t, check := range b.documents.m {
@@ -77,10 +78,17 @@ func (b *Browser) checkDocument(ctx context.Context, ev requestPaused) error {
 	}
 	var bctx cdp.BrowserContextID
 	looked := false
+	if owner != nil {
+		check, ok := armed[owner]
+		if !ok {
+			return nil
+		}
+		armed = map[*Context]func(Document) error{owner: check}
+	}
 	for t, check := range armed {
 		p, _, tb := t.context()
 		main := p != nil && (cdp.FrameID(p.id) == ev.FrameID || p.mainFrameID() == ev.FrameID)
-		owns := main || b.opts.DefaultContext || (p != nil && p.hasFrame(ev.FrameID))
+		owns := main || owner != nil || b.opts.DefaultContext || (p != nil && p.hasFrame(ev.FrameID))
 		if !owns && tb != "" {
 			if !looked {
 				looked = true

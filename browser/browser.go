@@ -136,6 +136,12 @@ func Launch(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.ViewportHeight <= 0 {
 		opts.ViewportHeight = defaultHeight
 	}
+	if opts.Attached {
+		if opts.CDPEndpoint == "" {
+			return nil, errors.New("the person's own browser (Options.Attached) needs its DevTools endpoint (Options.CDPEndpoint)")
+		}
+		opts.DefaultContext = false // each tab has a window of its own
+	}
 	b := &Browser{
 		opts:     opts,
 		log:      opts.Logger,

@@ -225,7 +225,7 @@ func (t *Context) Capture(ctx context.Context, opts CaptureOptions) (*capture.Pa
 		Frames: []capture.Frame{{FrameID: string(main.ID), URL: main.URL + main.URLFragment, AX: json.RawMessage(axMain)}},
 	}
 	if infoErr == nil && info.TargetInfo != nil {
-		capt.Title = info.TargetInfo.Title
+		capt.Title = unmark(info.TargetInfo.Title)
 	}
 	if lv := metrics.CSSLayoutViewport; lv != nil {
 		capt.Viewport.Width, capt.Viewport.Height = float64(lv.ClientWidth), float64(lv.ClientHeight)
@@ -301,7 +301,7 @@ func (t *Context) dialogCapture(ctx context.Context, p *tabPage, cc *chromedp.Co
 	}
 	info, err := cdp.Call(ctx, cc.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: cc.Target.TargetID})
 	if err == nil && info.TargetInfo != nil {
-		capt.Title = info.TargetInfo.Title
+		capt.Title = unmark(info.TargetInfo.Title)
 	}
 	if opts.Screenshot {
 		capt.ScreenshotError = fmt.Sprintf("no screenshot while a JavaScript %s dialog is open (%q): "+

@@ -218,6 +218,12 @@ func (t *Context) applyDownloads(ctx context.Context) error {
 	if s == nil {
 		return nil
 	}
+	if t.b.opts.Attached {
+		// Chromium sets where files go for the whole profile: the
+		// person's own downloads would change. The guards refuse the
+		// tab's downloads instead (attachguard.go).
+		return nil
+	}
 	c, cancel := within(ctx, s.root, defaultCallTimeout)
 	defer cancel()
 	_, err := chromedp.CallBrowser(c, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{

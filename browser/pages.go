@@ -62,6 +62,10 @@ func (t *Context) refresh() {
 	if s == nil || s.root.Err() != nil {
 		return
 	}
+	if t.b.opts.Attached {
+		t.refreshAttached(s)
+		return
+	}
 	c, cancel := context.WithTimeout(s.root, refreshTimeout)
 	defer cancel()
 	res, err := chromedp.CallBrowser(c, target.GetTargets, target.GetTargetsParams{})
@@ -245,8 +249,20 @@ func (t *Context) OpenPage(ctx context.Context) error {
 	t.mu.Lock()
 	s, bctx := t.sess, t.bctx
 	t.mu.Unlock()
-	p, err := t.openPage(ctx, s, bctx, "")
+	var window target.ID
+	if t.b.opts.Attached {
+		// A new tab would open in whichever window was used last, which
+		// may be the person's: the page gets a window of its own.
+		var err error
+		if window, err = t.openWindow(ctx, s); err != nil {
+			return fmt.Errorf("opening a page: %w", err)
+		}
+	}
+	p, err := t.openPage(ctx, s, bctx, window)
 	if err != nil {
+		if window != "" {
+			closeTarget(s, window)
+		}
 		return fmt.Errorf("opening a page: %w", err)
 	}
 	t.mu.Lock()

@@ -108,14 +108,15 @@ func (t *Context) onTarget(ev any) {
 		}
 		seq := t.pages.tick()
 		t.pages.list = append(t.pages.list, &tabPage{t: t, id: in.TargetID, opener: in.OpenerID,
-			info: pageInfo{title: in.Title, url: in.URL, seq: seq}})
+			info: pageInfo{title: unmark(in.Title), url: in.URL, seq: seq}})
+		t.guardPopup(in.TargetID)
 	case *target.EventTargetInfoChanged:
 		i := t.pages.find(ev.TargetInfo.TargetID)
 		if i < 0 {
 			return
 		}
 		info := &t.pages.list[i].info
-		info.title, info.url = ev.TargetInfo.Title, ev.TargetInfo.URL
+		info.title, info.url = unmark(ev.TargetInfo.Title), ev.TargetInfo.URL
 	case *target.EventTargetDestroyed:
 		i := t.pages.find(ev.TargetID)
 		if i < 0 {

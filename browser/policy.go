@@ -40,7 +40,17 @@ type requestPaused struct {
 		Method      string `json:"method"`
 		HasPostData bool   `json:"hasPostData"`
 	} `json:"request"`
+	// ResponseStatusCode is set on a request paused at its response (the
+	// guards' download check, Options.Attached).
+	ResponseStatusCode int `json:"responseStatusCode"`
+	ResponseHeaders    []struct {
+		Name  string `json:"name"`
+		Value string `json:"value"`
+	} `json:"responseHeaders"`
 }
+
+// fetchAnswer sends a Fetch command to where a request was paused.
+type fetchAnswer func(ctx context.Context, method string, params map[string]any) error
 
 type targetInfoResult struct {
 	TargetInfo struct {
@@ -80,6 +90,9 @@ type refusal struct {
 	// bctx is the browser context of the frame's target, when the frame
 	// is a target's (a page, a popup); empty for frames inside a page.
 	bctx cdp.BrowserContextID
+	// owner is the tab whose guard paused the request (Options.Attached),
+	// nil when the browser's own interceptor did.
+	owner *Context
 }
 
 // refusals are the refusals of a browser not taken yet, and the decisions
@@ -175,8 +188,10 @@ func (r *refusals) take(mine func(refusal) bool) []Blocked {
 
 // intercept starts enforcing Options.DocumentPolicy on every document
 // request of the session's browser, for as long as the session lives.
+// In the person's own browser (Options.Attached) each tab's guards judge
+// its own targets instead (attachguard.go).
 func (b *Browser) intercept(ctx context.Context, root context.Context) error {
-	if b.opts.DocumentPolicy == nil {
+	if b.opts.DocumentPolicy == nil || b.opts.Attached {
 		return nil
 	}
 	paused := chromedp.BrowserEvents(root, evRequestPaused)
@@ -188,7 +203,10 @@ func (b *Browser) intercept(ctx context.Context, root context.Context) error {
 			b.refused.begin()
 			go func() {
 				defer b.refused.end()
-				b.decide(root, ev)
+				b.decide(root, ev, nil, func(c context.Context, method string, params map[string]any) error {
+					_, err := chromedp.CallBrowser(c, cdp.Command[map[string]any, json.RawMessage]{Method: method}, params)
+					return err
+				})
 			}()
 		}
 	}()
@@ -207,7 +225,9 @@ func (b *Browser) intercept(ctx context.Context, root context.Context) error {
 // or fails it. A refused page navigation fails as Aborted, which leaves the
 // page where it was (BlockedByClient would replace it by an error page); a
 // refused frame fails as BlockedByClient, so the frame says it was blocked.
-func (b *Browser) decide(root context.Context, ev requestPaused) {
+// owner is the tab whose guard paused it (nil: the browser's interceptor),
+// and answer sends Fetch's answer where the request was paused.
+func (b *Browser) decide(root context.Context, ev requestPaused, owner *Context, answer fetchAnswer) {
 	u := ev.Request.URL + ev.Request.URLFragment
 	pc, cancel := context.WithTimeout(root, policyTimeout)
 	perr := b.opts.DocumentPolicy(pc, u)
@@ -216,19 +236,19 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 		perr = b.redirects.check(ev.FrameID, u)
 	}
 	if perr == nil {
-		perr = b.checkDocument(root, ev)
+		perr = b.checkDocument(root, ev, owner)
 	}
 	// The answer has time of its own: a request left unanswered would
 	// hang its page.
 	c, cancel := context.WithTimeout(root, defaultCallTimeout)
 	defer cancel()
 	if perr == nil {
-		if _, err := chromedp.CallBrowser(c, cmdContinueRequest, map[string]any{"requestId": ev.RequestID}); err != nil && root.Err() == nil {
+		if err := answer(c, cmdContinueRequest.Method, map[string]any{"requestId": ev.RequestID}); err != nil && root.Err() == nil {
 			b.log.Debug("continuing a document request", "url", shortURL(u), "err", err)
 		}
 		return
 	}
-	r := refusal{Blocked: Blocked{URL: shortURL(u), Reason: perr.Error()}, frame: ev.FrameID}
+	r := refusal{Blocked: Blocked{URL: shortURL(u), Reason: perr.Error()}, frame: ev.FrameID, owner: owner}
 	info, err := chromedp.CallBrowser(c, cmdGetTargetInfo, map[string]any{"targetId": ev.FrameID})
 	if err == nil {
 		r.bctx = info.TargetInfo.BrowserContextID
@@ -247,7 +267,7 @@ func (b *Browser) decide(root context.Context, ev requestPaused) {
 	if r.Page {
 		reason = "Aborted"
 	}
-	if _, err := chromedp.CallBrowser(c, cmdFailRequest, map[string]any{"requestId": ev.RequestID, "errorReason": reason}); err != nil && root.Err() == nil {
+	if err := answer(c, cmdFailRequest.Method, map[string]any{"requestId": ev.RequestID, "errorReason": reason}); err != nil && root.Err() == nil {
 		b.log.Debug("failing a document request", "url", r.URL, "err", err)
 	}
 	if popup {
@@ -275,8 +295,12 @@ func (t *Context) TakeBlocked(ctx context.Context) []Blocked {
 	t.mu.Unlock()
 	// In the default context (Options.DefaultContext) the tab is the
 	// browser's only one: every refusal is its.
-	all := t.b.opts.DefaultContext
+	// In the person's own browser the tab's guards name it.
+	all := t.b.opts.DefaultContext && !t.b.opts.Attached
 	return t.b.refused.take(func(r refusal) bool {
+		if r.owner != nil {
+			return r.owner == t
+		}
 		return all || (r.bctx != "" && r.bctx == bctx) || (p != nil && p.hasFrame(r.frame))
 	})
 }

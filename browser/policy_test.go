@@ -15,16 +15,33 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 )
 
-// One interceptor on the browser's session sees the document requests of
-// every target: the tab, its same-process and out-of-process frames, a
-// popup's first navigation and each hop of a redirect. Refused ones fail
-// before they are sent, the page stays, and the tab gets the refusals.
+// modeBrowser launches a browser for the test with opts, or, for the mode
+// "attached", connects to a Chromium started as the person's own browser
+// (Options.Attached), where each tab's guards judge its documents.
+func modeBrowser(t *testing.T, mode string, opts browser.Options) *browser.Browser {
+	t.Helper()
+	if mode == "attached" {
+		opts.CDPEndpoint, opts.Attached = browsertest.StartChromium(t, 0).HTTP, true
+	}
+	return browsertest.NewBrowser(t, opts)
+}
+
+// The interceptor sees the document requests of every target of a tab: the
+// tab, its same-process and out-of-process frames, a popup's first
+// navigation and each hop of a redirect. Refused ones fail, the page stays,
+// and the tab gets the refusals. So it is in the person's own browser too.
 func TestDocumentPolicy(t *testing.T) {
+	for _, mode := range []string{"isolated", "attached"} {
+		t.Run(mode, func(t *testing.T) { testDocumentPolicy(t, mode) })
+	}
+}
+
+func testDocumentPolicy(t *testing.T, mode string) {
 	site := browsertest.Site(t)
 	other := strings.Replace(site, "127.0.0.1", "localhost", 1)
 	var asked []string
 	askedc := make(chan string, 100)
-	b := browsertest.NewBrowser(t, browser.Options{DocumentPolicy: func(ctx context.Context, u string) error {
+	b := modeBrowser(t, mode, browser.Options{DocumentPolicy: func(ctx context.Context, u string) error {
 		askedc <- u
 		if strings.HasPrefix(u, other) {
 			return errors.New("that is elsewhere")
@@ -83,8 +100,14 @@ func TestDocumentPolicy(t *testing.T) {
 
 // Navigate to a refused URL says why.
 func TestNavigateRefused(t *testing.T) {
+	for _, mode := range []string{"isolated", "attached"} {
+		t.Run(mode, func(t *testing.T) { testNavigateRefused(t, mode) })
+	}
+}
+
+func testNavigateRefused(t *testing.T, mode string) {
 	site := browsertest.Site(t)
-	b := browsertest.NewBrowser(t, browser.Options{DocumentPolicy: func(ctx context.Context, u string) error {
+	b := modeBrowser(t, mode, browser.Options{DocumentPolicy: func(ctx context.Context, u string) error {
 		if strings.Contains(u, "/help") {
 			return errors.New("help is refused")
 		}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
+
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/remote"
 )
@@ -43,6 +46,11 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	}
 	// The first call on root binds the browser's life to root.
 	err := firstRun(ctx, cancel, func() error {
+		if b.opts.Attached {
+			// The person's browser: its targets are not listed.
+			_, err := chromedp.CallBrowser(root, cdpbrowser.GetVersion, cdp.Empty{})
+			return err
+		}
 		_, err := chromedp.Targets(root)
 		return err
 	})

@@ -197,6 +197,9 @@ func (o *origins) list() []string {
 // it before the tab opens a page that should see it. The tab keeps s: when
 // Recover has to open a new context (the browser died), it loads s again.
 func (t *Context) LoadStorageState(ctx context.Context, s StorageState) error {
+	if t.b.opts.Attached {
+		return fmt.Errorf("loading a storage state: %w", ErrAttachedStorage)
+	}
 	t.mu.Lock()
 	t.loaded = &s
 	t.mu.Unlock()
@@ -256,6 +259,9 @@ func (t *Context) LoadStorageState(ctx context.Context, s StorageState) error {
 // wrote (origins with none are left out, as Playwright does). It works after
 // the tab's page went away, as long as the browser runs.
 func (t *Context) StorageState(ctx context.Context) (StorageState, error) {
+	if t.b.opts.Attached {
+		return StorageState{}, fmt.Errorf("reading the storage state: %w", ErrAttachedStorage)
+	}
 	_, s0, bctx := t.context()
 	params := map[string]any{}
 	if bctx != "" {

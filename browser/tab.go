@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -58,6 +59,9 @@ type Context struct {
 	dl tabDownloads
 	// judge keeps the judging world of each target (judgeworld.go).
 	judge judgeWorlds
+	// guards judge the documents of the tab's own pages in the person's
+	// own browser (attachguard.go).
+	guards guards
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
@@ -118,16 +122,25 @@ func (t *Context) open(ctx context.Context, lastURL string) error {
 		bctx = ""
 	}
 	t.mu.Unlock()
-	created := bctx == "" && !t.b.opts.DefaultContext
+	created := bctx == "" && !t.b.opts.DefaultContext && !t.b.opts.Attached
 	if created {
 		if bctx, err = t.b.createContext(ctx, s); err != nil {
 			return err
 		}
 	}
-	p, err := t.openPage(ctx, s, bctx, "")
+	var window target.ID
+	if t.b.opts.Attached {
+		if window, err = t.openWindow(ctx, s); err != nil {
+			return err
+		}
+	}
+	p, err := t.openPage(ctx, s, bctx, window)
 	if err != nil {
 		if created {
 			_ = t.b.disposeContext(s, bctx)
+		}
+		if window != "" {
+			closeTarget(s, window)
 		}
 		return err
 	}
@@ -290,8 +303,13 @@ func (t *Context) Close() error {
 	t.closed = true
 	p, s, bctx := t.pg, t.sess, t.bctx
 	others := t.pages.attached(p)
+	all := slices.Clone(t.pages.list)
 	t.mu.Unlock()
 	t.b.forget(t)
+	if t.b.opts.Attached {
+		t.stopGuards()
+		t.closeUnattached(s, all)
+	}
 	if p == nil {
 		return nil
 	}

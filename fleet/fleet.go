@@ -119,6 +119,11 @@ func start(ctx context.Context, members []*member, cfg Config) *Fleet {
 		}
 	}
 	if path := cfg.StorageState; path != "" {
+		if members[0].opts.Attached {
+			f.err = fmt.Errorf("--storage-state %s: %w", path, browser.ErrAttachedStorage)
+			close(f.started)
+			return f
+		}
 		st, err := browser.ReadStorageStateFile(path)
 		if err != nil {
 			f.err = err

@@ -1,0 +1,210 @@
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// The person's own browser (Options.Attached).
+//
+// Each tab works in a window of its own, opened in the browser's default
+// context (Target.createTarget with newWindow), so several sessions work at
+// once beside the person's tabs. Nothing here is browser-wide: the document
+// policy is enforced by a Fetch interceptor on each of the tab's own targets
+// (attachguard.go) instead of one on the browser's session, which would
+// pause the person's requests too; downloads and storage state, which
+// Chromium sets and reads per browser context, are refused, since the
+// context is the person's. Titles and URLs are read per target of the
+// tab; the browser's targets are listed only to pick a page's out-of-process
+// frames out by their parent, and nothing else of the list is kept.
+//
+// The window is marked by a prefix on its pages' titles, written from an
+// isolated world that the page cannot reach and kept there as the page
+// changes its title: Chrome shows the title in the window's title bar and
+// the tab strip. Tab groups, the other mark a person would see, have no
+// DevTools command.
+
+// WindowMark is the prefix of the titles of the agent's pages in the
+// person's own browser (Options.Attached), which shows the person which
+// window is the agent's. The titles the tab reports leave it out.
+const WindowMark = "🤖 Chaperone — "
+
+// Errors of the things the person's own browser does not allow.
+var (
+	// ErrAttachedStorage is returned when a storage state would be loaded
+	// into, or read out of, the person's own browser: its profile holds
+	// the person's own cookies and logins.
+	ErrAttachedStorage = errors.New("storage state is neither loaded into nor read from the person's own browser (--connect): its cookies and logins are the person's; sign in there, or use a launched browser with --storage-state")
+	// ErrAttachedDownloads is returned when downloads would be set up in
+	// the person's own browser: Chromium sets where files go for the
+	// whole profile, which would change the person's own downloads.
+	ErrAttachedDownloads = errors.New("downloads are off in the person's own browser (--connect): setting where files go would change the person's own downloads")
+)
+
+// markWindowJS keeps WindowMark at the front of the top document's title.
+// It runs in an isolated world (the page cannot reach its functions or
+// stop its observer). A page that takes the mark off again and again is
+// given it back 200 times and then left alone, so that the two never loop
+// for ever; the person then sees the window's pages without it.
+const markWindowJS = `(() => {
+  if (window.top !== window || !(document instanceof HTMLDocument)) return;
+  const mark = %q;
+  let fights = 0;
+  const fix = () => {
+    if (document.title.startsWith(mark) || fights > 200) return;
+    fights++;
+    document.title = mark + document.title;
+  };
+  const watch = () => {
+    fix();
+    new MutationObserver(fix).observe(document, {subtree: true, childList: true, characterData: true});
+  };
+  if (document.documentElement) watch();
+  else document.addEventListener('readystatechange', watch, {once: true});
+})()`
+
+// markWorld is the isolated world markWindowJS runs in.
+const markWorld = "chaperone-window-mark"
+
+var cmdAddScriptOnNewDocument = cdp.Command[map[string]any, map[string]any]{Method: "Page.addScriptToEvaluateOnNewDocument"}
+
+// markWindow makes every document of the target of c carry WindowMark in
+// its title, the one loaded now included.
+func markWindow(c context.Context) error {
+	_, err := chromedp.Call(c, cmdAddScriptOnNewDocument, map[string]any{
+		"source": fmt.Sprintf(markWindowJS, WindowMark), "worldName": markWorld, "runImmediately": true,
+	})
+	if err != nil {
+		return fmt.Errorf("marking the window: %w", err)
+	}
+	return nil
+}
+
+// unmark is a title as the page set it, without WindowMark.
+func unmark(title string) string { return strings.TrimPrefix(title, WindowMark) }
+
+// openWindow opens a blank page in a new window of the person's browser,
+// in its default context, and starts judging its documents before anything
+// loads in it. The page is the tab's: openPage attaches to it.
+func (t *Context) openWindow(ctx context.Context, s *session) (target.ID, error) {
+	c, cancel := within(ctx, s.root, defaultCallTimeout)
+	defer cancel()
+	res, err := chromedp.CallBrowser(c, target.CreateTarget, target.CreateTargetParams{
+		URL: "about:blank", NewWindow: new(true),
+	})
+	if err != nil {
+		return "", fmt.Errorf("opening a window: %w", err)
+	}
+	if err := t.guardPage(ctx, s, res.TargetID); err != nil {
+		closeTarget(s, res.TargetID)
+		return "", err
+	}
+	return res.TargetID, nil
+}
+
+// closeTarget closes one of the tab's own targets, in the background of a
+// short deadline of its own.
+func closeTarget(s *session, id target.ID) {
+	if s == nil || s.root.Err() != nil {
+		return
+	}
+	c, cancel := context.WithTimeout(s.root, closeTimeout)
+	defer cancel()
+	_, _ = chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: id})
+}
+
+// closeUnattached closes the tab's pages it never attached to (popups that
+// never became current), which closing the tab would otherwise leave open
+// in the person's browser: there is no browser context of the tab's to
+// dispose of.
+func (t *Context) closeUnattached(s *session, pages []*tabPage) {
+	for _, p := range pages {
+		if p.ctx == nil && !p.info.gone {
+			closeTarget(s, p.id)
+		}
+	}
+}
+
+// refreshAttached reads the titles and URLs of the tab's own pages, one
+// target at a time.
+func (t *Context) refreshAttached(s *session) {
+	t.mu.Lock()
+	ids := make([]target.ID, 0, len(t.pages.list))
+	for _, p := range t.pages.list {
+		ids = append(ids, p.id)
+	}
+	t.mu.Unlock()
+	for _, id := range ids {
+		c, cancel := context.WithTimeout(s.root, refreshTimeout)
+		res, err := chromedp.CallBrowser(c, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+		cancel()
+		if err != nil || res.TargetInfo == nil {
+			continue
+		}
+		t.mu.Lock()
+		if i := t.pages.find(id); i >= 0 {
+			info := &t.pages.list[i].info
+			info.title, info.url = unmark(res.TargetInfo.Title), res.TargetInfo.URL
+		}
+		t.mu.Unlock()
+	}
+}
+
+// guardPopup guards a popup that joined the tab. Chromium 156 holds the
+// out-of-process frames a page's session auto-attaches to, but not the
+// popups it opens (windowOpen is not honoured there), and holding every
+// new target of the browser would hold the person's too: so a popup is
+// guarded as soon as the browser reports it, and the document it opened
+// with, which may have been requested before the guard was up, is judged
+// then: a refused one closes the popup, and is reported as the policy's
+// refusals are. It runs in an event loop: the work goes to the background.
+// t.mu is held.
+func (t *Context) guardPopup(id target.ID) {
+	if !t.b.opts.Attached || t.sess == nil {
+		return
+	}
+	s := t.sess
+	go func() {
+		if err := t.guardPage(s.root, s, id); err != nil {
+			if s.root.Err() == nil {
+				t.log.Warn("a popup could not be guarded: it is closed", "err", err)
+				closeTarget(s, id)
+			}
+			return
+		}
+		t.judgeOpened(s, id)
+	}()
+}
+
+// judgeOpened judges the document a popup of the tab opened with, once its
+// guard is up, and closes the popup when the policy refuses it.
+func (t *Context) judgeOpened(s *session, id target.ID) {
+	policy := t.b.opts.DocumentPolicy
+	if policy == nil {
+		return
+	}
+	c, cancel := context.WithTimeout(s.root, policyTimeout)
+	defer cancel()
+	info, err := chromedp.CallBrowser(c, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: id})
+	if err != nil || info.TargetInfo == nil {
+		return
+	}
+	u := info.TargetInfo.URL
+	if u == "" || u == "about:blank" {
+		return // its first document is still to come, and the guard judges it
+	}
+	perr := policy(c, u)
+	if perr == nil {
+		return
+	}
+	t.b.refused.add(refusal{Blocked: Blocked{URL: shortURL(u), Reason: perr.Error(), Page: true}, frame: cdp.FrameID(id), owner: t})
+	t.b.refused.closing(cdp.FrameID(id))
+	t.log.Info("document blocked by policy", "url", shortURL(u), "reason", perr.Error())
+	closeTarget(s, id)
+}

@@ -1,0 +1,356 @@
+package browser
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/target"
+	"github.com/chromedp/chromedp"
+)
+
+// Judging the documents of the tab's own targets in the person's browser
+// (Options.Attached), and of nothing else.
+//
+// Each page of the tab (its window, and each popup its pages open) gets a
+// guard: a session of its own where Fetch.enable pauses the document
+// requests (and responses: downloads are refused) of the page's frames, and
+// where Target.setAutoAttach with waitForDebuggerOnStart makes the browser
+// hold each out-of-process frame the page opens before its first request of
+// its own, until it is judged in the same way: through the session of the
+// target that holds it, attached not flat, its messages travelling inside
+// Target.sendMessageToTarget and Target.receivedMessageFromTarget along the
+// route of session ids from the page's guard (chromedp routes flat sessions
+// only to targets it attached to). A frame lives no longer than the target
+// that holds it, so neither does its route.
+//
+// A popup gets a guard of its own, so that it stays judged when its opener
+// closes. Chromium 156 does not hold a page's popups for its session (the
+// windowOpen flag of Target.setAutoAttach is accepted and does nothing, on
+// a page's session and on its tab's), and holding every new target of the
+// browser would hold the person's too: so the guard is set up as soon as
+// the popup is reported (Context.guardPopup), and its first document is
+// judged then, which closes a refused popup but cannot take back its first
+// request. Should a browser hold popups, hold guards them before they run.
+//
+// A target the tab did not open is never attached to, paused or judged.
+
+var (
+	evAttachedToTarget     = cdp.Event[attachedToTarget]{Method: "Target.attachedToTarget"}
+	evReceivedMessage      = cdp.Event[receivedMessage]{Method: "Target.receivedMessageFromTarget"}
+	cmdSetAutoAttach       = cdp.Command[map[string]any, json.RawMessage]{Method: "Target.setAutoAttach"}
+	cmdSendMessageToTarget = cdp.Command[map[string]any, json.RawMessage]{Method: "Target.sendMessageToTarget"}
+	cmdDetachFromTarget    = cdp.Command[map[string]any, json.RawMessage]{Method: "Target.detachFromTarget"}
+)
+
+type attachedToTarget struct {
+	SessionID  string `json:"sessionId"`
+	TargetInfo struct {
+		TargetID target.ID `json:"targetId"`
+		Type     string    `json:"type"`
+	} `json:"targetInfo"`
+	WaitingForDebugger bool `json:"waitingForDebugger"`
+}
+
+type receivedMessage struct {
+	SessionID string `json:"sessionId"`
+	Message   string `json:"message"`
+}
+
+// guards are a tab's guards, by page target.
+type guards struct {
+	// mu is held while a guard is set up, so that a page gets one.
+	mu sync.Mutex
+	m  map[target.ID]*guard
+}
+
+// guard judges the documents of one page of the tab and holds the targets
+// it opens until they are judged too.
+type guard struct {
+	t *Context
+	s *session
+	// ctx is the guard's session; cancel detaches it, never closing the
+	// page.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// next numbers the commands sent along routes.
+	next atomic.Int64
+}
+
+// guardPatterns are what a guard's Fetch.enable pauses: the document
+// requests, when there is a document policy, and their responses, which may
+// turn into downloads.
+func (b *Browser) guardPatterns() map[string]any {
+	patterns := []map[string]any{{"urlPattern": "*", "resourceType": "Document", "requestStage": "Response"}}
+	if b.opts.DocumentPolicy != nil {
+		patterns = append(patterns, map[string]any{"urlPattern": "*", "resourceType": "Document"})
+	}
+	return map[string]any{"patterns": patterns}
+}
+
+// autoAttachHeld is Target.setAutoAttach as a guard sets it: the targets a
+// page opens are held until judged, and their sessions are not flat.
+var autoAttachHeld = map[string]any{"autoAttach": true, "waitForDebuggerOnStart": true, "flatten": false, "windowOpen": true}
+
+// guardPage sets up the guard of the tab's page id, unless it has one: its
+// documents are judged from then on, and the targets it opens are held.
+func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error {
+	t.guards.mu.Lock()
+	defer t.guards.mu.Unlock()
+	if g := t.guards.m[id]; g != nil && g.ctx.Err() == nil {
+		return nil
+	}
+	gctx, cancel := chromedp.NewContext(s.root, chromedp.WithTargetID(id), chromedp.WithDetachOnCancel())
+	if _, ok := ctx.Deadline(); !ok {
+		var c context.CancelFunc
+		ctx, c = context.WithTimeout(ctx, startTimeout)
+		defer c()
+	}
+	if err := firstRun(ctx, cancel, func() error { return chromedp.Do(gctx) }); err != nil {
+		cancel()
+		return fmt.Errorf("guarding a page: %w", err)
+	}
+	g := &guard{t: t, s: s, ctx: gctx, cancel: cancel}
+	if detached, err := chromedp.Detached(gctx); err == nil {
+		go func() {
+			select {
+			case <-detached:
+				cancel()
+			case <-gctx.Done():
+			}
+		}()
+	}
+	// Subscribed before anything is enabled, so that nothing is missed.
+	paused := chromedp.Events(gctx, evRequestPaused)
+	attached := chromedp.Events(gctx, evAttachedToTarget)
+	messages := chromedp.Events(gctx, evReceivedMessage)
+	go func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			g.judge(ev, nil)
+		}
+	}()
+	go func() {
+		for ev, err := range attached {
+			if err != nil {
+				return
+			}
+			go g.hold(nil, ev)
+		}
+	}()
+	go func() {
+		for ev, err := range messages {
+			if err != nil {
+				return
+			}
+			g.received([]string{ev.SessionID}, ev.Message)
+		}
+	}()
+
+	c, cancelCalls := within(ctx, gctx, defaultCallTimeout)
+	defer cancelCalls()
+	err := markWindow(c)
+	if err == nil {
+		_, err = chromedp.Call(c, cmdFetchEnable, t.b.guardPatterns())
+	}
+	if err == nil {
+		_, err = chromedp.Call(c, cmdSetAutoAttach, autoAttachHeld)
+	}
+	if err != nil {
+		cancel()
+		return fmt.Errorf("guarding a page: %w", err)
+	}
+	if t.guards.m == nil {
+		t.guards.m = make(map[target.ID]*guard)
+	}
+	for old, og := range t.guards.m {
+		if og.ctx.Err() != nil {
+			delete(t.guards.m, old) // its page closed
+		}
+	}
+	t.guards.m[id] = g
+	return nil
+}
+
+// stopGuards detaches the tab's guards.
+func (t *Context) stopGuards() {
+	t.guards.mu.Lock()
+	defer t.guards.mu.Unlock()
+	for id, g := range t.guards.m {
+		g.cancel()
+		delete(t.guards.m, id)
+	}
+}
+
+// judge applies the document policy to a request paused in the target at
+// route (nil: the guard's page itself), and answers it there; a response
+// goes to the download check.
+func (g *guard) judge(ev requestPaused, route []string) {
+	b := g.t.b
+	answer := func(ctx context.Context, method string, params map[string]any) error {
+		if route == nil {
+			c, cancel := within(ctx, g.ctx, defaultCallTimeout)
+			defer cancel()
+			_, err := chromedp.Call(c, cdp.Command[map[string]any, json.RawMessage]{Method: method}, params)
+			return err
+		}
+		return g.send(ctx, route, method, params)
+	}
+	b.refused.begin()
+	go func() {
+		defer b.refused.end()
+		if ev.ResponseStatusCode != 0 {
+			g.refuseDownload(ev, answer)
+			return
+		}
+		b.decide(g.s.root, ev, g.t, answer)
+	}()
+}
+
+// refuseDownload lets a document's response through unless the browser
+// would save it as a file: then it fails, and is reported as the policy's
+// refusals are, since the server cannot say where the person's browser
+// saves files without changing it for the person too.
+func (g *guard) refuseDownload(ev requestPaused, answer fetchAnswer) {
+	c, cancel := context.WithTimeout(g.s.root, defaultCallTimeout)
+	defer cancel()
+	if !savedAsFile(ev) {
+		_ = answer(c, cmdContinueRequest.Method, map[string]any{"requestId": ev.RequestID})
+		return
+	}
+	u := ev.Request.URL + ev.Request.URLFragment
+	g.t.b.refused.add(refusal{Blocked: Blocked{URL: shortURL(u), Reason: ErrAttachedDownloads.Error()}, frame: ev.FrameID, owner: g.t})
+	g.t.log.Info("download refused in the person's own browser", "url", shortURL(u))
+	_ = answer(c, cmdFailRequest.Method, map[string]any{"requestId": ev.RequestID, "errorReason": "Aborted"})
+}
+
+// savedAsFile reports whether the browser would save a document's response
+// as a file rather than show it: an attachment, or a type it does not show.
+func savedAsFile(ev requestPaused) bool {
+	for _, h := range ev.ResponseHeaders {
+		v := strings.ToLower(strings.TrimSpace(h.Value))
+		switch strings.ToLower(h.Name) {
+		case "content-disposition":
+			if strings.HasPrefix(v, "attachment") {
+				return true
+			}
+		case "content-type":
+			mt, _, _ := strings.Cut(v, ";")
+			mt = strings.TrimSpace(mt)
+			kind, _, _ := strings.Cut(mt, "/")
+			switch {
+			case mt == "", kind == "text", kind == "image", kind == "audio", kind == "video",
+				mt == "application/pdf", mt == "application/json", mt == "application/xml",
+				mt == "application/xhtml+xml", mt == "application/javascript", strings.HasSuffix(mt, "+xml"), strings.HasSuffix(mt, "+json"):
+			default:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// send sends a command to the target at route, through the non-flat
+// sessions of the route, without waiting for its answer: commands to one
+// session are handled in the order they are sent.
+func (g *guard) send(ctx context.Context, route []string, method string, params any) error {
+	msg, err := json.Marshal(map[string]any{"id": g.next.Add(1), "method": method, "params": params})
+	if err != nil {
+		return err
+	}
+	for i := len(route) - 1; i >= 1; i-- {
+		msg, err = json.Marshal(map[string]any{"id": g.next.Add(1), "method": "Target.sendMessageToTarget",
+			"params": map[string]any{"sessionId": route[i], "message": string(msg)}})
+		if err != nil {
+			return err
+		}
+	}
+	c, cancel := within(ctx, g.ctx, defaultCallTimeout)
+	defer cancel()
+	_, err = chromedp.Call(c, cmdSendMessageToTarget, map[string]any{"sessionId": route[0], "message": string(msg)})
+	return err
+}
+
+// received handles a message of the target at route: its paused requests,
+// and the targets it opens in turn.
+func (g *guard) received(route []string, raw string) {
+	var m struct {
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+		Error  *struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(raw), &m); err != nil {
+		return
+	}
+	switch m.Method {
+	case "Fetch.requestPaused":
+		var ev requestPaused
+		if json.Unmarshal(m.Params, &ev) == nil {
+			g.judge(ev, route)
+		}
+	case "Target.attachedToTarget":
+		var ev attachedToTarget
+		if json.Unmarshal(m.Params, &ev) == nil {
+			go g.hold(route, ev)
+		}
+	case "Target.receivedMessageFromTarget":
+		var ev receivedMessage
+		if json.Unmarshal(m.Params, &ev) == nil {
+			g.received(append(slices.Clone(route), ev.SessionID), ev.Message)
+		}
+	case "":
+		if m.Error != nil {
+			g.t.log.Debug("a held target's command failed", "err", m.Error.Message)
+		}
+	}
+}
+
+// hold sets up a target that the target at parent (nil: the guard's page)
+// opened and the browser holds, then lets it go: a frame is judged along
+// its route, a popup by a guard of its own, anything else (a worker) only
+// let go. A popup that cannot be guarded is closed, never let go unjudged.
+func (g *guard) hold(parent []string, ev attachedToTarget) {
+	ctx := g.ctx
+	route := append(slices.Clone(parent), ev.SessionID)
+	var err error
+	switch ev.TargetInfo.Type {
+	case "iframe":
+		err = g.send(ctx, route, "Fetch.enable", g.t.b.guardPatterns())
+		if err == nil {
+			err = g.send(ctx, route, "Target.setAutoAttach", autoAttachHeld)
+		}
+	case "page":
+		if err = g.t.guardPage(ctx, g.s, ev.TargetInfo.TargetID); err != nil {
+			g.t.log.Warn("a popup could not be guarded: it is closed", "err", err)
+			closeTarget(g.s, ev.TargetInfo.TargetID)
+			return
+		}
+	}
+	if err != nil {
+		g.t.log.Debug("setting up a held target", "type", ev.TargetInfo.Type, "err", err)
+	}
+	if ev.WaitingForDebugger {
+		_ = g.send(ctx, route, "Runtime.runIfWaitingForDebugger", map[string]any{})
+	}
+	if ev.TargetInfo.Type == "iframe" {
+		return
+	}
+	// What is not judged along its route needs no session here.
+	detach := map[string]any{"sessionId": ev.SessionID}
+	if len(parent) == 0 {
+		c, cancel := within(ctx, g.ctx, defaultCallTimeout)
+		_, _ = chromedp.Call(c, cmdDetachFromTarget, detach)
+		cancel()
+		return
+	}
+	_ = g.send(ctx, parent, "Target.detachFromTarget", detach)
+}
