@@ -125,7 +125,7 @@ func closeTarget(s *session, id target.ID) {
 // dispose of.
 func (t *Context) closeUnattached(s *session, pages []*tabPage) {
 	for _, p := range pages {
-		if p.ctx == nil && !p.info.gone {
+		if p.ctx == nil && !p.info.gone && !p.handed {
 			closeTarget(s, p.id)
 		}
 	}

@@ -189,6 +189,17 @@ func (t *Context) stopGuards() {
 	}
 }
 
+// stopGuard stops the guard of page id: a tab the person handed over that
+// the agent left is theirs again, and nothing of theirs is judged.
+func (t *Context) stopGuard(id target.ID) {
+	t.guards.mu.Lock()
+	defer t.guards.mu.Unlock()
+	if g := t.guards.m[id]; g != nil {
+		g.cancel()
+		delete(t.guards.m, id)
+	}
+}
+
 // judge applies the document policy to a request paused in the target at
 // route (nil: the guard's page itself), and answers it there; a response
 // goes to the download check.

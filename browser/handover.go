@@ -124,8 +124,18 @@ func (t *Context) HandOver(ctx context.Context, id string) (PageInfo, error) {
 	if err != nil {
 		return PageInfo{}, fmt.Errorf("handing a tab over: %w", err)
 	}
-	q, err := t.attach(ctx, p)
+	// Judged and marked like the agent's own window before the agent can
+	// act in it: from here on the URL policy holds there too.
+	t.mu.Lock()
+	s := t.sess
+	t.mu.Unlock()
+	err = t.guardPage(ctx, s, p.id)
+	var q *tabPage
+	if err == nil {
+		q, err = t.attach(ctx, p)
+	}
 	if err != nil {
+		t.stopGuard(p.id)
 		t.mu.Lock()
 		if j := t.pages.find(p.id); j >= 0 && t.pages.list[j].ctx == nil {
 			t.pages.list = slices.Delete(t.pages.list, j, j+1)

@@ -232,8 +232,8 @@ func (t *Context) ClosePage(ctx context.Context, i int) error {
 	p.info.gone = true
 	t.leaveClosed()
 	t.mu.Unlock()
-	if attached {
-		return nil // leaveClosed closed it
+	if attached || p.handed {
+		return nil // leaveClosed closed it, or left the person's tab open
 	}
 	c, cancel := within(ctx, s.root, closeTimeout)
 	defer cancel()

@@ -170,6 +170,9 @@ func (t *Context) leaveClosed() {
 		if !slices.Contains(keep, p) && p.ctx != nil {
 			go p.cancel()
 		}
+		if !slices.Contains(keep, p) && p.handed {
+			go t.stopGuard(p.id)
+		}
 	}
 	t.pages.list = keep
 	if next != t.pg {
