@@ -288,3 +288,49 @@ func TestDoctorConnect(t *testing.T) {
 		})
 	}
 }
+
+// TestAccountChangeAsksInPersonsBrowser: in the person's own browser, the
+// default policy's account-change rule asks before a form that edits the
+// account's email in other words ("Where should we reach you?", "Done")
+// is sent; rejected, the form never reaches the site. The sign-in form on
+// the same page is not an account change.
+func TestAccountChangeAsksInPersonsBrowser(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	pb := browsertest.StartPersonsBrowser(t)
+	page := site.URL + "/hostile/reach-you"
+	c, host, _ := webhookServe(t, "--url", page, "--connect", pb.WebSocket)
+	s := getSnapshot(t, c)
+	if r, _ := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Where should we reach you?"), "value": "eve@evil.example"}); !r.Success {
+		t.Fatalf("fill: %s", r.Message)
+	}
+	s = getSnapshot(t, c)
+	host.decisions <- map[string]any{"approved": false, "feedback": "that is not my address"}
+	r, _ := click(t, c, browsertest.Ref(t, s, "button", "Done"))
+	asked := host.asked(t)
+	if asked.Reason == "" || !strings.Contains(asked.Reason+asked.Prompt+strings.Join(asked.Lines, "\n"), "account-change") {
+		t.Errorf("the person is not told the rule: reason %q prompt %q lines %q", asked.Reason, asked.Prompt, asked.Lines)
+	}
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
+		t.Fatalf("the rejected submit: success %v error %v %q", r.Success, r.Error, r.Message)
+	}
+	if site.saw("evil.example") {
+		t.Error("the form reached the site after the person rejected it")
+	}
+
+	// A sign-in's submit is no account change: it goes without asking.
+	for _, f := range [][2]string{{"Email", "member@example.com"}, {"Password", "hunter2"}} {
+		s = getSnapshot(t, c)
+		if r, _ := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", f[0]), "value": f[1]}); !r.Success {
+			t.Fatalf("fill %s: %s", f[0], r.Message)
+		}
+	}
+	s = getSnapshot(t, c)
+	if r, _ := click(t, c, browsertest.Ref(t, s, "button", "Sign in")); !r.Success {
+		t.Fatalf("sign in: %s", r.Message)
+	}
+	host.notAsked(t)
+	if !site.saw("member%40example.com") {
+		t.Error("the sign-in form did not reach the site")
+	}
+}
