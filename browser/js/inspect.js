@@ -57,13 +57,13 @@ function inspect(scroll, payment, at, retried) {
 		if (!form) return false;
 		const words = (f) => [f.getAttribute('name'), f.id, f.getAttribute('aria-label'), f.getAttribute('placeholder'), f.getAttribute('title'), labelText(f)].join(' ');
 		const tokens = (f) => (f.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
-		const fields = Array.from(form.elements).filter(f => f.matches('input,textarea') &&
+		const fields = Array.from(form.elements || form.querySelectorAll('input,textarea')).filter(f => f.matches('input,textarea') &&
 			!/^(hidden|submit|button|reset|image|checkbox|radio|file|range|color)$/.test((f.getAttribute('type') || 'text').toLowerCase()));
 		const isPassword = (f) => f.type === 'password' || tokens(f).some(t => /^(current|new)-password$/.test(t)) ||
 			(getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
 		const passwords = fields.filter(isPassword);
 		if (passwords.some(f => tokens(f).includes('new-password') || /new|confirm|repeat|retype|again|verify|change/i.test(words(f)))) return true;
-		const ids = fields.filter(f => !isPassword(f) && (/^(email|tel)$/i.test(f.type) ||
+		const ids = fields.filter(f => !isPassword(f) && (/^(email|tel)$/i.test(f.type) || /^(email|tel)$/i.test(f.getAttribute('inputmode') || '') ||
 			tokens(f).some(t => /^(email|tel|tel-national|username)$/.test(t)) || /e-?mail|phone|mobile|user.?name/i.test(words(f))));
 		if (ids.some(f => f.defaultValue !== '' && f.value !== f.defaultValue)) return true;
 		if (!ids.length && passwords.length < 2) return false;
@@ -86,7 +86,24 @@ function inspect(scroll, payment, at, retried) {
 	// Enter in a text field submits its form too (implicit submission).
 	const implicit = out.tag === 'input' && !/^(button|checkbox|radio|reset|file|hidden|color|range|image|submit)$/.test(out.inputType);
 	out.enterSubmitsPayment = out.submitsPayment || (implicit && paymentForm(el.form));
-	out.submitsAccount = submits && accountForm(el.form, el);
+	// A button that sends its fields by script, as a submit would: a
+	// button element of any type, an input of type button, or anything
+	// with a button's role, in a form or beside fields outside any (pages
+	// that have no form element); not one that only shows, hides, clears
+	// or cancels.
+	const buttonish = el.tagName === 'BUTTON' || (out.tag === 'input' && out.inputType === 'button') ||
+		/^button$/i.test(el.getAttribute('role') || '');
+	const scripted = !submits && buttonish &&
+		!/\b(show|hide|reveal|toggle|clear|cancel|back|close)\b|\beye\b/i.test([el.getAttribute('aria-label'), el.getAttribute('title'), el.value, el.textContent].join(' '));
+	const around = () => {
+		const form = el.closest('form');
+		if (form) return form;
+		for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
+			if (a.querySelector('input,textarea')) return a;
+		}
+		return null;
+	};
+	out.submitsAccount = (submits && accountForm(el.form, el)) || (scripted && accountForm(around(), el));
 	out.enterSubmitsAccount = out.submitsAccount || (implicit && accountForm(el.form, defaultButton(el.form)));
 	// What the caller needs to follow card fields into frames this page
 	// script cannot read: whether the node submits a form, or Enter in it
