@@ -377,7 +377,7 @@ func (s *Session) redactOutput(out Output) Output {
 
 // personsBrowserClosed is the answer to every call of a session in the
 // person's own browser once they closed it (--connect): the session is over.
-const personsBrowserClosed = "The person's browser was closed (or it took back the connection), so this session has ended: nothing was done, and nothing more can be done in it. Chaperone never reopens or reconnects to a person's browser by itself. Tell the person; once they open it again with remote debugging allowed, a new session can work there."
+const personsBrowserClosed = "The person's browser was closed (or it took back the connection), so this session has ended and nothing more can be done in it. Chaperone never reopens or reconnects to a person's browser by itself. Tell the person: to go on, they open it again with remote debugging allowed, then restart Chaperone."
 
 // recover brings back a crashed tab or a dead browser before a call. It
 // returns the message the agent must see when that happened, or "".
