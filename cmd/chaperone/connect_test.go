@@ -225,6 +225,7 @@ func TestConnectRefusals(t *testing.T) {
 		}},
 		{"with --browser-pool", homeEnv(empty), []string{"serve", "--connect", "auto", "--browser-pool", "ws://127.0.0.1:1/devtools/browser/x"}, []string{"--connect cannot be combined with", "--browser-pool"}},
 		{"not an endpoint", homeEnv(empty), []string{"serve", "--connect", "chrome"}, []string{`want auto, or the browser's DevTools endpoint`}},
+		{"login, which would copy the person's cookies", homeEnv(empty), []string{"login", "http://127.0.0.1:1/", "--save", filepath.Join(empty, "state.json"), "--connect", "auto"}, []string{"your own browser is signed in already"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runBinary(t, tc.env, tc.args...)
