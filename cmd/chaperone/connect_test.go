@@ -335,3 +335,19 @@ func TestAccountChangeAsksInPersonsBrowser(t *testing.T) {
 		t.Error("the sign-in form did not reach the site")
 	}
 }
+
+// A browser of the person's that crashed leaves its DevToolsActivePort
+// behind: --connect auto says the file is stale and connects to nothing.
+func TestConnectAutoAfterACrash(t *testing.T) {
+	t.Parallel()
+	pb := browsertest.StartPersonsBrowser(t)
+	pb.Kill()
+	if _, err := os.Stat(filepath.Join(pb.Profile, "DevToolsActivePort")); err != nil {
+		t.Fatalf("the crashed browser left no DevToolsActivePort: %v", err)
+	}
+	code, _, stderr := runBinary(t, pb.Env(), "serve", "--connect", "auto")
+	want := "Chromium: " + pb.Profile + " (stale: nothing answers on its port"
+	if code == 0 || !strings.Contains(stderr, want) || strings.Contains(stderr, "serving") {
+		t.Errorf("exit %d, stderr:\n%s\nwant a refusal saying %q", code, stderr, want)
+	}
+}
