@@ -291,6 +291,9 @@ func (b *Browser) Close() error {
 // context with Options.DefaultContext), with the viewport of the Options.
 // ctx bounds the opening only.
 func (b *Browser) NewContext(ctx context.Context) (*Context, error) {
+	if s, _, err := b.current(); err == nil && b.opts.Attached && s.root.Err() != nil {
+		return nil, fmt.Errorf("new tab: %w", b.gone())
+	}
 	t := &Context{b: b, log: b.log}
 	if b.opts.DefaultContext {
 		b.mu.Lock()

@@ -68,6 +68,9 @@ func TestPersonsBrowserClosedIsNotRecovered(t *testing.T) {
 			t.Errorf("Recover = %v, %v; want ErrPersonsBrowserClosed and nothing restarted", restarted, err)
 		}
 	}
+	if _, err := b.NewContext(testCtx(t)); !errors.Is(err, browser.ErrPersonsBrowserClosed) {
+		t.Errorf("a new tab after the person closed their browser: %v, want ErrPersonsBrowserClosed", err)
+	}
 	if b.Process() != nil {
 		t.Error("a browser was launched in place of the person's")
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/server/servertest"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -349,5 +350,37 @@ func TestConnectAutoAfterACrash(t *testing.T) {
 	want := "Chromium: " + pb.Profile + " (stale: nothing answers on its port"
 	if code == 0 || !strings.Contains(stderr, want) || strings.Contains(stderr, "serving") {
 		t.Errorf("exit %d, stderr:\n%s\nwant a refusal saying %q", code, stderr, want)
+	}
+}
+
+// Over HTTP, once the person closed their browser, the open session's calls
+// say it has ended, and a client that connects afterwards is told why it
+// gets no browser; the server itself stays up.
+func TestPersonsBrowserClosedOverHTTP(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	pb := browsertest.StartPersonsBrowser(t)
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
+		"serve", "--http", "127.0.0.1:0", "--connect", pb.WebSocket, "--url", site.URL+"/account", "--profile", "none")
+	a := servertest.Connect(t, servertest.Streamable, p.base, testToken)
+	getSnapshot(t, a)
+	pb.Kill()
+	callEnded(t, a, toolapi.GetSnapshot, nil)
+
+	b := servertest.Connect(t, servertest.Streamable, p.base, testToken)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	req := mcp.CallToolRequest{}
+	req.Params.Name = toolapi.GetSnapshot
+	res, err := b.CallTool(ctx, req)
+	if err != nil {
+		t.Fatalf("a new client's call: %v", err)
+	}
+	if text := textOf(t, res); !res.IsError || !strings.Contains(text, "the person's browser was closed") {
+		t.Errorf("a new client's call after the person closed their browser answers (error %v):\n%s", res.IsError, text)
+	}
+	if code, _ := httpGet(t, p.base+"/healthz", nil); code != http.StatusOK {
+		t.Errorf("/healthz answers %d once the person's browser is closed", code)
 	}
 }
