@@ -82,7 +82,24 @@ var (
 	// ErrContextBusy means that Options.DefaultContext is set and a tab is
 	// open already.
 	ErrContextBusy = errors.New("the browser's default context already has a tab open")
+	// ErrPersonsBrowserClosed means that the person's own browser
+	// (Options.Attached) was closed, or dropped the connection. It is never
+	// reconnected to or started again: its tabs are over. The error a tab
+	// reports then wraps ErrBrowserGone too.
+	ErrPersonsBrowserClosed = errors.New("the person's browser was closed")
 )
+
+// errPersonsBrowserGone is what a tab of the person's browser reports once
+// that browser is gone.
+var errPersonsBrowserGone = fmt.Errorf("%w: %w", ErrBrowserGone, ErrPersonsBrowserClosed)
+
+// gone is the error of a tab whose browser died or was relaunched.
+func (b *Browser) gone() error {
+	if b.opts.Attached {
+		return errPersonsBrowserGone
+	}
+	return ErrBrowserGone
+}
 
 const (
 	defaultWidth  = 1280
@@ -222,6 +239,11 @@ func (b *Browser) relaunch(ctx context.Context, seen uint64) error {
 	if seen != 0 && gen != seen {
 		return nil
 	}
+	if b.opts.Attached {
+		// The person closed it, or took the connection back: that ends
+		// the tabs, and Chaperone never reopens or reconnects on its own.
+		return b.gone()
+	}
 	old.stop()
 	s, err := b.start(ctx)
 	if err != nil {
@@ -275,6 +297,9 @@ func (b *Browser) Close() error {
 // context with Options.DefaultContext), with the viewport of the Options.
 // ctx bounds the opening only.
 func (b *Browser) NewContext(ctx context.Context) (*Context, error) {
+	if s, _, err := b.current(); err == nil && b.opts.Attached && s.root.Err() != nil {
+		return nil, fmt.Errorf("new tab: %w", b.gone())
+	}
 	t := &Context{b: b, log: b.log}
 	if b.opts.DefaultContext {
 		b.mu.Lock()

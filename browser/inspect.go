@@ -52,6 +52,12 @@ type Inspection struct {
 	// EnterSubmitsPayment is true when Enter on the node submits such a
 	// form: it is such a submit control, or a text field of such a form.
 	EnterSubmitsPayment bool
+	// SubmitsAccountChange is true for a submit control of a form that
+	// changes the account it is sent to: it sets a password, or changes
+	// an email, phone or user name, and is no sign-in (js/inspect.js,
+	// accountForm). EnterSubmitsAccountChange is the same for Enter on the
+	// node, which submits its form by the form's default button.
+	SubmitsAccountChange, EnterSubmitsAccountChange bool
 	// Activates is the control a click on the node activates when that is
 	// another element: the control of a label the node is in. Its
 	// SubmitsPayment says whether it submits a payment form. Nil
@@ -105,6 +111,8 @@ type inspectResult struct {
 	FieldName      string  `json:"fieldName"`
 	SubmitsPayment bool    `json:"submitsPayment"`
 	EnterSubmits   bool    `json:"enterSubmitsPayment"`
+	SubmitsAccount bool    `json:"submitsAccount"`
+	EnterAccount   bool    `json:"enterSubmitsAccount"`
 	Submits        bool    `json:"submits"`
 	Implicit       bool    `json:"implicit"`
 	Form           bool    `json:"form"`
@@ -217,5 +225,6 @@ func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) 
 		Box:          r.Box,
 		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
 		EnterSubmitsPayment: r.EnterSubmits, SubmitsForm: r.Submits && r.Form, Origin: r.DocOrigin, FormAction: r.FormAction,
+		SubmitsAccountChange: r.SubmitsAccount, EnterSubmitsAccountChange: r.EnterAccount,
 	}, nil
 }

@@ -27,7 +27,7 @@ func (t *Context) Err() error {
 	case err != nil:
 		return err
 	case cur != gen || s.root.Err() != nil:
-		return ErrBrowserGone
+		return t.b.gone()
 	case p.live.Err() != nil:
 		if cause := context.Cause(p.live); errors.Is(cause, ErrTabCrashed) {
 			return cause

@@ -91,6 +91,11 @@ type Action struct {
 	Autocomplete   string `json:"autocomplete,omitempty"`
 	FieldName      string `json:"field_name,omitempty"`
 	SubmitsPayment bool   `json:"submits_payment,omitempty"`
+	// SubmitsAccountChange says that the action submits a form that
+	// changes the account of the site it is sent to: a new password, or
+	// an email, phone or user name edited (the browser reads the form's
+	// fields, its submit, its action; it is no sign-in).
+	SubmitsAccountChange bool `json:"submits_account_change,omitempty"`
 	// Activates is the control the input will really activate when that
 	// is not the element itself: a form's default submit button for Enter
 	// in one of its fields, the control a file chooser opens from. The
@@ -121,6 +126,9 @@ type Control struct {
 	// SubmitsPayment says that activating it submits a form holding a
 	// payment-card field.
 	SubmitsPayment bool `json:"submits_payment,omitempty"`
+	// SubmitsAccountChange says that activating it submits a form that
+	// changes the site's account (Action.SubmitsAccountChange).
+	SubmitsAccountChange bool `json:"submits_account_change,omitempty"`
 }
 
 // Where names the place an action acts in. Node ids repeat across pages and

@@ -33,6 +33,11 @@ type ActionRule struct {
 	// SubmitsPayment holds for a click, or an Enter, that submits a form
 	// holding a payment-card field.
 	SubmitsPayment bool `json:"submits_payment,omitempty"`
+	// SubmitsAccountChange holds for a click, or an Enter, that submits a
+	// form changing the account of the site it is sent to: it sets a
+	// password, or edits an email, phone or user name, and is no sign-in
+	// (Action.SubmitsAccountChange).
+	SubmitsAccountChange bool `json:"submits_account_change,omitempty"`
 
 	re *regexp.Regexp
 }
@@ -47,7 +52,7 @@ func (r ActionRule) Match(a Action) bool {
 		return true
 	}
 	if c := a.Activates; c != nil {
-		return r.match(Action{Verb: VerbClick, Role: c.Role, Name: c.Name, SubmitsPayment: c.SubmitsPayment})
+		return r.match(Action{Verb: VerbClick, Role: c.Role, Name: c.Name, SubmitsPayment: c.SubmitsPayment, SubmitsAccountChange: c.SubmitsAccountChange})
 	}
 	return false
 }
@@ -80,7 +85,10 @@ func (r ActionRule) match(a Action) bool {
 	if r.SubmitsPayment && (!a.SubmitsPayment || !verbIs(a, VerbClick)) {
 		return false
 	}
-	return r.Verb != "" || r.Role != "" || r.NameMatches != "" || r.PaymentField || r.SubmitsPayment
+	if r.SubmitsAccountChange && (!a.SubmitsAccountChange || !verbIs(a, VerbClick)) {
+		return false
+	}
+	return r.Verb != "" || r.Role != "" || r.NameMatches != "" || r.PaymentField || r.SubmitsPayment || r.SubmitsAccountChange
 }
 
 // verbIs reports whether a does what verb v does: the verb itself, or for a
@@ -165,6 +173,9 @@ func (r ActionRule) Describe() string {
 	if r.SubmitsPayment {
 		parts = append(parts, "that submits a payment form")
 	}
+	if r.SubmitsAccountChange {
+		parts = append(parts, "that submits a form changing an account's password, email or settings")
+	}
 	return strings.Join(parts, " ")
 }
 
@@ -195,7 +206,7 @@ func compileFold(p string) (*regexp.Regexp, error) {
 }
 
 // actionRuleKeys are the fields an action rule may have.
-var actionRuleKeys = []string{"name", "verb", "role", "name_matches", "payment_field", "submits_payment"}
+var actionRuleKeys = []string{"name", "verb", "role", "name_matches", "payment_field", "submits_payment", "submits_account_change"}
 
 // verbs are the verbs an action rule may name.
 var verbs = []Verb{VerbClick, VerbFill, VerbSelect, VerbPress, VerbNavigate, VerbDrag, VerbUpload}
@@ -204,7 +215,7 @@ var verbs = []Verb{VerbClick, VerbFill, VerbSelect, VerbPress, VerbNavigate, Ver
 func parseActionRule(data []byte, path string) (ActionRule, error) {
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil || raw == nil {
-		return ActionRule{}, fieldErr(path, "must be an object with a name and at least one of verb, role, name_matches, payment_field, submits_payment")
+		return ActionRule{}, fieldErr(path, "must be an object with a name and at least one of verb, role, name_matches, payment_field, submits_payment, submits_account_change")
 	}
 	for key := range raw {
 		if !slices.Contains(actionRuleKeys, key) {
@@ -233,6 +244,7 @@ func parseActionRule(data []byte, path string) (ActionRule, error) {
 		field("name_matches", &r.NameMatches, "must be a string"),
 		field("payment_field", &r.PaymentField, "must be true or false"),
 		field("submits_payment", &r.SubmitsPayment, "must be true or false"),
+		field("submits_account_change", &r.SubmitsAccountChange, "must be true or false"),
 	); err != nil {
 		return ActionRule{}, firstErr(err)
 	}
@@ -252,8 +264,8 @@ func parseActionRule(data []byte, path string) (ActionRule, error) {
 		}
 		r.re = re
 	}
-	if r.Verb == "" && r.Role == "" && r.NameMatches == "" && !r.PaymentField && !r.SubmitsPayment {
-		return ActionRule{}, fieldErr(path, "gates nothing: set at least one of verb, role, name_matches, payment_field, submits_payment")
+	if r.Verb == "" && r.Role == "" && r.NameMatches == "" && !r.PaymentField && !r.SubmitsPayment && !r.SubmitsAccountChange {
+		return ActionRule{}, fieldErr(path, "gates nothing: set at least one of verb, role, name_matches, payment_field, submits_payment, submits_account_change")
 	}
 	return r, nil
 }

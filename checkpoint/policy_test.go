@@ -321,3 +321,44 @@ func TestActivationKey(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultPolicyAccountChanges: issue 28's account-change rule gates a
+// click, an Enter or a press that activates the submit of a form the
+// browser read as changing the account; a fill in it, or another submit,
+// is not gated by it. A profile may name the test, and only as a boolean.
+func TestDefaultPolicyAccountChanges(t *testing.T) {
+	t.Parallel()
+	g := defaultGate(t)
+	for _, c := range []struct {
+		name string
+		a    Action
+		want string
+	}{
+		{"click on an icon submit", Action{Verb: VerbClick, Role: "button", Name: "check icon", SubmitsAccountChange: true}, "account-change"},
+		{"Enter in its field", Action{Verb: VerbPress, Role: "textbox", Name: "New address", Value: "Enter", SubmitsAccountChange: true}, "account-change"},
+		{"Shift+Enter on its submit", Action{Verb: VerbPress, Role: "button", Name: "Done", Value: "Shift+Enter", SubmitsAccountChange: true}, "account-change"},
+		{"Enter that presses its default button", Action{Verb: VerbPress, Role: "textbox", Name: "Where?", Value: "Enter",
+			Activates: &Control{Role: "button", Name: "Done", SubmitsAccountChange: true}}, "account-change"},
+		{"a drag off its submit", Action{Verb: VerbDrag, Role: "button", Name: "Done", SubmitsAccountChange: true}, "account-change"},
+		{"a fill in it", Action{Verb: VerbFill, Role: "textbox", Name: "New address", Value: "eve@example.com", SubmitsAccountChange: true}, ""},
+		{"Tab in it", Action{Verb: VerbPress, Role: "textbox", Name: "New address", Value: "Tab", Field: true, SubmitsAccountChange: true}, ""},
+		{"a sign-in's submit", Action{Verb: VerbClick, Role: "button", Name: "Sign in"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, ok := g.Gated(nil, c.a)
+			if ok != (c.want != "") || got != c.want {
+				t.Errorf("%s: gated by %q (%v), want %q", c.a, got, ok, c.want)
+			}
+		})
+	}
+	if _, err := ParseProfile([]byte(`{"name":"p","gated_actions":[{"name":"x","submits_account_change":"yes"}]}`)); err == nil || !strings.Contains(err.Error(), "submits_account_change") {
+		t.Errorf("a non-boolean submits_account_change: %v", err)
+	}
+	p, err := ParseProfile([]byte(`{"name":"p","gated_actions":[{"name":"mine","submits_account_change":true}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.GatedActions[0].Describe(); !strings.Contains(got, "changing an account's password, email or settings") {
+		t.Errorf("Describe = %q", got)
+	}
+}

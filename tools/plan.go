@@ -176,10 +176,11 @@ func (s *Session) actionOn(verb checkpoint.Verb, t snapshot.Target, insp *browse
 	a := checkpoint.Action{
 		Verb: verb, Ref: t.Ref, Node: t.BackendNodeID, Role: t.Role, Name: s.secrets.redact(name),
 		Autocomplete: insp.Autocomplete, FieldName: s.secrets.redact(insp.FieldName),
-		SubmitsPayment: verb == checkpoint.VerbClick && insp.SubmitsPayment,
-		Field:          insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
-		Submits:        verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
-		Origin:         insp.Origin,
+		SubmitsPayment:       verb == checkpoint.VerbClick && insp.SubmitsPayment,
+		SubmitsAccountChange: verb == checkpoint.VerbClick && insp.SubmitsAccountChange,
+		Field:                insp.Editable || insp.Tag == "textarea" || insp.Tag == "select" || (insp.Tag == "input" && (textInputTypes[insp.InputType] || typedInputs[insp.InputType])),
+		Submits:              verb == checkpoint.VerbClick && (insp.SubmitsForm || (insp.Activates != nil && insp.Activates.SubmitsForm)),
+		Origin:               insp.Origin,
 	}
 	switch {
 	case a.Submits && insp.SubmitsForm:

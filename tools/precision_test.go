@@ -47,7 +47,8 @@ var (
 // click and fill there must not be gated. A page not listed gates nothing:
 // its links, "Continue", "Go back", "Keep my membership", "Continue to
 // Cancel", "Cancel", "OK", "Bookmarks", "Remove from list", "Sender
-// details", the survey's radios and the profile form's fields.
+// details", the survey's radios and the profile form's fields (its save
+// is an account change).
 var defaultGated = map[string][]string{
 	"/account":           {`click button "Cancel Membership"`},
 	"/finish":            {`click button "Finish Cancellation"`},
@@ -103,6 +104,11 @@ var defaultGated = map[string][]string{
 		`click button "Place order"`, `click button "Place order"`, `click button "Place order"`},
 	"/hostile/takeover-pace":   {`click button "Place order"`},
 	"/hostile/worlds-builtins": {`click button "Place order"`},
+	// Issue 28's account-change rule: a password set behind an icon, and
+	// the profile form's save (a password and an email in it); "Done" on
+	// the page's own email, untouched, and a sign-in are not changes.
+	"/hostile/reach-you": {`click button "check icon"`},
+	"/variants/form":     {`click button "Save profile"`},
 	"/variants/everyday": {
 		`click button "Buy now"`, `click button "Pay $20.00"`, `click button "Purchase gift card"`,
 		`click button "Book now"`, `click button "Subscribe"`, `click button "Unsubscribe from emails"`,

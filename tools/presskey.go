@@ -76,7 +76,8 @@ func (s *Session) pressKey(ctx context.Context, c *call, in pressKeyInput) (stri
 				}
 				a, b := now.action, p.action
 				if (a.Activates == nil) != (b.Activates == nil) || (a.Activates != nil && *a.Activates != *b.Activates) ||
-					a.Submits != b.Submits || a.SubmitsTo != b.SubmitsTo || a.SubmitsPayment != b.SubmitsPayment {
+					a.Submits != b.Submits || a.SubmitsTo != b.SubmitsTo || a.SubmitsPayment != b.SubmitsPayment ||
+					a.SubmitsAccountChange != b.SubmitsAccountChange {
 					return &browser.ChangedError{Input: "key", Now: fmt.Sprintf("once %s had focus, %s submitted something other than was judged", pressTarget(p), p.action.Value)}
 				}
 			}
@@ -160,6 +161,7 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 	if insp != nil {
 		a = s.actionOn(checkpoint.VerbPress, t, insp)
 		a.SubmitsPayment = chord.IsEnter() && insp.EnterSubmitsPayment
+		a.SubmitsAccountChange = chord.IsEnter() && insp.EnterSubmitsAccountChange
 		if chord.Activates() && insp.SubmitsForm {
 			a.Submits, a.SubmitsTo = true, s.secrets.redact(insp.FormAction)
 		}
@@ -174,7 +176,8 @@ func (s *Session) pressAction(ctx context.Context, t snapshot.Target, insp *brow
 			return planned{}, err
 		}
 		if act != nil {
-			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment}
+			a.Activates = &checkpoint.Control{Role: act.Role, Name: s.secrets.redact(act.Name), SubmitsPayment: insp.EnterSubmitsPayment,
+				SubmitsAccountChange: insp.EnterSubmitsAccountChange}
 			// Enter submits the field's form by its default button, to
 			// where that button says (its formaction) or else the form.
 			to := insp.FormAction

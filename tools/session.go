@@ -380,6 +380,10 @@ func (s *Session) redactOutput(out Output) Output {
 	return out
 }
 
+// personsBrowserClosed is the answer to every call of a session in the
+// person's own browser once they closed it (--connect): the session is over.
+const personsBrowserClosed = "The person's browser was closed (or it took back the connection), so this session has ended and nothing more can be done in it. Chaperone never reopens or reconnects to a person's browser by itself. Tell the person: to go on, they open it again with remote debugging allowed, then restart Chaperone."
+
 // recover brings back a crashed tab or a dead browser before a call. It
 // returns the message the agent must see when that happened, or "".
 func (s *Session) recover(ctx context.Context) string {
@@ -392,6 +396,9 @@ func (s *Session) recover(ctx context.Context) string {
 	}
 	restarted, url, err := s.tab.Recover(ctx)
 	s.live = nil
+	if errors.Is(err, browser.ErrPersonsBrowserClosed) || errors.Is(s.tab.Err(), browser.ErrPersonsBrowserClosed) {
+		return personsBrowserClosed
+	}
 	if err != nil {
 		return fmt.Sprintf("The browser crashed and could not be restarted: %v. Every ref from earlier snapshots is invalid.", err)
 	}

@@ -43,11 +43,68 @@ function inspect(scroll, payment, at, retried) {
 	out.fieldName = fieldName(el).slice(0, 200);
 	const submits = (el.tagName === 'BUTTON' && (el.getAttribute('type') || 'submit').toLowerCase() === 'submit') ||
 		(el.tagName === 'INPUT' && /^(submit|image)$/.test(out.inputType));
+	// accountForm says whether sending form by submitter changes the
+	// account it is sent to (the default policy's account-change rule):
+	// it sets a password (a new-password field, or one whose name says
+	// new, confirm or repeat: a change or a sign-up), or it holds an
+	// email, phone or user-name field, or two password fields, and is no
+	// sign-in. A field the page filled in, since changed, is an edit; so
+	// is a form whose submit, action, name or page says change, save,
+	// settings or profile, unless it says sign in and no edit. Without
+	// such words the fields decide: one identifier (and a password) is a
+	// sign-in or a newsletter, more is a profile.
+	const accountForm = (form, submitter) => {
+		if (!form) return false;
+		const words = (f) => [f.getAttribute('name'), f.id, f.getAttribute('aria-label'), f.getAttribute('placeholder'), f.getAttribute('title'), labelText(f)].join(' ');
+		const tokens = (f) => (f.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
+		const fields = Array.from(form.elements || form.querySelectorAll('input,textarea')).filter(f => f.matches('input,textarea') &&
+			!/^(hidden|submit|button|reset|image|checkbox|radio|file|range|color)$/.test((f.getAttribute('type') || 'text').toLowerCase()));
+		const isPassword = (f) => f.type === 'password' || tokens(f).some(t => /^(current|new)-password$/.test(t)) ||
+			(getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
+		const passwords = fields.filter(isPassword);
+		if (passwords.some(f => tokens(f).includes('new-password') || /new|confirm|repeat|retype|again|verify|change/i.test(words(f)))) return true;
+		const ids = fields.filter(f => !isPassword(f) && (/^(email|tel)$/i.test(f.type) || /^(email|tel)$/i.test(f.getAttribute('inputmode') || '') ||
+			tokens(f).some(t => /^(email|tel|tel-national|username)$/.test(t)) || /e-?mail|phone|mobile|user.?name/i.test(words(f))));
+		if (ids.some(f => f.defaultValue !== '' && f.value !== f.defaultValue)) return true;
+		if (!ids.length && passwords.length < 2) return false;
+		const name = (b) => !b ? '' : [b.getAttribute('aria-label'), b.getAttribute('title'), b.value, b.textContent, b.getAttribute('formaction')].join(' ');
+		let action = '';
+		try { action = decodeURIComponent(new URL(form.getAttribute('action') || '', doc.baseURI).pathname); } catch (e) { /* no action */ }
+		const said = [name(submitter), action, form.getAttribute('name'), form.id, form.getAttribute('aria-label'), doc.location.pathname].join(' ').replace(/[_\-/.]+/g, ' ');
+		const edit = /\b(change|update|edit|save|modify|replace|rename|new|apply|confirm)\b/i;
+		// A sign-in may ask for a password and a PIN: two password fields.
+		if (/\b(sign|log)\s?(in|on)\b|\b(signin|login|logon|sessions?|auth)\b/i.test(said) && !edit.test(said)) return false;
+		if (passwords.length >= 2 || edit.test(said) || /\b(settings?|profile|security|preferences?|recovery|account)\b/i.test(said)) return true;
+		return fields.length > ids.length + passwords.length;
+	};
+	// The button Enter in a field of form presses: its first submit control.
+	const defaultButton = (form) => form && Array.from(form.elements).find(f =>
+		(f.tagName === 'BUTTON' && (f.getAttribute('type') || 'submit').toLowerCase() === 'submit') ||
+		(f.tagName === 'INPUT' && /^(submit|image)$/i.test(f.getAttribute('type') || '')));
 	const paymentForm = (form) => !!form && Array.from(form.elements).some(f => f.matches('input,select,textarea') && isPayment(f));
 	out.submitsPayment = submits && paymentForm(el.form);
 	// Enter in a text field submits its form too (implicit submission).
 	const implicit = out.tag === 'input' && !/^(button|checkbox|radio|reset|file|hidden|color|range|image|submit)$/.test(out.inputType);
 	out.enterSubmitsPayment = out.submitsPayment || (implicit && paymentForm(el.form));
+	// A button that sends its fields by script, as a submit would: a
+	// button element of any type, an input of type button, or anything
+	// with a button's role, in a form or beside fields outside any (pages
+	// that have no form element); not one that only shows, hides, clears
+	// or cancels.
+	const buttonish = el.tagName === 'BUTTON' || (out.tag === 'input' && out.inputType === 'button') ||
+		/^button$/i.test(el.getAttribute('role') || '');
+	const scripted = !submits && buttonish &&
+		!/\b(show|hide|reveal|toggle|clear|cancel|back|close)\b|\beye\b/i.test([el.getAttribute('aria-label'), el.getAttribute('title'), el.value, el.textContent].join(' '));
+	const around = () => {
+		const form = el.closest('form');
+		if (form) return form;
+		for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
+			if (a.querySelector('input,textarea')) return a;
+		}
+		return null;
+	};
+	out.submitsAccount = (submits && accountForm(el.form, el)) || (scripted && accountForm(around(), el));
+	out.enterSubmitsAccount = out.submitsAccount || (implicit && accountForm(el.form, defaultButton(el.form)));
 	// What the caller needs to follow card fields into frames this page
 	// script cannot read: whether the node submits a form, or Enter in it
 	// does.

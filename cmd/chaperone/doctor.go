@@ -25,7 +25,8 @@ type finding struct {
 }
 
 // doctorCmd checks what Chaperone needs on this machine (the browser, its
-// sandbox, fonts, the HTTP port) and says how to fix each problem. It exits
+// sandbox, fonts, the HTTP port; with --connect, the person's own browser
+// instead of one it launches) and says how to fix each problem. It exits
 // non-zero when a check fails.
 func doctorCmd(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet(e, "doctor", "doctor [flags]")
@@ -34,16 +35,19 @@ func doctorCmd(ctx context.Context, e *env, args []string) error {
 	if _, err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
 	}
-	opts, err := bf.options(slog.New(slog.DiscardHandler))
-	if err != nil {
-		return err
+	var findings []finding
+	if bf.connect != "" {
+		// The person's own browser: Chaperone launches none, and does not
+		// connect to theirs just to check (Chrome would ask them).
+		findings = append(findings, checkConnect(ctx, bf.connect))
+	} else {
+		opts, err := bf.options(slog.New(slog.DiscardHandler))
+		if err != nil {
+			return err
+		}
+		findings = append(findings, checkBrowser(ctx, opts, e.getenv), checkSandbox(opts), checkConnect(ctx, ""))
 	}
-	findings := []finding{
-		checkBrowser(ctx, opts, e.getenv),
-		checkSandbox(opts),
-		checkFonts(),
-		checkPort(*httpAddr),
-	}
+	findings = append(findings, checkFonts(), checkPort(*httpAddr))
 	failed := 0
 	for _, f := range findings {
 		fmt.Fprintf(e.stdout, "%-4s  %-8s %s\n", f.status, f.check, f.detail)

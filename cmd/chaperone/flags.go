@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -181,13 +182,13 @@ func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
 	}
 	endpoint, attached := b.cdp, false
 	if b.connect != "" {
-		if b.cdp != "" || b.userDataDir != "" || b.cdpDefaultContext {
-			return browser.Options{}, errors.New("--connect cannot be combined with --cdp-endpoint, --cdp-default-context or --user-data-dir")
+		if b.cdp != "" || b.userDataDir != "" || b.cdpDefaultContext || len(b.pool) > 0 {
+			return browser.Options{}, errors.New("--connect cannot be combined with --cdp-endpoint, --cdp-default-context, --user-data-dir or --browser-pool")
 		}
-		if b.connect == "auto" {
-			return browser.Options{}, errors.New("--connect auto: finding the person's browser is not built yet; give its DevTools endpoint")
+		if endpoint, err = connectEndpoint(b.connect, log); err != nil {
+			return browser.Options{}, err
 		}
-		endpoint, attached = b.connect, true
+		attached = true
 	}
 	return browser.Options{
 		Path:           b.path,
@@ -201,6 +202,30 @@ func (b *browserFlags) options(log *slog.Logger) (browser.Options, error) {
 		NoSandbox:      b.noSandbox,
 		Logger:         log,
 	}, nil
+}
+
+// connectEndpoint is the DevTools endpoint of --connect: the person's
+// running browser that auto finds (connect.go), or the endpoint given.
+func connectEndpoint(connect string, log *slog.Logger) (string, error) {
+	if connect == "auto" {
+		found, info, err := findPersonsBrowser(context.Background())
+		if err != nil {
+			return "", fmt.Errorf("--connect auto: %w", err)
+		}
+		log.Info("found the person's browser", "browser", found.Browser, "version", info.Browser, "profile", found.Dir, "port", found.Port)
+		return found.Endpoint(), nil
+	}
+	if !isDevToolsEndpoint(connect) {
+		return "", fmt.Errorf("--connect %q: want auto, or the browser's DevTools endpoint (ws://host:port/devtools/browser/… or http://host:port)", fleet.EndpointName(connect))
+	}
+	return connect, nil
+}
+
+// isDevToolsEndpoint reports whether e reads as a DevTools endpoint:
+// ws://… or http://host:port.
+func isDevToolsEndpoint(e string) bool {
+	u, err := url.Parse(e)
+	return err == nil && (u.Scheme == "ws" || u.Scheme == "wss" || u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
 // endpoints returns the endpoints of --browser-pool: the list given, or the
@@ -220,8 +245,7 @@ func (b *browserFlags) endpoints() ([]string, error) {
 		b.pool = list
 	}
 	for _, e := range b.pool {
-		u, err := url.Parse(e)
-		if err != nil || (u.Scheme != "ws" && u.Scheme != "wss" && u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		if !isDevToolsEndpoint(e) {
 			return nil, fmt.Errorf("--browser-pool: %q is not a DevTools endpoint (ws://host:port/… or http://host:port)", fleet.EndpointName(e))
 		}
 	}

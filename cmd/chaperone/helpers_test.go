@@ -94,7 +94,7 @@ const ownBrowser = "CHAPERONE_CDP_ENDPOINT="
 
 // ownBrowserFlags are the flags that choose or shape the browser itself;
 // a server given one launches its own.
-var ownBrowserFlags = []string{"--cdp-endpoint", "--connect", "--cdp-default-context", "--browser-pool", "--browser-path", "--user-data-dir", "--headed"}
+var ownBrowserFlags = []string{"--connect", "--cdp-endpoint", "--cdp-default-context", "--browser-pool", "--browser-path", "--user-data-dir", "--headed"}
 
 // actionBudget widens the time an action may take for the commands the
 // tests run (a flag given in args still wins). What the tests check is the
@@ -114,7 +114,7 @@ func withBrowser(tb testing.TB, env, args []string) []string {
 	}
 	env = append(slices.Clip(env), actionBudget)
 	for _, e := range env {
-		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") ||
+		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") || strings.HasPrefix(e, "CHAPERONE_CONNECT=") ||
 			strings.HasPrefix(e, "CHAPERONE_USER_DATA_DIR=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_PATH=") {
 			return env
 		}

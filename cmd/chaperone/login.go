@@ -35,6 +35,11 @@ func loginCmd(ctx context.Context, e *env, args []string) error {
 	if *save == "" {
 		return errors.New("--save FILE is required: the file to write the login to")
 	}
+	if cf.browser.connect != "" {
+		// Saving would copy the person's own cookies for the site into a
+		// file; their browser is signed in already.
+		return errors.New("--connect: login signs in a browser of Chaperone's and saves it; your own browser is signed in already: use serve --connect instead")
+	}
 	st, err := cf.setup(e.stderr)
 	if err != nil {
 		return err

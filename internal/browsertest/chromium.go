@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -27,7 +28,7 @@ type Chromium struct {
 	WebSocket string
 	// HTTP is http://127.0.0.1:PORT, the address that finds WebSocket.
 	HTTP string
-	// dir is its profile, removed by stop.
+	// dir is its profile or the directory that holds it, removed by stop.
 	dir string
 }
 
@@ -81,17 +82,30 @@ func startChromium(port int, extra ...string) (*Chromium, error) {
 	if err != nil {
 		return nil, err
 	}
+	return startChromiumIn(path, dir, dir, port, extra...)
+}
+
+// startChromiumIn starts the Chromium at path with the profile profile,
+// listening for DevTools on port (0 picks one), with the extra arguments
+// (flags, then the URLs of its first tabs), and waits until its endpoint is
+// up. Its stop ends it and removes remove, the directory that holds the
+// profile.
+func startChromiumIn(path, profile, remove string, port int, extra ...string) (*Chromium, error) {
+	dir := profile
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
 		fmt.Sprintf("--remote-debugging-port=%d", port), "--user-data-dir=" + dir}, extra...)
-	cmd := exec.Command(path, append(args, "about:blank")...)
+	if !slices.ContainsFunc(extra, func(a string) bool { return !strings.HasPrefix(a, "-") }) {
+		args = append(args, "about:blank")
+	}
+	cmd := exec.Command(path, args...)
 	// Its own process group, so that Kill ends its helpers too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		os.RemoveAll(dir)
+		os.RemoveAll(remove)
 		return nil, fmt.Errorf("browsertest: starting chromium: %w", err)
 	}
-	c := &Chromium{Cmd: cmd, dir: dir}
+	c := &Chromium{Cmd: cmd, dir: remove}
 	deadline := time.Now().Add(launchTimeout)
 	for !c.ready(dir, port) {
 		if time.Now().After(deadline) {
