@@ -152,8 +152,10 @@ type builder struct {
 	// first use (domItems).
 	axOf [][]int32
 	// answers holds the nodes that answer a gesture other than a plain
-	// click, with its bits (gestures.go); nil when none does.
-	answers map[domRef]uint8
+	// click, with its bits (gestures.go); nil when none does. answered
+	// holds those already visited.
+	answers  map[domRef]uint8
+	answered map[domRef]bool
 }
 
 // selectOptions says how many options select k has.
@@ -393,6 +395,17 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 		// A <span> holding a row's text, which the tree leaves out as
 		// uninteresting, answers a double click all the same.
 		k = b.classifyGesture(f, i, dom, parent, within)
+	}
+	if n.Role.Value.s == "StaticText" && b.answers != nil && !n.Ignored {
+		// The text of an element that the tree leaves out altogether (a
+		// <span> of a row, or one around a <b>): the element answers for
+		// it.
+		for r, up := b.p.parent(dom), 0; r.doc >= 0 && up < 3 && b.axIndex(r) < 0; r, up = b.p.parent(r), up+1 {
+			if b.answers[r] != 0 {
+				b.classifyGesture(f, -1, r, parent, within)
+				break
+			}
+		}
 	}
 	childParent, childWithin := parent, within
 	inter := false
@@ -675,7 +688,9 @@ func (b *builder) addCand(c cand) int32 {
 	c.prio = int8(pr)
 	b.cands = append(b.cands, c)
 	k := int32(len(b.cands) - 1)
-	b.candOf[c.frame][c.ax] = k
+	if c.ax >= 0 {
+		b.candOf[c.frame][c.ax] = k
+	}
 	return k
 }
 

@@ -307,14 +307,19 @@ func plainlyIgnored(n *axNode) bool {
 	return true
 }
 
-// classifyGesture makes node i of frame f, which the tree leaves out, an
-// element when it answers a gesture (classify's rule for the nodes the
-// tree keeps); it returns the candidate's index or -1.
+// classifyGesture makes DOM node dom, which the tree leaves out (node i of
+// frame f, ignored; or -1, not in the tree at all), an element when it
+// answers a gesture (classify's rule for the nodes the tree keeps); it
+// returns the candidate's index or -1.
 func (b *builder) classifyGesture(f int, i int32, dom domRef, parent int32, within int8) int32 {
 	p := b.p
-	if dom.doc < 0 || within >= withinControl || p.nodeType(dom) != 1 || p.ownsText(dom) {
+	if dom.doc < 0 || within >= withinControl || p.nodeType(dom) != 1 || p.ownsText(dom) || b.answered[dom] {
 		return -1
 	}
+	if b.answered == nil {
+		b.answered = make(map[domRef]bool)
+	}
+	b.answered[dom] = true
 	if v := p.style(dom, p.styles.visibility); v == "hidden" || v == "collapse" || p.style(dom, p.styles.display) == "none" {
 		return -1
 	}

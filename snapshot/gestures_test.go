@@ -38,7 +38,9 @@ func TestGestureExposure(t *testing.T) {
 			{"listitem", "report.pdf 120 KB", right},
 			{"listitem", "photo.jpg 2.4 MB", right},
 			{"generic", "Quarterly plan", double},
-		}, 3, []string{"notes.txt 3 KB", "Ada shared report.pdf", "Grace commented on photo.jpg", "Owner", "Ada", "12", "No action yet"}},
+			{"generic", "Spring newsletter", double},
+			{"generic", "Board minutes", double},
+		}, 5, []string{"notes.txt 3 KB", "Ada shared report.pdf", "Grace commented on photo.jpg", "Owner", "Ada", "12", "No action yet"}},
 	}
 	captures := loadCaptures(t)
 	for _, tt := range tests {
@@ -91,7 +93,7 @@ func TestGestureBudget(t *testing.T) {
 	without := *c
 	without.Gestures = nil
 	base, _, _ := build(t, &without, Options{}, 1)
-	if got, want := len(s.Elements), len(base.Elements)+3; got != want {
-		t.Errorf("%d elements with the page's listeners, %d without: want 3 more (two files and the title)\n%s", got, len(base.Elements), s.Render())
+	if got, want := len(s.Elements), len(base.Elements)+5; got != want {
+		t.Errorf("%d elements with the page's listeners, %d without: want 5 more (two files, the title, two drafts)\n%s", got, len(base.Elements), s.Render())
 	}
 }

@@ -1,0 +1,116 @@
+package browser_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/snapshot"
+)
+
+// gesturePage listens for double and right clicks every way a page can:
+// addEventListener, an on- attribute, an on- property, inside open and
+// closed shadow roots, on a list and on a <div> list for their rows, in a
+// frame of its own process and in a cross-site one; and on the window, the
+// document, <html> and <body>, which stand for no element. Then it breaks
+// its own built-ins and claims listeners it does not have.
+const gesturePage = `<!doctype html><html><head><title>Gestures</title>
+<style>*{transition:none!important} iframe{width:300px;height:60px;border:0}</style></head><body>
+<p><span id="own">Own listener</span> <span ondblclick="void 0">Attribute listener</span> <span id="prop">Property listener</span>
+<span ondblclick="void 0"><b>Nested listener</b></span> <span id="plain">No listener</span> <span data-on="dblclick" class="editable" ondblclick-x="1">Forged listener</span></p>
+<div id="host"></div><div id="closed"></div>
+<ul id="deleg"><li><span>Delegated row one</span></li><li><span>Delegated row two</span></li></ul>
+<div id="divlist"><div class="item"><b>Div row one</b></div><div class="item"><b>Div row two</b></div></div>
+<iframe src="/inner?text=Same-site+frame+listener"></iframe>
+<iframe src="%s/inner?text=Cross-site+frame+listener"></iframe>
+<script>
+const noop = () => {};
+document.getElementById('own').addEventListener('dblclick', noop);
+document.getElementById('prop').ondblclick = noop;
+for (const [id, mode] of [['host', 'open'], ['closed', 'closed']]) {
+  const root = document.getElementById(id).attachShadow({mode});
+  root.innerHTML = '<span>' + (mode === 'open' ? 'Shadow listener' : 'Closed shadow listener') + '</span>';
+  root.querySelector('span').addEventListener('contextmenu', noop);
+}
+document.getElementById('deleg').addEventListener('dblclick', noop);
+document.getElementById('divlist').addEventListener('contextmenu', noop);
+for (const t of [window, document, document.documentElement, document.body]) {
+  t.addEventListener('dblclick', noop);
+  t.addEventListener('contextmenu', noop, true);
+}
+EventTarget.prototype.addEventListener = noop;
+Object.defineProperty(Document.prototype, 'nodeType', {get: () => 1});
+document.getElementById('plain').addEventListener('dblclick', noop);
+</script></body></html>`
+
+// TestCaptureGestures: a capture lists the nodes the browser reports
+// listening for a double or a right click, whatever way the page added the
+// listener and in whichever frame, and the snapshot makes each an element
+// that says its gesture; a listener on the window, the document, <html> or
+// <body>, a listener the page only claims, and one it failed to add make
+// none. A judged capture does not ask.
+func TestCaptureGestures(t *testing.T) {
+	t.Parallel()
+	var base string
+	mux := http.NewServeMux()
+	mux.HandleFunc("/page", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, gesturePage, strings.Replace(base, "127.0.0.1", "localhost", 1))
+	})
+	mux.HandleFunc("/inner", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><body><b id="x">%s</b><script>document.getElementById('x').addEventListener('dblclick', () => {});</script>`,
+			strings.ReplaceAll(r.URL.Query().Get("text"), "<", ""))
+	})
+	base = browsertest.Serve(t, mux)
+	tab := browsertest.Tab(t)
+	navigate(t, tab, base+"/page")
+
+	c := captureOf(t, tab, browser.CaptureOptions{})
+	if len(c.RemoteDOM) != 1 {
+		t.Fatalf("%d out-of-process frames captured, want 1 (the cross-site one)", len(c.RemoteDOM))
+	}
+	s, table, _ := snapshot.Build(c, snapshot.Options{}, 1)
+	double, right := []string{snapshot.GestureDoubleClick}, []string{snapshot.GestureRightClick}
+	for _, w := range []struct {
+		name     string
+		gestures []string
+	}{
+		{"Own listener", double}, {"Attribute listener", double}, {"Property listener", double}, {"Nested listener", double},
+		{"Shadow listener", right}, {"Closed shadow listener", right},
+		{"Delegated row one", double}, {"Delegated row two", double},
+		{"Div row one", right}, {"Div row two", right},
+		{"Same-site frame listener", double}, {"Cross-site frame listener", double},
+	} {
+		e, ok := s.Find("generic", w.name)
+		if !ok {
+			t.Errorf("no generic %q in\n%s", w.name, s.Render())
+			continue
+		}
+		if !slices.Equal(e.Gestures, w.gestures) {
+			t.Errorf("%q answers %v, want %v", w.name, e.Gestures, w.gestures)
+		}
+		if table[e.Ref].BackendNodeID == 0 {
+			t.Errorf("%q has no node", w.name)
+		}
+	}
+	n := 0
+	for _, e := range s.Elements {
+		if len(e.Gestures) > 0 {
+			n++
+		}
+		if e.Name == "No listener" || e.Name == "Forged listener" {
+			t.Errorf("%s %q is an element: no listener of its own was added", e.Role, e.Name)
+		}
+	}
+	if n != 12 {
+		t.Errorf("%d elements say a gesture, want 12:\n%s", n, s.Render())
+	}
+	if j := captureOf(t, tab, browser.CaptureOptions{Judged: true}); len(j.Gestures) != 0 {
+		t.Errorf("a judged capture lists %d gesture listeners, want none", len(j.Gestures))
+	}
+}
