@@ -184,8 +184,9 @@ const (
 // handler and no pointer cursor (a CSS icon, an SVG label, a game cell), the
 // children of a listbox or menu as its options or menu items whatever their
 // tags, what a person drags (draggable, a grab cursor, the items of a
-// sortable list), a focusable handle its classes call a slider's, and the
-// item of a menu bar that holds a submenu shown on hover), listed in
+// sortable list), a focusable handle its classes call a slider's, the
+// item of a menu bar that holds a submenu shown on hover, and what answers
+// a double click or a right click (gestures.go)), listed in
 // depth-first document order with an open JavaScript dialog's controls
 // first. When more qualify than
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
