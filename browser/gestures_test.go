@@ -6,6 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/domdebugger"
+	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
@@ -113,4 +119,41 @@ func TestCaptureGestures(t *testing.T) {
 	if j := captureOf(t, tab, browser.CaptureOptions{Judged: true}); len(j.Gestures) != 0 {
 		t.Errorf("a judged capture lists %d gesture listeners, want none", len(j.Gestures))
 	}
+}
+
+// BenchmarkGestureListeners times what a capture adds to ask for the
+// gesture listeners (the document's object, DOMDebugger.getEventListeners
+// over the whole tree, the object's release, one after the other) beside
+// the accessibility tree of the same page in the same loop, so that both
+// see the same load: gesture-ms against ax-ms.
+func BenchmarkGestureListeners(b *testing.B) {
+	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
+	listeners := cdp.Command[domdebugger.GetEventListenersParams, browser.RawForTest]{Method: domdebugger.CommandGetEventListeners}
+	onBenchPages(b, func(b *testing.B, tab *browser.Context) {
+		var axTime, gestTime time.Duration
+		depth, pierce := int64(-1), true
+		for b.Loop() {
+			start := time.Now()
+			if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
+				b.Fatal(err)
+			}
+			mid := time.Now()
+			doc, err := browser.CallForTest(b.Context(), tab, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := browser.CallForTest(b.Context(), tab, listeners, domdebugger.GetEventListenersParams{ObjectID: doc.Result.ObjectID, Depth: &depth, Pierce: &pierce}); err != nil {
+				b.Fatal(err)
+			}
+			if _, err := browser.CallForTest(b.Context(), tab, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: doc.Result.ObjectID}); err != nil {
+				b.Fatal(err)
+			}
+			axTime += mid.Sub(start)
+			gestTime += time.Since(mid)
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(axTime.Microseconds())/n/1000, "ax-ms")
+		b.ReportMetric(float64(gestTime.Microseconds())/n/1000, "gesture-ms")
+		b.ReportMetric(float64(gestTime)/float64(axTime), "ratio")
+	})
 }
