@@ -1,6 +1,7 @@
 package browser_test
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -156,4 +157,84 @@ func BenchmarkGestureListeners(b *testing.B) {
 		b.ReportMetric(float64(gestTime.Microseconds())/n/1000, "gesture-ms")
 		b.ReportMetric(float64(gestTime)/float64(axTime), "ratio")
 	})
+}
+
+// TestGesturesAnswer: a person's double or right click at the box the
+// snapshot gives an element that says the gesture does what the page
+// promises: the todo of each framework style opens for editing and Enter
+// saves it; a file's own menu opens and its item runs; a draft opens.
+func TestGesturesAnswer(t *testing.T) {
+	t.Parallel()
+	site := browsertest.Site(t)
+	type step struct {
+		role, name, gesture string
+		want                string
+	}
+	for _, tt := range []struct {
+		page  string
+		steps []step
+	}{
+		{"/widgets/todos-vue", []step{{"generic", "Walk the dog", snapshot.GestureDoubleClick, `Saved "Walk the dog" as "Walk the dog!"`}}},
+		{"/widgets/todos-jquery", []step{{"generic", "Buy milk", snapshot.GestureDoubleClick, `Saved "Buy milk" as "Buy milk!"`}}},
+		{"/widgets/todos-react", []step{{"generic", "Call the bank", snapshot.GestureDoubleClick, `Saved "Call the bank" as "Call the bank!"`}}},
+		{"/widgets/files", []step{
+			{"listitem", "photo.jpg", snapshot.GestureRightClick, "Menu for photo.jpg"},
+			{"menuitem", "Download", "", "Downloaded photo.jpg"},
+			{"generic", "Board minutes", snapshot.GestureDoubleClick, "Opened draft Board minutes"},
+		}},
+	} {
+		t.Run(strings.TrimPrefix(tt.page, "/widgets/"), func(t *testing.T) {
+			tab := browsertest.Tab(t)
+			navigate(t, tab, site+tt.page)
+			for _, st := range tt.steps {
+				s, _, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 1)
+				e, ok := s.Find(st.role, st.name)
+				if !ok {
+					t.Fatalf("no %s %q in\n%s", st.role, st.name, s.Render())
+				}
+				if st.gesture != "" && !slices.Contains(e.Gestures, st.gesture) {
+					t.Fatalf("%s %q answers %v, want %s", st.role, st.name, e.Gestures, st.gesture)
+				}
+				x, y := e.BBox.X+e.BBox.Width/2, e.BBox.Y+e.BBox.Height/2
+				button, clicks := "left", 1
+				switch st.gesture {
+				case snapshot.GestureDoubleClick:
+					clicks = 2
+				case snapshot.GestureRightClick:
+					button = "right"
+				}
+				person(t, tab, browser.PersonInput{Type: "mouseMoved", X: x, Y: y})
+				for n := 1; n <= clicks; n++ {
+					person(t, tab, browser.PersonInput{Type: "mousePressed", X: x, Y: y, Button: button, ClickCount: n})
+					person(t, tab, browser.PersonInput{Type: "mouseReleased", X: x, Y: y, Button: button, ClickCount: n})
+				}
+				if strings.HasPrefix(st.want, "Saved") {
+					// The edit field has the focus: a person types and saves.
+					person(t, tab, browser.PersonInput{Type: "keyDown", Key: "End", Code: "End", KeyCode: 35})
+					person(t, tab, browser.PersonInput{Type: "keyUp", Key: "End", Code: "End", KeyCode: 35})
+					person(t, tab, browser.PersonInput{Type: "keyDown", Key: "!", Code: "Digit1", Text: "!", KeyCode: 49})
+					person(t, tab, browser.PersonInput{Type: "keyUp", Key: "!", Code: "Digit1", KeyCode: 49})
+					person(t, tab, browser.PersonInput{Type: "keyDown", Key: "Enter", Code: "Enter", Text: "\r", KeyCode: 13})
+					person(t, tab, browser.PersonInput{Type: "keyUp", Key: "Enter", Code: "Enter", KeyCode: 13})
+				}
+				var log string
+				if !waitUntil(t, 20*time.Millisecond, func() bool {
+					if err := tab.Evaluate(testCtx(t), `document.getElementById('log').textContent`, &log); err != nil {
+						t.Fatal(err)
+					}
+					return log == st.want
+				}) {
+					t.Fatalf("after a %s on %s %q the page says %q, want %q", cmp.Or(st.gesture, "click"), st.role, st.name, log, st.want)
+				}
+			}
+		})
+	}
+}
+
+// person sends one input event as a person's.
+func person(t *testing.T, tab *browser.Context, ev browser.PersonInput) {
+	t.Helper()
+	if err := tab.DispatchPersonInput(testCtx(t), ev); err != nil {
+		t.Fatal(err)
+	}
 }
