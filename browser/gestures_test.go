@@ -21,7 +21,8 @@ import (
 
 // gesturePage listens for double and right clicks every way a page can:
 // addEventListener, an on- attribute, an on- property, inside open and
-// closed shadow roots, on a list and on a <div> list for their rows, in a
+// closed shadow roots, on a list, a <div> list and GWT's list of rows whose
+// classes alternate, for their rows, in a
 // frame of its own process and in a cross-site one; and on the window, the
 // document, <html> and <body>, which stand for no element. Then it breaks
 // its own built-ins and claims listeners it does not have.
@@ -32,6 +33,7 @@ const gesturePage = `<!doctype html><html><head><title>Gestures</title>
 <div id="host"></div><div id="closed"></div>
 <ul id="deleg"><li><span>Delegated row one</span></li><li><span>Delegated row two</span></li></ul>
 <div id="divlist"><div class="item"><b>Div row one</b></div><div class="item"><b>Div row two</b></div></div>
+<div id="cells"><div class="even" __idx="0">Cell row one</div><div class="odd" __idx="1">Cell row two</div></div>
 <iframe src="/inner?text=Same-site+frame+listener"></iframe>
 <iframe src="%s/inner?text=Cross-site+frame+listener"></iframe>
 <script>
@@ -45,6 +47,7 @@ for (const [id, mode] of [['host', 'open'], ['closed', 'closed']]) {
 }
 document.getElementById('deleg').addEventListener('dblclick', noop);
 document.getElementById('divlist').addEventListener('contextmenu', noop);
+document.getElementById('cells').ondblclick = noop;
 for (const t of [window, document, document.documentElement, document.body]) {
   t.addEventListener('dblclick', noop);
   t.addEventListener('contextmenu', noop, true);
@@ -91,6 +94,7 @@ func TestCaptureGestures(t *testing.T) {
 		{"Shadow listener", right}, {"Closed shadow listener", right},
 		{"Delegated row one", double}, {"Delegated row two", double},
 		{"Div row one", right}, {"Div row two", right},
+		{"Cell row one", double}, {"Cell row two", double},
 		{"Same-site frame listener", double}, {"Cross-site frame listener", double},
 	} {
 		e, ok := s.Find("generic", w.name)
@@ -114,8 +118,8 @@ func TestCaptureGestures(t *testing.T) {
 			t.Errorf("%s %q is an element: no listener of its own was added", e.Role, e.Name)
 		}
 	}
-	if n != 12 {
-		t.Errorf("%d elements say a gesture, want 12:\n%s", n, s.Render())
+	if n != 14 {
+		t.Errorf("%d elements say a gesture, want 14:\n%s", n, s.Render())
 	}
 	if j := captureOf(t, tab, browser.CaptureOptions{Judged: true}); len(j.Gestures) != 0 {
 		t.Errorf("a judged capture lists %d gesture listeners, want none", len(j.Gestures))

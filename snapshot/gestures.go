@@ -143,43 +143,46 @@ func (p *page) delegate(r domRef, bits uint8, out map[domRef]uint8, left *int) b
 	return len(rows) > 0
 }
 
-// rowKey groups siblings that repeat: the same parent, tag and classes.
-type rowKey struct{ parent, tag, class int }
+// rowKey groups siblings that repeat: the same parent and tag, and the
+// same classes, or the same attributes other than class, style and id
+// (GWT's rows alternate two classes but each has __idx; a data-id).
+type rowKey struct {
+	parent, tag int
+	mark        string
+}
 
 // rowsIn lists the rows among nodes [from, end) of document di, in order:
 // a list's items, a table's rows, elements whose role says they are an
-// item or a row, and siblings that repeat one tag and class list (a list
-// drawn with <div>s).
+// item or a row, and siblings that repeat (a list drawn with <div>s).
 func (p *page) rowsIn(di int32, from, end int) []domRef {
 	n := &p.docs[di].d.Nodes
-	classOf := func(j int) int {
-		if j >= len(n.Attributes) {
-			return -1
+	keys := func(j int) []rowKey {
+		if j >= len(n.ParentIndex) || j >= len(n.NodeName) || j >= len(n.Attributes) || p.nodeType(domRef{di, int32(j)}) != 1 {
+			return nil
 		}
+		var names []string
+		var out []rowKey
 		a := n.Attributes[j]
 		for i := 0; i+1 < len(a); i += 2 {
-			if p.dom.str(a[i]) == "class" {
-				return a[i+1]
+			switch name := p.dom.str(a[i]); name {
+			case "class":
+				if v := p.dom.str(a[i+1]); strings.TrimSpace(v) != "" {
+					out = append(out, rowKey{n.ParentIndex[j], n.NodeName[j], "class " + v})
+				}
+			case "style", "id":
+			default:
+				names = append(names, name)
 			}
 		}
-		return -1
-	}
-	key := func(j int) (rowKey, bool) {
-		if j >= len(n.ParentIndex) || j >= len(n.NodeName) {
-			return rowKey{}, false
+		if len(names) > 0 {
+			slices.Sort(names)
+			out = append(out, rowKey{n.ParentIndex[j], n.NodeName[j], "attributes " + strings.Join(names, " ")})
 		}
-		c := classOf(j)
-		if c < 0 || strings.TrimSpace(p.dom.str(c)) == "" {
-			return rowKey{}, false
-		}
-		return rowKey{n.ParentIndex[j], n.NodeName[j], c}, true
+		return out
 	}
 	repeats := make(map[rowKey]int)
 	for j := from; j < end; j++ {
-		if p.nodeType(domRef{di, int32(j)}) != 1 {
-			continue
-		}
-		if k, ok := key(j); ok {
+		for _, k := range keys(j) {
 			repeats[k]++
 		}
 	}
@@ -189,8 +192,11 @@ func (p *page) rowsIn(di int32, from, end int) []domRef {
 		if p.nodeType(r) != 1 {
 			continue
 		}
-		k, ok := key(j)
-		if p.rowByMarkup(r) || (ok && repeats[k] > 1) {
+		row := p.rowByMarkup(r)
+		for _, k := range keys(j) {
+			row = row || repeats[k] > 1
+		}
+		if row {
 			rows = append(rows, r)
 		}
 	}
@@ -281,10 +287,11 @@ func (p *page) ownsText(r domRef) bool {
 }
 
 // gestureSized reports whether node r may be an element by its gesture
-// alone: a box no bigger than a list item's and text short enough to be a
-// row's label.
+// alone: a box no taller than a list item's (a block stretches across its
+// list, so its width says nothing) and text short enough to be a row's
+// label.
 func (b *builder) gestureSized(f int, i int32, r domRef) bool {
-	if !b.compactish(r) {
+	if bb, ok := b.p.bounds(r); !ok || bb.Width <= 0 || bb.Height <= 0 || bb.Height > 4*compactHeight {
 		return false
 	}
 	if i < 0 || b.p.frames[f].nodes[i].Ignored {
