@@ -22,7 +22,7 @@ import (
 // gesturePage listens for double and right clicks every way a page can:
 // addEventListener, an on- attribute, an on- property, inside open and
 // closed shadow roots, on a list, a <div> list and GWT's list of rows whose
-// classes alternate, for their rows, in a
+// classes alternate, for their rows, and on a tree for its items, in a
 // frame of its own process and in a cross-site one; and on the window, the
 // document, <html> and <body>, which stand for no element. Then it breaks
 // its own built-ins and claims listeners it does not have.
@@ -33,6 +33,7 @@ const gesturePage = `<!doctype html><html><head><title>Gestures</title>
 <div id="host"></div><div id="closed"></div>
 <ul id="deleg"><li><span>Delegated row one</span></li><li><span>Delegated row two</span></li></ul>
 <div id="divlist"><div class="item"><b>Div row one</b></div><div class="item"><b>Div row two</b></div></div>
+<ul role="tree" id="tree"><li role="treeitem" aria-expanded="false">Folder one</li><li role="treeitem">Folder two</li></ul>
 <div id="cells"><div class="even" __idx="0">Cell row one</div><div class="odd" __idx="1">Cell row two</div></div>
 <iframe src="/inner?text=Same-site+frame+listener"></iframe>
 <iframe src="%s/inner?text=Cross-site+frame+listener"></iframe>
@@ -48,6 +49,7 @@ for (const [id, mode] of [['host', 'open'], ['closed', 'closed']]) {
 document.getElementById('deleg').addEventListener('dblclick', noop);
 document.getElementById('divlist').addEventListener('contextmenu', noop);
 document.getElementById('cells').ondblclick = noop;
+document.getElementById('tree').addEventListener('dblclick', noop);
 for (const t of [window, document, document.documentElement, document.body]) {
   t.addEventListener('dblclick', noop);
   t.addEventListener('contextmenu', noop, true);
@@ -87,19 +89,20 @@ func TestCaptureGestures(t *testing.T) {
 	s, table, _ := snapshot.Build(c, snapshot.Options{}, 1)
 	double, right := []string{snapshot.GestureDoubleClick}, []string{snapshot.GestureRightClick}
 	for _, w := range []struct {
-		name     string
-		gestures []string
+		role, name string
+		gestures   []string
 	}{
-		{"Own listener", double}, {"Attribute listener", double}, {"Property listener", double}, {"Nested listener", double},
-		{"Shadow listener", right}, {"Closed shadow listener", right},
-		{"Delegated row one", double}, {"Delegated row two", double},
-		{"Div row one", right}, {"Div row two", right},
-		{"Cell row one", double}, {"Cell row two", double},
-		{"Same-site frame listener", double}, {"Cross-site frame listener", double},
+		{"generic", "Own listener", double}, {"generic", "Attribute listener", double}, {"generic", "Property listener", double}, {"generic", "Nested listener", double},
+		{"generic", "Shadow listener", right}, {"generic", "Closed shadow listener", right},
+		{"generic", "Delegated row one", double}, {"generic", "Delegated row two", double},
+		{"generic", "Div row one", right}, {"generic", "Div row two", right},
+		{"generic", "Cell row one", double}, {"generic", "Cell row two", double},
+		{"generic", "Same-site frame listener", double}, {"generic", "Cross-site frame listener", double},
+		{"treeitem", "Folder one", double}, {"treeitem", "Folder two", double},
 	} {
-		e, ok := s.Find("generic", w.name)
+		e, ok := s.Find(w.role, w.name)
 		if !ok {
-			t.Errorf("no generic %q in\n%s", w.name, s.Render())
+			t.Errorf("no %s %q in\n%s", w.role, w.name, s.Render())
 			continue
 		}
 		if !slices.Equal(e.Gestures, w.gestures) {
@@ -118,8 +121,8 @@ func TestCaptureGestures(t *testing.T) {
 			t.Errorf("%s %q is an element: no listener of its own was added", e.Role, e.Name)
 		}
 	}
-	if n != 14 {
-		t.Errorf("%d elements say a gesture, want 14:\n%s", n, s.Render())
+	if n != 16 {
+		t.Errorf("%d elements say a gesture, want 16:\n%s", n, s.Render())
 	}
 	if j := captureOf(t, tab, browser.CaptureOptions{Judged: true}); len(j.Gestures) != 0 {
 		t.Errorf("a judged capture lists %d gesture listeners, want none", len(j.Gestures))

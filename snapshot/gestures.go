@@ -203,6 +203,10 @@ func (p *page) rowsIn(di int32, from, end int) []domRef {
 	return rows
 }
 
+// wholeItems are the roles of a row that is one control, which answers a
+// gesture as a whole (a tree's folder, a list box's option).
+var wholeItems = map[string]bool{"option": true, "treeitem": true}
+
 // rowRoles are the roles of an item of a list, tree or grid.
 var rowRoles = map[string]bool{"listitem": true, "row": true, "option": true, "treeitem": true}
 
@@ -229,6 +233,11 @@ func (p *page) rowByMarkup(r domRef) bool {
 // (isRow, by node in row's document), which are visited as rows, are left
 // out. It returns how many nodes it looked at.
 func (p *page) textHolders(row domRef, isRow map[int32]bool, fn func(domRef)) int {
+	if role, _ := p.attr(row, "role"); wholeItems[strings.TrimSpace(role)] {
+		// An option or a tree's item is one control: it answers whole.
+		fn(row)
+		return 1
+	}
 	di := row.doc
 	depth := p.depths(int(di))
 	x := &p.docs[di]
