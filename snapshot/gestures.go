@@ -100,6 +100,9 @@ func (p *page) gestureTargets() map[domRef]uint8 {
 	out := make(map[domRef]uint8)
 	left := maxGestureWalk
 	for _, r := range nodes {
+		if left <= 0 {
+			break
+		}
 		bits := p.listens[r]
 		switch p.nodeType(r) {
 		case 1:
