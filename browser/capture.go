@@ -158,6 +158,8 @@ func (t *Context) Capture(ctx context.Context, opts CaptureOptions) (*capture.Pa
 		infoErr error
 		shot    *capture.Screenshot
 		shotErr error
+		gest    []capture.Gesture
+		gestErr error
 	)
 	// The layout metrics come first and alone: the screenshot, the longest
 	// call, needs them, and queued behind the accessibility tree and the DOM
@@ -196,6 +198,9 @@ func (t *Context) Capture(ctx context.Context, opts CaptureOptions) (*capture.Pa
 	wg.Go(func() {
 		info, infoErr = cdp.Call(dc, cc.Browser, target.GetTargetInfo, target.GetTargetInfoParams{TargetID: tgt.TargetID})
 	})
+	if !opts.Judged {
+		wg.Go(func() { gest, gestErr = t.gestureListeners(dc, 0) })
+	}
 	var remote []remoteCapture
 	wg.Go(func() { remote = t.captureRemote(dc, p, cc, opts) })
 	wg.Wait()
@@ -247,9 +252,15 @@ func (t *Context) Capture(ctx context.Context, opts CaptureOptions) (*capture.Pa
 			FrameID: string(f.Frame.ID), URL: f.Frame.URL + f.Frame.URLFragment, AX: json.RawMessage(subAX[i]),
 		})
 	}
+	if gestErr != nil {
+		// Gone with its document meanwhile: the page is read without them.
+		t.log.Debug("capture: no gesture listeners", "err", gestErr)
+	}
+	capt.Gestures = gest
 	for _, r := range remote {
 		capt.Frames = append(capt.Frames, r.frame)
 		capt.RemoteDOM = append(capt.RemoteDOM, r.dom)
+		capt.Gestures = append(capt.Gestures, r.gestures...)
 	}
 	switch {
 	case !opts.Screenshot:

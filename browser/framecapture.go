@@ -19,8 +19,9 @@ import (
 
 // remoteCapture is what a capture took of one out-of-process frame.
 type remoteCapture struct {
-	frame capture.Frame
-	dom   capture.RemoteDOM
+	frame    capture.Frame
+	dom      capture.RemoteDOM
+	gestures []capture.Gesture
 }
 
 // captureRemote takes the accessibility tree and the DOM snapshot of every
@@ -59,6 +60,14 @@ func (t *Context) captureRemote(ctx context.Context, p *tabPage, cc *chromedp.Co
 			}
 			errs[i][2] = err
 		})
+		if !opts.Judged {
+			wg.Go(func() {
+				var err error
+				if out[i].gestures, err = t.gestureListeners(fc, base); err != nil {
+					t.log.Debug("capture: no gesture listeners in an out-of-process frame", "url", f.url, "err", err)
+				}
+			})
+		}
 		wg.Go(func() {
 			r, err := t.frameOwner(ctx, f)
 			if err != nil {

@@ -41,6 +41,12 @@ type Page struct {
 	// the order of their Frames, as DOM holds the page's: those documents
 	// live in other renderer processes, so DOM does not reach them.
 	RemoteDOM []RemoteDOM `json:"remote_dom,omitempty"`
+	// Gestures are the page's listeners for a gesture other than a plain
+	// click (DOMSnapshot's isClickable says that one), as the browser
+	// reports them (DOMDebugger.getEventListeners on each process's
+	// document, every world's listeners), on nodes of DOM and RemoteDOM.
+	// Empty in a judged capture.
+	Gestures []Gesture `json:"gestures,omitempty"`
 	// Dialog is the JavaScript dialog open on the page, if any.
 	Dialog *Dialog `json:"dialog,omitempty"`
 	// Screenshot is the viewport image; nil when it could not be taken, and
@@ -87,6 +93,22 @@ type RemoteDOM struct {
 	// document is the frame's.
 	DOM json.RawMessage `json:"dom"`
 }
+
+// Gesture is one node's listener for a gesture.
+type Gesture struct {
+	// Node is the backend node id of the node that listens, with its
+	// frame's NodeBase added.
+	Node int64 `json:"node"`
+	// Type is the event it listens for: GestureDoubleClick or
+	// GestureContextMenu.
+	Type string `json:"type"`
+}
+
+// The events of the gestures a capture lists.
+const (
+	GestureDoubleClick = "dblclick"
+	GestureContextMenu = "contextmenu"
+)
 
 // Dialog is an open JavaScript dialog.
 type Dialog struct {

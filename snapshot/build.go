@@ -121,6 +121,9 @@ type cand struct {
 	// items is set on a listbox or menu whose items are elements: the
 	// page text reads through it to them.
 	items bool
+	// gestures are the gestures other than a plain click the element
+	// answers, as bits (gestures.go).
+	gestures uint8
 	// loc is where the element is in the DOM, set with el.
 	loc        locator
 	scrollable bool
@@ -148,6 +151,11 @@ type builder struct {
 	// unignored accessibility node in its frame's tree, or -1; built on
 	// first use (domItems).
 	axOf [][]int32
+	// answers holds the nodes that answer a gesture other than a plain
+	// click, with its bits (gestures.go); nil when none does. answered
+	// holds those already visited.
+	answers  map[domRef]uint8
+	answered map[domRef]bool
 }
 
 // selectOptions says how many options select k has.
@@ -176,8 +184,9 @@ const (
 // handler and no pointer cursor (a CSS icon, an SVG label, a game cell), the
 // children of a listbox or menu as its options or menu items whatever their
 // tags, what a person drags (draggable, a grab cursor, the items of a
-// sortable list), a focusable handle its classes call a slider's, and the
-// item of a menu bar that holds a submenu shown on hover), listed in
+// sortable list), a focusable handle its classes call a slider's, the
+// item of a menu bar that holds a submenu shown on hover, and what answers
+// a double click or a right click (gestures.go)), listed in
 // depth-first document order with an open JavaScript dialog's controls
 // first. When more qualify than
 // opts.MaxElements or opts.TokenBudget allow, the lowest-ranked are left out
@@ -304,6 +313,7 @@ func (b *builder) collect() {
 			b.candOf[i][j] = -1
 		}
 	}
+	b.answers = p.gestureTargets()
 	done := make([]bool, len(p.frames))
 	for f := range p.frames {
 		// Frames not reached through an owner (the owner was not found)
@@ -382,6 +392,21 @@ func (b *builder) visit(f int, i int32, parent int32, within int8) bool {
 		k = b.classify(f, i, n, dom, parent, within)
 	case !b.inert && hasReason(n, "activeModalDialog"):
 		b.inert = true
+	case b.answers[dom] != 0 && plainlyIgnored(n):
+		// A <span> holding a row's text, which the tree leaves out as
+		// uninteresting, answers a double click all the same.
+		k = b.classifyGesture(f, i, dom, parent, within)
+	}
+	if n.Role.Value.s == "StaticText" && b.answers != nil && !n.Ignored {
+		// The text of an element that the tree leaves out altogether (a
+		// <span> of a row, or one around a <b>): the element answers for
+		// it.
+		for r, up := b.p.parent(dom), 0; r.doc >= 0 && up < 3 && b.axIndex(r) < 0; r, up = b.p.parent(r), up+1 {
+			if b.answers[r] != 0 {
+				b.classifyGesture(f, -1, r, parent, within)
+				break
+			}
+		}
 	}
 	childParent, childWithin := parent, within
 	inter := false
@@ -625,26 +650,48 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 			incl, inter, role = true, true, "menuitem"
 		}
 	}
+	g := b.answers[dom]
+	if g != 0 && within < withinControl && !(tag == "LABEL" && p.ownsText(dom)) && ((incl && inter) || b.gestureSized(f, i, dom)) {
+		if !inter {
+			incl, inter = true, true
+			if plain || axRole == "LabelText" {
+				role = "generic"
+				if p.clickable(dom) {
+					role = "button"
+				}
+			}
+		}
+	} else {
+		g = 0
+	}
 	if !incl {
 		return -1
 	}
-	c := cand{
+	return b.addCand(cand{
 		frame: int32(f), ax: i, dom: dom, parent: parent, role: role, props: props,
 		interactive: inter, clickLike: clickLike, scrollable: scroll || (dom.doc >= 0 && p.scrollable(dom)),
-		focused: props.focused,
-	}
-	c.host = inter && (clickLike || !interactiveRoles[role])
-	bb, ok := p.bounds(dom)
+		focused: props.focused, gestures: g,
+	})
+}
+
+// addCand fills in what every candidate has from its node (whether it
+// hosts other elements, its box, visibility and priority), records it and
+// returns its index.
+func (b *builder) addCand(c cand) int32 {
+	c.host = c.interactive && (c.clickLike || !interactiveRoles[c.role])
+	bb, ok := b.p.bounds(c.dom)
 	c.bbox = bb
-	c.vis = p.visClass(bb, ok)
-	pr, known := rolePriority[role]
+	c.vis = b.p.visClass(bb, ok)
+	pr, known := rolePriority[c.role]
 	if !known {
 		pr = otherPriority
 	}
 	c.prio = int8(pr)
 	b.cands = append(b.cands, c)
 	k := int32(len(b.cands) - 1)
-	b.candOf[f][i] = k
+	if c.ax >= 0 {
+		b.candOf[c.frame][c.ax] = k
+	}
 	return k
 }
 
@@ -895,6 +942,7 @@ func (b *builder) detail(k int32) {
 	}
 	e.Value = b.value(c, n, tag, inputType)
 	e.Kind = kindOf(c, tag, inputType)
+	e.Gestures = gestureWords(c.gestures)
 
 	ce, _ := p.attr(c.dom, "contenteditable")
 	_, hasCE := p.attr(c.dom, "contenteditable")

@@ -19,6 +19,9 @@ type page struct {
 	// frameByID finds a frame's accessibility tree by frame id.
 	frameByID map[string]int
 	styles    stylePositions
+	// listens holds the gestures each DOM node listens for itself
+	// (gestures.go); nil when none does.
+	listens map[domRef]uint8
 	// vw and vh are the viewport size in CSS pixels.
 	vw, vh float64
 	notes  []string
@@ -136,6 +139,7 @@ func newPage(c *capture.Page) *page {
 		}
 	}
 	p.indexDocs()
+	p.indexGestures(c.Gestures)
 	for _, f := range c.Frames {
 		if len(f.AX) == 0 {
 			continue

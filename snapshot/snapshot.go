@@ -60,7 +60,11 @@ type Element struct {
 	// Kind is what an input wants when its role hides it: date, time,
 	// datetime-local, month, week, number, range, email, tel, url, search,
 	// password, multiline, color, file.
-	Kind     string   `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Gestures are what the element answers beside a plain click, by the
+	// listeners the browser reports on it or on the list it is a row of:
+	// GestureDoubleClick, GestureRightClick.
+	Gestures []string `json:"gestures,omitempty"`
 	Children []string `json:"children,omitempty"`
 	// DOMID is the element's id attribute, CSS a short CSS path to it (at
 	// most three levels, stopping at an ancestor with an id), and Frame the

@@ -53,6 +53,10 @@ var recordings = []struct {
 	{"w-chart", "/widgets/chart", nil},
 	{"w-menubar", "/widgets/menubar", nil},
 	{"w-menubar-open", "/widgets/menubar", func(ctx context.Context, t *browser.Context) error { return t.Hover(ctx, 280, 200) }},
+	{"w-todos-vue", "/widgets/todos-vue", nil},
+	{"w-todos-jquery", "/widgets/todos-jquery", nil},
+	{"w-todos-react", "/widgets/todos-react", nil},
+	{"w-files", "/widgets/files", nil},
 }
 
 // captureLive loads each recorded demo page from site in a fresh tab of the
