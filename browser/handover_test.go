@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,5 +138,56 @@ func TestPersonTabsOnlyAttached(t *testing.T) {
 	}
 	if _, err := tab.HandOver(t.Context(), "x"); !errors.Is(err, browser.ErrNotAttached) {
 		t.Errorf("HandOver = %v, want ErrNotAttached", err)
+	}
+}
+
+// TestHandOverGuarded: a tab the person hands over is under the URL policy
+// as the agent's own window is, from the moment the agent may act in it,
+// and once the session leaves it the person's own navigations there are
+// theirs again, judged by nothing.
+func TestHandOverGuarded(t *testing.T) {
+	t.Parallel()
+	person := browsertest.StartPerson(t)
+	const forbidden = "/person/forbidden"
+	b := browsertest.NewBrowser(t, browser.Options{
+		CDPEndpoint: person.Chromium.WebSocket, Attached: true,
+		DocumentPolicy: func(_ context.Context, u string) error {
+			if strings.Contains(u, forbidden) {
+				return errors.New("forbidden is refused")
+			}
+			return nil
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	agent := browsertest.TabOf(t, b)
+	tabs, err := b.PersonTabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tabs, func(p browser.PersonTab) bool {
+		return strings.HasSuffix(p.URL, browsertest.PersonTabs[0].Path)
+	})
+	if i < 0 {
+		t.Fatalf("the person's tab is not listed: %+v", tabs)
+	}
+	if _, err := agent.HandOver(ctx, tabs[i].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.Navigate(ctx, person.Site+forbidden); err == nil {
+		t.Error("the agent navigated the handed tab to a refused URL")
+	}
+	if n := person.Hits(forbidden); n != 0 {
+		t.Errorf("a refused URL was requested %d times from the handed tab", n)
+	}
+	if err := agent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	person.Navigate(t, 0, forbidden)
+	if n := person.Hits(forbidden); n != 1 {
+		t.Errorf("the person's own navigation, after the session left their tab: %d requests, want 1", n)
+	}
+	if href, _, note := person.State(t, 0); !strings.HasSuffix(href, forbidden) || note != browsertest.PersonNote {
+		t.Errorf("the person's tab after the session left it: %s %q", href, note)
 	}
 }
