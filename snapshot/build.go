@@ -894,6 +894,16 @@ func (b *builder) detail(k int32) {
 		}
 	}
 	e.Value = b.value(c, n, tag, inputType)
+	if e.Value == nil && c.role == "slider" && tag != "input" && p.sliderHandle(c.dom) {
+		// A widget library's handle that says nothing in ARIA: the value
+		// a person reads beside it, or where it stands.
+		if v, src := p.sliderShown(c.dom); v != "" {
+			e.Value, e.ValueSource = &v, src
+		}
+	}
+	if source == "" && name != "" && c.dom.doc >= 0 {
+		e.Icon = cutName(p.cssImageHint(c.dom))
+	}
 	e.Kind = kindOf(c, tag, inputType)
 
 	ce, _ := p.attr(c.dom, "contenteditable")

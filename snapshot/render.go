@@ -167,6 +167,15 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 	if e.Value != nil {
 		b.WriteString(" value=")
 		b.WriteString(strconv.Quote(*e.Value))
+		if e.ValueSource != "" {
+			b.WriteString(" (")
+			b.WriteString(e.ValueSource)
+			b.WriteByte(')')
+		}
+	}
+	if e.Icon != "" {
+		b.WriteString(" icon=")
+		b.WriteString(strconv.Quote(e.Icon))
 	}
 	if e.Level > 0 {
 		b.WriteString(" h")

@@ -55,6 +55,12 @@ type Element struct {
 	// Value is an input's value exactly as the page holds it; never a
 	// password's.
 	Value *string `json:"value,omitempty"`
+	// ValueSource says where a slider's value without ARIA values was read
+	// (ValueShown, ValuePosition); empty for a value the page holds.
+	ValueSource string `json:"value_source,omitempty"`
+	// Icon is what an icon drawn on a named element by a CSS image says,
+	// when that is not its name already: which menu item has a star.
+	Icon string `json:"icon,omitempty"`
 	// Level is a heading's level.
 	Level int `json:"level,omitempty"`
 	// Kind is what an input wants when its role hides it: date, time,
