@@ -145,6 +145,9 @@ func imageWords(v string) string {
 // "2x", "16x16", "32px") rather than a word.
 func isSize(w string) bool {
 	w = strings.TrimSuffix(strings.TrimSuffix(w, "px"), "x")
+	if w == "" || w[0] < '0' || w[0] > '9' {
+		return false
+	}
 	for _, r := range w {
 		if (r < '0' || r > '9') && r != 'x' {
 			return false
