@@ -326,6 +326,7 @@ func (b *builder) collect() {
 		b.cands[i].parent = par
 	}
 	b.modal = b.modalDialog()
+	b.shapes()
 }
 
 // modalDialog finds the open modal dialog, whose page text is all the page
@@ -864,9 +865,22 @@ func (b *builder) detail(k int32) {
 	c.role = strings.Clone(c.role)
 	name := collapseSpace(axName)
 	source := ""
+	svgText := p.tag(c.dom) == "text"
+	if name == "" && c.dom.doc >= 0 && !svgText {
+		if name = p.shapeName(c.dom); name != "" {
+			source = NameShape
+		}
+	}
 	if name == "" && (c.interactive || containerRoles[c.role]) {
 		if name = b.fallbackName(c, n); name != "" {
 			source = NameFallback
+		}
+	}
+	if svgText && (name == "" || (source == NameFallback && name == b.ownText(c))) {
+		// A letter drawn in an SVG: what it reads and its colour, unless
+		// something names it better (an icon class).
+		if s := p.shapeName(c.dom); s != "" {
+			name, source = s, NameShape
 		}
 	}
 	name = cutName(name)

@@ -46,9 +46,6 @@ func (b *builder) fallbackName(c *cand, n *axNode) string {
 	if s := p.cssImageHint(c.dom); s != "" {
 		return s
 	}
-	if s := p.shapeName(c.dom); s != "" {
-		return s
-	}
 	if s := p.labelText(c.dom); s != "" {
 		return s
 	}

@@ -145,8 +145,11 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 	if e.Name != "" {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Quote(e.Name))
-		if e.NameSource == NameFallback {
+		switch e.NameSource {
+		case NameFallback:
 			b.WriteString(" (fallback name)")
+		case NameShape:
+			b.WriteString(" (shape)")
 		}
 	}
 	if e.Kind != "" {
@@ -181,7 +184,7 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 		b.WriteString(" h")
 		b.WriteString(strconv.Itoa(e.Level))
 	}
-	if e.Name == "" {
+	if e.Name == "" || e.NameSource == NameShape {
 		b.WriteString(" box")
 		writeBox(b, e.BBox)
 	}

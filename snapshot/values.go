@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // What a person reads off a control or a mark that the accessibility tree
@@ -168,6 +169,19 @@ var svgShapes = map[string]string{
 func (p *page) shapeName(r domRef) string {
 	tag := p.tag(r)
 	kind, ok := svgShapes[tag]
+	if tag == "text" {
+		// A letter or a short word drawn as a shape: what it reads, and
+		// its colour.
+		t := p.domText(r, true, noDOM)
+		if t == "" || utf8.RuneCountInString(t) > 3 || strings.IndexFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) >= 0 {
+			// A symbol ("+", "×") is a label a person reads as it is.
+			return ""
+		}
+		kind, ok = "letter "+t, true
+		if utf8.RuneCountInString(t) > 1 {
+			kind = "text " + t
+		}
+	}
 	if !ok {
 		return ""
 	}
@@ -344,4 +358,112 @@ func boxDistance(a, b BBox) float64 {
 	dx := max(0, max(a.X-(b.X+b.Width), b.X-(a.X+a.Width)))
 	dy := max(0, max(a.Y-(b.Y+b.Height), b.Y-(a.Y+a.Height)))
 	return math.Hypot(dx, dy)
+}
+
+// NameShape is an element's NameSource when its name is what a nameless
+// SVG shape draws: its fill colour as a word and its kind ("red circle").
+// Such an element's box is always shown, since where it is tells it apart.
+const NameShape = "shape"
+
+// maxShapes bounds the nameless SVG shapes a snapshot adds as elements of
+// their own: a chart of a thousand dots is a few of them and a note.
+const maxShapes = 16
+
+// shapes adds, as elements, the nameless SVG shapes no rule made one of
+// (no listener of their own): a button when an ancestor within four levels
+// listens for clicks (a board or a chart that handles its shapes' clicks),
+// an img otherwise, at most maxShapes in document order; the rest are
+// counted in a note. Shapes inside a control (an icon's drawing) and in
+// icon-sized drawings are not shapes a person picks.
+func (b *builder) shapes() {
+	p := b.p
+	if p.styles.fill < 0 {
+		return
+	}
+	have := make(map[domRef]int32, len(b.cands))
+	for k := range b.cands {
+		have[b.cands[k].dom] = int32(k)
+	}
+	added, more := 0, 0
+	for di := range p.docs {
+		x := &p.docs[di]
+		for j := range x.layoutOf {
+			if x.layoutOf[j] < 0 {
+				continue
+			}
+			r := domRef{int32(di), int32(j)}
+			tag := p.tag(r)
+			if _, ok := svgShapes[tag]; !ok && tag != "text" {
+				continue
+			}
+			if _, ok := have[r]; ok || !p.nameless(r) {
+				continue
+			}
+			parent, svg, inControl, clicks := int32(-1), noDOM, false, false
+			for a, i := p.parent(r), 0; a.doc >= 0 && i < 12; a, i = p.parent(a), i+1 {
+				if k, ok := have[a]; ok && parent < 0 {
+					parent = k
+					inControl = b.cands[k].interactive && !b.cands[k].host
+				}
+				if i < 4 && p.clickable(a) {
+					clicks = true
+				}
+				if p.tag(a) == "svg" && svg.doc < 0 {
+					svg = a
+				}
+			}
+			if inControl || svg.doc < 0 {
+				continue
+			}
+			if sb, ok := p.bounds(svg); !ok || (sb.Width <= 32 && sb.Height <= 32) {
+				continue
+			}
+			bb, ok := p.bounds(r)
+			if !ok || bb.Width <= 0 || bb.Height <= 0 || colourWord(p.style(r, p.styles.fill)) == "" {
+				continue
+			}
+			if v := p.style(r, p.styles.visibility); v == "hidden" || v == "collapse" {
+				continue
+			}
+			if added == maxShapes {
+				more++
+				continue
+			}
+			added++
+			role := "img"
+			if clicks {
+				role = "button"
+			}
+			b.cands = append(b.cands, cand{
+				frame: b.frameOf(r), ax: -1, dom: r, parent: parent, role: role,
+				interactive: clicks, clickLike: clicks, bbox: bb, vis: p.visClass(bb, true), prio: otherPriority,
+			})
+			have[r] = int32(len(b.cands) - 1)
+		}
+	}
+	if more > 0 {
+		p.notes = append(p.notes, "…"+strconv.Itoa(more)+" more nameless SVG shapes not listed (get_snapshot with positions, or a screenshot, shows where they are)")
+	}
+}
+
+// nameless reports whether SVG node r has nothing that names it: no
+// aria-label and no <title> inside.
+func (p *page) nameless(r domRef) bool {
+	if v, _ := p.attr(r, "aria-label"); strings.TrimSpace(v) != "" {
+		return false
+	}
+	for _, c := range p.children(r) {
+		if p.tag(c) == "title" {
+			return false
+		}
+	}
+	return true
+}
+
+// frameOf is the accessibility frame that shows DOM node r's document.
+func (b *builder) frameOf(r domRef) int32 {
+	if f, ok := b.p.frameByID[b.p.docs[r.doc].frameID]; ok {
+		return int32(f)
+	}
+	return 0
 }

@@ -35,7 +35,7 @@ func TestValuesShown(t *testing.T) {
 			{tool: toolapi.Click, role: "button", name: "send", want: "Sent: Sounds good"},
 			{tool: toolapi.Click, role: "button", name: "trash", want: "Discarded"},
 		}},
-		{page: "/widgets3/shapes", shows: []string{`button "red circle"`, `button "blue square"`, `button "yellow ellipse"`}, steps: []widgetStep{
+		{page: "/widgets3/shapes", shows: []string{`button "red circle" (shape) box 242,172,40,40`, `button "blue square" (shape)`, `button "yellow ellipse" (shape)`, `button "black letter k" (shape)`, `img "blue circle" (shape) box `, "note: …984 more nameless SVG shapes"}, steps: []widgetStep{
 			{tool: toolapi.Click, role: "button", name: "green triangle", want: "Clicked shape 3"},
 			{tool: toolapi.Click, role: "button", name: "red circle", want: "Clicked shape 1"},
 		}},
