@@ -264,8 +264,12 @@ func (p *page) sliderShown(handle domRef) (value, source string) {
 }
 
 // besideReach is how far from a slider's track the text showing its value
-// may stand, in CSS pixels.
-const besideReach = 120
+// may stand, in CSS pixels; besideAfter is what standing after the track
+// in document order counts as, in pixels of distance.
+const (
+	besideReach = 120
+	besideAfter = 6
+)
 
 // textBeside finds, in the three ancestors around track, the short text or
 // read-only field value holding a number that stands nearest the track's
@@ -281,12 +285,12 @@ func (p *page) textBeside(track domRef, tb BBox) string {
 			scope = up
 		}
 	}
-	type shown struct {
+	type placed struct {
 		text string
 		box  BBox
+		node int32
 	}
-	var texts []shown
-	var others []BBox
+	var texts, others []placed
 	end := min(len(depth), int(scope.node)+400)
 	for j := int(scope.node) + 1; j < end && depth[j] > depth[scope.node]; j++ {
 		d := domRef{track.doc, int32(j)}
@@ -312,7 +316,7 @@ func (p *page) textBeside(track domRef, tb BBox) string {
 			for _, c := range p.children(d) {
 				if p.sliderHandle(c) {
 					if bb, ok := p.bounds(d); ok {
-						others = append(others, bb)
+						others = append(others, placed{box: bb, node: d.node})
 					}
 					break
 				}
@@ -330,18 +334,27 @@ func (p *page) textBeside(track domRef, tb BBox) string {
 			box = p.parent(d)
 		}
 		if bb, ok := p.bounds(box); ok && bb.Width > 0 && bb.Height > 0 {
-			texts = append(texts, shown{s, bb})
+			texts = append(texts, placed{s, bb, d.node})
 		}
+	}
+	// A value is read before or above its slider more often than after
+	// it: between two sliders, text goes to the one it comes before.
+	score := func(t placed, box BBox, node int32) float64 {
+		d := boxDistance(t.box, box)
+		if t.node > node {
+			d += besideAfter
+		}
+		return d
 	}
 	best, found := math.Inf(1), ""
 next:
 	for _, t := range texts {
-		dist := boxDistance(t.box, tb)
-		if dist > besideReach || dist >= best {
+		dist := score(t, tb, track.node)
+		if boxDistance(t.box, tb) > besideReach || dist >= best {
 			continue
 		}
 		for _, o := range others {
-			if boxDistance(t.box, o) < dist {
+			if score(t, o.box, o.node) <= dist {
 				continue next
 			}
 		}

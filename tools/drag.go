@@ -35,6 +35,13 @@ func (s *Session) drag(ctx context.Context, c *call, in dragInput) (string, erro
 	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return s.tab.Drag(ctx, p.insp.X, p.insp.Y, p.to.X, p.to.Y)
 	}, fmt.Sprintf("Dragged %s %s %q onto %s.", p.t.Ref, p.t.Role, p.t.Name, p.action.Value))
+	if err == nil && p.t.Role == "slider" {
+		// A slider's handle dragged says what it shows now, as a person
+		// reads it off the page.
+		if v, verr := s.tab.SliderValue(ctx, p.t.BackendNodeID); verr == nil && v != "" {
+			msg += fmt.Sprintf(" It shows %s.", s.clip(v, textLimit))
+		}
+	}
 	if err != nil || !list.List {
 		return msg, err
 	}

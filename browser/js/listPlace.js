@@ -1,10 +1,10 @@
 // listPlace says where the dragged element (this) and its drop target
 // (other) stand as items of one list: the nearest ancestors of each (or
-// themselves) that are children of one element, laid out in a line. It
-// returns {list: false} when they are not, else each item's index among the
-// list's shown children, whether the list runs left to right, the target
-// item's box in the viewport, and the shown items' texts in order (the first
-// 40, each cut to 60 characters).
+// themselves) that are children of one element and look alike. It returns
+// {list: false} when they are not, else each item's index among the list's
+// shown items, whether the list runs left to right, the target item's box
+// in the viewport, and the shown items' texts in order (the first 40, each
+// cut to 60 characters).
 function listPlace(other) {
   const none = {list: false};
   // Boxes are read in the node's own viewport: a list in a frame is none.
@@ -13,7 +13,7 @@ function listPlace(other) {
   if (this === other || this.contains(other) || other.contains(this)) return none;
   let a = this;
   for (let i = 0; a.parentElement && !a.parentElement.contains(other); i++) {
-    if (i >= 6) return none;
+    if (i >= 3) return none;
     a = a.parentElement;
   }
   const list = a.parentElement;
@@ -23,7 +23,12 @@ function listPlace(other) {
     if (i >= 6 || !b.parentElement) return none;
     b = b.parentElement;
   }
+  // Items of one list look alike: the same tag, and list items, table
+  // rows, items of one role, or elements sharing a class.
   if (a.tagName !== b.tagName) return none;
+  const role = a.getAttribute('role');
+  const shared = Array.from(a.classList).some((c) => b.classList.contains(c));
+  if (!(a.tagName === 'LI' || a.tagName === 'TR' || (role && role === b.getAttribute('role')) || shared)) return none;
   const shown = Array.from(list.children).filter((e) => {
     const r = e.getBoundingClientRect();
     return r.width > 0 && r.height > 0 && e.tagName === a.tagName;

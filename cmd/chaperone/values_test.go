@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/chaperone-mcp/chaperone/fixtures"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -102,5 +103,59 @@ func TestSortableDrop(t *testing.T) {
 			t.Errorf("dragging %q onto %q: the result does not give the new order (%s): %s", st.from, st.to, st.says, r.Message)
 		}
 		s = after
+	}
+}
+
+// TestSliderFill: "Select -97 with the slider" on a jQuery-UI-like slider
+// without ARIA values, one browser_fill that moves the handle by its keys
+// as a person does, reading the value shown beside it after each press;
+// and one whose only value is its handle's position. The result and the
+// next snapshot say the value, and the page got it.
+func TestSliderFill(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/widgets3/slider", "--profile", "none")
+	s := getSnapshot(t, c)
+	slider := func(s *snapshot.Snapshot, nth int) string {
+		for _, e := range s.Elements {
+			if e.Role == "slider" {
+				if nth--; nth == 0 {
+					return e.Ref
+				}
+			}
+		}
+		t.Fatalf("no slider %d:\n%s", nth, s.Render())
+		return ""
+	}
+	for _, st := range []struct {
+		nth                int
+		value, says, shows string
+	}{
+		{1, "-97", "It shows -97 (shown beside).", `value="-97" (shown beside)`},
+		{2, "70", "It shows 70% (position).", `value="70%" (position)`},
+		{1, "12", "It shows 12 (shown beside).", `value="12" (shown beside)`},
+	} {
+		ref := slider(s, st.nth)
+		r, after := act(t, c, toolapi.Fill, map[string]any{"ref": ref, "value": st.value})
+		if !r.Success {
+			t.Fatalf("fill %s with %s: %s", ref, st.value, r.Message)
+		}
+		if !strings.HasSuffix(r.Message, st.says) {
+			t.Errorf("fill %s with %s says %q, want it to end %q", ref, st.value, r.Message, st.says)
+		}
+		if !strings.Contains(after.Render(), st.shows) {
+			t.Errorf("after fill %s with %s the snapshot lacks %s:\n%s", ref, st.value, st.shows, after.Render())
+		}
+		s = after
+	}
+	r, after := act(t, c, toolapi.Click, map[string]any{"ref": widgetRef(t, s, "button", "Submit", 0)})
+	if !r.Success || !strings.Contains(after.Text, "Submitted temperature 12, brightness 70") {
+		t.Fatalf("submit: %s\n%s", r.Message, after.Text)
+	}
+	// A value the slider cannot show is a typed error, and the session
+	// goes on.
+	r, _ = act(t, c, toolapi.Fill, map[string]any{"ref": slider(after, 1), "value": "warm"})
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) {
+		t.Errorf("fill with a word: %+v", r)
 	}
 }
