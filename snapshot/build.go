@@ -326,6 +326,7 @@ func (b *builder) collect() {
 		b.cands[i].parent = par
 	}
 	b.modal = b.modalDialog()
+	b.boards()
 	b.shapes()
 }
 

@@ -480,3 +480,98 @@ func (b *builder) frameOf(r domRef) int32 {
 	}
 	return 0
 }
+
+// Limits of a board: a grid of at least minCells like cells, each no
+// larger than compact, of sizes within cellSlack pixels of each other.
+const (
+	minCells  = 4
+	maxCells  = 100
+	cellSlack = 2
+)
+
+// boards makes the cells of a board elements: the children of an element
+// that listens for clicks itself (a game board, a calendar, a colour
+// palette that handles its cells' clicks) when they are alike boxes laid
+// out in rows and columns with at most a mark's text. A cell is a button
+// named by the mark drawn in it (a CSS image, its letter), nameless when
+// empty: a person sees and clicks each.
+func (b *builder) boards() {
+	p := b.p
+	have := make(map[domRef]int32, len(b.cands))
+	for k := range b.cands {
+		have[b.cands[k].dom] = int32(k)
+	}
+	for di := range p.docs {
+		x := &p.docs[di]
+		for j := range x.clickable {
+			if !x.clickable[j] || x.layoutOf[j] < 0 {
+				continue
+			}
+			board := domRef{int32(di), int32(j)}
+			cells := p.children(board)
+			if len(cells) < minCells || len(cells) > maxCells || !p.grid(cells) {
+				continue
+			}
+			parent := int32(-1)
+			for a, i := board, 0; a.doc >= 0 && i < 12; a, i = p.parent(a), i+1 {
+				if k, ok := have[a]; ok {
+					parent = k
+					break
+				}
+			}
+			if parent >= 0 && b.cands[parent].interactive && !b.cands[parent].host && b.cands[parent].dom != board {
+				continue // inside a control
+			}
+			for _, c := range cells {
+				if _, ok := have[c]; ok {
+					continue
+				}
+				bb, _ := p.bounds(c)
+				b.cands = append(b.cands, cand{
+					frame: b.frameOf(c), ax: -1, dom: c, parent: parent, role: "button",
+					interactive: true, clickLike: true, bbox: bb, vis: p.visClass(bb, true), prio: otherPriority,
+				})
+				have[c] = int32(len(b.cands) - 1)
+			}
+		}
+	}
+}
+
+// grid reports whether cells are alike boxes, each compact and holding at
+// most a mark's text, laid out in at least two rows and two columns: three
+// in four of one size (a mark drawn as the cell's content may resize its
+// cell), within cellSlack pixels.
+func (p *page) grid(cells []domRef) bool {
+	xs, ys := map[int]bool{}, map[int]bool{}
+	sizes := map[[2]int]int{}
+	boxes := make([]BBox, 0, len(cells))
+	for _, c := range cells {
+		bb, ok := p.bounds(c)
+		if !ok || bb.Width <= 0 || bb.Height <= 0 || bb.Width > compactWidth || bb.Height > compactHeight {
+			return false
+		}
+		if v := p.style(c, p.styles.visibility); v == "hidden" || v == "collapse" {
+			return false
+		}
+		if utf8.RuneCountInString(p.domText(c, true, noDOM)) > 3 {
+			return false
+		}
+		xs[int(math.Round(bb.X))] = true
+		ys[int(math.Round(bb.Y))] = true
+		sizes[[2]int{int(math.Round(bb.Width)), int(math.Round(bb.Height))}]++
+		boxes = append(boxes, bb)
+	}
+	var common [2]int
+	for sz, n := range sizes {
+		if n > sizes[common] || (n == sizes[common] && (sz[0] < common[0] || (sz[0] == common[0] && sz[1] < common[1]))) {
+			common = sz
+		}
+	}
+	alike := 0
+	for _, bb := range boxes {
+		if math.Abs(bb.Width-float64(common[0])) <= cellSlack && math.Abs(bb.Height-float64(common[1])) <= cellSlack {
+			alike++
+		}
+	}
+	return alike*4 >= len(cells)*3 && len(xs) >= 2 && len(ys) >= 2
+}

@@ -67,6 +67,29 @@ func TestValuesShown(t *testing.T) {
 				if e := s.Elements; !strings.Contains(s.Render(), `button "x" (fallback name)`) {
 					t.Errorf("the cell clicked shows no x (%d elements):\n%s", len(e), s.Render())
 				}
+				// The second board's cells, which only the board listens
+				// for, are buttons too: its O, and an empty cell to click.
+				var cells []snapshot.Element
+				for _, e := range s.Elements {
+					if e.Role == "button" && len(e.Name) <= 1 {
+						cells = append(cells, e)
+					}
+				}
+				var empty, marks []string
+				for _, e := range cells[max(0, len(cells)-9):] {
+					if e.Name == "" {
+						empty = append(empty, e.Ref)
+					} else {
+						marks = append(marks, e.Name)
+					}
+				}
+				if len(empty) != 8 || len(marks) != 1 || marks[0] != "o" {
+					t.Fatalf("the second board shows %d empty cells and marks %q, want 8 and [o]:\n%s", len(empty), marks, s.Render())
+				}
+				r, after := act(t, c, toolapi.Click, map[string]any{"ref": empty[1]})
+				if !r.Success || !strings.Contains(after.Text, "X in cell 2 of board 2") {
+					t.Fatalf("click an empty cell of board 2: %s\n%s", r.Message, after.Text)
+				}
 			}
 		})
 	}
