@@ -916,8 +916,8 @@ func (b *builder) detail(k int32) {
 			e.Value, e.ValueSource = &v, src
 		}
 	}
-	if source == "" && name != "" && c.dom.doc >= 0 {
-		e.Icon = cutName(p.cssImageHint(c.dom))
+	if source == "" && name != "" {
+		e.Icon = p.itemIcon(c.role, name, c.dom)
 	}
 	e.Kind = kindOf(c, tag, inputType)
 

@@ -58,8 +58,9 @@ type Element struct {
 	// ValueSource says where a slider's value without ARIA values was read
 	// (ValueShown, ValuePosition); empty for a value the page holds.
 	ValueSource string `json:"value_source,omitempty"`
-	// Icon is what an icon drawn on a named element by a CSS image says,
-	// when that is not its name already: which menu item has a star.
+	// Icon is what the icon of a named menu item, option, tab or list item
+	// says (a CSS image's file name words, an icon class, an image's alt),
+	// when its name does not: which menu item has a star.
 	Icon string `json:"icon,omitempty"`
 	// Level is a heading's level.
 	Level int `json:"level,omitempty"`

@@ -136,10 +136,56 @@ func imageWords(v string) string {
 		}
 	}
 	s := strings.Join(words, " ")
-	if len(s) > 40 || !isWordy(s) {
+	if len(s) > 40 || !isWordy(s) || sheetOnly(words) {
 		return ""
 	}
 	return s
+}
+
+// sheetWords are the words of image files that hold many pictures (a
+// sprite sheet, jQuery UI's ui-icons_444444_256x240.png) or none in
+// particular: such a file says nothing of the one picture shown.
+var sheetWords = map[string]bool{
+	"sprite": true, "sprites": true, "spritesheet": true, "sheet": true, "icons": true, "ui": true,
+	"bg": true, "background": true, "backgrounds": true, "image": true, "images": true, "img": true,
+	"assets": true, "static": true, "default": true, "blank": true, "spacer": true, "transparent": true,
+}
+
+// sheetOnly reports whether every word is a sheetWords word.
+func sheetOnly(words []string) bool {
+	for _, w := range words {
+		if !sheetWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// iconRoles are the roles of items a person picks among by their icons:
+// which menu item, option or tab has the star.
+var iconRoles = map[string]bool{
+	"menuitem": true, "menuitemcheckbox": true, "menuitemradio": true, "option": true,
+	"tab": true, "treeitem": true, "listitem": true,
+}
+
+// itemIcon is what the icon of a named item says (an image drawn by CSS,
+// an icon class, an image's alt, an SVG title), when its name does not
+// say it already; "" for other roles.
+func (p *page) itemIcon(role, name string, r domRef) string {
+	if !iconRoles[role] || r.doc < 0 {
+		return ""
+	}
+	icon := p.descendantHint(r)
+	if icon == "" {
+		icon = p.cssImageHint(r)
+	}
+	lower := strings.ToLower(name)
+	for _, w := range strings.Fields(strings.ToLower(icon)) {
+		if w != "icon" && !strings.Contains(lower, w) {
+			return cutName(icon)
+		}
+	}
+	return ""
 }
 
 // isSize reports whether a file-name word is a number or a size ("24",

@@ -13,6 +13,8 @@ func TestImageWords(t *testing.T) {
 		{`linear-gradient(red, blue), url("http://a.test/star.svg")`, "star"},
 		{`url("data:image/svg+xml;utf8,<svg></svg>")`, ""},
 		{`url("http://a.test/12345.png")`, ""},
+		{`url("http://a.test/images/ui-icons_444444_256x240.png")`, ""},
+		{`url("/img/sprites.png")`, ""},
 		{`none`, ""},
 		{`normal`, ""},
 		{`url("http://a.test/` + "aaaaaaaaaa-bbbbbbbbbb-cccccccccc-dddddddddd-eeeeeeeeee" + `.png")`, ""},

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/chaperone-mcp/chaperone/browser"
-
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -77,20 +76,23 @@ func (s *Session) sorted(ctx context.Context, p planned, before browser.ListPlac
 // maxListItems bounds how many of a list's items a message names.
 const maxListItems = 12
 
-// listOrder names a list's items in order, each quoted and clipped, the
-// first maxListItems, then how many more there are.
+// listOrder names a list's items in order, each numbered, quoted and
+// clipped: at most maxListItems of them, around the dragged item, and how
+// many more there are before and after.
 func (s *Session) listOrder(lp browser.ListPlace) string {
+	start := max(0, min(lp.From-maxListItems/2, len(lp.Items)-maxListItems))
+	end := min(len(lp.Items), start+maxListItems)
 	var b strings.Builder
-	for i, it := range lp.Items {
-		if i == maxListItems {
-			break
-		}
-		if i > 0 {
+	if start > 0 {
+		fmt.Fprintf(&b, "…%d before, ", start)
+	}
+	for i := start; i < end; i++ {
+		if i > start {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "%d. %q", i+1, s.clip(it, 40))
+		fmt.Fprintf(&b, "%d. %q", i+1, s.clip(lp.Items[i], 40))
 	}
-	if n := lp.Count - min(len(lp.Items), maxListItems); n > 0 {
+	if n := lp.Count - end; n > 0 {
 		fmt.Fprintf(&b, ", …%d more", n)
 	}
 	return b.String()

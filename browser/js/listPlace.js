@@ -25,6 +25,10 @@ function listPlace(other) {
   }
   // Items of one list look alike: the same tag, and list items, table
   // rows, items of one role, or elements sharing a class.
+  // An item holds what was dragged (a handle in it) but no more like it:
+  // two lists side by side are no items of their parent.
+  const alone = (item, el) => item === el || item.getElementsByTagName(el.tagName).length === 1;
+  if (!alone(a, this) || !alone(b, other)) return none;
   if (a.tagName !== b.tagName) return none;
   const role = a.getAttribute('role');
   const shared = Array.from(a.classList).some((c) => b.classList.contains(c));

@@ -26,7 +26,7 @@ func TestValuesShown(t *testing.T) {
 	}{
 		{page: "/widgets3/slider", shows: []string{`slider value="0" (shown beside)`, `slider value="30%" (position)`}},
 		{page: "/widgets2/slider", shows: []string{`slider value="50" (shown beside)`, `slider "Balance" value="50"`}},
-		{page: "/widgets3/menu", shows: []string{`menuitem "Favourite" icon="star icon"`, `menuitem "Close"` + "\n"}},
+		{page: "/widgets3/menu", shows: []string{`menuitem "Favourite" icon="star icon"`, `menuitem "Save" icon="disk icon"`, `menuitem "Close"` + "\n"}},
 		{page: "/widgets3/board", shows: []string{`button "o" (fallback name)`}, steps: []widgetStep{
 			{tool: toolapi.Click, role: "button", nth: 1, want: "X in cell 1"},
 		}},
