@@ -126,6 +126,11 @@ func (s *Session) moveSlider(ctx context.Context, node int64, want float64) (str
 		if err != nil {
 			return err
 		}
+		// The fill was judged as keys to the slider: a page that moves
+		// the focus (to a radio group, a select) gets no more of them.
+		if now, err := s.tab.Focused(ctx); err != nil || now != node {
+			return fail(toolapi.ActionFailed, "The page moved the keyboard focus away from the slider after %d key presses; no more were sent. The snapshot shows where it is.", presses-1)
+		}
 		return s.tab.Press(ctx, chord)
 	}
 	for _, pair := range pairs {
