@@ -182,3 +182,20 @@ func TestSliderFill(t *testing.T) {
 		t.Errorf("fill with a word: %+v", r)
 	}
 }
+
+// TestSliderFillStopsWhenFocusMoves: a slider that hands the keyboard focus
+// to a radio group after a few keys gets no more of a fill's keys, so no
+// arrow picks another radio; the fill fails and says why.
+func TestSliderFillStopsWhenFocusMoves(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/hostile/slider-focus", "--profile", "none")
+	s := getSnapshot(t, c)
+	r, after := act(t, c, toolapi.Fill, map[string]any{"ref": widgetRef(t, s, "slider", "", 1), "value": "45"})
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "moved the keyboard focus") {
+		t.Fatalf("fill a slider that moves the focus: %+v", r)
+	}
+	if !strings.Contains(after.Text, "Speed: standard") {
+		t.Fatalf("a fill's key reached the radios:\n%s", after.Text)
+	}
+}
