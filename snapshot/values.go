@@ -327,7 +327,7 @@ func (p *page) textBeside(track domRef, tb BBox) string {
 	vals := x.d.Nodes.NodeValue
 	scope := track
 	for range 3 {
-		if up := p.parent(scope); up.doc >= 0 && p.tag(up) != "BODY" {
+		if up := p.parent(scope); up.doc >= 0 && p.tag(up) != "HTML" {
 			scope = up
 		}
 	}

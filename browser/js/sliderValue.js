@@ -29,7 +29,7 @@ function sliderValue() {
   // the part after a colon when it has one.
   function besideText(track, r, handleWords) {
     let scope = track;
-    for (let i = 0; i < 3 && scope.parentElement && scope.parentElement !== document.body; i++) scope = scope.parentElement;
+    for (let i = 0; i < 3 && scope.parentElement && scope.parentElement !== document.documentElement; i++) scope = scope.parentElement;
     const gap = (a, b) => Math.hypot(Math.max(0, a.left - b.right, b.left - a.right), Math.max(0, a.top - b.bottom, b.top - a.bottom));
     const texts = [], others = [];
     const walk = document.createTreeWalker(scope, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT);
