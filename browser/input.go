@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -159,9 +160,17 @@ func (t *Context) Hover(ctx context.Context, x, y float64) error {
 	return nil
 }
 
-// dragSteps is how many pointer moves a drag makes between its ends: pointer
-// based sortable lists need several moves past their threshold to follow.
-const dragSteps = 10
+// dragSteps is how many pointer moves a drag makes between its ends at
+// least: pointer based sortable lists need several moves past their
+// threshold to follow. A longer drag moves at most dragStride pixels at a
+// time, up to maxDragSteps moves, as a person's hand passes each item of a
+// list on the way (a sortable list moves one item per move, as the pointer
+// passes its midpoint).
+const (
+	dragSteps    = 10
+	dragStride   = 6
+	maxDragSteps = 80
+)
 
 // dragNotice bounds how long Drag waits for Chromium to say that the page
 // started an HTML5 drag after the first move, once the page has handled
@@ -208,8 +217,9 @@ func (t *Context) Drag(ctx context.Context, fromX, fromY, toX, toY float64) erro
 	if err := mouse("mousePressed", fromX, fromY, 1); err != nil {
 		return err
 	}
+	steps := min(maxDragSteps, max(dragSteps, int(math.Hypot(toX-fromX, toY-fromY)/dragStride)))
 	at := func(i int) (float64, float64) {
-		f := float64(i) / dragSteps
+		f := float64(i) / float64(steps)
 		return fromX + (toX-fromX)*f, fromY + (toY-fromY)*f
 	}
 	x, y := at(1)
@@ -228,7 +238,7 @@ func (t *Context) Drag(ctx context.Context, fromX, fromY, toX, toY float64) erro
 	case <-time.After(dragNotice):
 	}
 	if data == nil {
-		for i := 2; i <= dragSteps; i++ {
+		for i := 2; i <= steps; i++ {
 			x, y := at(i)
 			if err := mouse("mouseMoved", x, y, 1); err != nil {
 				return err
@@ -245,7 +255,7 @@ func (t *Context) Drag(ctx context.Context, fromX, fromY, toX, toY float64) erro
 	if err := drag("dragEnter", x, y); err != nil {
 		return err
 	}
-	for i := 2; i <= dragSteps; i++ {
+	for i := 2; i <= steps; i++ {
 		x, y := at(i)
 		if err := drag("dragOver", x, y); err != nil {
 			return err

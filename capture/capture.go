@@ -129,9 +129,10 @@ type Screenshot struct {
 }
 
 // Styles returns the computed styles that every capture requests in its DOM
-// snapshot, in order (Page.Styles).
+// snapshot, in order (Page.Styles): the last three tell what an icon drawn
+// by CSS (an image as content or background) or an SVG shape's fill shows.
 func Styles() []string {
-	return []string{"display", "visibility", "cursor", "overflow-x", "overflow-y", "opacity", "pointer-events"}
+	return []string{"display", "visibility", "cursor", "overflow-x", "overflow-y", "opacity", "pointer-events", "background-image", "content", "fill"}
 }
 
 // JudgedStyles returns the computed styles of a capture a verdict is judged

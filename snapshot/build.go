@@ -336,6 +336,8 @@ func (b *builder) collect() {
 		b.cands[i].parent = par
 	}
 	b.modal = b.modalDialog()
+	b.boards()
+	b.shapes()
 }
 
 // modalDialog finds the open modal dialog, whose page text is all the page
@@ -911,9 +913,22 @@ func (b *builder) detail(k int32) {
 	c.role = strings.Clone(c.role)
 	name := collapseSpace(axName)
 	source := ""
+	svgText := p.tag(c.dom) == "text"
+	if name == "" && c.dom.doc >= 0 && !svgText {
+		if name = p.shapeName(c.dom); name != "" {
+			source = NameShape
+		}
+	}
 	if name == "" && (c.interactive || containerRoles[c.role]) {
 		if name = b.fallbackName(c, n); name != "" {
 			source = NameFallback
+		}
+	}
+	if svgText && (name == "" || (source == NameFallback && name == b.ownText(c))) {
+		// A letter drawn in an SVG: what it reads and its colour, unless
+		// something names it better (an icon class).
+		if s := p.shapeName(c.dom); s != "" {
+			name, source = s, NameShape
 		}
 	}
 	name = cutName(name)
@@ -941,6 +956,16 @@ func (b *builder) detail(k int32) {
 		}
 	}
 	e.Value = b.value(c, n, tag, inputType)
+	if e.Value == nil && c.role == "slider" && tag != "input" && p.sliderHandle(c.dom) {
+		// A widget library's handle that says nothing in ARIA: the value
+		// a person reads beside it, or where it stands.
+		if v, src := p.sliderShown(c.dom); v != "" {
+			e.Value, e.ValueSource = &v, src
+		}
+	}
+	if source == "" && name != "" {
+		e.Icon = p.itemIcon(c.role, name, c.dom)
+	}
 	e.Kind = kindOf(c, tag, inputType)
 	e.Gestures = gestureWords(c.gestures)
 

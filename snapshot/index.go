@@ -72,14 +72,22 @@ type docIndex struct {
 // object's style list; -1 when the capture did not ask for it.
 type stylePositions struct {
 	display, visibility, cursor, overflowX, overflowY int
+	// What a CSS image or an SVG shape draws (values.go).
+	backgroundImage, content, fill int
 	// These are in a judged capture only (capture.JudgedStyles).
 	opacity, color, fontSize, clipPath, clip, position, textFill, filter, background int
 }
 
 func newStylePositions(names []string) stylePositions {
-	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+	p := stylePositions{-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
 	for i, n := range names {
 		switch n {
+		case "background-image":
+			p.backgroundImage = i
+		case "content":
+			p.content = i
+		case "fill":
+			p.fill = i
 		case "opacity":
 			p.opacity = i
 		case "color":

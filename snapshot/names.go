@@ -43,6 +43,9 @@ func (b *builder) fallbackName(c *cand, n *axNode) string {
 	if s := p.descendantHint(c.dom); s != "" {
 		return s
 	}
+	if s := p.cssImageHint(c.dom); s != "" {
+		return s
+	}
 	if s := p.labelText(c.dom); s != "" {
 		return s
 	}

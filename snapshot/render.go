@@ -146,8 +146,11 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 	if e.Name != "" {
 		b.WriteByte(' ')
 		b.WriteString(strconv.Quote(e.Name))
-		if e.NameSource == NameFallback {
+		switch e.NameSource {
+		case NameFallback:
 			b.WriteString(" (fallback name)")
+		case NameShape:
+			b.WriteString(" (shape)")
 		}
 	}
 	if e.Kind != "" {
@@ -172,12 +175,21 @@ func writeElement(b *strings.Builder, e *Element, focused string) {
 	if e.Value != nil {
 		b.WriteString(" value=")
 		b.WriteString(strconv.Quote(*e.Value))
+		if e.ValueSource != "" {
+			b.WriteString(" (")
+			b.WriteString(e.ValueSource)
+			b.WriteByte(')')
+		}
+	}
+	if e.Icon != "" {
+		b.WriteString(" icon=")
+		b.WriteString(strconv.Quote(e.Icon))
 	}
 	if e.Level > 0 {
 		b.WriteString(" h")
 		b.WriteString(strconv.Itoa(e.Level))
 	}
-	if e.Name == "" {
+	if e.Name == "" || e.NameSource == NameShape {
 		b.WriteString(" box")
 		writeBox(b, e.BBox)
 	}

@@ -211,6 +211,10 @@ func iconName(classes string) string {
 				break
 			}
 		}
+		if i := strings.Index(lc, "-icon-"); name == "" && i > 0 {
+			// A set's own prefix before it: jQuery UI's ui-icon-disk.
+			name = lc[i+len("-icon-"):]
+		}
 		if name == "" {
 			for _, suf := range []string{"-icon", "_icon"} {
 				if strings.HasSuffix(lc, suf) && len(lc) > len(suf) {
@@ -277,6 +281,7 @@ var iconModifiers = map[string]bool{
 	"2x": true, "3x": true, "4x": true, "5x": true, "spin": true, "pulse": true,
 	"border": true, "inverse": true, "stack": true, "flip": true, "rotate": true,
 	"button": true, "btn": true, "small": true, "large": true, "only": true,
+	"ui": true, // jQuery UI's "ui-icon" beside the "ui-icon-disk" that says which
 }
 
 // isWordy reports whether s has a letter or digit, i.e. is worth reading.

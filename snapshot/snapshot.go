@@ -55,6 +55,13 @@ type Element struct {
 	// Value is an input's value exactly as the page holds it; never a
 	// password's.
 	Value *string `json:"value,omitempty"`
+	// ValueSource says where a slider's value without ARIA values was read
+	// (ValueShown, ValuePosition); empty for a value the page holds.
+	ValueSource string `json:"value_source,omitempty"`
+	// Icon is what the icon of a named menu item, option, tab or list item
+	// says (a CSS image's file name words, an icon class, an image's alt),
+	// when its name does not: which menu item has a star.
+	Icon string `json:"icon,omitempty"`
 	// Level is a heading's level.
 	Level int `json:"level,omitempty"`
 	// Kind is what an input wants when its role hides it: date, time,

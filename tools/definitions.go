@@ -98,7 +98,7 @@ var catalog = []tool{
 		Description: "Type a value into a text field by ref (input, textarea, contenteditable) as a person would (input and change events); returns a fresh snapshot. " +
 			refsDie +
 			" clear_first=false appends; keys=true types keys. Date, time and number fields take what a person types (10/11/2011, 8:04 PM) or the field's own format." +
-			" When: textboxes, search boxes, date/time/number inputs (see kind); selects: browser_select." +
+			" When: textboxes, search boxes, date/time/number inputs (see kind), sliders (the number to show); selects: browser_select." +
 			" Patterns: 1) Fill username, fill password, click Log in. 2) Fill a search box, then click Search." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params (not a text field, or a bad format), action_failed, timeout, human_rejected." +
 			` Example: {"ref":"@e7","value":"jane@example.com"} → success⏎Filled @e7 …⏎page …`,

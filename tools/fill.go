@@ -26,6 +26,9 @@ type fillInput struct {
 // secret NAME; the field then draws its text as discs.
 func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, error) {
 	s.typed.fill(in.Value)
+	if t, err := s.target(in.Ref); err == nil && isSlider(t) {
+		return s.fillSlider(ctx, c, in)
+	}
 	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
 		v, err := s.secrets.value(*in.Value, false)
 		if err != nil {

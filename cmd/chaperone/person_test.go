@@ -140,8 +140,8 @@ func TestSliderByKeysAndDrag(t *testing.T) {
 	mustSucceed(t, "drag the handle to the centre", r)
 	pageSays(t, s, "Balance: 50")
 
-	// jQuery UI's handle says nothing of its value: the result says where
-	// it stands along its track.
+	// jQuery UI's handle says nothing of its value: the result says the
+	// number shown beside its track.
 	handle := ""
 	for _, e := range s.Elements {
 		if strings.Contains(e.CSS, "#volume") || (strings.Contains(e.CSS, "ui-slider-handle") && e.Name == "") {
@@ -153,7 +153,7 @@ func TestSliderByKeysAndDrag(t *testing.T) {
 	}
 	r, s = act(t, c, toolapi.PressKey, map[string]any{"ref": handle, "key": "ArrowRight"})
 	mustSucceed(t, "press ArrowRight on the volume handle", r)
-	if !strings.HasSuffix(r.Message, "It shows 55% along its track.") {
+	if !strings.HasSuffix(r.Message, "It shows 55 (shown beside).") {
 		t.Errorf("the result says %q, want where the handle stands", r.Message)
 	}
 	pageSays(t, s, "Volume: 55")

@@ -65,7 +65,7 @@ func TestWidgets(t *testing.T) {
 			{tool: toolapi.Click, role: "button", name: "Save", want: "Ran Save"},
 		}},
 		{"/widgets/sortable", []widgetStep{
-			{tool: toolapi.Drag, role: "listitem", name: "Wash the car", toRole: "listitem", to: "Call the bank", want: "Order: Buy groceries, Wash the car, Call the bank"},
+			{tool: toolapi.Drag, role: "listitem", name: "Wash the car", toRole: "listitem", to: "Call the bank", want: "Order: Buy groceries, Call the bank, Wash the car"},
 		}},
 	}
 	for _, tt := range tests {
