@@ -25,11 +25,16 @@ function inspect(scroll, payment, at, retried) {
 	const r = el.getBoundingClientRect();
 	out.zero = rendered && (r.width === 0 || r.height === 0);
 	if (!rendered || !el.labels && !/^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(el.tagName)) return out;
-	let opacity = 1;
-	for (let a = el; a && a.nodeType === 1 && opacity >= 0.1; a = a.parentElement || a.getRootNode().host || null) {
-		opacity *= parseFloat(win.getComputedStyle(a).opacity);
-	}
-	const undrawn = opacity < 0.1 || r.width < 4 || r.height < 4;
+	// How opaque a person sees an element: its opacity and its
+	// ancestors', across shadow roots.
+	const opacity = (e) => {
+		let o = 1;
+		for (let a = e; a && a.nodeType === 1 && o >= 0.1; a = a.parentElement || a.getRootNode().host || null) {
+			o *= parseFloat(win.getComputedStyle(a).opacity);
+		}
+		return o;
+	};
+	const undrawn = opacity(el) < 0.1 || r.width < 4 || r.height < 4;
 	out.standIn = undrawn;
 	if (!(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
 	// A control a person cannot point at is used through its label: the
@@ -54,7 +59,7 @@ function inspect(scroll, payment, at, retried) {
 	const other = 'a[href],button,select,textarea,input,[role=link],[role=button],[role=checkbox],[role=radio],[contenteditable=""],[contenteditable=true]';
 	const point = (label) => {
 		const ls = win.getComputedStyle(label);
-		if (ls.visibility === 'hidden' || parseFloat(ls.opacity) < 0.1) return null;
+		if (ls.visibility === 'hidden' || opacity(label) < 0.1) return null;
 		let lr = label.getBoundingClientRect();
 		if (lr.width < 1 || lr.height < 1) return null;
 		if (scroll && (lr.top < 0 || lr.left < 0 || lr.bottom > win.innerHeight || lr.right > win.innerWidth)) {
