@@ -122,3 +122,39 @@ func TestFillConsumed(t *testing.T) {
 		})
 	}
 }
+
+// TestStandInAdvice (issue 31, item 5): a transparent control with no
+// label, under the switch the page draws in its place, is refused for a
+// click as covered, but the refusal says what a person does instead (the
+// key, the stand-in) rather than "close it"; the key it names, on the same
+// ref, works. A control covered by a dialog keeps the old advice.
+func TestStandInAdvice(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	t.Cleanup(site.Close)
+	c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+"/drawn/labels", "--profile", "none")
+	s := getSnapshot(t, c)
+	ref := widgetRef(t, s, "checkbox", "Compact view", 0)
+	r, after := act(t, c, toolapi.Click, map[string]any{"ref": ref})
+	if r.Success || r.Error == nil || *r.Error != "element_obscured" {
+		t.Fatalf("click: success %v, error %v, %q; want element_obscured", r.Success, r.Error, r.Message)
+	}
+	if strings.Contains(r.Message, "close it") || !strings.Contains(r.Message, `key "Space"`) {
+		t.Errorf("the advice does not name the key instead of closing: %q", r.Message)
+	}
+	if strings.Contains(after.Text, "Compact view: on") {
+		t.Fatalf("a refused click toggled the switch:\n%s", after.Render())
+	}
+	ref = widgetRef(t, after, "checkbox", "Compact view", 0)
+	r, after = act(t, c, toolapi.PressKey, map[string]any{"ref": ref, "key": "Space"})
+	if !r.Success || !strings.Contains(after.Text, "Compact view: on") {
+		t.Fatalf("Space on the switch: success %v, error %v, %q\n%s", r.Success, r.Error, r.Message, after.Render())
+	}
+
+	c, _, _ = stdioClient(t, nil, "serve", "--url", site.URL+"/variants/modal", "--profile", "none")
+	s = getSnapshot(t, c)
+	r, _ = act(t, c, toolapi.Click, map[string]any{"ref": widgetRef(t, s, "button", "Cancel Membership", 0)})
+	if r.Success || r.Error == nil || *r.Error != "element_obscured" || !strings.Contains(r.Message, "close it") {
+		t.Errorf("a button under a dialog: success %v, error %v, %q; want element_obscured saying to close it", r.Success, r.Error, r.Message)
+	}
+}
