@@ -635,6 +635,11 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 	}
 	c.host = inter && (clickLike || !interactiveRoles[role])
 	bb, ok := p.bounds(dom)
+	if ok && inter && (bb.Width <= 0 || bb.Height <= 0) {
+		if d, drawn := p.drawnBounds(dom); drawn {
+			bb = d
+		}
+	}
 	c.bbox = bb
 	c.vis = p.visClass(bb, ok)
 	pr, known := rolePriority[role]

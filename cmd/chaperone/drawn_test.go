@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,6 +60,12 @@ func TestDrawnControls(t *testing.T) {
 			c, _, _ := stdioClient(t, nil, "serve", "--url", site.URL+tt.page, "--profile", "none")
 			s := getSnapshot(t, c)
 			for _, st := range tt.steps {
+				// What a person sees is not "hidden" to the agent.
+				for _, e := range s.Elements {
+					if e.Role == st.role && e.Name == st.name && slices.Contains(e.State, "hidden") {
+						t.Errorf("%s %q is shown to the agent as hidden:\n%s", st.role, st.name, s.Render())
+					}
+				}
 				s = widgetAct(t, c, s, st)
 			}
 		})
