@@ -111,7 +111,8 @@ func (t *Context) placeDrawn(ctx context.Context, node nodeID, r *inspectResult)
 			}
 			if ok {
 				r.X, r.Y, r.Box = at.X, at.Y, b
-				r.Visible, r.Covered, r.Via = true, "", "drawing"
+				// What draws it is its own: nothing stands in for it.
+				r.Visible, r.Covered, r.Via, r.StandIn = true, "", "drawing", false
 				return nil
 			}
 		}

@@ -11,6 +11,13 @@
 //
 // retried is set on the second look, after a hit test that landed on the
 // document itself scrolled the element into view once more.
+//
+// Beyond what own finds of the element's own box, it says whether the
+// element is rendered with no size (zero: the caller looks for where it
+// is drawn, drawn.go), whether it is a form control a person cannot see
+// (standIn: transparent or smaller than 4 px a side), and moves the click
+// point of such a checkbox or radio, or of one covered or without a box,
+// to its visible label (via "label").
 function inspect(scroll, payment, at, retried) {
 	const out = own.call(this, scroll, payment, at, retried);
 	if (!out.connected || at) return out;
@@ -36,8 +43,10 @@ function inspect(scroll, payment, at, retried) {
 	};
 	const undrawn = opacity(el) < 0.1 || r.width < 4 || r.height < 4;
 	out.standIn = undrawn;
-	if (!(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
-	// A control a person cannot point at is used through its label: the
+	const toggles = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+	if (!toggles || !(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
+	// A checkbox or radio a person cannot point at is used through its
+	// label, as a person uses it: the
 	// click goes to a point of a label where the browser finds the label
 	// (or something in it that is not another control), and a click there
 	// activates the control.
