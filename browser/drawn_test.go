@@ -32,7 +32,7 @@ func TestClickWhereDrawn(t *testing.T) {
 		{"a glyph overflowing an element of no width", "/drawn/post", "button", "like icon", false, "drawing", false, "Liked the post by @cras", "log"},
 		{"toggle-all under another control, by its label", "/drawn/todo?css=old", "checkbox", "Mark all as complete", false, "label", true, "0 items left", "count"},
 		{"1×1 toggle-all whose label is listened to", "/drawn/todo?toggle=label", "checkbox", "Mark all as complete", false, "label", true, "0 items left", "count"},
-		{"a checkbox clipped to nothing, by its label", "/drawn/labels", "checkbox", "Send me the newsletter", false, "label", true, "Newsletter: on", "log"},
+		{"a checkbox clipped to nothing, by its label", "/drawn/labels", "checkbox", "Use large text", false, "label", true, "Large text: on", "log"},
 		{"a drawing covered too", "/drawn/post", "button", "⋯", true, "", true, "", ""},
 		{"a covered button whose drawing is covered too", "/drawn/post", "button", "↪", true, "", false, "", ""},
 		{"a transparent control with no label under its stand-in", "/drawn/labels", "checkbox", "Compact view", false, "", true, "", ""},

@@ -45,7 +45,7 @@ func TestDrawnControls(t *testing.T) {
 			{tool: toolapi.Click, role: "checkbox", name: "❯ Mark all as complete", want: "0 items left"},
 		}},
 		{"checkbox clipped to nothing, reached through its label", "/drawn/labels", []widgetStep{
-			{tool: toolapi.Click, role: "checkbox", name: "Send me the newsletter", want: "Newsletter: on"},
+			{tool: toolapi.Click, role: "checkbox", name: "Use large text", want: "Large text: on"},
 		}},
 		{"transparent 1×1 checkbox beside its label", "/drawn/labels", []widgetStep{
 			{tool: toolapi.Click, role: "checkbox", name: "Show tips", want: "Tips: on"},
