@@ -12,8 +12,15 @@ function shownText(typed) {
 	if (want === '') want = typed.trim();
 	if (want === '') return 0;
 	const field = this.nodeType === 1 ? this : this.parentElement;
-	const seen = (el) => typeof el.checkVisibility !== 'function' ||
-		el.checkVisibility({opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true});
+	const win = field.ownerDocument.defaultView;
+	// Seen: drawn, not transparent, and with a box a person can scroll
+	// to (not pushed off the page's left or top edge).
+	const seen = (el) => {
+		if (typeof el.checkVisibility === 'function' &&
+			!el.checkVisibility({opacityProperty: true, visibilityProperty: true, checkOpacity: true, checkVisibilityCSS: true})) return false;
+		const r = el.getBoundingClientRect();
+		return r.width >= 1 && r.height >= 1 && r.right + win.scrollX > 0 && r.bottom + win.scrollY > 0;
+	};
 	let count = 0, budget = 20000;
 	// matches says whether el shows the text; it counts el when none of
 	// its children does.

@@ -96,9 +96,12 @@ func TestFillConsumed(t *testing.T) {
 		{"todo added on keydown Enter", "/drawn/todo", "textbox", "What needs to be done?", true, false, "3 items left"},
 		{"todo added on keyup Enter", "/drawn/todo?via=keyup", "textbox", "What needs to be done?", true, false, "3 items left"},
 		{"note taken on change", "/hostile/fill-consumed?mode=take", "textbox", "New note", false, true, "Buy milk"},
+		{"note taken into a shadow root on change", "/hostile/fill-consumed?mode=shadow", "textbox", "New note", false, true, "Buy milk"},
 		{"emptied, nothing shown", "/hostile/fill-consumed?mode=drop", "textbox", "New note", false, false, ""},
 		{"emptied, another value shown", "/hostile/fill-consumed?mode=rewrite", "textbox", "New note", false, false, "Buy silk"},
 		{"emptied, kept where no one sees it", "/hostile/fill-consumed?mode=hidden", "textbox", "New note", false, false, ""},
+		{"emptied, shown transparent", "/hostile/fill-consumed?mode=faint", "textbox", "New note", false, false, ""},
+		{"emptied, shown off the page's edge", "/hostile/fill-consumed?mode=away", "textbox", "New note", false, false, ""},
 		{"emptied, shown as typed before the change", "/hostile/fill-consumed?mode=preview", "textbox", "New note", false, false, ""},
 	}
 	for _, tt := range tests {
