@@ -638,6 +638,8 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 	if ok && inter && (bb.Width <= 0 || bb.Height <= 0) {
 		if d, drawn := p.drawnBounds(dom); drawn {
 			bb = d
+		} else if l, labelled := p.labelBounds(dom); labelled {
+			bb = l
 		}
 	}
 	c.bbox = bb

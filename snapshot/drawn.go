@@ -1,5 +1,7 @@
 package snapshot
 
+import "strings"
+
 // drawnMaxNodes bounds the nodes looked at for where an element of no size
 // is drawn.
 const drawnMaxNodes = 64
@@ -34,4 +36,40 @@ func (p *page) drawnBounds(r domRef) (BBox, bool) {
 		out = BBox{X: x0, Y: y0, Width: x1 - x0, Height: y1 - y0}
 	}
 	return out, found
+}
+
+// labelBounds is where a checkbox or radio of no size is drawn for a person:
+// the box of its label (the label around it, else the first whose for
+// names its id), where a click by its ref goes (browser.Inspect); false
+// when it has none with a size.
+func (p *page) labelBounds(r domRef) (BBox, bool) {
+	if p.tag(r) != "INPUT" {
+		return BBox{}, false
+	}
+	if t, _ := p.attr(r, "type"); !strings.EqualFold(t, "checkbox") && !strings.EqualFold(t, "radio") {
+		return BBox{}, false
+	}
+	sized := func(l domRef) (BBox, bool) {
+		b, ok := p.bounds(l)
+		return b, ok && b.Width > 0 && b.Height > 0
+	}
+	for a, i := p.parent(r), 0; a.doc >= 0 && i < 16; a, i = p.parent(a), i+1 {
+		if p.tag(a) == "LABEL" {
+			return sized(a)
+		}
+	}
+	id, ok := p.attr(r, "id")
+	if !ok || id == "" {
+		return BBox{}, false
+	}
+	for j := range p.docs[r.doc].d.Nodes.NodeName {
+		l := domRef{r.doc, int32(j)}
+		if p.tag(l) != "LABEL" {
+			continue
+		}
+		if f, _ := p.attr(l, "for"); f == id {
+			return sized(l)
+		}
+	}
+	return BBox{}, false
 }

@@ -50,6 +50,9 @@ func TestDrawnControls(t *testing.T) {
 		{"transparent 1×1 checkbox beside its label", "/drawn/labels", []widgetStep{
 			{tool: toolapi.Click, role: "checkbox", name: "Show tips", want: "Tips: on"},
 		}},
+		{"checkbox of no size inside the label that draws its switch", "/drawn/labels", []widgetStep{
+			{tool: toolapi.Click, role: "checkbox", name: "Notifications", want: "Notifications: on"},
+		}},
 		{"transparent radio under the pill its label draws", "/drawn/labels", []widgetStep{
 			{tool: toolapi.Click, role: "radio", name: "Dark", want: "Theme: dark"},
 		}},
