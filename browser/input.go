@@ -63,8 +63,7 @@ func (t *Context) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
 func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
-	typed, err := t.TypeText(ctx, backendNodeID, text, clear, false)
-	return typed.Value, err
+	return t.typeText(ctx, backendNodeID, text, clear, false, nil)
 }
 
 // Typed is what typing into a field left.

@@ -46,6 +46,14 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 				var err error
 				if insp.Tag == "input" && typedInputs[insp.InputType] {
 					got, err = s.tab.SetValue(ctx, node, v.text)
+				} else if v.secret {
+					// A secret is never looked for on the page
+					// (tookValue): it goes to no script.
+					if in.Keys {
+						got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
+					} else {
+						got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
+					}
 				} else {
 					var typed browser.Typed
 					typed, err = s.tab.TypeText(ctx, node, v.text, in.ClearFirst, in.Keys)
