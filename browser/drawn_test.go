@@ -40,6 +40,7 @@ func TestClickWhereDrawn(t *testing.T) {
 		{"a covered button whose drawing is covered too", "/drawn/post", "button", "↪", cover, "", false, "", ""},
 		{"a transparent label is no way in", "/drawn/labels", "checkbox", "Beta features", `<p><input type="checkbox" id="beta" style="opacity:0;width:1px;height:1px"><label for="beta" style="opacity:0.05">Beta features</label></p>`, "", true, "", ""},
 		{"a label that is all link is no way in", "/drawn/labels", "checkbox", "Accept the terms", `<p><input type="checkbox" id="terms" style="opacity:0;width:1px;height:1px"><label for="terms"><a href="#terms" style="display:inline-block;padding:4px">Accept the terms</a></label></p>`, "", true, "", ""},
+		{"a transparent control under a dialog has no stand-in", "/drawn/labels", "checkbox", "Opt in", `<p><input type="checkbox" aria-label="Opt in" style="opacity:0;width:20px;height:20px"></p><div role="dialog" aria-label="Offer" style="position:fixed;inset:0;z-index:99;background:#fff">Offer</div>`, "", false, "", ""},
 		{"a transparent control with no label under its stand-in", "/drawn/labels", "checkbox", "Compact view", "", "", true, "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -60,7 +61,7 @@ func TestClickWhereDrawn(t *testing.T) {
 			if tc.status == "" {
 				// A label no one sees, or that holds only a link, is no
 				// way in: the control's own point is left as it was.
-				if in.Visible && in.Covered == "" && (tc.setup == cover || tc.elem == "Compact view") {
+				if in.Visible && in.Covered == "" && (tc.setup == cover || tc.elem == "Compact view" || tc.elem == "Opt in") {
 					t.Fatalf("a click point at %g,%g, want none: %+v", in.X, in.Y, in)
 				}
 				return

@@ -15,7 +15,8 @@
 // Beyond what own finds of the element's own box, it says whether the
 // element is rendered with no size (zero: the caller looks for where it
 // is drawn, drawn.go), whether it is a form control a person cannot see
-// (standIn: transparent or smaller than 4 px a side), and moves the click
+// (standIn: transparent or smaller than 4 px a side, and if covered, by
+// something its own wrapper draws), and moves the click
 // point of such a checkbox or radio, or of one covered or without a box,
 // to its visible label (via "label").
 function inspect(scroll, payment, at, retried) {
@@ -42,14 +43,6 @@ function inspect(scroll, payment, at, retried) {
 		return o;
 	};
 	const undrawn = opacity(el) < 0.1 || r.width < 4 || r.height < 4;
-	out.standIn = undrawn;
-	const toggles = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
-	if (!toggles || !(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
-	// A checkbox or radio a person cannot point at is used through its
-	// label, as a person uses it: the
-	// click goes to a point of a label where the browser finds the label
-	// (or something in it that is not another control), and a click there
-	// activates the control.
 	let dx = 0, dy = 0;
 	for (let w = win; w.frameElement; w = w.parent) {
 		const fr = w.frameElement.getBoundingClientRect();
@@ -65,6 +58,24 @@ function inspect(scroll, payment, at, retried) {
 		}
 		return hit;
 	};
+	// What covers a control a person cannot see stands in for it when the
+	// control's own wrapper draws it (a switch's knob, a styled box), not
+	// when it is a dialog or something from elsewhere on the page.
+	out.standIn = undrawn;
+	if (undrawn && out.covered) {
+		const hit = hitAt(el.getRootNode(), out.x - dx, out.y - dy);
+		const modal = hit && hit.closest && hit.closest('[role=dialog],[role=alertdialog],dialog,[aria-modal=true]');
+		let near = false;
+		for (let a = el.parentElement, i = 0; a && i < 3 && !near; a = a.parentElement, i++) near = !!hit && a.contains(hit);
+		out.standIn = !modal && near;
+	}
+	const toggles = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+	if (!toggles || !(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
+	// A checkbox or radio a person cannot point at is used through its
+	// label, as a person uses it: the
+	// click goes to a point of a label where the browser finds the label
+	// (or something in it that is not another control), and a click there
+	// activates the control.
 	const other = 'a[href],button,select,textarea,input,[role=link],[role=button],[role=checkbox],[role=radio],[contenteditable=""],[contenteditable=true]';
 	const point = (label) => {
 		const ls = win.getComputedStyle(label);
