@@ -36,7 +36,7 @@ func TestClickWhereDrawn(t *testing.T) {
 		{"toggle-all under another control, by its label", "/drawn/todo?css=old", "checkbox", "Mark all as complete", "", "label", true, "0 items left", "count"},
 		{"1×1 toggle-all whose label is listened to", "/drawn/todo?toggle=label", "checkbox", "Mark all as complete", "", "label", true, "0 items left", "count"},
 		{"a checkbox clipped to nothing, by its label", "/drawn/labels", "checkbox", "Use large text", "", "label", true, "Large text: on", "log"},
-		{"a drawing covered too", "/drawn/post", "button", "⋯", cover, "", true, "", ""},
+		{"a drawing covered too", "/drawn/post", "button", "⋯", cover, "", false, "", ""},
 		{"a covered button whose drawing is covered too", "/drawn/post", "button", "↪", cover, "", false, "", ""},
 		{"a transparent label is no way in", "/drawn/labels", "checkbox", "Beta features", `<p><input type="checkbox" id="beta" style="opacity:0;width:1px;height:1px"><label for="beta" style="opacity:0.05">Beta features</label></p>`, "", true, "", ""},
 		{"a label that is all link is no way in", "/drawn/labels", "checkbox", "Accept the terms", `<p><input type="checkbox" id="terms" style="opacity:0;width:1px;height:1px"><label for="terms"><a href="#terms" style="display:inline-block;padding:4px">Accept the terms</a></label></p>`, "", true, "", ""},

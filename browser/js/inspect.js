@@ -42,6 +42,10 @@ function inspect(scroll, payment, at, retried) {
 		}
 		return o;
 	};
+	const toggles = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
+	// Only a checkbox or radio, or a control something covers, is asked
+	// (the ancestors' styles are read for it).
+	if (!toggles && !out.covered) return out;
 	const undrawn = opacity(el) < 0.1 || r.width < 4 || r.height < 4;
 	let dx = 0, dy = 0;
 	for (let w = win; w.frameElement; w = w.parent) {
@@ -69,7 +73,6 @@ function inspect(scroll, payment, at, retried) {
 		for (let a = el.parentElement, i = 0; a && i < 3 && !near; a = a.parentElement, i++) near = !!hit && a.contains(hit);
 		out.standIn = !modal && near;
 	}
-	const toggles = el.tagName === 'INPUT' && (el.type === 'checkbox' || el.type === 'radio');
 	if (!toggles || !(undrawn || !out.visible || out.covered) || !el.labels || el.labels.length === 0) return out;
 	// A checkbox or radio a person cannot point at is used through its
 	// label, as a person uses it: the
