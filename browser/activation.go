@@ -45,6 +45,7 @@ type describedNode struct {
 	Node struct {
 		BackendNodeID   int64  `json:"backendNodeId"`
 		NodeName        string `json:"nodeName"`
+		PseudoType      string `json:"pseudoType"`
 		FrameID         string `json:"frameId"`
 		ContentDocument *struct {
 			BackendNodeID int64 `json:"backendNodeId"`

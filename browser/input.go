@@ -64,11 +64,47 @@ func (t *Context) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
 func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
-	return t.typeText(ctx, backendNodeID, text, clear, false)
+	return t.typeText(ctx, backendNodeID, text, clear, false, nil)
+}
+
+// Typed is what typing into a field left.
+type Typed struct {
+	// Value is the field's value after its change event.
+	Value string
+	// Shown is how many elements of the field's document, outside it,
+	// showed the text typed as their whole text just before the change
+	// event (ShowsText counts them again).
+	Shown int
+}
+
+// TypeText is Type, or with keys TypeKeys, and says how many elements
+// showed the text typed before the field's change event: a page that
+// takes the value on change (it adds a todo and empties the field) is
+// told from one that dropped it by what it shows afterwards (ShowsText).
+func (t *Context) TypeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool) (Typed, error) {
+	var shown int
+	value, err := t.typeText(ctx, backendNodeID, text, clear, keys, func() error {
+		return t.callOn(ctx, nodeOf(backendNodeID), shownTextJS, &shown, text)
+	})
+	return Typed{Value: value, Shown: shown}, err
+}
+
+// ShowsText counts the elements of the document of the field
+// backendNodeID, outside it, that a person sees showing text as their
+// whole text (compared as a fill's value is: letters and digits,
+// lower-cased).
+func (t *Context) ShowsText(ctx context.Context, backendNodeID int64, text string) (int, error) {
+	var n int
+	if err := t.callOn(ctx, nodeOf(backendNodeID), shownTextJS, &n, text); err != nil {
+		return 0, fmt.Errorf("find the text typed on the page: %w", err)
+	}
+	return n, nil
 }
 
 // typeText is Type; with keys, text is typed key by key (typeKeys).
-func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool) (string, error) {
+// beforeChange, when not nil, runs once the text is typed and before the
+// change event.
+func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool, beforeChange func() error) (string, error) {
 	node := nodeOf(backendNodeID)
 	var ready struct {
 		Had     bool   `json:"had"`
@@ -112,6 +148,11 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 	} else if text != "" {
 		if _, err := chromedp.Call(c, cmdInsertText, map[string]any{"text": text}); err != nil {
 			return "", fmt.Errorf("type: %w", err)
+		}
+	}
+	if beforeChange != nil {
+		if err := beforeChange(); err != nil {
+			return "", fmt.Errorf("before change: %w", err)
 		}
 	}
 	var end struct {

@@ -71,6 +71,18 @@ type Inspection struct {
 	// submits it: a submit control's formaction, else the form's action;
 	// empty outside a form.
 	FormAction string
+	// Via says where a click on the node goes when that is not the node's
+	// own box: "label" for a control a person cannot point at (transparent,
+	// tiny, covered or without a box of its own) that is used through its
+	// visible label; "drawing" for an element whose box is empty or
+	// covered and that is drawn elsewhere (a pseudo-element outside it, a
+	// child that overflows it). X, Y and Box are then that place's. Empty
+	// otherwise.
+	Via string
+	// StandIn says that the node is a form control a person cannot see
+	// (transparent, or too small to point at): what covers it is what the
+	// page draws in its place.
+	StandIn bool
 	// Origin is the origin of the node's document, which an about:blank
 	// or about:srcdoc document inherits from the one that made it; "null"
 	// for an opaque one.
@@ -119,6 +131,9 @@ type inspectResult struct {
 	DocOrigin      string  `json:"docOrigin"`
 	FormAction     string  `json:"formAction"`
 	Label          bool    `json:"label"`
+	Zero           bool    `json:"zero"`
+	StandIn        bool    `json:"standIn"`
+	Via            string  `json:"via"`
 }
 
 type axValue struct {
@@ -209,6 +224,11 @@ func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) 
 	if ax.err != nil {
 		return nil, fmt.Errorf("inspect node %s: accessibility: %w", node, ax.err)
 	}
+	if r.Via == "" && node.frame == 0 && (r.Zero || r.Visible && r.Covered != "") {
+		if err := t.placeDrawn(ctx, node, &r); err != nil {
+			return nil, fmt.Errorf("inspect node %s: %w", node, err)
+		}
+	}
 	var act *Activation
 	var actPayment bool
 	if r.Label && label {
@@ -226,5 +246,6 @@ func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) 
 		Autocomplete: r.Autocomplete, FieldName: r.FieldName, SubmitsPayment: r.SubmitsPayment,
 		EnterSubmitsPayment: r.EnterSubmits, SubmitsForm: r.Submits && r.Form, Origin: r.DocOrigin, FormAction: r.FormAction,
 		SubmitsAccountChange: r.SubmitsAccount, EnterSubmitsAccountChange: r.EnterAccount,
+		Via: r.Via, StandIn: r.StandIn,
 	}, nil
 }

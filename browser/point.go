@@ -144,6 +144,12 @@ func (t *Context) hitTest(ctx context.Context, asked Point) (int64, Point, error
 			if err != nil {
 				return 0, Point{}, nil, fmt.Errorf("hit test at %s: describe the element: %w", asked, err)
 			}
+			if d.Node.PseudoType != "" {
+				// A pseudo-element's events are its element's (drawn.go).
+				if id, err = t.originating(c, id); err != nil {
+					return 0, Point{}, nil, fmt.Errorf("hit test at %s: %w", asked, err)
+				}
+			}
 			isFrame := d.Node.NodeName == "IFRAME" || d.Node.NodeName == "FRAME"
 			var f *remoteFrame
 			if isFrame && d.Node.ContentDocument == nil && d.Node.FrameID != "" && depth < maxFrameDepth {

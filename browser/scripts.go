@@ -19,6 +19,10 @@ var (
 	// the text typed.
 	//go:embed js/fireChange.js
 	fireChangeJS string
+	// shownTextJS counts the elements outside a field that show the text
+	// typed into it (Typed, ShowsText).
+	//go:embed js/shownText.js
+	shownTextJS string
 
 	// setValueJS sets the value of an input that has no text to type into.
 	//go:embed js/setValue.js

@@ -14,7 +14,7 @@ import (
 // at once. A line break or tab is inserted as text, so that filling a field
 // never submits its form or moves the focus.
 func (t *Context) TypeKeys(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
-	return t.typeText(ctx, backendNodeID, text, clear, true)
+	return t.typeText(ctx, backendNodeID, text, clear, true, nil)
 }
 
 // typeKeys sends text to what has focus in the session of c, one key per

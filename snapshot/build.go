@@ -682,6 +682,13 @@ func (b *builder) classify(f int, i int32, n *axNode, dom domRef, parent int32, 
 func (b *builder) addCand(c cand) int32 {
 	c.host = c.interactive && (c.clickLike || !interactiveRoles[c.role])
 	bb, ok := b.p.bounds(c.dom)
+	if ok && c.interactive && (bb.Width <= 0 || bb.Height <= 0) {
+		if d, drawn := b.p.drawnBounds(c.dom); drawn {
+			bb = d
+		} else if l, labelled := b.p.labelBounds(c.dom); labelled {
+			bb = l
+		}
+	}
 	c.bbox = bb
 	c.vis = b.p.visClass(bb, ok)
 	pr, known := rolePriority[c.role]

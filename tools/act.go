@@ -108,6 +108,14 @@ func (s *Session) target(ref string) (snapshot.Target, error) {
 // check looks at the node a ref points to, in one round trip, and refuses an
 // element the agent did not see or cannot act on.
 func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*browser.Inspection, error) {
+	return s.checkFor(ctx, t, needBox, false)
+}
+
+// checkFor is check; with keys, the element is to take keys, which reach it
+// by the focus rather than at a point: what the page draws over a control
+// a person cannot see (a stand-in, browser.Inspection.StandIn) does not
+// stop them.
+func (s *Session) checkFor(ctx context.Context, t snapshot.Target, needBox, keys bool) (*browser.Inspection, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
 	defer cancel()
 	in, err := s.tab.Inspect(ctx, t.BackendNodeID, needBox)
@@ -140,10 +148,32 @@ func (s *Session) check(ctx context.Context, t snapshot.Target, needBox bool) (*
 	if needBox && !in.Visible {
 		return nil, fail(toolapi.ElementNotVisible, "%s (%s %q) has no visible box to act on: it is hidden or has no size.", t.Ref, t.Role, t.Name)
 	}
-	if needBox && in.Covered != "" {
-		return nil, fail(toolapi.ElementObscured, "%s (%s %q) is covered by %s. Deal with that first (close it or act inside it).", t.Ref, t.Role, t.Name, s.clip(in.Covered, textLimit))
+	if needBox && in.Covered != "" && !(keys && in.StandIn) {
+		return nil, fail(toolapi.ElementObscured, "%s (%s %q) is covered by %s. %s", t.Ref, t.Role, t.Name, s.clip(in.Covered, textLimit), obscuredAdvice(t, in))
 	}
 	return in, nil
+}
+
+// obscuredAdvice says what to do about an element something covers: for a
+// control a person cannot see, what covers it is what the page draws in
+// its place, and the way in is that stand-in or the keyboard; anything
+// else covered waits for what covers it to go.
+func obscuredAdvice(t snapshot.Target, in *browser.Inspection) string {
+	if !in.StandIn {
+		return "Deal with that first (close it or act inside it)."
+	}
+	const drawn = "It is transparent or too small to see: what covers it is what the page draws in its place, so nothing needs closing."
+	key := ""
+	switch t.Role {
+	case "checkbox", "radio", "switch", "button", "menuitemcheckbox", "menuitemradio":
+		key = "Space"
+	case "link":
+		key = "Enter"
+	}
+	if key == "" {
+		return drawn + " Click that stand-in if the snapshot lists it."
+	}
+	return fmt.Sprintf("%s Press %s on it instead (browser_press_key with ref %s and key %q), or click that stand-in if the snapshot lists it.", drawn, key, t.Ref, key)
 }
 
 // settle runs the input within limit and waits for what it started; the

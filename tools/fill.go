@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -39,6 +40,9 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	}
 	var got string
 	var v typed // what was typed: a one-time code is made as it is typed
+	// shown is how many elements showed the text typed before the
+	// field's change event (browser.Typed).
+	var shown int
 	p, err := s.committed(ctx, c, func(ctx context.Context) (planned, error) { return s.planFill(ctx, in.Ref, in.Value) },
 		func(ctx context.Context, p planned) error {
 			node, insp := p.t.BackendNodeID, p.insp
@@ -58,10 +62,18 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 				var err error
 				if insp.Tag == "input" && typedInputs[insp.InputType] {
 					got, err = s.tab.SetValue(ctx, node, v.text)
-				} else if in.Keys {
-					got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
+				} else if v.secret {
+					// A secret is never looked for on the page
+					// (tookValue): it goes to no script.
+					if in.Keys {
+						got, err = s.tab.TypeKeys(ctx, node, v.text, in.ClearFirst)
+					} else {
+						got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
+					}
 				} else {
-					got, err = s.tab.Type(ctx, node, v.text, in.ClearFirst)
+					var typed browser.Typed
+					typed, err = s.tab.TypeText(ctx, node, v.text, in.ClearFirst, in.Keys)
+					got, shown = typed.Value, typed.Shown
 				}
 				if err == nil && v.secret && insp.InputType != "password" {
 					err = s.tab.MaskText(ctx, node)
@@ -84,6 +96,11 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 		// another value than the one approved.
 		return fmt.Sprintf("Typed %s into %s %s %q key by key; the field holds no text (the page read the keys).", v, p.t.Ref, p.t.Role, p.t.Name), nil
 	}
+	if !setValue && !holds(got, v.text, in.ClearFirst) && !v.secret && strings.TrimSpace(got) == "" {
+		if msg := s.tookValue(ctx, p, shown); msg != "" {
+			return msg, nil
+		}
+	}
 	if !setValue && !holds(got, v.text, in.ClearFirst) {
 		// What was done must be what was approved: the page's handlers
 		// changed the value under the action.
@@ -95,6 +112,24 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 			p.t.Ref, p.t.Role, p.t.Name, now, v)
 	}
 	return fmt.Sprintf("Filled %s %s %q with %s.%s", p.t.Ref, p.t.Role, p.t.Name, v, s.secrets.codeNote(*in.Value)), nil
+}
+
+// tookValue says how the page took the value of a fill p whose field
+// emptied itself on its change event (an app adds a todo and clears the
+// field), or is "" when nothing says it did: the page must now show the
+// text typed, as the whole text of an element a person sees, in more
+// places than just before the change. A page that dropped the value, or
+// kept another, or only where no one sees it, shows no more of it, and
+// the fill fails as one whose value the page changed.
+func (s *Session) tookValue(ctx context.Context, p planned, before int) string {
+	ctx, cancel := context.WithTimeout(ctx, s.config.ActionTimeout)
+	defer cancel()
+	now, err := s.tab.ShowsText(ctx, p.t.BackendNodeID, p.value.text)
+	if err != nil || now <= before {
+		return ""
+	}
+	return fmt.Sprintf("Filled %s %s %q with %s, and the page took the value: the field emptied itself and the page now shows %s (%d more time(s) than before). Do not type it again; check the new snapshot.",
+		p.t.Ref, p.t.Role, p.t.Name, p.value, p.value, now-before)
 }
 
 // holds reports whether a field's value read back after typing is the text

@@ -115,7 +115,7 @@ func (s *Session) planPress(ctx context.Context, ref string, chord browser.Chord
 		if t.Dialog != "" {
 			return planned{}, fail(toolapi.InvalidParams, "%s belongs to a dialog: answer it with browser_click on OK or Cancel.", t.Ref)
 		}
-		insp, err := s.check(ctx, t, true)
+		insp, err := s.checkFor(ctx, t, true, true)
 		if err != nil {
 			return planned{}, err
 		}
