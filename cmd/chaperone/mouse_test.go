@@ -78,3 +78,155 @@ func TestMouseWidgets(t *testing.T) {
 		})
 	}
 }
+
+// TestMouseGated (issue 31): every gesture of the mouse is judged as a
+// click on what it reaches. A double click on a button that acts on a
+// double click asks once, the person seeing "double click"; an approval of
+// a plain click does not cover it; a middle or right click on a button the
+// page acts on for any button asks; a right click that opens a menu asks
+// nobody, and the menu's "Delete" asks.
+func TestMouseGated(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+
+	t.Run("double click", func(t *testing.T) {
+		c, host, _ := webhookServe(t, "--url", site.URL+"/widgets/tasks")
+		s := getSnapshot(t, c)
+		purge := map[string]any{"ref": browsertest.Ref(t, s, "button", "Delete all tasks"), "count": 2}
+		p, s := keysRefused(t, c, host, toolapi.Click, purge)
+		if p.Concrete == nil || p.Concrete.Gesture != "double click" || !strings.Contains(p.Action, `double click button "Delete all tasks"`) {
+			t.Fatalf("the person was asked about %q (%+v), want the double click", p.Action, p.Concrete)
+		}
+		if !strings.Contains(s.Text, "Buy milk") || strings.Contains(s.Text, "Deleted") {
+			t.Fatalf("the rejected double click acted:\n%s", s.Text)
+		}
+		// An approval of a plain click covers a plain click, not a
+		// double click.
+		host.decisions <- map[string]any{"approved": true}
+		a := requestApproval(t, c, map[string]any{"action": "click Delete all tasks", "reason": "asked", "ref": browsertest.Ref(t, s, "button", "Delete all tasks"), "verb": "click"})
+		host.asked(t)
+		if !a.Approved {
+			t.Fatalf("approval: %+v", a)
+		}
+		s = getSnapshot(t, c)
+		purge["ref"] = browsertest.Ref(t, s, "button", "Delete all tasks")
+		host.decisions <- map[string]any{"approved": true}
+		r, s := keysAct(t, c, toolapi.Click, purge)
+		again := host.asked(t)
+		if again.Concrete == nil || again.Concrete.Gesture != "double click" {
+			t.Errorf("the second question: %+v", again.Concrete)
+		}
+		if !r.Success || !strings.Contains(s.Text, "Deleted all tasks") || !strings.Contains(r.Message, "(double click)") {
+			t.Fatalf("the approved double click: %v %q\n%s", r.Error, r.Message, s.Text)
+		}
+		host.notAsked(t)
+	})
+
+	t.Run("any button", func(t *testing.T) {
+		c, host, _ := webhookServe(t, "--url", site.URL+"/hostile/mouse-links")
+		for _, args := range []map[string]any{
+			{"button": "middle"},
+			{"button": "right"},
+			{"button": "Middle", "modifiers": []string{"Shift"}},
+			{"modifiers": []string{"Alt"}},
+			{"count": 3},
+		} {
+			s := getSnapshot(t, c)
+			args["ref"] = browsertest.Ref(t, s, "button", "Delete account")
+			p, s := keysRefused(t, c, host, toolapi.Click, args)
+			if p.Concrete == nil || p.Concrete.Name != "Delete account" || p.Concrete.Gesture == "" {
+				t.Errorf("%v: the person was asked about %+v", args, p.Concrete)
+			}
+			if !strings.Contains(s.Text, "Nothing done") {
+				t.Fatalf("%v: the rejected click acted:\n%s", args, s.Text)
+			}
+		}
+		host.notAsked(t)
+	})
+
+	t.Run("context menu", func(t *testing.T) {
+		c, host, _ := webhookServe(t, "--url", site.URL+"/widgets/filemenu")
+		s := getSnapshot(t, c)
+		r, s := act(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "listitem", "report.pdf"), "button": "right"})
+		if !r.Success || !strings.Contains(s.Text, "Menu for report.pdf") {
+			t.Fatalf("right click: %v %q\n%s", r.Error, r.Message, s.Render())
+		}
+		host.notAsked(t)
+		p, s := keysRefused(t, c, host, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "menuitem", "Delete")})
+		if p.Concrete == nil || p.Concrete.Role != "menuitem" || p.Concrete.Name != "Delete" {
+			t.Errorf("the person was asked about %+v", p.Concrete)
+		}
+		if !strings.Contains(s.Text, "report.pdf") || strings.Contains(s.Text, "Deleted") {
+			t.Fatalf("the rejected Delete acted:\n%s", s.Text)
+		}
+	})
+}
+
+// TestMouseNewTabs (issue 31): a Control, Meta or middle click on a link
+// opens its URL in a new tab, a navigation the URL policy judges as it
+// judges the link: to a blocked origin it is refused and no tab stays; to
+// the page's own site it opens and becomes current. Shift and click on a
+// form's submit sends the form in a new window, which the write set judges
+// as it judges the submit: the person is asked, and nothing is sent when
+// they say no.
+func TestMouseNewTabs(t *testing.T) {
+	site := leakServeSite(t)
+	start := site.URL + "/hostile/mouse-links"
+
+	t.Run("blocked origin", func(t *testing.T) {
+		c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--url", start, "--blocked-origins", site.Other, "--caps", "tabs")
+		for _, args := range []map[string]any{
+			{"modifiers": []string{"Control"}},
+			{"button": "middle"},
+			{"modifiers": []string{"Shift"}},
+			{"modifiers": []string{"Control", "Shift"}},
+			{"modifiers": []string{"Cmd"}},
+		} {
+			s := getSnapshot(t, c)
+			args["ref"] = browsertest.Ref(t, s, "link", "Partner offers")
+			r, after := keysAct(t, c, toolapi.Click, args)
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "blocked by policy") {
+				t.Errorf("%v on a link to a blocked origin: success %v error %v %q", args, r.Success, r.Error, r.Message)
+			}
+			if after.Page.URL != start {
+				t.Errorf("%v: the session is on %s, want %s", args, after.Page.URL, start)
+			}
+		}
+		if site.saw("localhost") {
+			t.Error("a request reached the blocked origin")
+		}
+		r, _ := act(t, c, toolapi.Tabs, map[string]any{"action": "list"})
+		if strings.Contains(r.Message, "2 tabs") || strings.Contains(r.Message, "localhost") {
+			t.Errorf("a tab of the blocked origin stayed: %q", r.Message)
+		}
+	})
+
+	t.Run("own site", func(t *testing.T) {
+		c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--url", start, "--caps", "tabs")
+		s := getSnapshot(t, c)
+		r, after := act(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "link", "Help Center"), "modifiers": []string{"Control"}})
+		if !r.Success || !strings.Contains(r.Message, "Opened a new tab") || !strings.Contains(after.Page.URL, "/help") {
+			t.Fatalf("Control+click on a link: %v %q at %s", r.Error, r.Message, after.Page.URL)
+		}
+	})
+
+	t.Run("form in a new window", func(t *testing.T) {
+		c, host, _ := webhookServe(t, "--url", start)
+		s := getSnapshot(t, c)
+		for _, args := range []map[string]any{
+			{"modifiers": []string{"Shift"}},
+			{"modifiers": []string{"Control"}},
+			{"button": "middle"},
+		} {
+			args["ref"] = browsertest.Ref(t, s, "button", "Search")
+			p, after := keysRefused(t, c, host, toolapi.Click, args)
+			if p.Site != originsOtherSite || p.Concrete == nil || p.Concrete.Gesture == "" {
+				t.Errorf("%v: the person was asked about %q on %q (%+v)", args, p.Action, p.Site, p.Concrete)
+			}
+			if site.saw("q=shoes") {
+				t.Fatalf("%v: the rejected submit sent the form", args)
+			}
+			s = after
+		}
+	})
+}
