@@ -84,10 +84,10 @@ var catalog = []tool{
 	optIn(toolapi.CapVision, newAction(Definition{
 		Name:  toolapi.Click,
 		Title: "Click",
-		Description: "Click an element by ref, or at viewport point x,y (CSS px, as bbox: canvases, maps, charts; hover=true only hovers), with real mouse events; returns a fresh snapshot. " +
+		Description: "Click by ref, or at viewport point x,y (CSS px as bbox: canvases, maps; hover=true only hovers); returns a fresh snapshot. " +
 			refsDie +
-			" Checked first: what you saw (at a point: what is there), enabled, visible, uncovered; a checkpoint may ask a human." +
-			" When: buttons, links, checkboxes, tabs, a dialog's OK; " + mouseArgs + "." +
+			" A checkpoint may ask a human." +
+			" When: controls; " + mouseArgs + "." +
 			" Patterns: 1) Click a link; the page line shows the new url. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
 			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Buy milk" (double click).⏎page …`,
@@ -254,9 +254,9 @@ var catalog = []tool{
 	optIn(toolapi.CapDrag, newAction(Definition{
 		Name:  toolapi.Drag,
 		Title: "Drag",
-		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
+		Description: "Drag one element onto another (drag and drop, sortable lists), or over text (no to_ref) to select it; returns a fresh snapshot. " +
 			refsDie +
-			" When: reordering, drop zones." +
+			" When: reordering, drop zones, selecting text." +
 			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,

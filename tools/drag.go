@@ -10,13 +10,24 @@ import (
 
 // dragInput is the arguments of browser_drag.
 type dragInput struct {
-	FromRef string `json:"from_ref"`
-	ToRef   string `json:"to_ref"`
+	FromRef string `json:"from_ref,omitempty"`
+	ToRef   string `json:"to_ref,omitempty"`
+	// Text, without to_ref, is text to select by dragging over it
+	// (textselect.go).
+	Text string `json:"text,omitempty"`
 }
 
 // drag runs browser_drag: the mouse presses on one element, moves to the
 // other in steps and releases there, after the gate.
 func (s *Session) drag(ctx context.Context, c *call, in dragInput) (string, error) {
+	switch {
+	case in.Text != "" && in.ToRef != "":
+		return "", fail(toolapi.InvalidParams, "browser_drag takes to_ref (drop onto it) or text (select it), not both.")
+	case in.Text != "":
+		return s.selectText(ctx, c, in.FromRef, in.Text)
+	case in.FromRef == "" || in.ToRef == "":
+		return "", fail(toolapi.InvalidParams, "browser_drag needs from_ref and to_ref (drag one onto the other), or text (select it by dragging over it).")
+	}
 	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) { return s.planDrag(ctx, in.FromRef, in.ToRef) })
 	if err != nil {
 		return "", err

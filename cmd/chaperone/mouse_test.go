@@ -230,3 +230,56 @@ func TestMouseNewTabs(t *testing.T) {
 		}
 	})
 }
+
+// TestSelectTextByDrag (issue 31): browser_drag with text drags over it as
+// a person selects text no key selects, within a ref or the page, across
+// paragraphs too; the result says what the browser's selection holds, and
+// the page's own selection handling sees it. Text that is not there is
+// invalid_params. A drag over a gated control's text is judged as a click
+// on it: the person is asked.
+func TestSelectTextByDrag(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	c, host, _ := webhookServe(t, "--url", site.URL+"/widgets/quotes", "--caps", "drag")
+	s := getSnapshot(t, c)
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"text": "quick brown fox"}, "quick brown fox"},
+		{map[string]any{"text": "riverbank.  Every good"}, "riverbank. Every good"},
+		{map[string]any{"text": "uotes", "from_ref": "heading Quotes"}, "uotes"},
+		{map[string]any{"text": "lazy dog"}, "lazy dog"},
+	} {
+		if tc.args["from_ref"] != nil {
+			tc.args["from_ref"] = browsertest.Ref(t, s, "heading", "Quotes")
+		}
+		r, after := act(t, c, toolapi.Drag, tc.args)
+		if !r.Success || !strings.Contains(strings.ReplaceAll(r.Message, `\n\n`, " "), `Selected "`+tc.want) {
+			t.Fatalf("select %v: %v %q", tc.args, r.Error, r.Message)
+		}
+		if !strings.Contains(strings.Join(strings.Fields(after.Text), " "), "Selected: "+tc.want) {
+			t.Fatalf("select %v: the page does not see the selection:\n%s", tc.args, after.Text)
+		}
+		s = after
+	}
+	r, s := act(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "button", "Quote selection")})
+	if !r.Success || strings.Contains(s.Text, "Nothing quoted") || !strings.Contains(s.Text, "lazy dog") {
+		t.Fatalf("quote: %v %q\n%s", r.Error, r.Message, s.Text)
+	}
+	r, _ = act(t, c, toolapi.Drag, map[string]any{"text": "a slow green turtle"})
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) {
+		t.Errorf("text not on the page: %v %q", r.Error, r.Message)
+	}
+	host.notAsked(t)
+
+	c, host, _ = webhookServe(t, "--url", site.URL+"/widgets/tasks", "--caps", "drag")
+	getSnapshot(t, c)
+	p, s := keysRefused(t, c, host, toolapi.Drag, map[string]any{"text": "all tasks"})
+	if p.Concrete == nil || p.Concrete.Name != "Delete all tasks" || !strings.Contains(p.Action, `drag to select "all tasks" in button "Delete all tasks"`) {
+		t.Errorf("the person was asked about %q (%+v)", p.Action, p.Concrete)
+	}
+	if !strings.Contains(s.Text, "No action yet") {
+		t.Errorf("the rejected drag acted:\n%s", s.Text)
+	}
+}
