@@ -144,6 +144,29 @@ func TestMouseGated(t *testing.T) {
 		host.notAsked(t)
 	})
 
+	t.Run("second press re-judged", func(t *testing.T) {
+		// The first click turns "Archive" (asked about by nobody) into
+		// "Delete everything": the second press does not go.
+		c, host, _ := webhookServe(t, "--url", site.URL+"/hostile/mouse-links")
+		for _, args := range []map[string]any{{"count": 2}, {"count": 3, "modifiers": []string{"Shift"}}} {
+			s := getSnapshot(t, c)
+			ref := browsertest.Ref(t, s, "button", "Archive")
+			args["ref"] = ref
+			r, after := keysAct(t, c, toolapi.Click, args)
+			if r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "nothing more was pressed") {
+				t.Errorf("%v: success %v error %v %q", args, r.Success, r.Error, r.Message)
+			}
+			if strings.Contains(after.Text, "Everything deleted") {
+				t.Fatalf("%v: the second press went to what the first made of the button:\n%s", args, after.Text)
+			}
+			host.notAsked(t)
+			// Back to "Archive" for the next case.
+			if r, _ := act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/hostile/mouse-links"}); !r.Success {
+				t.Fatalf("navigate back: %v %q", r.Error, r.Message)
+			}
+		}
+	})
+
 	t.Run("context menu", func(t *testing.T) {
 		c, host, _ := webhookServe(t, "--url", site.URL+"/widgets/filemenu")
 		s := getSnapshot(t, c)
