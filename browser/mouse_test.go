@@ -111,3 +111,30 @@ func TestDoubleClickSecondPressJudged(t *testing.T) {
 		t.Errorf("the page did %q", log)
 	}
 }
+
+// TestClickAtWith: the whole mouse at a point: a double click at the
+// probe's point is heard as one.
+func TestClickAtWith(t *testing.T) {
+	t.Parallel()
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Site(t)+"/widgets/tasks")
+	n := nodeOf(t, tab, "button", "Probe")
+	in, err := tab.Inspect(testCtx(t), n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at, err := tab.ElementAt(testCtx(t), in.X, in.Y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.ClickAtWith(testCtx(t), at, browser.Mouse{Count: 2}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := tab.Evaluate(testCtx(t), `seen.filter(s => !s.startsWith('mouse')).join('; ')`, &got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "click 1 b0 bs0; click 2 b0 bs0; dblclick 2 b0 bs0"; got != want {
+		t.Errorf("the page heard %q, want %q", got, want)
+	}
+}

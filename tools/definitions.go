@@ -75,7 +75,7 @@ var catalog = []tool{
 			" When: buttons, links, checkboxes, tabs, menu items, a dialog's OK or Cancel; " + mouseArgs + "." +
 			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Buy milk" (double click).⏎page "…" …`,
+			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Water plants" (double click).⏎page "…" …`,
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -90,7 +90,7 @@ var catalog = []tool{
 			" When: controls; " + mouseArgs + "." +
 			" Patterns: 1) Click a link; the page line shows the new url. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Buy milk" (double click).⏎page …`,
+			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Water plants" (double click).⏎page …`,
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,

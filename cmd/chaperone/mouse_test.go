@@ -50,8 +50,8 @@ func TestMouseWidgets(t *testing.T) {
 		steps []mouseStep
 	}{
 		{"/widgets/tasks", []mouseStep{
-			{"button", "Buy milk", nil, "Selected Buy milk"},
-			{"button", "Buy milk", map[string]any{"count": 2}, "Editing Buy milk"},
+			{"button", "Water plants", nil, "Selected Water plants"},
+			{"button", "Water plants", map[string]any{"count": 2}, "Editing Water plants"},
 		}},
 		{"/widgets/filemenu", []mouseStep{
 			{"listitem", "notes.txt", map[string]any{"button": "right"}, "Menu for notes.txt"},
@@ -97,7 +97,7 @@ func TestMouseGated(t *testing.T) {
 		if p.Concrete == nil || p.Concrete.Gesture != "double click" || !strings.Contains(p.Action, `double click button "Delete all tasks"`) {
 			t.Fatalf("the person was asked about %q (%+v), want the double click", p.Action, p.Concrete)
 		}
-		if !strings.Contains(s.Text, "Buy milk") || strings.Contains(s.Text, "Deleted") {
+		if !strings.Contains(s.Text, "Water plants") || strings.Contains(s.Text, "Deleted") {
 			t.Fatalf("the rejected double click acted:\n%s", s.Text)
 		}
 		// An approval of a plain click covers a plain click, not a
@@ -305,4 +305,40 @@ func TestSelectTextByDrag(t *testing.T) {
 	if !strings.Contains(s.Text, "No action yet") {
 		t.Errorf("the rejected drag acted:\n%s", s.Text)
 	}
+}
+
+// TestMouseAtAPoint (issue 31): under vision, the whole mouse works at a
+// point as by ref: a double click there edits the task, a right click
+// there opens the file's menu, and a gated button's double click at its
+// point asks, the person reading the gesture.
+func TestMouseAtAPoint(t *testing.T) {
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	at := func(s *snapshot.Snapshot, role, name string, args map[string]any) map[string]any {
+		b := find(t, s, role, name).BBox
+		args["x"], args["y"] = b.X+b.Width/2, b.Y+b.Height/2
+		return args
+	}
+	c, host, _ := webhookServe(t, "--url", site.URL+"/widgets/tasks", "--caps", "vision")
+	s := getSnapshot(t, c)
+	r, s := act(t, c, toolapi.Click, at(s, "button", "Water plants", map[string]any{"count": 2}))
+	if !r.Success || !strings.Contains(s.Text, "Editing Water plants") || !strings.Contains(r.Message, "(double click)") {
+		t.Fatalf("double click at a point: %v %q\n%s", r.Error, r.Message, s.Text)
+	}
+	p, s := keysRefused(t, c, host, toolapi.Click, at(s, "button", "Delete all tasks", map[string]any{"count": 2}))
+	if p.Concrete == nil || p.Concrete.Gesture != "double click" || p.Concrete.Name != "Delete all tasks" {
+		t.Errorf("the person was asked about %+v", p.Concrete)
+	}
+	if strings.Contains(s.Text, "Deleted all tasks") {
+		t.Fatalf("the rejected double click acted:\n%s", s.Text)
+	}
+	r, s = act(t, c, toolapi.Navigate, map[string]any{"url": site.URL + "/widgets/filemenu"})
+	if !r.Success {
+		t.Fatal(r.Message)
+	}
+	r, s = act(t, c, toolapi.Click, at(s, "listitem", "notes.txt", map[string]any{"button": "right"}))
+	if !r.Success || !strings.Contains(s.Text, "Menu for notes.txt") {
+		t.Fatalf("right click at a point: %v %q\n%s", r.Error, r.Message, s.Text)
+	}
+	host.notAsked(t)
 }
