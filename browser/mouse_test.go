@@ -138,3 +138,39 @@ func TestClickAtWith(t *testing.T) {
 		t.Errorf("the page heard %q, want %q", got, want)
 	}
 }
+
+// TestRightClickReleaseGuarded: a page whose contextmenu puts an item
+// that acts on mouseup right under the pointer gets the right click
+// (delivered: contextmenu reached the element) but the release that lands
+// on the item is stopped there, as a click's miss is: the item does
+// nothing nobody judged.
+func TestRightClickReleaseGuarded(t *testing.T) {
+	t.Parallel()
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Site(t)+"/widgets/tasks")
+	if err := tab.Evaluate(testCtx(t), `document.getElementById('probe').addEventListener('contextmenu', e => {
+		const m = document.createElement('div');
+		m.textContent = 'Delete';
+		m.style.cssText = 'position:fixed;background:#fff;width:80px;height:30px;left:' + (e.clientX - 10) + 'px;top:' + (e.clientY - 10) + 'px';
+		m.addEventListener('mouseup', () => { document.getElementById('log').textContent = 'Deleted by the release'; });
+		m.addEventListener('auxclick', () => { document.getElementById('log').textContent = 'Deleted by the auxclick'; });
+		document.body.append(m);
+	}); true`, nil); err != nil {
+		t.Fatal(err)
+	}
+	n := nodeOf(t, tab, "button", "Probe")
+	in, err := tab.Inspect(testCtx(t), n, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.ClickElementWith(testCtx(t), n, in.X, in.Y, browser.Mouse{Button: "right"}, nil); err != nil {
+		t.Errorf("right click: %v", err)
+	}
+	var log string
+	if err := tab.Evaluate(testCtx(t), `document.getElementById('log').textContent`, &log); err != nil {
+		t.Fatal(err)
+	}
+	if log != "No action yet" {
+		t.Errorf("the menu put under the pointer acted: %q", log)
+	}
+}
