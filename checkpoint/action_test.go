@@ -92,6 +92,9 @@ func TestSameIsTheVeryGesture(t *testing.T) {
 	if !approved.Same(approved) {
 		t.Error("an approval does not cover its own gesture")
 	}
+	if lines := (Request{Concrete: &approved}).Lines(); len(lines) == 0 || lines[0] != "Action: double click" {
+		t.Errorf("the person's card says %q, want the gesture first", lines)
+	}
 	// A gesture names a click only.
 	drag := Action{Verb: VerbDrag, Role: "listitem", Name: "A", Value: `listitem "B"`, Gesture: "double click"}
 	if got, want := drag.String(), `drag listitem "A" to listitem "B"`; got != want {
