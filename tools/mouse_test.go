@@ -89,3 +89,24 @@ func TestClickGesturesAreGated(t *testing.T) {
 		t.Error("a person was asked about a click no mouse makes")
 	}
 }
+
+// TestDialogButtonsTakeAPlainClick: a JavaScript dialog's OK takes no
+// other button, count or keys: invalid_params, the dialog still open and
+// answerable with a plain click.
+func TestDialogButtonsTakeAPlainClick(t *testing.T) {
+	t.Parallel()
+	h := open(t, "/variants/dialogs")
+	r := h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, h.snap(true), "button", "Delete item")})
+	for _, args := range []map[string]any{{"count": 2}, {"button": "right"}, {"modifiers": []string{"Shift"}}} {
+		args["ref"] = browsertest.Ref(t, r.Snapshot, "button", "OK")
+		r = h.act(toolapi.Click, args)
+		wantError(t, r, toolapi.InvalidParams)
+		if !dialogOpen(r.Snapshot) {
+			t.Fatalf("%v: the dialog closed", args)
+		}
+	}
+	r = h.ok(toolapi.Click, map[string]any{"ref": browsertest.Ref(t, r.Snapshot, "button", "OK")})
+	if got := h.evalString(`document.querySelector('#confirm-result').textContent`); got != "true" {
+		t.Errorf("the page got %q after OK", got)
+	}
+}
