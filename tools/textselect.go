@@ -46,7 +46,14 @@ func (s *Session) selectText(ctx context.Context, c *call, scope, text string) (
 		return "", fail(toolapi.ActionFailed, "Dragged over %q, but the page's selection is %q: the page may not let its text be selected, or changed as it was. %s",
 			s.clip(span.Text, textLimit), s.clip(got, textLimit), msg)
 	}
-	return strings.TrimSpace(fmt.Sprintf("Selected %q (the page's selection, as the browser reports it) by dragging over it in %s. %s", s.clip(got, textLimit), s.pointWhat(p), msg)), nil
+	in := p.t.Role
+	if p.t.Name != "" {
+		in += fmt.Sprintf(" %q", s.clip(p.t.Name, textLimit))
+	}
+	if p.t.Ref != "" {
+		in = p.t.Ref + " " + in
+	}
+	return strings.TrimSpace(fmt.Sprintf("Selected %q (the page's selection, as the browser reports it) by dragging over it in %s. %s", s.clip(got, textLimit), in, msg)), nil
 }
 
 // planSelectText finds text (within the ref scope, if any) and plans the
