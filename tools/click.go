@@ -35,6 +35,7 @@ func (s *Session) click(ctx context.Context, c *call, in clickInput) (string, er
 				return p, fail(toolapi.InvalidParams, "%s is a button of a dialog, which takes one plain click: leave out button, count and modifiers.", p.t.Ref)
 			}
 			p.action.Gesture = gesture
+			err = pastes(m, p.action)
 		}
 		return p, err
 	})

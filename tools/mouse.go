@@ -70,6 +70,18 @@ func (in mouseInput) mouse() (browser.Mouse, string, error) {
 	return m, gesture(m), nil
 }
 
+// pastes reports a middle click into a field, which on Linux pastes the
+// text selected anywhere in the browser (the primary selection) into it:
+// typing that no gate judged as a fill, from whatever page the selection
+// was made on. It is refused rather than judged, since what it types is
+// not known before it is sent.
+func pastes(m browser.Mouse, a checkpoint.Action) error {
+	if m.Button != "middle" || !a.Field {
+		return nil
+	}
+	return fail(toolapi.InvalidParams, "A middle click into %s %q pastes the browser's selected text into it, which nobody judged as typing: use browser_fill with the text instead.", a.Role, clip(a.Name, textLimit))
+}
+
 // gesture says a click as a person reads it: "double click", "right
 // click", "Control+Shift+click"; "" for one press of the left button.
 func gesture(m browser.Mouse) string {

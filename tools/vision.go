@@ -75,6 +75,9 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 	plan := func(ctx context.Context) (planned, error) {
 		p, err := s.planPoint(ctx, x, y)
 		p.action.Gesture = gesture
+		if err == nil {
+			err = pastes(m, p.action)
+		}
 		return p, err
 	}
 	var p planned

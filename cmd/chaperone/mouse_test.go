@@ -290,6 +290,15 @@ func TestSelectTextByDrag(t *testing.T) {
 	if !r.Success || strings.Contains(s.Text, "Nothing quoted") || !strings.Contains(s.Text, "lazy dog") {
 		t.Fatalf("quote: %v %q\n%s", r.Error, r.Message, s.Text)
 	}
+	// A middle click into a field would paste the selection there:
+	// typing nobody judged.
+	r, s = act(t, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Your note"), "button": "middle"})
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) {
+		t.Errorf("a middle click into a field: %v %q", r.Error, r.Message)
+	}
+	if v := originsValue(t, s, "textbox", "Your note"); v != "" {
+		t.Errorf("the middle click pasted %q", v)
+	}
 	r, _ = act(t, c, toolapi.Drag, map[string]any{"text": "a slow green turtle"})
 	if r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) {
 		t.Errorf("text not on the page: %v %q", r.Error, r.Message)
