@@ -33,6 +33,12 @@ var errMovedUnder = errors.New("another element was under the pointer as it arri
 // of the click stops once the page stops the event before the record's
 // listeners hear it.
 func (t *Context) clickOn(node nodeID) func(ctx context.Context, x, y float64) error {
+	return t.clickOnWith(node, Mouse{}, 1)
+}
+
+// clickOnWith is clickOn for press n of the click m (mouse.go): each press
+// of a double click is looked at as the first is.
+func (t *Context) clickOnWith(node nodeID, m Mouse, n int) func(ctx context.Context, x, y float64) error {
 	return func(ctx context.Context, x, y float64) error {
 		if err := t.Hover(ctx, x, y); err != nil {
 			return fmt.Errorf("click at %.0f,%.0f: %w", x, y, err)
@@ -48,7 +54,7 @@ func (t *Context) clickOn(node nodeID) func(ctx context.Context, x, y float64) e
 		if !ok {
 			return errMovedUnder
 		}
-		return t.press(ctx, x, y)
+		return t.pressButton(ctx, x, y, m, n)
 	}
 }
 

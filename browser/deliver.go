@@ -64,6 +64,9 @@ type DeliveryError struct {
 	// Gone says that the element's document went away before the input
 	// reached it.
 	Gone bool
+	// Pressed is how many presses of a click of several (a double click)
+	// reached the element before this one.
+	Pressed int
 }
 
 func (e *DeliveryError) Error() string {
@@ -207,13 +210,21 @@ func (t *Context) HoverElement(ctx context.Context, backendNodeID int64, x, y fl
 // input aimed at an element goes through.
 func (t *Context) deliver(ctx context.Context, node nodeID, kind string, x, y float64,
 	send func(ctx context.Context, x, y float64) error) error {
+	_, _, err := t.deliverTries(ctx, node, kind, x, y, 2, send)
+	return err
+}
+
+// deliverTries is deliver with at most tries sends, reporting where the
+// last went.
+func (t *Context) deliverTries(ctx context.Context, node nodeID, kind string, x, y float64, tries int,
+	send func(ctx context.Context, x, y float64) error) (float64, float64, error) {
 	for try := 1; ; try++ {
 		d, err := t.sendWatched(ctx, node, kind, x, y, send)
 		if err != nil || d.Delivered {
-			return err
+			return x, y, err
 		}
-		if try == 2 {
-			return &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
+		if try >= tries {
+			return x, y, &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
 		}
 		t.log.Debug("the input did not reach its element; sending it again", "input", kind, "node", node.id(), "received", d.Received)
 		// The record waited for the element's frame to render; aim anew
@@ -223,16 +234,16 @@ func (t *Context) deliver(ctx context.Context, node nodeID, kind string, x, y fl
 		// not the record's read already found it so (a record armed in
 		// the judging world may outlive the frame a moment).
 		if errors.Is(err, ErrDetached) {
-			return &DeliveryError{Input: kind, Gone: true}
+			return x, y, &DeliveryError{Input: kind, Gone: true}
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", kind, err)
+			return x, y, fmt.Errorf("%s: %w", kind, err)
 		}
 		switch {
 		case !in.Visible:
-			return &DeliveryError{Input: kind, Received: d.Received}
+			return x, y, &DeliveryError{Input: kind, Received: d.Received}
 		case in.Covered != "":
-			return &DeliveryError{Input: kind, Received: in.Covered}
+			return x, y, &DeliveryError{Input: kind, Received: in.Covered}
 		}
 		x, y = in.X, in.Y
 	}
@@ -265,7 +276,8 @@ func (t *Context) sendWatched(ctx context.Context, node nodeID, kind string, x, 
 		h.stop()
 		return delivery{}, fmt.Errorf("%s: %w", kind, nodeErr)
 	}
-	obj, err := n.object(ctx, armDeliveryJS, kind, h.token, deliveryBinding, deliveryGuard.Milliseconds())
+	end, last := clickEvents(kind)
+	obj, err := n.object(ctx, armDeliveryJS, kind, h.token, deliveryBinding, deliveryGuard.Milliseconds(), end, last)
 	go n.release(ctx)
 	if err != nil {
 		h.stop()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/target"
 )
 
@@ -103,11 +104,21 @@ func (t *Context) onTarget(ev any) {
 	switch ev := ev.(type) {
 	case *target.EventTargetCreated:
 		in := ev.TargetInfo
-		if in == nil || in.Type != "page" || t.pages.find(in.TargetID) >= 0 || t.pages.find(in.OpenerID) < 0 {
+		if in == nil || in.Type != "page" || t.pages.find(in.TargetID) >= 0 {
 			return
 		}
+		opener := in.OpenerID
+		if t.pages.find(opener) < 0 {
+			if !t.openedUnlinked(in) {
+				return
+			}
+			// A link opened in a new tab by a Control or middle click
+			// has no opener: the page current when it came stands in.
+			opener = t.pg.id
+			t.b.refused.opened(cdp.FrameID(in.TargetID))
+		}
 		seq := t.pages.tick()
-		t.pages.list = append(t.pages.list, &tabPage{t: t, id: in.TargetID, opener: in.OpenerID,
+		t.pages.list = append(t.pages.list, &tabPage{t: t, id: in.TargetID, opener: opener,
 			info: pageInfo{title: unmark(in.Title), url: in.URL, seq: seq}})
 		t.guardPopup(in.TargetID)
 	case *target.EventTargetInfoChanged:
@@ -127,6 +138,20 @@ func (t *Context) onTarget(ev any) {
 		return
 	}
 	t.pages.signal()
+}
+
+// openedUnlinked reports whether in is a page one of the tab's pages
+// opened with no opener (a link a Control or middle click opens in a new
+// tab, or a window opened with noopener): a page of the tab's own browser
+// context, which no other tab shares, that the browser created at a URL.
+// The pages the tab opens itself start blank and join it as they open;
+// in the default context and in the person's own browser other tabs are
+// not the session's. t.mu is held.
+func (t *Context) openedUnlinked(in *target.Info) bool {
+	if t.bctx == "" || in.BrowserContextID != t.bctx || t.b.opts.DefaultContext || t.b.opts.Attached || t.pg == nil {
+		return false
+	}
+	return in.URL != "" && in.URL != "about:blank"
 }
 
 // closedPage reports whether p has closed: its target is gone, or its

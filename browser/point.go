@@ -238,12 +238,18 @@ func (t *Context) HoverAt(ctx context.Context, at PointTarget) error {
 // confirms it reached the element (deliver.go's record).
 func (t *Context) deliverAt(ctx context.Context, at PointTarget, kind string,
 	send func(ctx context.Context, x, y float64) error) error {
+	return t.deliverAtTries(ctx, at, kind, 2, send)
+}
+
+// deliverAtTries is deliverAt with at most tries sends.
+func (t *Context) deliverAtTries(ctx context.Context, at PointTarget, kind string, tries int,
+	send func(ctx context.Context, x, y float64) error) error {
 	for try := 1; ; try++ {
 		d, err := t.sendWatched(ctx, nodeOf(at.Node), kind, at.At.X, at.At.Y, send)
 		if err != nil || d.Delivered {
 			return err
 		}
-		if try == 2 || d.Gone {
+		if try >= tries || d.Gone {
 			return &DeliveryError{Input: kind, Received: d.Received, Gone: d.Gone}
 		}
 		t.log.Debug("the input at a point did not reach its element; asking the point again", "input", kind, "node", at.Node, "received", d.Received)

@@ -57,6 +57,7 @@ type targetInfoResult struct {
 		Type             string               `json:"type"`
 		URL              string               `json:"url"`
 		OpenerID         string               `json:"openerId"`
+		Attached         bool                 `json:"attached"`
 		BrowserContextID cdp.BrowserContextID `json:"browserContextId"`
 	} `json:"targetInfo"`
 }
@@ -107,6 +108,28 @@ type refusals struct {
 	// popups are the popups closed because their first document was
 	// refused, so that Settle, which follows a popup, knows why it went.
 	popups map[cdp.FrameID]bool
+	// unlinked are the pages a tab's page opened with no opener
+	// (Context.openedUnlinked), whose refused first document closes them
+	// as a popup's does.
+	unlinked map[cdp.FrameID]bool
+}
+
+// opened notes a page a tab's page opened with no opener.
+func (r *refusals) opened(id cdp.FrameID) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.unlinked == nil || len(r.unlinked) >= maxRefusals {
+		r.unlinked = make(map[cdp.FrameID]bool)
+	}
+	r.unlinked[id] = true
+}
+
+// openedUnlinked reports whether r noted the page id as opened with no
+// opener.
+func (r *refusals) openedUnlinked(id cdp.FrameID) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.unlinked[id]
 }
 
 // closing notes a popup the policy is about to close.
@@ -258,6 +281,12 @@ func (b *Browser) decide(root context.Context, ev requestPaused, owner *Context,
 	// its opener, whose input then waits for frames a background page
 	// does not draw: it goes.
 	popup := r.Page && info.TargetInfo.OpenerID != "" && (info.TargetInfo.URL == "" || info.TargetInfo.URL == "about:blank")
+	// A link a Control or middle click opened in a new tab has no opener:
+	// a page no session attached to yet, whose only URL is the one
+	// refused, in a context of the browser's own (the person's tabs in
+	// the default context are never closed).
+	unlinked := b.refused.openedUnlinked(ev.FrameID) || (!info.TargetInfo.Attached && info.TargetInfo.URL == ev.Request.URL)
+	popup = popup || (r.Page && info.TargetInfo.OpenerID == "" && unlinked && !b.opts.DefaultContext && !b.opts.Attached)
 	b.refused.add(r)
 	if popup {
 		b.refused.closing(ev.FrameID)
@@ -274,7 +303,9 @@ func (b *Browser) decide(root context.Context, ev requestPaused, owner *Context,
 		_, err := chromedp.CallBrowser(c, cmdCloseTarget, map[string]any{"targetId": ev.FrameID})
 		if err == nil {
 			// Its opener was sent to the background; it comes back.
-			_, err = chromedp.CallBrowser(c, cmdActivateTarget, map[string]any{"targetId": info.TargetInfo.OpenerID})
+			if info.TargetInfo.OpenerID != "" {
+				_, err = chromedp.CallBrowser(c, cmdActivateTarget, map[string]any{"targetId": info.TargetInfo.OpenerID})
+			}
 		}
 		if err != nil && root.Err() == nil {
 			b.log.Debug("closing a refused popup", "url", r.URL, "err", err)

@@ -117,6 +117,11 @@ type Action struct {
 	// Where is the page, frame and document the action acts in: an
 	// approval covers the action only there.
 	Where Where `json:"where"`
+	// Gesture is how a click uses the mouse when it is not one press of
+	// the left button: "double click", "right click", "Control+click".
+	// A person approves the very gesture: an approval of a click does not
+	// cover a double click.
+	Gesture string `json:"gesture,omitempty"`
 }
 
 // Control is an element an input activates, as the gate judges it.
@@ -152,11 +157,16 @@ type Where struct {
 //	select "Drama", "Jazz" (value "jazz") in listbox "Genres"
 //	click button "OK" of confirm dialog "Leave checkout?"
 //	drag listitem "Write tests" to listitem "Ship"
+//	double click button "Delete all tasks"
 //
 // It is not escaped: use Printable before a person reads it.
 func (a Action) String() string {
 	var b strings.Builder
-	b.WriteString(string(a.Verb))
+	if a.Verb == VerbClick && a.Gesture != "" {
+		b.WriteString(a.Gesture)
+	} else {
+		b.WriteString(string(a.Verb))
+	}
 	if a.Verb == VerbSelect {
 		fmt.Fprintf(&b, " %s in", OptionList(a.Options))
 	}
@@ -185,8 +195,8 @@ func (a Action) String() string {
 	return b.String()
 }
 
-// Same reports whether b is the very action a is: the same verb on the same
-// element, which still has the same role and name, with the same value,
+// Same reports whether b is the very action a is: the same verb (and
+// gesture) on the same element, which still has the same role and name, with the same value,
 // options (the very set, in the same order), dialog and activated control,
 // in the same place: the same page, frame, document and URL. Node ids
 // repeat across pages and documents, so a node alone names no element; a
@@ -195,7 +205,7 @@ func (a Action) String() string {
 func (a Action) Same(b Action) bool {
 	if a.Verb != b.Verb || a.Node != b.Node || a.Role != b.Role || a.Name != b.Name ||
 		a.Value != b.Value || a.Masked != b.Masked || !slices.Equal(a.Options, b.Options) ||
-		a.Where != b.Where {
+		a.Where != b.Where || a.Gesture != b.Gesture {
 		return false
 	}
 	if (a.Dialog == nil) != (b.Dialog == nil) || (a.Dialog != nil && *a.Dialog != *b.Dialog) {

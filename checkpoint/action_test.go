@@ -72,3 +72,32 @@ func TestSameIsBoundToItsPlace(t *testing.T) {
 		t.Errorf("Same ignores the activated control: %v %v %v", submit.Same(submit), submit.Same(other), submit.Same(none))
 	}
 }
+
+// TestSameIsTheVeryGesture: an approval of a click covers that gesture and
+// no other (a double click, another button, keys held), and the person
+// reads the gesture.
+func TestSameIsTheVeryGesture(t *testing.T) {
+	t.Parallel()
+	approved := Action{Verb: VerbClick, Node: 4, Role: "button", Name: "Delete all tasks", Gesture: "double click"}
+	if got, want := approved.String(), `double click button "Delete all tasks"`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+	for _, g := range []string{"", "triple click", "right click", "Control+double click", "middle click"} {
+		b := approved
+		b.Gesture = g
+		if approved.Same(b) || b.Same(approved) {
+			t.Errorf("an approval of %q covers %q", approved, b)
+		}
+	}
+	if !approved.Same(approved) {
+		t.Error("an approval does not cover its own gesture")
+	}
+	if lines := (Request{Concrete: &approved}).Lines(); len(lines) == 0 || lines[0] != "Action: double click" {
+		t.Errorf("the person's card says %q, want the gesture first", lines)
+	}
+	// A gesture names a click only.
+	drag := Action{Verb: VerbDrag, Role: "listitem", Name: "A", Value: `listitem "B"`, Gesture: "double click"}
+	if got, want := drag.String(), `drag listitem "A" to listitem "B"`; got != want {
+		t.Errorf("String = %s, want %s", got, want)
+	}
+}

@@ -136,7 +136,12 @@ func (r Request) Lines() []string {
 	var lines []string
 	add := func(format string, args ...any) { lines = append(lines, OneLine(fmt.Sprintf(format, args...))) }
 	if a := r.Concrete; a != nil {
-		add("Action: %s", a.Verb)
+		if a.Verb == VerbClick && a.Gesture != "" {
+			// The person approves the very gesture: "double click".
+			add("Action: %s", a.Gesture)
+		} else {
+			add("Action: %s", a.Verb)
+		}
 		if a.Role != "" {
 			add("Element: %s %q", a.Role, a.Name)
 		}

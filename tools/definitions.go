@@ -36,6 +36,9 @@ type Definition struct {
 // refsDie is the warning every description carries.
 const refsDie = "Refs die after any action: use only refs from the newest snapshot or action result."
 
+// mouseArgs says browser_click's button, count and modifiers (tools/mouse.go).
+const mouseArgs = `count 2 double-clicks, button right|middle, modifiers ["Shift","Control","Meta","Alt"]`
+
 // The output schemas stay small on purpose: they count against the tokens of
 // tools/list. The snapshot's full schema is fixtures/snapshot.schema.json.
 const (
@@ -66,13 +69,13 @@ var catalog = []tool{
 	replacedUnder(toolapi.CapVision, newAction(Definition{
 		Name:  toolapi.Click,
 		Title: "Click",
-		Description: "Click an element by ref with real mouse events, wait for the page to settle, and return a fresh snapshot. " +
+		Description: "Click an element by ref with real mouse events; returns a fresh snapshot once the page settles. " +
 			refsDie +
-			" The server first checks it is the element you saw (role, name), enabled, visible and uncovered. A checkpoint may pause the click for a human's approval." +
-			" When: buttons, links, checkboxes, radios, tabs, menu items, a dialog's OK or Cancel." +
-			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first. 3) ref_invalid: take the ref again from the returned snapshot." +
+			" Checked first: the element you saw (role, name), enabled, visible, uncovered; a checkpoint may ask a human." +
+			" When: buttons, links, checkboxes, tabs, menu items, a dialog's OK or Cancel; " + mouseArgs + "." +
+			" Patterns: 1) Click a link; the result's page line shows the new url. 2) element_obscured: close what covers it first." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 … (or error: element_obscured⏎<why>⏎page …)`,
+			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Water plants" (double click).⏎page "…" …`,
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -81,13 +84,13 @@ var catalog = []tool{
 	optIn(toolapi.CapVision, newAction(Definition{
 		Name:  toolapi.Click,
 		Title: "Click",
-		Description: "Click an element by ref, or at viewport point x,y (CSS px, as bbox: canvases, maps, charts; hover=true only hovers), with real mouse events; returns a fresh snapshot. " +
+		Description: "Click by ref, or at viewport point x,y (CSS px as bbox: canvases, maps; hover=true only hovers); returns a fresh snapshot. " +
 			refsDie +
-			" The server checks the element (at the point: what is there) is the one you saw, enabled, visible, uncovered. A checkpoint may pause it for a human's approval." +
-			" When: buttons, links, checkboxes, tabs, a dialog's OK or Cancel." +
-			" Patterns: 1) Click a link; the page line shows the new url. 2) element_obscured: close what covers it. 3) ref_invalid: take the ref again." +
+			" A checkpoint may ask a human." +
+			" When: controls; " + mouseArgs + "." +
+			" Patterns: 1) Click a link; the page line shows the new url. 2) element_obscured: close what covers it." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, action_failed, timeout, human_rejected, invalid_params." +
-			` Example: {"ref":"@e4"} → success⏎Clicked @e4 button "Save".⏎page "…" …⏎@e9 …`,
+			` Example: {"ref":"@e4","count":2} → success⏎Clicked @e4 button "Water plants" (double click).⏎page …`,
 		OutputSchema: json.RawMessage(actionOutput),
 		Destructive:  true,
 		OpenWorld:    true,
@@ -251,9 +254,9 @@ var catalog = []tool{
 	optIn(toolapi.CapDrag, newAction(Definition{
 		Name:  toolapi.Drag,
 		Title: "Drag",
-		Description: "Drag one element onto another (drag and drop, sortable lists); returns a fresh snapshot. " +
+		Description: "Drag one element onto another (drag and drop, sortable lists), or over text (no to_ref) to select it; returns a fresh snapshot. " +
 			refsDie +
-			" When: reordering, drop zones." +
+			" When: reordering, drop zones, selecting text." +
 			" Patterns: 1) Drag an item onto its new place. 2) Scroll first until both show." +
 			" Errors: ref_invalid, element_disabled, element_obscured, element_not_visible, invalid_params, action_failed, timeout, human_rejected." +
 			` Example: {"from_ref":"@e4","to_ref":"@e9"} → success⏎Dragged …⏎page …`,

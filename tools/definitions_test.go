@@ -208,6 +208,8 @@ func TestInputSchemas(t *testing.T) {
 		{toolapi.Hover, `{"ref":"@e1"}`},
 		{toolapi.Upload, `{"ref":"@e1","paths":["a.txt","b/c.pdf"]}`},
 		{toolapi.Drag, `{"from_ref":"@e1","to_ref":"@e2"}`},
+		{toolapi.Drag, `{"text":"quick brown fox"}`},
+		{toolapi.Drag, `{"from_ref":"@e1","text":"quick brown fox"}`},
 		{toolapi.Navigate, `{"url":"/help"}`},
 		{toolapi.Navigate, `{"action":"back"}`},
 		{toolapi.Tabs, `{"action":"list"}`},
@@ -234,7 +236,9 @@ func TestInputSchemas(t *testing.T) {
 		{toolapi.WaitFor, `{"text":"a","timeout":31}`},
 		{toolapi.Hover, `{}`},
 		{toolapi.Upload, `{"ref":"@e1"}`},
-		{toolapi.Drag, `{"from_ref":"@e1"}`},
+		// from_ref alone is invalid_params from the tool (drag.go): with
+		// text, it is the scope of a text selection.
+		{toolapi.Drag, `{"text":3}`},
 		{toolapi.Navigate, `{"action":"home"}`},
 		{toolapi.Tabs, `{}`},
 		{toolapi.Tabs, `{"action":"select","index":-1}`},
@@ -430,8 +434,9 @@ func TestInputSchemasWithinBudget(t *testing.T) {
 	// get_snapshot's positions (14), browser_click's point under vision
 	// (14), browser_fill's keys and browser_press_key's text (8),
 	// request_human_approval's plan, write and read, less the words taken
-	// from its other fields (21).
-	const handWrittenTokens = 730 + 14 + 14 + 8 + 21
+	// from its other fields (21); browser_click's button, count and
+	// modifiers, in both its entries (24), paid for in its description.
+	const handWrittenTokens = 730 + 14 + 14 + 8 + 21 + 24
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {

@@ -12,8 +12,11 @@ import (
 
 // dragInput is the arguments of browser_drag.
 type dragInput struct {
-	FromRef string `json:"from_ref"`
-	ToRef   string `json:"to_ref"`
+	FromRef string `json:"from_ref,omitempty"`
+	ToRef   string `json:"to_ref,omitempty"`
+	// Text, without to_ref, is text to select by dragging over it
+	// (textselect.go).
+	Text string `json:"text,omitempty"`
 }
 
 // drag runs browser_drag: the mouse presses on one element, moves to the
@@ -22,6 +25,14 @@ type dragInput struct {
 // dragged item in the target's place, then checks that the list's order
 // changed so, and says the new order.
 func (s *Session) drag(ctx context.Context, c *call, in dragInput) (string, error) {
+	switch {
+	case in.Text != "" && in.ToRef != "":
+		return "", fail(toolapi.InvalidParams, "browser_drag takes to_ref (drop onto it) or text (select it), not both.")
+	case in.Text != "":
+		return s.selectText(ctx, c, in.FromRef, in.Text)
+	case in.FromRef == "" || in.ToRef == "":
+		return "", fail(toolapi.InvalidParams, "browser_drag needs from_ref and to_ref (drag one onto the other), or text (select it by dragging over it).")
+	}
 	var list browser.ListPlace
 	p, err := s.gated(ctx, c, func(ctx context.Context) (planned, error) {
 		p, lp, err := s.planDrag(ctx, in.FromRef, in.ToRef)

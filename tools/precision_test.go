@@ -84,6 +84,9 @@ var defaultGated = map[string][]string{
 	"/hostile/injection-aria":   {`click button "Send"`},
 	"/hostile/injection-dialog": {`click button "Transfer $500"`},
 	"/hostile/origins-start":    {`click button "Send quickly"`, `click button "Learn more"`},
+	// Issue 31: a button that acts on a double click, or on any button.
+	"/widgets/tasks":       {`click button "Delete all tasks"`},
+	"/hostile/mouse-links": {`click button "Delete account"`},
 	// A sign-in's "Security code" reads as a card's CSC to the default
 	// policy: a false positive, kept visible here.
 	"/hostile/takeover-code":    {`fill textbox "Security code"`},

@@ -24,6 +24,10 @@ type pointInput struct {
 	X     *float64 `json:"x,omitempty"`
 	Y     *float64 `json:"y,omitempty"`
 	Hover bool     `json:"hover,omitempty"`
+	// As browser_click's (clickInput).
+	Button    string   `json:"button,omitempty"`
+	Count     int      `json:"count,omitempty"`
+	Modifiers []string `json:"modifiers,omitempty"`
 }
 
 // replacedUnder marks t as giving way, under the capability c, to the
@@ -46,7 +50,7 @@ func (s *Session) clickOrPoint(ctx context.Context, c *call, in pointInput) (str
 	case in.Hover:
 		return "", fail(toolapi.InvalidParams, "hover goes with x and y; to hover over a ref, use browser_hover.")
 	}
-	return s.click(ctx, c, clickInput{Ref: in.Ref})
+	return s.click(ctx, c, clickInput{Ref: in.Ref, Button: in.Button, Count: in.Count, Modifiers: in.Modifiers})
 }
 
 // pointMark is the side, in CSS pixels, of the square a person's
@@ -61,9 +65,22 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 		return "", fail(toolapi.InvalidParams, "browser_click at a point needs both x and y, a point of the viewport in CSS pixels (as the snapshot's bbox values).")
 	}
 	x, y := *in.X, *in.Y
-	plan := func(ctx context.Context) (planned, error) { return s.planPoint(ctx, x, y) }
+	m, gesture, err := mouseInput{in.Button, in.Count, in.Modifiers}.mouse()
+	if err != nil {
+		return "", err
+	}
+	if in.Hover && gesture != "" {
+		return "", fail(toolapi.InvalidParams, "hover moves the pointer and presses nothing: leave out button, count and modifiers.")
+	}
+	plan := func(ctx context.Context) (planned, error) {
+		p, err := s.planPoint(ctx, x, y)
+		p.action.Gesture = gesture
+		if err == nil {
+			err = pastes(m, p.action)
+		}
+		return p, err
+	}
 	var p planned
-	var err error
 	if in.Hover {
 		// A hover changes nothing a person must approve, as browser_hover.
 		p, err = plan(ctx)
@@ -73,7 +90,10 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 	if err != nil {
 		return "", err
 	}
-	verb, input := "Clicked", s.tab.ClickAt
+	verb := "Clicked"
+	input := func(ctx context.Context, at browser.PointTarget) error {
+		return s.tab.ClickAtWith(ctx, at, m, s.stillApproved(p, plan))
+	}
 	if in.Hover {
 		verb, input = "Hovered", s.tab.HoverAt
 	}
@@ -86,12 +106,14 @@ func (s *Session) clickAt(ctx context.Context, c *call, in pointInput) (string, 
 	}
 	msg, err := s.settle(ctx, c, s.config.ActionTimeout, func(ctx context.Context) error {
 		return input(ctx, p.at)
-	}, fmt.Sprintf("%s at %s on %s.", verb, where, s.pointWhat(p)))
+	}, fmt.Sprintf("%s at %s on %s%s.", verb, where, s.pointWhat(p), gestureNote(gesture)))
 	if err != nil {
 		var d *browser.DeliveryError
 		if errors.As(err, &d) {
 			what := "nothing in its frame received it, twice"
 			switch {
+			case d.Pressed > 0:
+				what = fmt.Sprintf("%s. %s before it did, and nothing more was pressed", s.clip(d.Received, textLimit), pressesNote(d.Pressed))
 			case d.Gone:
 				what = "its document went away first"
 			case d.Received != "":

@@ -15,16 +15,23 @@
 // nothing in the node's document, until the click or guardFor milliseconds
 // have passed. The first event that reaches the node is also reported at once
 // through the binding named binding, with token, so that it is known even
-// when the document goes away before the record is read.
-function armDelivery(kind, token, binding, guardFor) {
+// when the document goes away before the record is read. A click of
+// another button or a later press of several ends otherwise (mouse.go):
+// end is the event that says it reached the node (click, contextmenu,
+// auxclick), last the one after which nothing is stopped any more (a
+// double click's dblclick, the right button's auxclick).
+function armDelivery(kind, token, binding, guardFor, end, last) {
 	const el = this.nodeType === 1 ? this : this.parentElement;
+	end = end || 'click';
+	last = last || end;
 	const types = {
 		hover: ['pointerover', 'pointermove', 'mouseover', 'mousemove'],
 		wheel: ['wheel'],
-	}[kind] || ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click'];
+	}[kind] || [...new Set(['pointerdown', 'mousedown', 'pointerup', 'mouseup', end, last])];
 	const doc = el.ownerDocument, win = doc.defaultView;
 	const isLabel = (n) => n && n.tagName === 'LABEL' && n.control === el;
-	const rec = {kind, el, seen: {}, hit: {}, missed: null};
+	if (kind !== 'hover' && kind !== 'wheel') kind = 'click';
+	const rec = {kind, end, el, seen: {}, hit: {}, missed: null};
 	const hosts = [];
 	for (let r = el.getRootNode(); r && r.host; r = r.host.getRootNode()) hosts.push(r.host);
 	const report = win[binding];
@@ -52,7 +59,7 @@ function armDelivery(kind, token, binding, guardFor) {
 		// The click ends the input: a record nobody read (its document
 		// was held by a dialog the click opened) must not stop the
 		// page's later clicks.
-		if (e.type === 'click') guard = false;
+		if (e.type === last) guard = false;
 	};
 	let guard = kind === 'click';
 	setTimeout(() => { guard = false; }, guardFor);

@@ -15,9 +15,9 @@ function readDelivery(frames, cap) {
 	const verdict = (final) => {
 		switch (rec.kind) {
 		case 'click':
-			if (rec.hit.click) return true;
+			if (rec.hit[rec.end]) return true;
 			if (down() && !el.isConnected) return true;
-			if (rec.seen.click) return false;
+			if (rec.seen[rec.end]) return false;
 			return final ? !!down() : null;
 		case 'wheel':
 			if (rec.hit.wheel) return true;
