@@ -122,6 +122,11 @@ func testNavigateRefused(t *testing.T, mode string) {
 	if err := tab.Navigate(t.Context(), site+"/account"); err != nil {
 		t.Errorf("the tab is not usable after a refusal: %v", err)
 	}
+	if mode == "attached" {
+		// The person's browser is never relaunched nor reconnected to
+		// (TestPersonsBrowserClosedIsNotRecovered).
+		return
+	}
 	// A relaunched browser enforces the policy too.
 	if err := b.Relaunch(t.Context()); err != nil {
 		t.Fatal(err)
