@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/internal/totp"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -217,5 +219,57 @@ func TestTOTPCodeHiddenInItsForms(t *testing.T) {
 	// The next step's code was never typed: it is just a number.
 	if next := key.Code(at.Add(30 * time.Second)); s.redact(next) != next {
 		t.Errorf("a code never typed is hidden: %q", s.redact(next))
+	}
+}
+
+// TestTOTPCodeSplitOverBoxes: a page that spreads the code it was typed
+// over six one-digit boxes (as sign-in pages do) shows the agent no digit
+// of it in the boxes' values, though no box alone holds the code; boxes of
+// a code never typed keep their digits.
+func TestTOTPCodeSplitOverBoxes(t *testing.T) {
+	t.Parallel()
+	key, err := totp.Parse(fixtures.TOTPKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSecrets(nil, map[string]totp.Key{"OTP": key}, nil)
+	at := time.Unix(1_800_000_005, 0)
+	s.clock = func() time.Time { return at }
+	code, _, err := s.expand("{{OTP}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := func(digits string, between bool) *snapshot.Snapshot {
+		snap := &snapshot.Snapshot{}
+		for i, d := range digits {
+			v := string(d)
+			snap.Elements = append(snap.Elements, snapshot.Element{Ref: fmt.Sprintf("e%d", 2*i), Role: "textbox", Name: fmt.Sprintf("Digit %d", i+1), Value: &v})
+			if between {
+				snap.Elements = append(snap.Elements, snapshot.Element{Ref: fmt.Sprintf("e%d", 2*i+1), Role: "button", Name: "Paste"})
+			}
+		}
+		return snap
+	}
+	values := func(snap *snapshot.Snapshot) string {
+		var b strings.Builder
+		for _, e := range snap.Elements {
+			if e.Value != nil {
+				b.WriteString(*e.Value)
+			}
+		}
+		return b.String()
+	}
+	for _, between := range []bool{false, true} {
+		snap := boxes(code, between)
+		s.redactSnapshot(snap)
+		if got := values(snap); strings.ContainsAny(got, "0123456789") {
+			t.Errorf("the boxes (buttons between: %v) still show digits of the code %s: %q", between, code, got)
+		}
+	}
+	next := key.Code(at.Add(30 * time.Second))
+	if snap := boxes(next, false); values(snap) != next {
+		t.Fatal("test setup")
+	} else if s.redactSnapshot(snap); values(snap) != next {
+		t.Errorf("boxes of a code never typed lost their digits: %q", values(snap))
 	}
 }
