@@ -19,6 +19,12 @@ function inspect(scroll, payment, at, retried) {
 	out.documentURL = doc.URL;
 	out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 	out.tag = el.tagName.toLowerCase();
+	// The value the page gave a field, as the server first found it before
+	// an action: a page that fills a field by script (not by its value
+	// attribute) leaves defaultValue empty, so an edit of it would read as
+	// a first entry. Kept on the judging world's own view of the node,
+	// which the page cannot see.
+	if ((out.tag === 'input' || out.tag === 'textarea') && el.chaperonePageValue === undefined) el.chaperonePageValue = el.value;
 	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
 	// A password field by any of the signs a person's are read by
 	// (passwordFields.js): its type, a password's autocomplete, or text
@@ -65,7 +71,8 @@ function inspect(scroll, payment, at, retried) {
 		if (passwords.some(f => tokens(f).includes('new-password') || /new|confirm|repeat|retype|again|verify|change/i.test(words(f)))) return true;
 		const ids = fields.filter(f => !isPassword(f) && (/^(email|tel)$/i.test(f.type) || /^(email|tel)$/i.test(f.getAttribute('inputmode') || '') ||
 			tokens(f).some(t => /^(email|tel|tel-national|username)$/.test(t)) || /e-?mail|phone|mobile|user.?name/i.test(words(f))));
-		if (ids.some(f => f.defaultValue !== '' && f.value !== f.defaultValue)) return true;
+		const edited = (f) => [f.defaultValue, f.chaperonePageValue].some(v => v !== undefined && v !== '' && f.value !== v);
+		if (ids.some(edited)) return true;
 		if (!ids.length && passwords.length < 2) return false;
 		const name = (b) => !b ? '' : [b.getAttribute('aria-label'), b.getAttribute('title'), b.value, b.textContent, b.getAttribute('formaction')].join(' ');
 		let action = '';
@@ -103,8 +110,19 @@ function inspect(scroll, payment, at, retried) {
 		}
 		return null;
 	};
+	// Enter in a field outside any form sends what the page's script
+	// sends: the fields around it up to the first box that also holds a
+	// button, as that button would.
+	const buttonSel = 'button,input[type=submit],input[type=button],input[type=image],[role=button]';
+	const aroundField = () => {
+		for (let a = el.parentElement; a && a !== doc.documentElement; a = a.parentElement) {
+			const b = a.querySelector(buttonSel);
+			if (b || a === doc.body) return [a, b];
+		}
+		return [null, null];
+	};
 	out.submitsAccount = (submits && accountForm(el.form, el)) || (scripted && accountForm(around(), el));
-	out.enterSubmitsAccount = out.submitsAccount || (implicit && accountForm(el.form, defaultButton(el.form)));
+	out.enterSubmitsAccount = out.submitsAccount || (implicit && (el.form ? accountForm(el.form, defaultButton(el.form)) : accountForm(...aroundField())));
 	// What the caller needs to follow card fields into frames this page
 	// script cannot read: whether the node submits a form, or Enter in it
 	// does.
