@@ -197,15 +197,7 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 			fields = append(fields, v)
 		}
 	}
-	if len(fields) > 1 {
-		values := make([]string, len(fields))
-		for i, v := range fields {
-			values[i] = *v
-		}
-		for i, v := range s.hide.Pieces(values) {
-			*fields[i] = v
-		}
-	}
+	s.redactRun(fields)
 	for i := range snap.Notes {
 		snap.Notes[i] = s.redact(snap.Notes[i])
 	}
@@ -223,6 +215,22 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 		d := *snap.Dialog
 		d.Message = s.redact(d.Message)
 		snap.Dialog = &d
+	}
+}
+
+// redactRun hides every secret that runs across values, read in their
+// order as pieces of one text (redact.Redactor.Pieces): a page may spread
+// a code over six one-digit fields, none of which holds it alone.
+func (s secrets) redactRun(values []*string) {
+	if len(values) < 2 {
+		return
+	}
+	texts := make([]string, len(values))
+	for i, v := range values {
+		texts[i] = *v
+	}
+	for i, v := range s.hide.Pieces(texts) {
+		*values[i] = v
 	}
 }
 
