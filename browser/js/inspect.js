@@ -59,11 +59,26 @@ function inspect(scroll, payment, at, retried) {
 	// settings or profile, unless it says sign in and no edit. Without
 	// such words the fields decide: one identifier (and a password) is a
 	// sign-in or a newsletter, more is a profile.
+	// The fields under root, in open shadow roots too: a page's own
+	// elements keep theirs there, and its script sends them.
+	const deepFields = (root) => {
+		const out = [];
+		const walk = (r) => {
+			for (const e of r.querySelectorAll('*')) {
+				if (e.matches('input,textarea')) out.push(e);
+				if (e.shadowRoot) walk(e.shadowRoot);
+			}
+		};
+		walk(root);
+		return out;
+	};
+	// up is the element a node is in, across a shadow root's boundary.
+	const up = (a) => a.parentElement || (a.getRootNode() !== doc && a.getRootNode().host) || null;
 	const accountForm = (form, submitter) => {
 		if (!form) return false;
 		const words = (f) => [f.getAttribute('name'), f.id, f.getAttribute('aria-label'), f.getAttribute('placeholder'), f.getAttribute('title'), labelText(f)].join(' ');
 		const tokens = (f) => (f.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
-		const fields = Array.from(form.elements || form.querySelectorAll('input,textarea')).filter(f => f.matches('input,textarea') &&
+		const fields = Array.from(new Set([...(form.elements || []), ...deepFields(form)])).filter(f => f.matches('input,textarea') &&
 			!/^(hidden|submit|button|reset|image|checkbox|radio|file|range|color)$/.test((f.getAttribute('type') || 'text').toLowerCase()));
 		const isPassword = (f) => f.type === 'password' || tokens(f).some(t => /^(current|new)-password$/.test(t)) ||
 			(getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
@@ -105,8 +120,8 @@ function inspect(scroll, payment, at, retried) {
 	const around = () => {
 		const form = el.closest('form');
 		if (form) return form;
-		for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
-			if (a.querySelector('input,textarea')) return a;
+		for (let a = up(el); a && a !== doc.body && a !== doc.documentElement; a = up(a)) {
+			if (deepFields(a).length) return a;
 		}
 		return null;
 	};
@@ -115,7 +130,7 @@ function inspect(scroll, payment, at, retried) {
 	// button, as that button would.
 	const buttonSel = 'button,input[type=submit],input[type=button],input[type=image],[role=button]';
 	const aroundField = () => {
-		for (let a = el.parentElement; a && a !== doc.documentElement; a = a.parentElement) {
+		for (let a = up(el); a && a !== doc.documentElement; a = up(a)) {
 			const b = a.querySelector(buttonSel);
 			if (b || a === doc.body) return [a, b];
 		}
