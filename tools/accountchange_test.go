@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,6 +57,7 @@ func TestAccountChangeRule(t *testing.T) {
 		{"Enter in a form-less field, a profile", "/x", `<div><div><input aria-label="Display name"></div><div><input type="email" aria-label="Email"></div><div><span role="button" tabindex="0">OK</span></div></div>`, [2]string{}, true, false},
 		{"fields in a custom element's shadow root, Save beside it", "/x", `<div><x-fields></x-fields><button type="button">Save</button></div><script>customElements.define('x-fields', class extends HTMLElement { constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<input aria-label="Display name"><input type="email" aria-label="Email">'; } });</script>`, [2]string{}, true, false},
 		{"a form whose fields are in a shadow root, icon submit", "/x", `<form action="/p"><x-fields></x-fields><button aria-label="✓"></button></form><script>customElements.define('x-fields', class extends HTMLElement { constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<input aria-label="Display name"><input type="email" aria-label="Email">'; } });</script>`, [2]string{}, true, false},
+		{"email the page fills once the field is clicked, typed over", "/x", `<form action="/e"><input type="email" aria-label="Address" onclick="this.value ||= 'alice@example.com'"><button aria-label="✓"></button></form>`, [2]string{"click Address", "eve@evil.example"}, true, false},
 		// Not account changes.
 		{"email prefilled by script, unchanged", "/x", `<form action="/e"><input type="email" aria-label="Address"><button aria-label="✓"></button></form><script>document.querySelector('input').value = 'alice@example.com'</script>`, [2]string{}, false, false},
 		{"Enter in a form-less search box", "/settings", `<div><input type="search" aria-label="Search settings"><button type="button" aria-label="🔍"></button></div>`, [2]string{}, false, false},
@@ -83,10 +85,21 @@ func TestAccountChangeRule(t *testing.T) {
 				t.Fatalf("navigate: %s", r.Message)
 			}
 			if tc.fill[0] != "" {
+				// "click NAME": the field is clicked before it is filled.
+				name, clickFirst := strings.CutPrefix(tc.fill[0], "click ")
 				s := h.snap(false)
-				f, ok := s.Find("textbox", tc.fill[0])
+				f, ok := s.Find("textbox", name)
 				if !ok {
-					t.Fatalf("no field %q:\n%s", tc.fill[0], s.Outline())
+					t.Fatalf("no field %q:\n%s", name, s.Outline())
+				}
+				if clickFirst {
+					r := h.act(toolapi.Click, map[string]any{"ref": f.Ref})
+					if !r.Success {
+						t.Fatalf("click: %s", r.Message)
+					}
+					if f, ok = r.Snapshot.Find("textbox", name); !ok {
+						t.Fatalf("no field %q after the click", name)
+					}
 				}
 				if r := h.act(toolapi.Fill, map[string]any{"ref": f.Ref, "value": tc.fill[1]}); !r.Success {
 					t.Fatalf("fill: %s", r.Message)

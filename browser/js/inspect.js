@@ -19,12 +19,14 @@ function inspect(scroll, payment, at, retried) {
 	out.documentURL = doc.URL;
 	out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 	out.tag = el.tagName.toLowerCase();
-	// The value the page gave a field, as the server first found it before
-	// an action: a page that fills a field by script (not by its value
+	// The value the page gave a field, as the server found it before an
+	// action: a page that fills a field by script (not by its value
 	// attribute) leaves defaultValue empty, so an edit of it would read as
-	// a first entry. Kept on the judging world's own view of the node,
-	// which the page cannot see.
-	if ((out.tag === 'input' || out.tag === 'textarea') && el.chaperonePageValue === undefined) el.chaperonePageValue = el.value;
+	// a first entry. Until the agent types into it (focusAndSelect marks
+	// chaperoneTyped), a value the page puts in later (once the field is
+	// clicked, once its data arrives) is the page's too. Kept on the
+	// judging world's own view of the node, which the page cannot see.
+	if ((out.tag === 'input' || out.tag === 'textarea') && (el.chaperonePageValue === undefined || (el.chaperonePageValue === '' && !el.chaperoneTyped))) el.chaperonePageValue = el.value;
 	out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
 	// A password field by any of the signs a person's are read by
 	// (passwordFields.js): its type, a password's autocomplete, or text
