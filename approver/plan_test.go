@@ -67,6 +67,29 @@ func TestWebPlan(t *testing.T) {
 	if got := fmt.Sprint(r.d.Plan.Sites); got != "[{https://shop.example false} {https://docs.example false}]" {
 		t.Errorf("the person's edit came back as %s", got)
 	}
+	// The console shows the plan back as the person left it: what they
+	// approved, not what the agent proposed.
+	back, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body, _ = get(t, viewURL(t, w, "sess-1")+"?"+back.RawQuery)
+	if code != 200 {
+		t.Fatalf("console after the decision: %d", code)
+	}
+	shown, _, _ := strings.Cut(body, "<script")
+	for _, want := range []string{"You approved the plan", "https://shop.example: read only", "https://docs.example: read only"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the console after approving lacks %q:\n%s", want, shown)
+		}
+	}
+	if strings.Contains(shown, "xn--pple-43d") {
+		t.Errorf("the console after approving shows the removed site:\n%s", shown)
+	}
+	// Another session's view never shows it.
+	if _, other, _ := get(t, viewURL(t, w, "sess-2")+"?"+back.RawQuery); strings.Contains(other, "You approved the plan") {
+		t.Errorf("another session's console shows the plan")
+	}
 }
 
 // TestTTYPlan: at the terminal the plan is shown escaped, and "e" lets the

@@ -76,11 +76,26 @@ type Web struct {
 	// wheels are the sessions' browsers the live view reaches (takeover.go).
 	wheels map[string]Wheel
 	turns  map[string]uint64
+	// approvedPlans are the plans last approved here, by request id, as
+	// the person left them: the page they land on after approving shows
+	// the plan back, so they see what their approval covers.
+	approvedPlans map[string]approvedPlan
+	planOrder     []string
 	// turning serialises take-overs and hand-backs outside mu: a take-over
 	// waits for the agent's call in flight, which may need mu to withdraw
 	// its approval request.
 	turning sync.Mutex
 }
+
+// approvedPlan is a plan a person approved in session's console: its
+// sites as the gate applies them (checkpoint.Plan.Narrowed).
+type approvedPlan struct {
+	session string
+	plan    checkpoint.Plan
+}
+
+// maxApprovedPlans bounds the approved plans the console keeps to show.
+const maxApprovedPlans = 16
 
 type webPending struct {
 	req    checkpoint.Request
@@ -247,6 +262,9 @@ func (w *Web) decide(session, id string, d checkpoint.Decision, allow bool) bool
 	if allow {
 		d.WidenSite = p.req.Site
 	}
+	if d.Approved && p.req.Plan != nil {
+		w.keepApprovedPlan(id, approvedPlan{session: session, plan: p.req.Plan.Narrowed(d.Plan)})
+	}
 	delete(w.pending, id)
 	for i, o := range w.order {
 		if o == id {
@@ -256,6 +274,43 @@ func (w *Web) decide(session, id string, d checkpoint.Decision, allow bool) bool
 	}
 	p.answer <- d
 	return true
+}
+
+// keepApprovedPlan keeps ap to show back, dropping the oldest past
+// maxApprovedPlans. w.mu is held.
+func (w *Web) keepApprovedPlan(id string, ap approvedPlan) {
+	if w.approvedPlans == nil {
+		w.approvedPlans = map[string]approvedPlan{}
+	}
+	w.approvedPlans[id] = ap
+	w.planOrder = append(w.planOrder, id)
+	if len(w.planOrder) > maxApprovedPlans {
+		delete(w.approvedPlans, w.planOrder[0])
+		w.planOrder = w.planOrder[1:]
+	}
+}
+
+// approvedPlanLines are the sites of the plan approved as request id in
+// session, a line each as the person reads them; nil when there is none.
+func (w *Web) approvedPlanLines(session, id string) []string {
+	w.mu.Lock()
+	ap, ok := w.approvedPlans[id]
+	w.mu.Unlock()
+	if !ok || ap.session != session {
+		return nil
+	}
+	out := []string{}
+	for _, ps := range ap.plan.Sites {
+		how := "read only"
+		if ps.Write {
+			how = "WRITE without asking"
+		}
+		out = append(out, checkpoint.OneLine(ps.Site)+": "+how)
+	}
+	if len(out) == 0 {
+		out = append(out, "(no site)")
+	}
+	return out
 }
 
 // snapshotPending lists session's pending requests, oldest first.
@@ -318,7 +373,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case sub == "" && r.Method == http.MethodGet:
-		w.servePage(rw, session)
+		w.servePage(rw, session, r.URL.Query().Get("decided"))
 	case sub == "" && rest == token:
 		http.Redirect(rw, r, "/"+token+"/", http.StatusMovedPermanently)
 	case sub == "api/pending" && r.Method == http.MethodGet:
@@ -503,14 +558,14 @@ func startPage(rw http.ResponseWriter, imgSrc, formAction string) string {
 	return n
 }
 
-func (w *Web) servePage(rw http.ResponseWriter, session string) {
+func (w *Web) servePage(rw http.ResponseWriter, session, decided string) {
 	n := startPage(rw, "'self'", "'self'")
 	items := w.items(session)
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.ID
 	}
-	if err := w.page.Execute(rw, map[string]any{"Items": items, "Nonce": n, "IDs": strings.Join(ids, ",")}); err != nil {
+	if err := w.page.Execute(rw, map[string]any{"Items": items, "Nonce": n, "IDs": strings.Join(ids, ","), "Decided": w.approvedPlanLines(session, decided)}); err != nil {
 		w.log.Warn("web console page", "err", err)
 	}
 }

@@ -34,6 +34,7 @@ var maskKinds = []struct{ name, page string }{
 	{"letters in a flex box with gaps", `<div id="f" style="display:flex;gap:12px"></div><script>for(const c of "%s")f.append(Object.assign(document.createElement("span"),{textContent:c}))</script>`},
 	{"letters in positioned boxes", `<div id="f"></div><script>[..."%s"].forEach((c,i)=>f.append(Object.assign(document.createElement("b"),{textContent:c,style:"position:absolute;top:40px;left:"+(10+i*20)+"px"})))</script>`},
 	{"letter-spacing", `<p style="letter-spacing:14px">%s</p>`},
+	{"one character a field, as a code's boxes", `<div id="f"></div><script>for(const c of "%s")f.append(Object.assign(document.createElement("input"),{value:c,size:1}))</script>`},
 }
 
 // TestScreenshotMaskKinds: whatever element draws a secret, the masked

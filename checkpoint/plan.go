@@ -222,3 +222,18 @@ func (g *Gate) ApprovePlan(ctx context.Context, page *snapshot.Snapshot, p Plan,
 	}
 	return d, approved, nil
 }
+
+// EndTask ends the task a plan was approved for: the plan's sites leave the
+// session's write set (a person approved them "for this task"), and writing
+// there asks again until a person approves another plan. It reports
+// whether a plan had been in force.
+func (g *Gate) EndTask() bool {
+	g.mu.Lock()
+	had := len(g.planned.sites) > 0
+	g.planned = WriteSet{}
+	g.mu.Unlock()
+	if had {
+		g.log.Info("task ended: the approved plan's sites are read-only again")
+	}
+	return had
+}

@@ -309,15 +309,17 @@ func approvalForm(r checkpoint.Request) mcp.ElicitationParams {
 func planSiteField(i int) string { return "write_site_" + strconv.Itoa(i) }
 
 // planAnswer is the plan of r as the person left it in the form: a write
-// site whose box they cleared is read only, one whose box is missing stays
-// as proposed. The gate narrows the plan by it; nothing here can widen it.
+// site whose box they cleared (or answered with anything but true) is read
+// only, one whose box is missing stays as proposed. The gate narrows the plan by it; nothing here can widen it.
 func planAnswer(r checkpoint.Request, content map[string]any) *checkpoint.Plan {
 	if r.Plan == nil {
 		return nil
 	}
 	out := &checkpoint.Plan{Steps: r.Plan.Steps}
 	for i, ps := range r.Plan.Sites {
-		if keep, ok := content[planSiteField(i)].(bool); ok && ps.Write && !keep {
+		// Only a boolean true is leave to write: a box answered in any
+		// other way (the string "false", a 0, a null) was not left ticked.
+		if v, answered := content[planSiteField(i)]; answered && v != true {
 			ps.Write = false
 		}
 		out.Sites = append(out.Sites, ps)

@@ -31,6 +31,14 @@ func TestElicitationPlan(t *testing.T) {
 	if fmt.Sprint(got.Sites) != "[{https://xn--pple-43d.com false} {https://shop.example true} {https://docs.example false}]" {
 		t.Errorf("answer read as %v", got.Sites)
 	}
+	// A box answered in anything but a boolean true (a client that sends
+	// the string "false", a 0, a null) is not a person's leave to write.
+	for _, v := range []any{"false", "no", 0, nil, "true"} {
+		got := planAnswer(r, map[string]any{"approve": true, "write_site_0": v})
+		if got.Sites[0].Write {
+			t.Errorf("write_site_0 answered %#v kept writing on %s", v, got.Sites[0].Site)
+		}
+	}
 	d, err := decision(&mcp.ElicitationResult{ElicitationResponse: mcp.ElicitationResponse{Action: mcp.ElicitationResponseActionAccept, Content: map[string]any{"approve": true}}})
 	if err != nil || !d.Approved {
 		t.Errorf("decision %+v %v", d, err)

@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,7 +51,17 @@ func TestAccountChangeRule(t *testing.T) {
 		{"inputmode email, Update", "/x", `<form action="/c"><input inputmode="email" aria-label="Where to"><button>Update</button></form>`, [2]string{}, true, false},
 		{"no form element: fields and a Save button in a card", "/x", `<div class="card"><input aria-label="Display name" value="Alice"><input type="email" aria-label="Email" value="alice@example.com"><button type="button">Save</button></div>`, [2]string{}, true, true},
 		{"an icon sending the form by script", "/x", `<form action="/p" onsubmit="return false"><input aria-label="Display name"><input type="email" aria-label="Email"><div role="button" tabindex="0" class="icon-check" onclick="this.closest('form').requestSubmit()"></div></form>`, [2]string{}, true, false},
+		{"email prefilled by script, icon submit, typed over", "/x", `<form action="/e"><input type="email" aria-label="Address"><button aria-label="✓"></button></form><script>document.querySelector('input').value = 'alice@example.com'</script>`, [2]string{"Address", "eve@evil.example"}, true, false},
+		{"phone prefilled by script in no words, typed over", "/x", `<form action="/e"><input type="tel" aria-label="Reach"><button><svg aria-hidden="true" width="16" height="16"><path d="M0 0h16v16H0z"/></svg></button></form><script>document.querySelector('input').value = '+1 555 0100'</script>`, [2]string{"Reach", "+1 555 0199"}, true, false},
+		{"Enter in a form-less field over the page's email", "/x", `<div class="card"><input type="email" aria-label="Address" value="alice@example.com"><button type="button" aria-label="✓"></button></div>`, [2]string{"Address", "eve@evil.example"}, true, false},
+		{"Enter in a form-less field, a profile", "/x", `<div><div><input aria-label="Display name"></div><div><input type="email" aria-label="Email"></div><div><span role="button" tabindex="0">OK</span></div></div>`, [2]string{}, true, false},
+		{"fields in a custom element's shadow root, Save beside it", "/x", `<div><x-fields></x-fields><button type="button">Save</button></div><script>customElements.define('x-fields', class extends HTMLElement { constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<input aria-label="Display name"><input type="email" aria-label="Email">'; } });</script>`, [2]string{}, true, false},
+		{"a form whose fields are in a shadow root, icon submit", "/x", `<form action="/p"><x-fields></x-fields><button aria-label="✓"></button></form><script>customElements.define('x-fields', class extends HTMLElement { constructor() { super(); this.attachShadow({mode: 'open'}).innerHTML = '<input aria-label="Display name"><input type="email" aria-label="Email">'; } });</script>`, [2]string{}, true, false},
+		{"email the page fills once the field is clicked, typed over", "/x", `<form action="/e"><input type="email" aria-label="Address" onclick="this.value ||= 'alice@example.com'"><button aria-label="✓"></button></form>`, [2]string{"click Address", "eve@evil.example"}, true, false},
 		// Not account changes.
+		{"email prefilled by script, unchanged", "/x", `<form action="/e"><input type="email" aria-label="Address"><button aria-label="✓"></button></form><script>document.querySelector('input').value = 'alice@example.com'</script>`, [2]string{}, false, false},
+		{"Enter in a form-less search box", "/settings", `<div><input type="search" aria-label="Search settings"><button type="button" aria-label="🔍"></button></div>`, [2]string{}, false, false},
+		{"Enter in a form-less newsletter box", "/", `<div><input type="email" aria-label="Email"><button type="button">Get updates</button></div>`, [2]string{}, false, false},
 		{"a show-password toggle", "/x", `<form action="/p"><input type="password" aria-label="New" autocomplete="new-password"><button type="button">Show password</button></form>`, [2]string{}, false, true},
 		{"a search button beside a search box, no form", "/settings", `<div><input type="search" aria-label="Search settings"><button type="button">Search</button></div>`, [2]string{}, false, true},
 		{"sign-in", "/", `<form action="/login"><input type="email" aria-label="Email"><input type="password" aria-label="Password" autocomplete="current-password"><button>Sign in</button></form>`, [2]string{}, false, false},
@@ -74,10 +85,21 @@ func TestAccountChangeRule(t *testing.T) {
 				t.Fatalf("navigate: %s", r.Message)
 			}
 			if tc.fill[0] != "" {
+				// "click NAME": the field is clicked before it is filled.
+				name, clickFirst := strings.CutPrefix(tc.fill[0], "click ")
 				s := h.snap(false)
-				f, ok := s.Find("textbox", tc.fill[0])
+				f, ok := s.Find("textbox", name)
 				if !ok {
-					t.Fatalf("no field %q:\n%s", tc.fill[0], s.Outline())
+					t.Fatalf("no field %q:\n%s", name, s.Outline())
+				}
+				if clickFirst {
+					r := h.act(toolapi.Click, map[string]any{"ref": f.Ref})
+					if !r.Success {
+						t.Fatalf("click: %s", r.Message)
+					}
+					if f, ok = r.Snapshot.Find("textbox", name); !ok {
+						t.Fatalf("no field %q after the click", name)
+					}
 				}
 				if r := h.act(toolapi.Fill, map[string]any{"ref": f.Ref, "value": tc.fill[1]}); !r.Success {
 					t.Fatalf("fill: %s", r.Message)

@@ -41,6 +41,9 @@ func (s *Session) complete(ctx context.Context, c *call, in completeInput) Outpu
 	default:
 		r.Acknowledged, r.Message = s.gate.Verify(page, ev)
 	}
+	if r.Acknowledged && s.gate.EndTask() {
+		r.Message += " The plan approved for this task has ended: writing outside the write set asks again; put a new plan to the person for the next task."
+	}
 	s.log.Info("complete_task", "status", in.Status, "reason", s.secrets.redact(in.Reason), "acknowledged", r.Acknowledged,
 		"snapshot", snap.ID, "url", snap.Page.URL)
 	if err := s.audit.Completion(audit.Completion{

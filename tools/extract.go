@@ -233,12 +233,32 @@ func (s *Session) extractItems(ctx context.Context, c *call, in extractInput, re
 			}
 		}
 	})
+	// Each value is redacted alone, then all of them, item by item and
+	// field by field, as one run: a page may spread a code over fields.
+	var run []*string
+	for _, it := range r.Items {
+		for _, k := range r.Fields {
+			if v, ok := it[k]; ok {
+				v = s.secrets.redact(v)
+				run = append(run, &v)
+				it[k] = v
+			}
+		}
+	}
+	s.secrets.redactRun(run)
+	for i, k := 0, 0; k < len(r.Items); k++ {
+		for _, f := range r.Fields {
+			if _, ok := r.Items[k][f]; ok {
+				r.Items[k][f] = *run[i]
+				i++
+			}
+		}
+	}
 	// The items stop where their text would pass the token budget, as
 	// the markdown does.
 	size, kept := 0, 0
 	for _, it := range r.Items {
 		for k, v := range it {
-			v = s.secrets.redact(v)
 			if len(v) > extractValueLen {
 				v = clip(v, extractValueLen)
 			}

@@ -188,6 +188,16 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 			e.Value = &v
 		}
 	}
+	// The fields' values in document order are pieces of one text: a page
+	// spreads a code typed into its first box over six one-digit boxes,
+	// which no box alone shows.
+	var fields []*string
+	for i := range snap.Elements {
+		if v := snap.Elements[i].Value; v != nil {
+			fields = append(fields, v)
+		}
+	}
+	s.redactRun(fields)
 	for i := range snap.Notes {
 		snap.Notes[i] = s.redact(snap.Notes[i])
 	}
@@ -205,6 +215,22 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 		d := *snap.Dialog
 		d.Message = s.redact(d.Message)
 		snap.Dialog = &d
+	}
+}
+
+// redactRun hides every secret that runs across values, read in their
+// order as pieces of one text (redact.Redactor.Pieces): a page may spread
+// a code over six one-digit fields, none of which holds it alone.
+func (s secrets) redactRun(values []*string) {
+	if len(values) < 2 {
+		return
+	}
+	texts := make([]string, len(values))
+	for i, v := range values {
+		texts[i] = *v
+	}
+	for i, v := range s.hide.Pieces(texts) {
+		*values[i] = v
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/fixtures"
 	"github.com/chaperone-mcp/chaperone/internal/browsertest"
 	"github.com/chaperone-mcp/chaperone/internal/totp"
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -217,5 +220,134 @@ func TestTOTPCodeHiddenInItsForms(t *testing.T) {
 	// The next step's code was never typed: it is just a number.
 	if next := key.Code(at.Add(30 * time.Second)); s.redact(next) != next {
 		t.Errorf("a code never typed is hidden: %q", s.redact(next))
+	}
+}
+
+// TestTOTPCodeSplitOverBoxes: a page that spreads the code it was typed
+// over six one-digit boxes (as sign-in pages do) shows the agent no digit
+// of it in the boxes' values, though no box alone holds the code; boxes of
+// a code never typed keep their digits.
+func TestTOTPCodeSplitOverBoxes(t *testing.T) {
+	t.Parallel()
+	key, err := totp.Parse(fixtures.TOTPKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSecrets(nil, map[string]totp.Key{"OTP": key}, nil)
+	at := time.Unix(1_800_000_005, 0)
+	s.clock = func() time.Time { return at }
+	code, _, err := s.expand("{{OTP}}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	boxes := func(digits string, between bool) *snapshot.Snapshot {
+		snap := &snapshot.Snapshot{}
+		for i, d := range digits {
+			v := string(d)
+			snap.Elements = append(snap.Elements, snapshot.Element{Ref: fmt.Sprintf("e%d", 2*i), Role: "textbox", Name: fmt.Sprintf("Digit %d", i+1), Value: &v})
+			if between {
+				snap.Elements = append(snap.Elements, snapshot.Element{Ref: fmt.Sprintf("e%d", 2*i+1), Role: "button", Name: "Paste"})
+			}
+		}
+		return snap
+	}
+	values := func(snap *snapshot.Snapshot) string {
+		var b strings.Builder
+		for _, e := range snap.Elements {
+			if e.Value != nil {
+				b.WriteString(*e.Value)
+			}
+		}
+		return b.String()
+	}
+	for _, between := range []bool{false, true} {
+		snap := boxes(code, between)
+		s.redactSnapshot(snap)
+		if got := values(snap); strings.ContainsAny(got, "0123456789") {
+			t.Errorf("the boxes (buttons between: %v) still show digits of the code %s: %q", between, code, got)
+		}
+	}
+	next := key.Code(at.Add(30 * time.Second))
+	if snap := boxes(next, false); values(snap) != next {
+		t.Fatal("test setup")
+	} else if s.redactSnapshot(snap); values(snap) != next {
+		t.Errorf("boxes of a code never typed lost their digits: %q", values(snap))
+	}
+}
+
+// TestTOTPCodeBoxesInTheBrowser: a sign-in page moves the code typed into
+// its field over six one-digit boxes; neither the snapshot's boxes nor
+// browser_extract of them, as six fields of one item or as six items,
+// shows the agent a digit of it.
+func TestTOTPCodeBoxesInTheBrowser(t *testing.T) {
+	t.Parallel()
+	key, err := totp.Parse(fixtures.TOTPKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const page = `<!doctype html><title>Two-step</title><label>Code <input id="c"></label>
+<div id="boxes"><span class="box"><input aria-label="Digit 1"></span><span class="box"><input aria-label="Digit 2"></span><span class="box"><input aria-label="Digit 3"></span><span class="box"><input aria-label="Digit 4"></span><span class="box"><input aria-label="Digit 5"></span><span class="box"><input aria-label="Digit 6"></span></div>
+<script>document.getElementById('c').addEventListener('input', (e) => {
+  const boxes = document.querySelectorAll('#boxes input');
+  [...e.target.value].slice(0, 6).forEach((d, i) => { boxes[i].value = d; });
+});</script>`
+	base := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write([]byte(page))
+	}))
+	h := openWith(t, "/", Config{TOTP: map[string]totp.Key{"OTP": key}})
+	clock := &fakeClock{t: time.Unix(1_800_000_005, 0)} // polite_test.go
+	h.s.secrets.clock, h.s.secrets.sleep = clock.now, clock.sleep
+	code := key.Code(clock.t)
+	if r := h.act(toolapi.Navigate, map[string]any{"url": base + "/"}); !r.Success {
+		t.Fatalf("navigate: %s", r.Message)
+	}
+	f, ok := h.snap(false).Find("textbox", "Code")
+	if !ok {
+		t.Fatal("no code field")
+	}
+	r := h.act(toolapi.Fill, map[string]any{"ref": f.Ref, "value": "{{OTP}}"})
+	if !r.Success {
+		t.Fatalf("fill: %s", r.Message)
+	}
+	var boxes strings.Builder
+	for _, e := range r.Snapshot.Elements {
+		if strings.HasPrefix(e.Name, "Digit") && e.Value != nil {
+			boxes.WriteString(*e.Value)
+		}
+	}
+	if strings.ContainsAny(boxes.String(), "0123456789") {
+		t.Errorf("the snapshot's boxes show %q of the code %s", boxes.String(), code)
+	}
+	fields := map[string]any{}
+	for i := 1; i <= 6; i++ {
+		fields[fmt.Sprintf("d%d", i)] = fmt.Sprintf(`textbox "Digit %d"`, i)
+	}
+	for name, args := range map[string]map[string]any{
+		"one item, six fields": {"selector": "#boxes", "fields": fields},
+		"six items":            {"selector": "#boxes .box", "fields": map[string]any{"v": `textbox ""`}},
+	} {
+		out := h.call(toolapi.Extract, args)
+		data, err := json.Marshal(out.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Items []map[string]string `json:"items"`
+		}
+		json.Unmarshal(data, &got)
+		var all strings.Builder
+		for _, it := range got.Items {
+			for i := 1; i <= 6; i++ {
+				all.WriteString(it[fmt.Sprintf("d%d", i)])
+			}
+			all.WriteString(it["v"])
+		}
+		if len(got.Items) == 0 {
+			t.Errorf("%s: no items: %s", name, data)
+		}
+		if strings.ContainsAny(all.String(), "0123456789") {
+			t.Errorf("%s: browser_extract shows %q of the code %s: %s", name, all.String(), code, data)
+		}
 	}
 }

@@ -7,6 +7,9 @@
 // {changed}), nothing is selected, and the caller types nothing.
 function focusAndSelect(clear) {
 	const el = this;
+	// From now on what the field holds may be the agent's: inspect's
+	// record of the page's own value stops following it.
+	el.chaperoneTyped = true;
 	const content = () => el.isContentEditable ? el.textContent : el.value;
 	const look = () => JSON.stringify([el.isConnected, el.tagName, el.type, el.name, el.autocomplete,
 		el.isContentEditable, el.readOnly, el.disabled, clear ? '' : content()]);

@@ -123,6 +123,14 @@ function inspect(scroll, payment, at, retried) {
 		out.documentURL = doc.URL;
 		out.docOrigin = doc.defaultView ? doc.defaultView.origin : '';
 		out.tag = el.tagName.toLowerCase();
+		// The value the page gave a field, as the server found it before an
+		// action: a page that fills a field by script (not by its value
+		// attribute) leaves defaultValue empty, so an edit of it would read as
+		// a first entry. Until the agent types into it (focusAndSelect marks
+		// chaperoneTyped), a value the page puts in later (once the field is
+		// clicked, once its data arrives) is the page's too. Kept on the
+		// judging world's own view of the node, which the page cannot see.
+		if ((out.tag === 'input' || out.tag === 'textarea') && (el.chaperonePageValue === undefined || (el.chaperonePageValue === '' && !el.chaperoneTyped))) el.chaperonePageValue = el.value;
 		out.inputType = out.tag === 'input' ? (el.getAttribute('type') || 'text').toLowerCase() : '';
 		// A password field by any of the signs a person's are read by
 		// (passwordFields.js): its type, a password's autocomplete, or text
@@ -157,11 +165,26 @@ function inspect(scroll, payment, at, retried) {
 		// settings or profile, unless it says sign in and no edit. Without
 		// such words the fields decide: one identifier (and a password) is a
 		// sign-in or a newsletter, more is a profile.
+		// The fields under root, in open shadow roots too: a page's own
+		// elements keep theirs there, and its script sends them.
+		const deepFields = (root) => {
+			const out = [];
+			const walk = (r) => {
+				for (const e of r.querySelectorAll('*')) {
+					if (e.matches('input,textarea')) out.push(e);
+					if (e.shadowRoot) walk(e.shadowRoot);
+				}
+			};
+			walk(root);
+			return out;
+		};
+		// up is the element a node is in, across a shadow root's boundary.
+		const up = (a) => a.parentElement || (a.getRootNode() !== doc && a.getRootNode().host) || null;
 		const accountForm = (form, submitter) => {
 			if (!form) return false;
 			const words = (f) => [f.getAttribute('name'), f.id, f.getAttribute('aria-label'), f.getAttribute('placeholder'), f.getAttribute('title'), labelText(f)].join(' ');
 			const tokens = (f) => (f.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/);
-			const fields = Array.from(form.elements || form.querySelectorAll('input,textarea')).filter(f => f.matches('input,textarea') &&
+			const fields = Array.from(new Set([...(form.elements || []), ...deepFields(form)])).filter(f => f.matches('input,textarea') &&
 				!/^(hidden|submit|button|reset|image|checkbox|radio|file|range|color)$/.test((f.getAttribute('type') || 'text').toLowerCase()));
 			const isPassword = (f) => f.type === 'password' || tokens(f).some(t => /^(current|new)-password$/.test(t)) ||
 				(getComputedStyle(f).webkitTextSecurity || 'none') !== 'none';
@@ -169,7 +192,8 @@ function inspect(scroll, payment, at, retried) {
 			if (passwords.some(f => tokens(f).includes('new-password') || /new|confirm|repeat|retype|again|verify|change/i.test(words(f)))) return true;
 			const ids = fields.filter(f => !isPassword(f) && (/^(email|tel)$/i.test(f.type) || /^(email|tel)$/i.test(f.getAttribute('inputmode') || '') ||
 				tokens(f).some(t => /^(email|tel|tel-national|username)$/.test(t)) || /e-?mail|phone|mobile|user.?name/i.test(words(f))));
-			if (ids.some(f => f.defaultValue !== '' && f.value !== f.defaultValue)) return true;
+			const edited = (f) => [f.defaultValue, f.chaperonePageValue].some(v => v !== undefined && v !== '' && f.value !== v);
+			if (ids.some(edited)) return true;
 			if (!ids.length && passwords.length < 2) return false;
 			const name = (b) => !b ? '' : [b.getAttribute('aria-label'), b.getAttribute('title'), b.value, b.textContent, b.getAttribute('formaction')].join(' ');
 			let action = '';
@@ -202,13 +226,24 @@ function inspect(scroll, payment, at, retried) {
 		const around = () => {
 			const form = el.closest('form');
 			if (form) return form;
-			for (let a = el.parentElement; a && a !== doc.body && a !== doc.documentElement; a = a.parentElement) {
-				if (a.querySelector('input,textarea')) return a;
+			for (let a = up(el); a && a !== doc.body && a !== doc.documentElement; a = up(a)) {
+				if (deepFields(a).length) return a;
 			}
 			return null;
 		};
+		// Enter in a field outside any form sends what the page's script
+		// sends: the fields around it up to the first box that also holds a
+		// button, as that button would.
+		const buttonSel = 'button,input[type=submit],input[type=button],input[type=image],[role=button]';
+		const aroundField = () => {
+			for (let a = up(el); a && a !== doc.documentElement; a = up(a)) {
+				const b = a.querySelector(buttonSel);
+				if (b || a === doc.body) return [a, b];
+			}
+			return [null, null];
+		};
 		out.submitsAccount = (submits && accountForm(el.form, el)) || (scripted && accountForm(around(), el));
-		out.enterSubmitsAccount = out.submitsAccount || (implicit && accountForm(el.form, defaultButton(el.form)));
+		out.enterSubmitsAccount = out.submitsAccount || (implicit && (el.form ? accountForm(el.form, defaultButton(el.form)) : accountForm(...aroundField())));
 		// What the caller needs to follow card fields into frames this page
 		// script cannot read: whether the node submits a form, or Enter in it
 		// does.

@@ -130,9 +130,27 @@ function maskSecrets(texts, cap, coverCanvas) {
     }
     if (own || !inChild) mask(el.tagName === 'OPTION' && el.closest('select') || el);
   };
+  // A run of fields, read in order as one text: a page spreads a code over
+  // six one-character boxes, none of which holds it alone.
+  const longest = Math.max(0, ...needles.map(n => n.length));
+  const scanFields = root => {
+    const fields = [...root.querySelectorAll('input,textarea')].filter(f => f.value &&
+      !/^(password|checkbox|radio|hidden|submit|button|reset|image|file|range|color)$/.test(f.type));
+    for (let i = 0; i < fields.length; i++) {
+      let joined = '';
+      for (let j = i; j < fields.length && joined.length < longest; j++) {
+        joined += norm(fields[j].value);
+        if (j > i && holds(joined)) {
+          for (let k = i; k <= j; k++) mask(fields[k]);
+          break;
+        }
+      }
+    }
+  };
   const scanRoot = root => {
     const top = root.body || root.documentElement || root;
     if (needles.length && top && top.children && holds(top.textContent)) descend(top);
+    if (needles.length) scanFields(root);
     for (const el of root.querySelectorAll('*')) {
       if (needles.length) {
         if ((el.tagName === 'INPUT' && el.type !== 'password' || el.tagName === 'TEXTAREA') && holds(el.value)) mask(el);

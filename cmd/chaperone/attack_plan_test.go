@@ -334,3 +334,33 @@ func getPage(t *testing.T, u string) (int, string, http.Header) {
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, string(b), resp.Header
 }
+
+// TestPlanEndsWithTask: a person approves a plan for one task ("for this
+// task", as the prompt says): once the agent has ended that task
+// (complete_task, acknowledged), writing on the plan's sites asks again,
+// and the answer says so.
+func TestPlanEndsWithTask(t *testing.T) {
+	t.Parallel()
+	site := leakServeSite(t)
+	c, host, _ := webhookServe(t, "--url", site.URL+originsStart)
+	host.decisions <- map[string]any{"approved": true}
+	if a := requestApproval(t, c, map[string]any{"action": "Join the partner programme", "reason": "the user asked me to",
+		"plan": planSteps, "write": []any{site.Other}}); !a.Approved {
+		t.Fatalf("the approved plan: %+v", a)
+	}
+	planAsked(t, host)
+	s := originsToForm(t, c, host)
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": originsEmail})
+	if !r.Success {
+		t.Fatalf("a fill on a site of the approved plan: %v %q", r.Error, r.Message)
+	}
+	host.notAsked(t)
+	if done := complete(t, c, "failed"); !done.Acknowledged || !strings.Contains(done.Message, "plan") {
+		t.Errorf("complete_task does not say the plan ended: %+v", done)
+	}
+	s = getSnapshot(t, c)
+	host.decisions <- map[string]any{"approved": false}
+	r, _ = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Email"), "value": "other@example.com"})
+	originsAskedAbout(t, host, "typing")
+	originsRejected(t, r)
+}
