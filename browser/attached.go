@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -51,37 +53,82 @@ var (
 // It runs in an isolated world (the page cannot reach its functions or
 // stop its observer). A page that takes the mark off again and again is
 // given it back 200 times and then left alone, so that the two never loop
-// for ever; the person then sees the window's pages without it.
+// for ever; the person then sees the window's pages without it. The
+// world's unmarkWindow stops it and gives the page its own title back
+// (unmarkWindowJS), for a tab of the person's the session leaves.
 const markWindowJS = `(() => {
   if (window.top !== window || !(document instanceof HTMLDocument)) return;
   const mark = %q;
-  let fights = 0;
+  let fights = 0, stopped = false, observer = null;
   const fix = () => {
-    if (document.title.startsWith(mark) || fights > 200) return;
+    if (stopped || document.title.startsWith(mark) || fights > 200) return;
     fights++;
     document.title = mark + document.title;
   };
   const watch = () => {
+    if (stopped) return;
     fix();
-    new MutationObserver(fix).observe(document, {subtree: true, childList: true, characterData: true});
+    observer = new MutationObserver(fix);
+    observer.observe(document, {subtree: true, childList: true, characterData: true});
+  };
+  globalThis.unmarkWindow = () => {
+    stopped = true;
+    if (observer) observer.disconnect();
+    if (document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
   };
   if (document.documentElement) watch();
   else document.addEventListener('readystatechange', watch, {once: true});
 })()`
 
+// unmarkWindowJS, in the mark's world, stops markWindowJS and takes the
+// mark off the title.
+const unmarkWindowJS = `globalThis.unmarkWindow && globalThis.unmarkWindow(), true`
+
 // markWorld is the isolated world markWindowJS runs in.
 const markWorld = "chaperone-window-mark"
 
-var cmdAddScriptOnNewDocument = cdp.Command[map[string]any, map[string]any]{Method: "Page.addScriptToEvaluateOnNewDocument"}
+var (
+	cmdAddScriptOnNewDocument    = cdp.Command[map[string]any, map[string]any]{Method: "Page.addScriptToEvaluateOnNewDocument"}
+	cmdRemoveScriptOnNewDocument = cdp.Command[map[string]any, map[string]any]{Method: "Page.removeScriptToEvaluateOnNewDocument"}
+)
 
 // markWindow makes every document of the target of c carry WindowMark in
-// its title, the one loaded now included.
-func markWindow(c context.Context) error {
-	_, err := chromedp.Call(c, cmdAddScriptOnNewDocument, map[string]any{
+// its title, the one loaded now included; it returns the script's
+// identifier, for unmarkWindow.
+func markWindow(c context.Context) (string, error) {
+	res, err := chromedp.Call(c, cmdAddScriptOnNewDocument, map[string]any{
 		"source": fmt.Sprintf(markWindowJS, WindowMark), "worldName": markWorld, "runImmediately": true,
 	})
 	if err != nil {
-		return fmt.Errorf("marking the window: %w", err)
+		return "", fmt.Errorf("marking the window: %w", err)
+	}
+	id, _ := res["identifier"].(string)
+	return id, nil
+}
+
+// unmarkWindow undoes markWindow through the same session of c (the mark's
+// world is that session's): later documents are not marked, and the one
+// loaded now has its own title back, with nothing of the mark left running
+// in it. A tab of the person's that the session leaves is theirs as it was.
+func unmarkWindow(c context.Context, script string) error {
+	if script != "" {
+		if _, err := chromedp.Call(c, cmdRemoveScriptOnNewDocument, map[string]any{"identifier": script}); err != nil {
+			return fmt.Errorf("unmarking the window: %w", err)
+		}
+	}
+	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil // no document to unmark
+	}
+	world, err := chromedp.Call(c, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: markWorld})
+	if err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
+	}
+	if _, err := chromedp.Call(c, runtime.Evaluate, runtime.EvaluateParams{Expression: unmarkWindowJS, ContextID: world.ExecutionContextID}); err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
 	}
 	return nil
 }

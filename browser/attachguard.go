@@ -78,6 +78,8 @@ type guard struct {
 	// page.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// mark is the identifier of the script that marks the page's titles.
+	mark string
 	// next numbers the commands sent along routes.
 	next atomic.Int64
 }
@@ -156,7 +158,7 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 
 	c, cancelCalls := within(ctx, gctx, defaultCallTimeout)
 	defer cancelCalls()
-	err := markWindow(c)
+	mark, err := markWindow(c)
 	if err == nil {
 		_, err = chromedp.Call(c, cmdFetchEnable, t.b.guardPatterns())
 	}
@@ -175,28 +177,48 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 			delete(t.guards.m, old) // its page closed
 		}
 	}
+	g.mark = mark
 	t.guards.m[id] = g
 	return nil
 }
 
-// stopGuards detaches the tab's guards.
-func (t *Context) stopGuards() {
+// stopGuards detaches the tab's guards; the pages of handed (the person's
+// tabs, which stay open) are given back unmarked.
+func (t *Context) stopGuards(handed map[target.ID]bool) {
 	t.guards.mu.Lock()
 	defer t.guards.mu.Unlock()
 	for id, g := range t.guards.m {
+		if handed[id] {
+			g.unmark()
+		}
 		g.cancel()
 		delete(t.guards.m, id)
 	}
 }
 
 // stopGuard stops the guard of page id: a tab the person handed over that
-// the agent left is theirs again, and nothing of theirs is judged.
+// the agent left is theirs again, unmarked, and nothing of theirs is
+// judged.
 func (t *Context) stopGuard(id target.ID) {
 	t.guards.mu.Lock()
 	defer t.guards.mu.Unlock()
 	if g := t.guards.m[id]; g != nil {
+		g.unmark()
 		g.cancel()
 		delete(t.guards.m, id)
+	}
+}
+
+// unmark takes the window's mark off the guard's page, as the guard leaves
+// it. A page that is gone needs nothing.
+func (g *guard) unmark() {
+	if g.ctx.Err() != nil {
+		return
+	}
+	c, cancel := context.WithTimeout(g.ctx, closeTimeout)
+	defer cancel()
+	if err := unmarkWindow(c, g.mark); err != nil {
+		g.t.log.Debug("a tab left by the session keeps its mark", "err", err)
 	}
 }
 
