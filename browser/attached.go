@@ -17,10 +17,12 @@ import (
 //
 // Each tab works in a window of its own, opened in the browser's default
 // context (Target.createTarget with newWindow), so several sessions work at
-// once beside the person's tabs. Nothing here is browser-wide: the document
-// policy is enforced by a Fetch interceptor on each of the tab's own targets
-// (attachguard.go) instead of one on the browser's session, which would
-// pause the person's requests too; downloads and storage state, which
+// once beside the person's tabs. The document policy is enforced by a
+// Fetch interceptor on each of the tab's own targets (attachguard.go)
+// instead of one on the browser's session, which would pause the person's
+// requests too; the one browser-wide thing, the hold of new pages
+// (popuphold.go), lets every page but the agent's popups go at once, with
+// no request of theirs paused; downloads and storage state, which
 // Chromium sets and reads per browser context, are refused, since the
 // context is the person's. Titles and URLs are read per target of the
 // tab; the browser's targets are listed only to pick a page's out-of-process
@@ -203,15 +205,13 @@ func (t *Context) refreshAttached(s *session) {
 	}
 }
 
-// guardPopup guards a popup that joined the tab. Chromium 156 holds the
-// out-of-process frames a page's session auto-attaches to, but not the
-// popups it opens (windowOpen is not honoured there), and holding every
-// new target of the browser would hold the person's too: so a popup is
-// guarded as soon as the browser reports it, and the document it opened
-// with, which may have been requested before the guard was up, is judged
-// then: a refused one closes the popup, and is reported as the policy's
-// refusals are. It runs in an event loop: the work goes to the background.
-// t.mu is held.
+// guardPopup guards a popup that joined the tab. The browser's hold
+// (popuphold.go) judged its documents until now, and is told to stop once
+// the guard is up. Should the hold have missed it (it was not running),
+// the document it opened with, which may then have been requested before
+// the guard was up, is judged too: a refused one closes the popup, and is
+// reported as the policy's refusals are. It runs in an event loop: the
+// work goes to the background. t.mu is held.
 func (t *Context) guardPopup(id target.ID) {
 	if !t.b.opts.Attached || t.sess == nil {
 		return
@@ -225,6 +225,7 @@ func (t *Context) guardPopup(id target.ID) {
 			}
 			return
 		}
+		t.b.releaseHold(id)
 		t.judgeOpened(s, id)
 	}()
 }

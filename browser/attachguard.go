@@ -32,13 +32,11 @@ import (
 // A popup gets a guard of its own, so that it stays judged when its opener
 // closes. Chromium 156 does not hold a page's popups for its session (the
 // windowOpen flag of Target.setAutoAttach is accepted and does nothing, on
-// a page's session and on its tab's), and holding every new target of the
-// browser would hold the person's too: so the guard is set up as soon as
-// the popup is reported (Context.guardPopup), and its first document is
-// judged then, which closes a refused popup but cannot take back its first
-// request. Should a browser hold popups, hold guards them before they run.
+// a page's session and on its tab's): the browser's session holds them
+// (popuphold.go) and judges their documents until their guards are up.
 //
-// A target the tab did not open is never attached to, paused or judged.
+// A target the tab did not open is never paused or judged: the hold
+// attaches to it only to read its opener, and lets it go.
 
 var (
 	evAttachedToTarget     = cdp.Event[attachedToTarget]{Method: "Target.attachedToTarget"}
@@ -53,6 +51,7 @@ type attachedToTarget struct {
 	TargetInfo struct {
 		TargetID target.ID `json:"targetId"`
 		Type     string    `json:"type"`
+		OpenerID target.ID `json:"openerId"`
 	} `json:"targetInfo"`
 	WaitingForDebugger bool `json:"waitingForDebugger"`
 }
