@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -130,6 +130,15 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 	paused := chromedp.Events(gctx, evRequestPaused)
 	attached := chromedp.Events(gctx, evAttachedToTarget)
 	messages := chromedp.Events(gctx, evReceivedMessage)
+	downloads := chromedp.Events(gctx, evPageDownloadWillBegin)
+	go func() {
+		for ev, err := range downloads {
+			if err != nil {
+				return
+			}
+			g.cancelDownload(ev)
+		}
+	}()
 	go func() {
 		for ev, err := range paused {
 			if err != nil {
@@ -158,6 +167,11 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 	c, cancelCalls := within(ctx, gctx, defaultCallTimeout)
 	defer cancelCalls()
 	mark, err := markWindow(c)
+	if err == nil {
+		// Page.downloadWillBegin, for the downloads that are no document's
+		// response (refuseDownload).
+		_, err = chromedp.Call(c, page.Enable, page.EnableParams{})
+	}
 	if err == nil {
 		_, err = chromedp.Call(c, cmdFetchEnable, t.b.guardPatterns())
 	}
@@ -244,49 +258,6 @@ func (g *guard) judge(ev requestPaused, route []string) {
 		}
 		b.decide(g.s.root, ev, g.t, answer)
 	}()
-}
-
-// refuseDownload lets a document's response through unless the browser
-// would save it as a file: then it fails, and is reported as the policy's
-// refusals are, since the server cannot say where the person's browser
-// saves files without changing it for the person too.
-func (g *guard) refuseDownload(ev requestPaused, answer fetchAnswer) {
-	c, cancel := context.WithTimeout(g.s.root, defaultCallTimeout)
-	defer cancel()
-	if !savedAsFile(ev) {
-		_ = answer(c, cmdContinueRequest.Method, map[string]any{"requestId": ev.RequestID})
-		return
-	}
-	u := ev.Request.URL + ev.Request.URLFragment
-	g.t.b.refused.add(refusal{Blocked: Blocked{URL: shortURL(u), Reason: ErrAttachedDownloads.Error()}, frame: ev.FrameID, owner: g.t})
-	g.t.log.Info("download refused in the person's own browser", "url", shortURL(u))
-	_ = answer(c, cmdFailRequest.Method, map[string]any{"requestId": ev.RequestID, "errorReason": "Aborted"})
-}
-
-// savedAsFile reports whether the browser would save a document's response
-// as a file rather than show it: an attachment, or a type it does not show.
-func savedAsFile(ev requestPaused) bool {
-	for _, h := range ev.ResponseHeaders {
-		v := strings.ToLower(strings.TrimSpace(h.Value))
-		switch strings.ToLower(h.Name) {
-		case "content-disposition":
-			if strings.HasPrefix(v, "attachment") {
-				return true
-			}
-		case "content-type":
-			mt, _, _ := strings.Cut(v, ";")
-			mt = strings.TrimSpace(mt)
-			kind, _, _ := strings.Cut(mt, "/")
-			switch {
-			case mt == "", kind == "text", kind == "image", kind == "audio", kind == "video",
-				mt == "application/pdf", mt == "application/json", mt == "application/xml",
-				mt == "application/xhtml+xml", mt == "application/javascript", strings.HasSuffix(mt, "+xml"), strings.HasSuffix(mt, "+json"):
-			default:
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // send sends a command to the target at route, through the non-flat
