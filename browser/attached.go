@@ -60,10 +60,12 @@ var (
 // (unmarkWindowJS), for a tab of the person's the session leaves.
 const markWindowJS = `(() => {
   if (window.top !== window || !(document instanceof HTMLDocument)) return;
-  const mark = %q;
+  // A title is read back without its trailing space: an empty one marked
+  // is the mark without it.
+  const mark = %q, bare = mark.trimEnd();
   let fights = 0, stopped = false, observer = null;
   const fix = () => {
-    if (stopped || document.title.startsWith(mark) || fights > 200) return;
+    if (stopped || document.title.startsWith(bare) || fights > 200) return;
     fights++;
     document.title = mark + document.title;
   };
@@ -77,6 +79,7 @@ const markWindowJS = `(() => {
     stopped = true;
     if (observer) observer.disconnect();
     if (document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
+    else if (document.title === bare) document.title = '';
   };
   if (document.documentElement) watch();
   else document.addEventListener('readystatechange', watch, {once: true});
@@ -136,7 +139,12 @@ func unmarkWindow(c context.Context, script string) error {
 }
 
 // unmark is a title as the page set it, without WindowMark.
-func unmark(title string) string { return strings.TrimPrefix(title, WindowMark) }
+func unmark(title string) string {
+	if title == strings.TrimRight(WindowMark, " ") {
+		return "" // an empty title, marked: the browser trims the space
+	}
+	return strings.TrimPrefix(title, WindowMark)
+}
 
 // openWindow opens a blank page in a new window of the person's browser,
 // in its default context, and starts judging its documents before anything

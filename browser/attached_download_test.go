@@ -99,3 +99,34 @@ func TestAttachedDownloadNoResponse(t *testing.T) {
 		}
 	}
 }
+
+// TestAttachedUntitledPage: a page with no title of its own carries the
+// mark once in the person's browser, and the session reads its title as
+// the page's own: empty, with nothing of the mark.
+func TestAttachedUntitledPage(t *testing.T) {
+	t.Parallel()
+	person := browsertest.StartPerson(t)
+	srv := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<!doctype html><p>no title here</p>`)
+	}))
+	b := browsertest.NewBrowser(t, browser.Options{CDPEndpoint: person.Chromium.WebSocket, Attached: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tab := browsertest.TabOf(t, b)
+	if err := tab.Navigate(ctx, srv+"/"); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := tab.Evaluate(ctx, `document.title`, &title); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.TrimSpace(browser.WindowMark); title != want {
+		t.Errorf("the untitled page's title in the person's browser is %q, want the mark once: %q", title, want)
+	}
+	for _, p := range tab.Pages() {
+		if p.Title != "" {
+			t.Errorf("the session reads the untitled page's title as %q", p.Title)
+		}
+	}
+}
