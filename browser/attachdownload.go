@@ -46,7 +46,10 @@ func (g *guard) refuseDownload(ev requestPaused, answer fetchAnswer) {
 // without a document response the guard could refuse (a link's download
 // attribute, a blob: or data: URL), before the person's browser saves it
 // where the person's own downloads go; it is reported as refuseDownload's
-// are.
+// are. The cancel races the download: a file small enough to be saved
+// before it reaches the browser is saved (Chromium says that a navigation
+// is a download only once its response is let through, and the person's
+// download settings are theirs to keep).
 func (g *guard) cancelDownload(ev pageDownload) {
 	c, cancel := context.WithTimeout(g.s.root, defaultCallTimeout)
 	defer cancel()

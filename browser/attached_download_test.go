@@ -51,10 +51,21 @@ func TestAttachedDownloadNoResponse(t *testing.T) {
 	person := browsertest.StartPerson(t)
 	dir := t.TempDir()
 	personSavesTo(t, person, dir)
+	rest := make(chan struct{})
 	srv := browsertest.Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/file" {
+			// The file comes in two parts, the second once the test is
+			// over: the download is under way, not done, when the session
+			// hears of it. (A file small enough to be saved before the
+			// cancel reaches the browser is saved: see cancelDownload.)
 			w.Header().Set("Content-Type", "text/csv")
 			fmt.Fprint(w, "statement,1\n")
+			w.(http.Flusher).Flush()
+			select {
+			case <-rest:
+			case <-r.Context().Done():
+			}
+			fmt.Fprint(w, "statement,2\n")
 			return
 		}
 		w.Header().Set("Content-Type", "text/html")
@@ -64,6 +75,7 @@ func TestAttachedDownloadNoResponse(t *testing.T) {
 			`<a id="blob" download="blob.csv">blob</a>`+
 			`<script>document.getElementById('blob').href = URL.createObjectURL(new Blob(['a,b'], {type: 'text/csv'}))</script>`)
 	}))
+	t.Cleanup(func() { close(rest) })
 	b := browsertest.NewBrowser(t, browser.Options{CDPEndpoint: person.Chromium.WebSocket, Attached: true})
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
