@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -15,10 +17,12 @@ import (
 //
 // Each tab works in a window of its own, opened in the browser's default
 // context (Target.createTarget with newWindow), so several sessions work at
-// once beside the person's tabs. Nothing here is browser-wide: the document
-// policy is enforced by a Fetch interceptor on each of the tab's own targets
-// (attachguard.go) instead of one on the browser's session, which would
-// pause the person's requests too; downloads and storage state, which
+// once beside the person's tabs. The document policy is enforced by a
+// Fetch interceptor on each of the tab's own targets (attachguard.go)
+// instead of one on the browser's session, which would pause the person's
+// requests too; the one browser-wide thing, the hold of new pages
+// (popuphold.go), lets every page but the agent's popups go at once, with
+// no request of theirs paused; downloads and storage state, which
 // Chromium sets and reads per browser context, are refused, since the
 // context is the person's. Titles and URLs are read per target of the
 // tab; the browser's targets are listed only to pick a page's out-of-process
@@ -51,43 +55,96 @@ var (
 // It runs in an isolated world (the page cannot reach its functions or
 // stop its observer). A page that takes the mark off again and again is
 // given it back 200 times and then left alone, so that the two never loop
-// for ever; the person then sees the window's pages without it.
+// for ever; the person then sees the window's pages without it. The
+// world's unmarkWindow stops it and gives the page its own title back
+// (unmarkWindowJS), for a tab of the person's the session leaves.
 const markWindowJS = `(() => {
   if (window.top !== window || !(document instanceof HTMLDocument)) return;
-  const mark = %q;
-  let fights = 0;
+  // A title is read back without its trailing space: an empty one marked
+  // is the mark without it.
+  const mark = %q, bare = mark.trimEnd();
+  let fights = 0, stopped = false, observer = null;
   const fix = () => {
-    if (document.title.startsWith(mark) || fights > 200) return;
+    if (stopped || document.title.startsWith(bare) || fights > 200) return;
     fights++;
     document.title = mark + document.title;
   };
   const watch = () => {
+    if (stopped) return;
     fix();
-    new MutationObserver(fix).observe(document, {subtree: true, childList: true, characterData: true});
+    observer = new MutationObserver(fix);
+    observer.observe(document, {subtree: true, childList: true, characterData: true});
+  };
+  globalThis.unmarkWindow = () => {
+    stopped = true;
+    if (observer) observer.disconnect();
+    if (document.title.startsWith(mark)) document.title = document.title.slice(mark.length);
+    else if (document.title === bare) document.title = '';
   };
   if (document.documentElement) watch();
   else document.addEventListener('readystatechange', watch, {once: true});
 })()`
 
+// unmarkWindowJS, in the mark's world, stops markWindowJS and takes the
+// mark off the title.
+const unmarkWindowJS = `globalThis.unmarkWindow && globalThis.unmarkWindow(), true`
+
 // markWorld is the isolated world markWindowJS runs in.
 const markWorld = "chaperone-window-mark"
 
-var cmdAddScriptOnNewDocument = cdp.Command[map[string]any, map[string]any]{Method: "Page.addScriptToEvaluateOnNewDocument"}
+var (
+	cmdAddScriptOnNewDocument    = cdp.Command[map[string]any, map[string]any]{Method: "Page.addScriptToEvaluateOnNewDocument"}
+	cmdRemoveScriptOnNewDocument = cdp.Command[map[string]any, map[string]any]{Method: "Page.removeScriptToEvaluateOnNewDocument"}
+)
 
 // markWindow makes every document of the target of c carry WindowMark in
-// its title, the one loaded now included.
-func markWindow(c context.Context) error {
-	_, err := chromedp.Call(c, cmdAddScriptOnNewDocument, map[string]any{
+// its title, the one loaded now included; it returns the script's
+// identifier, for unmarkWindow.
+func markWindow(c context.Context) (string, error) {
+	res, err := chromedp.Call(c, cmdAddScriptOnNewDocument, map[string]any{
 		"source": fmt.Sprintf(markWindowJS, WindowMark), "worldName": markWorld, "runImmediately": true,
 	})
 	if err != nil {
-		return fmt.Errorf("marking the window: %w", err)
+		return "", fmt.Errorf("marking the window: %w", err)
+	}
+	id, _ := res["identifier"].(string)
+	return id, nil
+}
+
+// unmarkWindow undoes markWindow through the same session of c (the mark's
+// world is that session's): later documents are not marked, and the one
+// loaded now has its own title back, with nothing of the mark left running
+// in it. A tab of the person's that the session leaves is theirs as it was.
+func unmarkWindow(c context.Context, script string) error {
+	if script != "" {
+		if _, err := chromedp.Call(c, cmdRemoveScriptOnNewDocument, map[string]any{"identifier": script}); err != nil {
+			return fmt.Errorf("unmarking the window: %w", err)
+		}
+	}
+	tree, err := chromedp.Call(c, page.GetFrameTree, cdp.Empty{})
+	if err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
+	}
+	if tree.FrameTree == nil || tree.FrameTree.Frame == nil {
+		return nil // no document to unmark
+	}
+	world, err := chromedp.Call(c, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{FrameID: tree.FrameTree.Frame.ID, WorldName: markWorld})
+	if err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
+	}
+	if _, err := chromedp.Call(c, runtime.Evaluate, runtime.EvaluateParams{Expression: unmarkWindowJS, ContextID: world.ExecutionContextID}); err != nil {
+		return fmt.Errorf("unmarking the window: %w", err)
 	}
 	return nil
 }
 
 // unmark is a title as the page set it, without WindowMark.
-func unmark(title string) string { return strings.TrimPrefix(title, WindowMark) }
+func unmark(title string) string {
+	if title == strings.TrimRight(WindowMark, " ") {
+		return "" // an empty title, marked: the browser trims the space
+	}
+	return strings.TrimPrefix(title, WindowMark)
+}
 
 // openWindow opens a blank page in a new window of the person's browser,
 // in its default context, and starts judging its documents before anything
@@ -156,15 +213,13 @@ func (t *Context) refreshAttached(s *session) {
 	}
 }
 
-// guardPopup guards a popup that joined the tab. Chromium 156 holds the
-// out-of-process frames a page's session auto-attaches to, but not the
-// popups it opens (windowOpen is not honoured there), and holding every
-// new target of the browser would hold the person's too: so a popup is
-// guarded as soon as the browser reports it, and the document it opened
-// with, which may have been requested before the guard was up, is judged
-// then: a refused one closes the popup, and is reported as the policy's
-// refusals are. It runs in an event loop: the work goes to the background.
-// t.mu is held.
+// guardPopup guards a popup that joined the tab. The browser's hold
+// (popuphold.go) judged its documents until now, and is told to stop once
+// the guard is up. Should the hold have missed it (it was not running),
+// the document it opened with, which may then have been requested before
+// the guard was up, is judged too: a refused one closes the popup, and is
+// reported as the policy's refusals are. It runs in an event loop: the
+// work goes to the background. t.mu is held.
 func (t *Context) guardPopup(id target.ID) {
 	if !t.b.opts.Attached || t.sess == nil {
 		return
@@ -178,6 +233,7 @@ func (t *Context) guardPopup(id target.ID) {
 			}
 			return
 		}
+		t.b.releaseHold(id)
 		t.judgeOpened(s, id)
 	}()
 }

@@ -87,10 +87,11 @@ func TestAttachedWindow(t *testing.T) {
 	if !refused(blocked, "/forbidden") {
 		t.Errorf("the popup to a refused URL was not reported refused: %+v", blocked)
 	}
-	// Chromium does not hold a page's popups for its session: the first
-	// request of a popup is judged as soon as the popup is reported, and
-	// may have been sent by then (docs/architecture.md says so).
-	t.Logf("the refused popup's first request reached the server %d times", person.Hits("/forbidden"))
+	// The popup is held until its guard is up: its first request is
+	// judged before it is sent, and never reaches the other site.
+	if n := person.Hits("/forbidden"); n != 0 {
+		t.Errorf("the refused popup's first request reached the other site %d times", n)
+	}
 
 	// The person keeps working while the agent does: their navigation to
 	// an origin the agent's policy refuses goes through, unjudged.

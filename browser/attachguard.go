@@ -5,11 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 )
@@ -32,13 +32,11 @@ import (
 // A popup gets a guard of its own, so that it stays judged when its opener
 // closes. Chromium 156 does not hold a page's popups for its session (the
 // windowOpen flag of Target.setAutoAttach is accepted and does nothing, on
-// a page's session and on its tab's), and holding every new target of the
-// browser would hold the person's too: so the guard is set up as soon as
-// the popup is reported (Context.guardPopup), and its first document is
-// judged then, which closes a refused popup but cannot take back its first
-// request. Should a browser hold popups, hold guards them before they run.
+// a page's session and on its tab's): the browser's session holds them
+// (popuphold.go) and judges their documents until their guards are up.
 //
-// A target the tab did not open is never attached to, paused or judged.
+// A target the tab did not open is never paused or judged: the hold
+// attaches to it only to read its opener, and lets it go.
 
 var (
 	evAttachedToTarget     = cdp.Event[attachedToTarget]{Method: "Target.attachedToTarget"}
@@ -53,6 +51,7 @@ type attachedToTarget struct {
 	TargetInfo struct {
 		TargetID target.ID `json:"targetId"`
 		Type     string    `json:"type"`
+		OpenerID target.ID `json:"openerId"`
 	} `json:"targetInfo"`
 	WaitingForDebugger bool `json:"waitingForDebugger"`
 }
@@ -78,6 +77,8 @@ type guard struct {
 	// page.
 	ctx    context.Context
 	cancel context.CancelFunc
+	// mark is the identifier of the script that marks the page's titles.
+	mark string
 	// next numbers the commands sent along routes.
 	next atomic.Int64
 }
@@ -129,6 +130,15 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 	paused := chromedp.Events(gctx, evRequestPaused)
 	attached := chromedp.Events(gctx, evAttachedToTarget)
 	messages := chromedp.Events(gctx, evReceivedMessage)
+	downloads := chromedp.Events(gctx, evPageDownloadWillBegin)
+	go func() {
+		for ev, err := range downloads {
+			if err != nil {
+				return
+			}
+			g.cancelDownload(ev)
+		}
+	}()
 	go func() {
 		for ev, err := range paused {
 			if err != nil {
@@ -156,7 +166,12 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 
 	c, cancelCalls := within(ctx, gctx, defaultCallTimeout)
 	defer cancelCalls()
-	err := markWindow(c)
+	mark, err := markWindow(c)
+	if err == nil {
+		// Page.downloadWillBegin, for the downloads that are no document's
+		// response (refuseDownload).
+		_, err = chromedp.Call(c, page.Enable, page.EnableParams{})
+	}
 	if err == nil {
 		_, err = chromedp.Call(c, cmdFetchEnable, t.b.guardPatterns())
 	}
@@ -175,28 +190,48 @@ func (t *Context) guardPage(ctx context.Context, s *session, id target.ID) error
 			delete(t.guards.m, old) // its page closed
 		}
 	}
+	g.mark = mark
 	t.guards.m[id] = g
 	return nil
 }
 
-// stopGuards detaches the tab's guards.
-func (t *Context) stopGuards() {
+// stopGuards detaches the tab's guards; the pages of handed (the person's
+// tabs, which stay open) are given back unmarked.
+func (t *Context) stopGuards(handed map[target.ID]bool) {
 	t.guards.mu.Lock()
 	defer t.guards.mu.Unlock()
 	for id, g := range t.guards.m {
+		if handed[id] {
+			g.unmark()
+		}
 		g.cancel()
 		delete(t.guards.m, id)
 	}
 }
 
 // stopGuard stops the guard of page id: a tab the person handed over that
-// the agent left is theirs again, and nothing of theirs is judged.
+// the agent left is theirs again, unmarked, and nothing of theirs is
+// judged.
 func (t *Context) stopGuard(id target.ID) {
 	t.guards.mu.Lock()
 	defer t.guards.mu.Unlock()
 	if g := t.guards.m[id]; g != nil {
+		g.unmark()
 		g.cancel()
 		delete(t.guards.m, id)
+	}
+}
+
+// unmark takes the window's mark off the guard's page, as the guard leaves
+// it. A page that is gone needs nothing.
+func (g *guard) unmark() {
+	if g.ctx.Err() != nil {
+		return
+	}
+	c, cancel := context.WithTimeout(g.ctx, closeTimeout)
+	defer cancel()
+	if err := unmarkWindow(c, g.mark); err != nil {
+		g.t.log.Debug("a tab left by the session keeps its mark", "err", err)
 	}
 }
 
@@ -223,49 +258,6 @@ func (g *guard) judge(ev requestPaused, route []string) {
 		}
 		b.decide(g.s.root, ev, g.t, answer)
 	}()
-}
-
-// refuseDownload lets a document's response through unless the browser
-// would save it as a file: then it fails, and is reported as the policy's
-// refusals are, since the server cannot say where the person's browser
-// saves files without changing it for the person too.
-func (g *guard) refuseDownload(ev requestPaused, answer fetchAnswer) {
-	c, cancel := context.WithTimeout(g.s.root, defaultCallTimeout)
-	defer cancel()
-	if !savedAsFile(ev) {
-		_ = answer(c, cmdContinueRequest.Method, map[string]any{"requestId": ev.RequestID})
-		return
-	}
-	u := ev.Request.URL + ev.Request.URLFragment
-	g.t.b.refused.add(refusal{Blocked: Blocked{URL: shortURL(u), Reason: ErrAttachedDownloads.Error()}, frame: ev.FrameID, owner: g.t})
-	g.t.log.Info("download refused in the person's own browser", "url", shortURL(u))
-	_ = answer(c, cmdFailRequest.Method, map[string]any{"requestId": ev.RequestID, "errorReason": "Aborted"})
-}
-
-// savedAsFile reports whether the browser would save a document's response
-// as a file rather than show it: an attachment, or a type it does not show.
-func savedAsFile(ev requestPaused) bool {
-	for _, h := range ev.ResponseHeaders {
-		v := strings.ToLower(strings.TrimSpace(h.Value))
-		switch strings.ToLower(h.Name) {
-		case "content-disposition":
-			if strings.HasPrefix(v, "attachment") {
-				return true
-			}
-		case "content-type":
-			mt, _, _ := strings.Cut(v, ";")
-			mt = strings.TrimSpace(mt)
-			kind, _, _ := strings.Cut(mt, "/")
-			switch {
-			case mt == "", kind == "text", kind == "image", kind == "audio", kind == "video",
-				mt == "application/pdf", mt == "application/json", mt == "application/xml",
-				mt == "application/xhtml+xml", mt == "application/javascript", strings.HasSuffix(mt, "+xml"), strings.HasSuffix(mt, "+json"):
-			default:
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // send sends a command to the target at route, through the non-flat

@@ -127,6 +127,9 @@ type Browser struct {
 	gen    uint64 // counts (re)launches; a tab of an older one is gone
 	sess   *session
 	tabs   map[*Context]struct{}
+	// hold holds the new pages of the person's own browser until the
+	// agent's popups among them are judged (popuphold.go).
+	hold *pageHold
 	// defaultTaken says that a tab holds the default context
 	// (Options.DefaultContext), or is being opened there.
 	defaultTaken bool

@@ -191,3 +191,45 @@ func TestHandOverGuarded(t *testing.T) {
 		t.Errorf("the person's tab after the session left it: %s %q", href, note)
 	}
 }
+
+// TestHandOverLeavesTitle: once the session leaves a tab the person handed
+// over, the tab's title is the page's own again, and stays so as the page
+// changes it: the mark and what keeps it there leave with the session.
+func TestHandOverLeavesTitle(t *testing.T) {
+	t.Parallel()
+	person := browsertest.StartPerson(t)
+	b := browsertest.NewBrowser(t, browser.Options{CDPEndpoint: person.Chromium.WebSocket, Attached: true})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	agent := browsertest.TabOf(t, b)
+	tabs, err := b.PersonTabs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(tabs, func(p browser.PersonTab) bool {
+		return strings.HasSuffix(p.URL, browsertest.PersonTabs[0].Path)
+	})
+	if i < 0 {
+		t.Fatalf("the person's tab is not listed: %+v", tabs)
+	}
+	if _, err := agent.HandOver(ctx, tabs[i].ID); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	person.Eval(t, 0, `document.title`, &title)
+	if !strings.HasPrefix(title, browser.WindowMark) {
+		t.Fatalf("the handed tab is not marked: %q", title)
+	}
+	if err := agent.Close(); err != nil {
+		t.Fatal(err)
+	}
+	person.Eval(t, 0, `document.title`, &title)
+	if title != "Person "+browsertest.PersonTabs[0].Path {
+		t.Errorf("the person's title once the session left: %q", title)
+	}
+	// The page's own change of title, after the session left, stays its own.
+	person.Eval(t, 0, `document.title = 'Inbox (3)'; new Promise(r => setTimeout(() => r(document.title), 50))`, &title)
+	if title != "Inbox (3)" {
+		t.Errorf("the page's own title once the session left: %q", title)
+	}
+}

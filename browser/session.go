@@ -60,6 +60,9 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	if err == nil {
 		err = b.watchDownloads(root)
 	}
+	if err == nil {
+		err = b.holdPages(ctx, root)
+	}
 	if err != nil {
 		cancel()
 		allocCancel()

@@ -307,7 +307,11 @@ func (t *Context) Close() error {
 	t.mu.Unlock()
 	t.b.forget(t)
 	if t.b.opts.Attached {
-		t.stopGuards()
+		handed := map[target.ID]bool{}
+		for _, q := range all {
+			handed[q.id] = q.handed
+		}
+		t.stopGuards(handed)
 		t.closeUnattached(s, all)
 	}
 	if p == nil {

@@ -161,3 +161,17 @@ func (p *Person) OpenPopup(t testing.TB, i int) {
 		t.Fatal("browsertest: the person's popup did not open")
 	}
 }
+
+// Eval runs expr in the page of the person's tab i, as the page's own
+// script would, and decodes its value into out (nil: dropped).
+func (p *Person) Eval(t testing.TB, i int, expr string, out any) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.tab.SwitchTo(ctx, i); err != nil {
+		t.Fatalf("browsertest: the person's tab %d: %v", i, err)
+	}
+	if err := p.tab.Evaluate(ctx, expr, out); err != nil {
+		t.Fatalf("browsertest: running a script in the person's tab %d: %v", i, err)
+	}
+}
