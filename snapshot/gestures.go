@@ -117,6 +117,7 @@ func (p *page) gestureTargets() map[domRef]uint8 {
 	}
 	var pages []scope
 	pageOf := make(map[int32]int)
+	whole := make(map[domRef]bool)
 	for _, r := range nodes {
 		bits := p.listens[r]
 		switch p.nodeType(r) {
@@ -126,6 +127,7 @@ func (p *page) gestureTargets() map[domRef]uint8 {
 			}
 			fallthrough
 		case 9:
+			whole[r] = true
 			if k, ok := pageOf[r.doc]; ok {
 				pages[k].bits |= bits
 			} else {
@@ -152,17 +154,25 @@ func (p *page) gestureTargets() map[domRef]uint8 {
 		if left <= 0 {
 			break
 		}
-		p.delegatePage(sc.root, sc.bits, out, &left, &held)
+		if !p.delegatePage(sc.root, sc.bits, whole, out, &left, &held) && p.nodeType(sc.root) == 1 {
+			// A wrapper with no row inside (the only text of a frame):
+			// itself, if it is a row's size.
+			if t := p.tag(sc.root); t != "HTML" && t != "BODY" {
+				out[sc.root] |= sc.bits
+			}
+		}
 	}
 	return out
 }
 
 // delegatePage gives the gesture bits of a listener on the whole page
-// (root: its document, <html>, <body> or only wrapper) to the text holders
-// of the rows inside it that no other listening node covers, the first
+// (root: its document, <html>, <body> or only wrapper; whole holds every
+// node that listens for the whole page) to the text holders of the rows
+// inside it that no other listening node covers, the first
 // maxPageHolders of them; held counts those given so far, across the
-// page's documents, and the rest are counted in p.gestureLeft.
-func (p *page) delegatePage(root domRef, bits uint8, out map[domRef]uint8, left, held *int) {
+// page's documents, and the rest are counted in p.gestureLeft. It reports
+// whether root holds any such row.
+func (p *page) delegatePage(root domRef, bits uint8, whole map[domRef]bool, out map[domRef]uint8, left, held *int) bool {
 	depth := p.depths(int(root.doc))
 	end := int(root.node) + 1
 	for end < len(depth) && depth[end] > depth[root.node] && end <= int(root.node)+*left {
@@ -171,7 +181,7 @@ func (p *page) delegatePage(root domRef, bits uint8, out map[domRef]uint8, left,
 	*left -= end - int(root.node) - 1
 	var rows []domRef
 	for _, row := range p.rowsIn(root.doc, int(root.node)+1, end) {
-		if p.pageRow(row) && !p.coveredBelow(row, root) {
+		if p.pageRow(row) && !p.coveredBelow(row, root, whole) {
 			rows = append(rows, row)
 		}
 	}
@@ -200,6 +210,7 @@ func (p *page) delegatePage(root domRef, bits uint8, out map[domRef]uint8, left,
 			out[h] |= bits
 		})
 	}
+	return len(rows) > 0
 }
 
 // pageRow reports whether row, one of rowsIn's, is plainly a list's row
@@ -223,10 +234,11 @@ func (p *page) pageRow(row domRef) bool {
 }
 
 // coveredBelow reports whether row or a node between it and the page's
-// root listens itself: that listener, not the page's, gives it a gesture.
-func (p *page) coveredBelow(row, root domRef) bool {
+// root listens itself, other than for the whole page (whole): that
+// listener, not the page's, gives it a gesture.
+func (p *page) coveredBelow(row, root domRef, whole map[domRef]bool) bool {
 	for r, n := row, 0; r.doc >= 0 && r != root && n < 256; r, n = p.parent(r), n+1 {
-		if p.listens[r] != 0 {
+		if p.listens[r] != 0 && !whole[r] {
 			return true
 		}
 	}
