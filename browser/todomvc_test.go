@@ -1,6 +1,8 @@
 package browser_test
 
 import (
+	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -82,6 +84,62 @@ func TestTodoMVCWholePageListeners(t *testing.T) {
 				return labels == want
 			}) {
 				t.Fatalf("after the edit the todos are %q, want %q", labels, want)
+			}
+		})
+	}
+}
+
+// wholePage listens for double clicks on the document, as an analytics
+// script does, above a page of paragraphs, headings, cards that repeat,
+// a whole-page wrapper's text, a table header and 100 list rows.
+const wholePage = `<!doctype html><html><head><title>Whole page</title>
+<style>*{transition:none!important} .card{height:400px}</style></head><body><div id="app">
+<h1>Heading text</h1><p>Paragraph text</p><p class="x">Classed paragraph one</p><p class="x">Classed paragraph two</p>
+<section class="card"><h2>Card heading one</h2><div>Card body one</div></section>
+<section class="card"><h2>Card heading two</h2><div>Card body two</div></section>
+<table><tr><th>Header cell</th></tr><tr><td>Table cell</td></tr></table>
+<ul id="rows"></ul></div>
+<script>
+var ul = document.getElementById('rows');
+for (var i = 1; i <= 100; i++) { var li = document.createElement('li'); li.innerHTML = '<span>Row ' + i + '</span>'; ul.appendChild(li); }
+document.addEventListener('dblclick', function () {});
+</script></body></html>`
+
+// TestWholePageListenerBudget: a double click listened for on the whole
+// page makes elements of at most 40 rows' texts, in document order, and a
+// note counts the rest; paragraphs (classed alike or not), headings,
+// layout blocks that repeat and a table's header stay text. A listener on
+// the page's only wrapper counts as the whole page's.
+func TestWholePageListenerBudget(t *testing.T) {
+	t.Parallel()
+	mux := http.NewServeMux()
+	for path, target := range map[string]string{"/document": "document", "/wrapper": "document.getElementById('app')"} {
+		mux.HandleFunc(path, func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprint(w, strings.Replace(wholePage, "document.addEventListener('dblclick'", target+".addEventListener('dblclick'", 1))
+		})
+	}
+	base := browsertest.Serve(t, mux)
+	for _, path := range []string{"/document", "/wrapper"} {
+		t.Run(path[1:], func(t *testing.T) {
+			tab := browsertest.Tab(t)
+			navigate(t, tab, base+path)
+			s, _, _ := snapshot.Build(captureOf(t, tab, browser.CaptureOptions{}), snapshot.Options{}, 1)
+			var gestured []string
+			for _, e := range s.Elements {
+				if len(e.Gestures) > 0 {
+					gestured = append(gestured, e.Name)
+				}
+			}
+			want := []string{"Table cell"}
+			for i := 1; i <= 39; i++ {
+				want = append(want, fmt.Sprintf("Row %d", i))
+			}
+			if !slices.Equal(gestured, want) {
+				t.Errorf("elements that say a gesture: %q, want %q\n%s", gestured, want, s.Render())
+			}
+			if !slices.ContainsFunc(s.Notes, func(n string) bool { return strings.HasPrefix(n, "61 more rows' texts answer double-click") }) {
+				t.Errorf("no note counts the 61 rows left out: %q", s.Notes)
 			}
 		})
 	}
