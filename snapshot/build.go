@@ -248,6 +248,9 @@ func buildAll(c *capture.Page, opts Options, firstRef int) (*Snapshot, Table, in
 		s.Notes = append(s.Notes, leftOutNote(len(b.eligible())-keep, offscreen, opts.ViewportOnly))
 	}
 	s.Notes = append(s.Notes, b.optionNotes(refOf)...)
+	if p.gestureLeft > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("%d more rows' texts answer %s (the page listens for it everywhere) and have no ref", p.gestureLeft, strings.Join(gestureWords(p.gestureLeftBits), " and ")))
+	}
 	if p.judged() {
 		w := newSeer(p)
 		s.Seen = w.seen()

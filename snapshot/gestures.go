@@ -16,8 +16,14 @@ import (
 // its root, jQuery's and Backbone's delegated handlers on the list), so a
 // listener on a container stands for the text of the rows inside it: the
 // leaf elements that hold each row's text. A listener on the document, its
-// <html> or its <body> (an analytics script, a context menu for the whole
-// page) stands for no element in particular and makes none.
+// <html>, its <body> or a wrapper that is the whole page stands for the
+// whole page: React 16 and earlier, jQuery's $(document).on, Ember's
+// dispatcher and Aurelia's delegate listen there for a list's rows, and so
+// do an analytics script and a page-wide context menu. Such a listener
+// makes elements only of the text of what is plainly a list's row (an
+// item, a table's row, a role's row, siblings that repeat at a row's
+// height), never of a paragraph, a heading or a table's header, and of at
+// most maxPageHolders of them; the rest are counted in a note.
 
 // Gestures of an element, as bits.
 const (
@@ -39,6 +45,10 @@ const (
 	maxGestureWalk = 50000
 	maxRowWalk     = 200
 )
+
+// maxPageHolders bounds the row texts a page-wide listener makes elements
+// of: a list of todos or files, not every cell of a long table.
+const maxPageHolders = 40
 
 // gestureText bounds the text of an element made by its gesture alone: a
 // row's label or a file's name, not a paragraph.
@@ -99,27 +109,172 @@ func (p *page) gestureTargets() map[domRef]uint8 {
 	slices.SortFunc(nodes, func(a, b domRef) int { return cmp.Or(cmp.Compare(a.doc, b.doc), cmp.Compare(a.node, b.node)) })
 	out := make(map[domRef]uint8)
 	left := maxGestureWalk
+	// The whole page's listeners, by document: the outermost node that
+	// listens, and the gestures of all of them.
+	type scope struct {
+		root domRef
+		bits uint8
+	}
+	var pages []scope
+	pageOf := make(map[int32]int)
+	whole := make(map[domRef]bool)
 	for _, r := range nodes {
-		if left <= 0 {
-			break
-		}
 		bits := p.listens[r]
 		switch p.nodeType(r) {
 		case 1:
-			if t := p.tag(r); t == "HTML" || t == "BODY" {
-				continue
+			if t := p.tag(r); t != "HTML" && t != "BODY" && !p.pageWrapper(r) {
+				break
 			}
+			fallthrough
+		case 9:
+			whole[r] = true
+			if k, ok := pageOf[r.doc]; ok {
+				pages[k].bits |= bits
+			} else {
+				pageOf[r.doc] = len(pages)
+				pages = append(pages, scope{r, bits})
+			}
+			continue
 		case 11:
 			// A shadow root: the component's own tree is its container.
 		default:
-			// A document: the whole page, no element in particular.
+			continue
+		}
+		if left <= 0 {
 			continue
 		}
 		if !p.delegate(r, bits, out, &left) && p.nodeType(r) == 1 {
 			out[r] |= bits
 		}
 	}
+	// After the containers, so that a row a list of its own delegates
+	// keeps what its list gives it.
+	held := 0
+	for _, sc := range pages {
+		if left <= 0 {
+			break
+		}
+		if !p.delegatePage(sc.root, sc.bits, whole, out, &left, &held) && p.nodeType(sc.root) == 1 {
+			// A wrapper with no row inside (the only text of a frame):
+			// itself, if it is a row's size.
+			if t := p.tag(sc.root); t != "HTML" && t != "BODY" {
+				out[sc.root] |= sc.bits
+			}
+		}
+	}
 	return out
+}
+
+// delegatePage gives the gesture bits of a listener on the whole page
+// (root: its document, <html>, <body> or only wrapper; whole holds every
+// node that listens for the whole page) to the text holders of the rows
+// inside it that no other listening node covers, the first
+// maxPageHolders of them; held counts those given so far, across the
+// page's documents, and the rest are counted in p.gestureLeft. It reports
+// whether root holds any such row.
+func (p *page) delegatePage(root domRef, bits uint8, whole map[domRef]bool, out map[domRef]uint8, left, held *int) bool {
+	depth := p.depths(int(root.doc))
+	end := int(root.node) + 1
+	for end < len(depth) && depth[end] > depth[root.node] && end <= int(root.node)+*left {
+		end++
+	}
+	*left -= end - int(root.node) - 1
+	var rows []domRef
+	for _, row := range p.rowsIn(root.doc, int(root.node)+1, end) {
+		if p.pageRow(row) && !p.coveredBelow(row, root, whole) {
+			rows = append(rows, row)
+		}
+	}
+	isRow := make(map[int32]bool, len(rows))
+	for _, row := range rows {
+		isRow[row.node] = true
+	}
+	for _, row := range rows {
+		if *left <= 0 {
+			break
+		}
+		*left -= p.textHolders(row, isRow, func(h domRef) {
+			switch p.tag(h) {
+			case "P", "H1", "H2", "H3", "H4", "H5", "H6", "TH", "CAPTION", "LEGEND", "FIGCAPTION", "BLOCKQUOTE", "PRE":
+				return
+			}
+			if out[h]&bits == bits {
+				return
+			}
+			if *held >= maxPageHolders {
+				p.gestureLeft++
+				p.gestureLeftBits |= bits
+				return
+			}
+			*held++
+			out[h] |= bits
+		})
+	}
+	return len(rows) > 0
+}
+
+// pageRow reports whether row, one of rowsIn's, is plainly a list's row
+// when the whole page listens: an item, a table's row or cell, an element
+// whose role makes it one, or a sibling that repeats no taller than a row
+// and is no part of the page's layout (a section, a card's heading).
+func (p *page) pageRow(row domRef) bool {
+	if p.rowByMarkup(row) {
+		return true
+	}
+	if role, _ := p.attr(row, "role"); strings.TrimSpace(role) == "gridcell" {
+		return true
+	}
+	switch p.tag(row) {
+	case "DIV", "SPAN", "A", "LABEL", "TD":
+	default:
+		return false
+	}
+	b, ok := p.bounds(row)
+	return ok && b.Height > 0 && b.Height <= 4*compactHeight
+}
+
+// coveredBelow reports whether row or a node between it and the page's
+// root listens itself, other than for the whole page (whole): that
+// listener, not the page's, gives it a gesture.
+func (p *page) coveredBelow(row, root domRef, whole map[domRef]bool) bool {
+	for r, n := row, 0; r.doc >= 0 && r != root && n < 256; r, n = p.parent(r), n+1 {
+		if p.listens[r] != 0 && !whole[r] {
+			return true
+		}
+	}
+	return false
+}
+
+// pageWrapper reports whether element r is the whole page: the only
+// element of its parent, and so up to <body> (a framework's root that
+// holds the app and nothing else beside it).
+func (p *page) pageWrapper(r domRef) bool {
+	x := &p.docs[r.doc]
+	if x.only == nil {
+		n := &x.d.Nodes
+		x.only = make([]int32, len(n.ParentIndex))
+		for j, par := range n.ParentIndex {
+			if par < 0 || int(par) >= len(x.only) || p.nodeType(domRef{r.doc, int32(j)}) != 1 {
+				continue
+			}
+			switch p.tag(domRef{r.doc, int32(j)}) {
+			case "SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "LINK", "META":
+				continue
+			}
+			x.only[par]++
+		}
+	}
+	for n := 0; n < 64; n++ {
+		par := p.parent(r)
+		if par.doc < 0 || p.nodeType(par) != 1 || int(par.node) >= len(x.only) || x.only[par.node] != 1 {
+			return false
+		}
+		if p.tag(par) == "BODY" {
+			return true
+		}
+		r = par
+	}
+	return false
 }
 
 // delegate gives the gesture bits of a listener on container r to the text

@@ -22,6 +22,11 @@ type page struct {
 	// listens holds the gestures each DOM node listens for itself
 	// (gestures.go); nil when none does.
 	listens map[domRef]uint8
+	// gestureLeft counts the row texts a page-wide listener would have
+	// made elements of past maxPageHolders, and gestureLeftBits their
+	// gestures.
+	gestureLeft     int
+	gestureLeftBits uint8
 	// vw and vh are the viewport size in CSS pixels.
 	vw, vh float64
 	notes  []string
@@ -63,6 +68,9 @@ type docIndex struct {
 	originSet bool
 	// depth is each node's tree depth, computed on first use.
 	depth []int32
+	// only counts the elements of each node other than scripts and styles
+	// (gestures.go), computed once when asked.
+	only []int32
 	// labels maps the for attribute of each <label> to the label's node,
 	// built on first use.
 	labels map[string]int32
