@@ -1,6 +1,10 @@
 package browser_test
 
 import (
+	"fmt"
+	"net/http"
+	"time"
+
 	"testing"
 
 	"github.com/chromedp/cdproto/runtime"
@@ -56,5 +60,57 @@ func TestCaptureKeepsRendererAlive(t *testing.T) {
 		if err != nil || r.Result == nil || string(r.Result.Value) != `"same page"` {
 			t.Fatalf("round %d: the page did not survive the captures (renderer crashed and reloaded): %v", round, err)
 		}
+	}
+}
+
+// TestGestureScopes: without pierce, listeners are still found in every
+// tree scope the page owns, however deep: a shadow root in a shadow root, a
+// closed one in an open one, a same-origin frame inside a shadow root and a
+// shadow root inside that frame; beside inputs, whose user-agent shadow
+// trees hold none of the page's listeners.
+func TestGestureScopes(t *testing.T) {
+	t.Parallel()
+	const page = `<!doctype html><body><input value="x"><textarea>y</textarea><details><summary>s</summary>d</details>
+<div id="outer"></div><script>
+const noop = () => {};
+const outer = document.getElementById('outer').attachShadow({mode: 'open'});
+outer.innerHTML = '<span>one</span><div></div><div></div><input>';
+outer.querySelector('span').addEventListener('dblclick', noop);
+const inner = outer.querySelectorAll('div')[0].attachShadow({mode: 'open'});
+inner.innerHTML = '<span>two</span>';
+inner.querySelector('span').addEventListener('contextmenu', noop);
+const closed = outer.querySelectorAll('div')[1].attachShadow({mode: 'closed'});
+closed.innerHTML = '<span>three</span><iframe srcdoc="<b>four</b><p id=h></p>"></iframe>';
+closed.querySelector('span').addEventListener('dblclick', noop);
+const f = closed.querySelector('iframe');
+f.addEventListener('load', () => {
+  const d = f.contentDocument;
+  d.querySelector('b').addEventListener('dblclick', noop);
+  const r = d.getElementById('h').attachShadow({mode: 'closed'});
+  r.innerHTML = '<i>five</i>';
+  r.querySelector('i').addEventListener('contextmenu', noop);
+  document.title = 'ready';
+});
+</script></body>`
+	mux := http.NewServeMux()
+	mux.HandleFunc("/p", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, page)
+	})
+	tab := browsertest.Tab(t)
+	navigate(t, tab, browsertest.Serve(t, mux)+"/p")
+	var title string
+	for range 100 {
+		if err := tab.Evaluate(testCtx(t), "document.title", &title); err != nil || title == "ready" {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if title != "ready" {
+		t.Fatalf("the frame did not load (title %q)", title)
+	}
+	c := captureOf(t, tab, browser.CaptureOptions{})
+	if len(c.Gestures) != 5 {
+		t.Errorf("%d gesture listeners captured, want 5 (one per scope): %v", len(c.Gestures), c.Gestures)
 	}
 }
