@@ -48,3 +48,12 @@ func ClosePageForTest(ctx context.Context, t *Context) error {
 	_, err := chromedp.CallBrowser(c, target.CloseTarget, target.CloseTargetParams{TargetID: id})
 	return err
 }
+
+// GestureListenersForTest runs a capture's question for the gesture
+// listeners of the tab's process alone, and says how many it found.
+func GestureListenersForTest(ctx context.Context, t *Context) (int, error) {
+	c, cancel := t.cdp(ctx)
+	defer cancel()
+	g, err := t.gestureListeners(c, 0)
+	return len(g), err
+}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
-	"github.com/chromedp/cdproto/domdebugger"
 	"github.com/chromedp/cdproto/runtime"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -130,17 +129,14 @@ func TestCaptureGestures(t *testing.T) {
 }
 
 // BenchmarkGestureListeners times what a capture adds to ask for the
-// gesture listeners (the document's object, DOMDebugger.getEventListeners
-// over the whole tree, the object's release, one after the other) beside
-// the accessibility tree of the same page in the same loop, so that both
-// see the same load: gesture-ms against ax-ms. The walk skips nodes without
-// listeners in C++, so the time is the three round trips on any page.
+// gesture listeners (describing the tree scopes, then each scope's
+// listeners without pierce) beside the accessibility tree of the same page
+// in the same loop, so that both see the same load: gesture-ms against
+// ax-ms.
 func BenchmarkGestureListeners(b *testing.B) {
 	ax := cdp.Command[accessibility.GetFullAXTreeParams, browser.RawForTest]{Method: accessibility.CommandGetFullAXTree}
-	listeners := cdp.Command[domdebugger.GetEventListenersParams, browser.RawForTest]{Method: domdebugger.CommandGetEventListeners}
 	onBenchPages(b, func(b *testing.B, tab *browser.Context) {
 		var axTime, gestTime time.Duration
-		depth, pierce := int64(-1), true
 		for b.Loop() {
 			start := time.Now()
 			if _, err := browser.CallForTest(b.Context(), tab, ax, accessibility.GetFullAXTreeParams{}); err != nil {
@@ -153,14 +149,7 @@ func BenchmarkGestureListeners(b *testing.B) {
 				b.Fatal(err)
 			}
 			mid := time.Now()
-			doc, err := browser.CallForTest(b.Context(), tab, runtime.Evaluate, runtime.EvaluateParams{Expression: "document"})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := browser.CallForTest(b.Context(), tab, listeners, domdebugger.GetEventListenersParams{ObjectID: doc.Result.ObjectID, Depth: &depth, Pierce: &pierce}); err != nil {
-				b.Fatal(err)
-			}
-			if _, err := browser.CallForTest(b.Context(), tab, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: doc.Result.ObjectID}); err != nil {
+			if _, err := browser.GestureListenersForTest(b.Context(), tab); err != nil {
 				b.Fatal(err)
 			}
 			gestTime += time.Since(mid)
