@@ -183,6 +183,9 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 		// What scripts find the element by: a page may name it by a
 		// value it echoes, and a frame's URL carries its query.
 		e.DOMID, e.CSS, e.Frame = s.redact(e.DOMID), s.redact(e.CSS), s.redact(e.Frame)
+		// An icon's words come from its image's URL, and where a value
+		// was read from names the page's text: both are the page's.
+		e.Icon, e.ValueSource = s.redact(e.Icon), s.redact(e.ValueSource)
 		if e.Value != nil {
 			v := s.redact(*e.Value)
 			e.Value = &v

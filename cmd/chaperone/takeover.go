@@ -71,7 +71,7 @@ func attachLive(web *approver.Web, stderr io.Writer, id string, s *tools.Session
 		return nil, fmt.Errorf("live view: %w", err)
 	}
 	fmt.Fprintf(stderr, "Live view (watch the browser, take over, hand back): %slive\n", u)
-	if s.Attached() {
+	if s != nil && s.Attached() {
 		fmt.Fprintf(stderr, "Tab picker (hand one of your own tabs to the agent): %stabs\n", u)
 	}
 	return func() { web.Detach(id) }, nil
