@@ -89,7 +89,7 @@ func TestAttachedDownloadNoResponse(t *testing.T) {
 		underWay bool // the file is still coming when the cancel lands
 	}{{"same", true}, {"data", false}, {"blob", false}} {
 		id := c.id
-		for _, f := range listDir(dir) {
+		for _, f := range browsertest.DirNames(t, dir) {
 			os.Remove(dir + "/" + f)
 		}
 		if err := tab.Navigate(ctx, srv+"/"); err != nil {
@@ -99,7 +99,7 @@ func TestAttachedDownloadNoResponse(t *testing.T) {
 			t.Fatal(err)
 		}
 		var got []browser.Blocked
-		saved := func() []string { return listDir(dir) }
+		saved := func() []string { return browsertest.DirNames(t, dir) }
 		for i := 0; i < 100 && len(got) == 0 && len(saved()) == 0; i++ {
 			_ = tab.WaitQuiet(ctx, 50*time.Millisecond, time.Second)
 			got = append(got, tab.TakeBlocked(ctx)...)
@@ -147,14 +147,4 @@ func TestAttachedUntitledPage(t *testing.T) {
 			t.Errorf("the session reads the untitled page's title as %q", p.Title)
 		}
 	}
-}
-
-// listDir names the files in dir.
-func listDir(dir string) []string {
-	files, _ := os.ReadDir(dir)
-	var names []string
-	for _, f := range files {
-		names = append(names, f.Name())
-	}
-	return names
 }

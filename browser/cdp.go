@@ -159,6 +159,13 @@ func (o *pageObject) release(ctx context.Context) {
 	_, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": o.id})
 }
 
+// releaseRemote releases a remote object, even once c is done.
+func releaseRemote(c context.Context, id string) {
+	rc, cancel := context.WithTimeout(context.WithoutCancel(c), releaseTimeout)
+	defer cancel()
+	_, _ = chromedp.Call(rc, cmdReleaseObject, map[string]any{"objectId": id})
+}
+
 // callOn runs the JavaScript function fn with the node as this and args as
 // its arguments, and decodes its JSON result into out (which may be nil).
 func (t *Context) callOn(ctx context.Context, node nodeID, fn string, out any, args ...any) error {

@@ -196,7 +196,7 @@ func (t *Context) originating(c context.Context, local int64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the element of pseudo-element %d: %w", local, err)
 	}
-	defer func() { _, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": obj.Object.ObjectID}) }()
+	defer releaseRemote(c, obj.Object.ObjectID)
 	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{"objectId": obj.Object.ObjectID, "functionDeclaration": originatingJS})
 	if err == nil {
 		err = res.err()
@@ -207,7 +207,7 @@ func (t *Context) originating(c context.Context, local int64) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("the element of pseudo-element %d: %w", local, err)
 	}
-	defer func() { _, _ = chromedp.Call(c, cmdReleaseObject, map[string]any{"objectId": res.Result.ObjectID}) }()
+	defer releaseRemote(c, res.Result.ObjectID)
 	d, err := chromedp.Call(c, cmdDescribeFocus, map[string]any{"objectId": res.Result.ObjectID})
 	if err != nil {
 		return 0, fmt.Errorf("the element of pseudo-element %d: %w", local, err)

@@ -172,10 +172,3 @@ func scopeListeners(c context.Context, backendNodeID int64) ([]listener, error) 
 	}
 	return res.Listeners, nil
 }
-
-// releaseRemote releases a remote object, even once c is done.
-func releaseRemote(c context.Context, id string) {
-	rc, cancel := context.WithTimeout(context.WithoutCancel(c), releaseTimeout)
-	defer cancel()
-	_, _ = chromedp.Call(rc, cmdReleaseObject, map[string]any{"objectId": id})
-}

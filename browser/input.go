@@ -64,7 +64,8 @@ func (t *Context) Wheel(ctx context.Context, x, y, dx, dy float64) error {
 // that frameworks see every keystroke; a change event follows. It returns the
 // field's value afterwards.
 func (t *Context) Type(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
-	return t.typeText(ctx, backendNodeID, text, clear, false, nil)
+	typed, err := t.typeText(ctx, backendNodeID, text, clear, false, false)
+	return typed.Value, err
 }
 
 // Typed is what typing into a field left.
@@ -82,11 +83,7 @@ type Typed struct {
 // takes the value on change (it adds a todo and empties the field) is
 // told from one that dropped it by what it shows afterwards (ShowsText).
 func (t *Context) TypeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool) (Typed, error) {
-	var shown int
-	value, err := t.typeText(ctx, backendNodeID, text, clear, keys, func() error {
-		return t.callOn(ctx, nodeOf(backendNodeID), shownTextJS, &shown, text)
-	})
-	return Typed{Value: value, Shown: shown}, err
+	return t.typeText(ctx, backendNodeID, text, clear, keys, true)
 }
 
 // ShowsText counts the elements of the document of the field
@@ -101,10 +98,10 @@ func (t *Context) ShowsText(ctx context.Context, backendNodeID int64, text strin
 	return n, nil
 }
 
-// typeText is Type; with keys, text is typed key by key (typeKeys).
-// beforeChange, when not nil, runs once the text is typed and before the
-// change event.
-func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys bool, beforeChange func() error) (string, error) {
+// typeText is Type; with keys, text is typed key by key (typeKeys). With
+// countShown, the script that sends the change event first counts the
+// elements showing the text (Typed.Shown), in the same call.
+func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string, clear, keys, countShown bool) (Typed, error) {
 	node := nodeOf(backendNodeID)
 	var ready struct {
 		Had     bool   `json:"had"`
@@ -112,60 +109,60 @@ func (t *Context) typeText(ctx context.Context, backendNodeID int64, text string
 		Changed bool   `json:"changed"`
 	}
 	if err := t.callOn(ctx, node, focusAndSelectJS, &ready, clear); err != nil {
-		return "", fmt.Errorf("focus: %w", err)
+		return Typed{}, fmt.Errorf("focus: %w", err)
 	}
 	switch {
 	case ready.Moved != "":
-		return "", &ChangedError{Input: "type", Now: fmt.Sprintf("as the field took focus, the page moved the focus to %s", ready.Moved)}
+		return Typed{}, &ChangedError{Input: "type", Now: fmt.Sprintf("as the field took focus, the page moved the focus to %s", ready.Moved)}
 	case ready.Changed:
-		return "", &ChangedError{Input: "type", Now: "as the field took focus, the page changed it (its content, type or name)"}
+		return Typed{}, &ChangedError{Input: "type", Now: "as the field took focus, the page changed it (its content, type or name)"}
 	}
 	// Keys go to the process of the node's frame, where the focus is.
 	r, err := t.route(ctx, node)
 	if err != nil {
-		return "", fmt.Errorf("type: %w", err)
+		return Typed{}, fmt.Errorf("type: %w", err)
 	}
 	defer r.cancel()
 	c := r.ctx
 	// A handler may move the focus later than the focus event (a timer):
 	// the text must go where it was judged to go.
 	if err := t.stillFocused(ctx, node, true, "before typing"); err != nil {
-		return "", err
+		return Typed{}, err
 	}
 	if text == "" && ready.Had {
 		for _, typ := range []string{"rawKeyDown", "keyUp"} {
 			if _, err := chromedp.Call(c, cmdDispatchKeyEvent, map[string]any{
 				"type": typ, "key": "Delete", "code": "Delete", "windowsVirtualKeyCode": 46,
 			}); err != nil {
-				return "", fmt.Errorf("clear: %w", err)
+				return Typed{}, fmt.Errorf("clear: %w", err)
 			}
 		}
 	}
 	if text != "" && keys {
 		if err := t.typeKeys(ctx, c, node, text); err != nil {
-			return "", fmt.Errorf("type: %w", err)
+			return Typed{}, fmt.Errorf("type: %w", err)
 		}
 	} else if text != "" {
 		if _, err := chromedp.Call(c, cmdInsertText, map[string]any{"text": text}); err != nil {
-			return "", fmt.Errorf("type: %w", err)
-		}
-	}
-	if beforeChange != nil {
-		if err := beforeChange(); err != nil {
-			return "", fmt.Errorf("before change: %w", err)
+			return Typed{}, fmt.Errorf("type: %w", err)
 		}
 	}
 	var end struct {
 		Value    string `json:"value"`
 		Withheld bool   `json:"withheld"`
+		Shown    int    `json:"shown"`
 	}
-	if err := t.callOn(ctx, node, fireChangeJS, &end, text, clear); err != nil {
-		return "", fmt.Errorf("change: %w", err)
+	change := fireChangeJS
+	if countShown {
+		change = countAndFireChangeJS
+	}
+	if err := t.callOn(ctx, node, change, &end, text, clear); err != nil {
+		return Typed{}, fmt.Errorf("change: %w", err)
 	}
 	if end.Withheld {
 		t.log.Debug("type: the field does not hold the text typed; no change event sent")
 	}
-	return end.Value, nil
+	return Typed{Value: end.Value, Shown: end.Shown}, nil
 }
 
 // SetValue sets the value of an input that has no text to type into (date,

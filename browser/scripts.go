@@ -99,6 +99,12 @@ var (
 var armAndWaitQuietJS = "function armAndWaitQuiet(quiet, cap) {\n(" + armQuietWatchJS + ").call(this);\n" +
 	"return (" + waitQuietJS + ").call(this, quiet, cap);\n}"
 
+// countAndFireChangeJS is fireChange that first counts, in the same call,
+// the elements showing the text typed (shownText) into its result's shown:
+// TypeText's count costs no round trip of its own.
+var countAndFireChangeJS = "function countAndFireChange(typed, clear) {\nconst shown = (" + shownTextJS + ").call(this, typed);\n" +
+	"return Object.assign((" + fireChangeJS + ").call(this, typed, clear), {shown});\n}"
+
 // waitReadyQuietJS is waitReadyQuiet given the quiet watch as its third
 // argument.
 var waitReadyQuietJS = "function waitReadyQuietArmed(quiet, cap) {\nreturn (" + waitReadyQuietSrc + ").call(this, quiet, cap, " +

@@ -14,7 +14,8 @@ import (
 // at once. A line break or tab is inserted as text, so that filling a field
 // never submits its form or moves the focus.
 func (t *Context) TypeKeys(ctx context.Context, backendNodeID int64, text string, clear bool) (string, error) {
-	return t.typeText(ctx, backendNodeID, text, clear, true, nil)
+	typed, err := t.typeText(ctx, backendNodeID, text, clear, true, false)
+	return typed.Value, err
 }
 
 // typeKeys sends text to what has focus in the session of c, one key per

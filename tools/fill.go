@@ -29,8 +29,7 @@ func (s *Session) fill(ctx context.Context, c *call, in fillInput) (string, erro
 	s.typed.fill(in.Value)
 	if t, err := s.target(in.Ref); err == nil && isSlider(t) {
 		return s.fillSlider(ctx, c, in)
-	}
-	if t, err := s.target(in.Ref); err == nil && t.Dialog == "prompt" && in.Value != nil {
+	} else if err == nil && t.Dialog == "prompt" && in.Value != nil {
 		v, err := s.secrets.value(*in.Value, false)
 		if err != nil {
 			return "", err

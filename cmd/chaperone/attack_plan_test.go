@@ -279,7 +279,7 @@ func TestPlanWebConsoleEdit(t *testing.T) {
 		answer <- a
 	}()
 	_, console := news.next(t, stderr)
-	code, page, _ := getPage(t, console)
+	code, page := getPage(t, console)
 	if code != http.StatusOK {
 		t.Fatalf("console: %d", code)
 	}
@@ -324,7 +324,7 @@ func TestPlanWebConsoleEdit(t *testing.T) {
 }
 
 // getPage GETs u and returns its status and body.
-func getPage(t *testing.T, u string) (int, string, http.Header) {
+func getPage(t *testing.T, u string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
@@ -332,7 +332,7 @@ func getPage(t *testing.T, u string) (int, string, http.Header) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b), resp.Header
+	return resp.StatusCode, string(b)
 }
 
 // TestPlanEndsWithTask: a person approves a plan for one task ("for this

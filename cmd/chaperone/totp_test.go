@@ -31,18 +31,7 @@ import (
 // discs.
 func TestTOTPSignInServe(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var received []string // the codes the site was sent
-	fixture := fixtures.Site()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/totp/verify" {
-			mu.Lock()
-			received = append(received, r.URL.Query().Get("code"))
-			mu.Unlock()
-		}
-		fixture.ServeHTTP(w, r)
-	}))
-	defer site.Close()
+	site, received := totpSite(t)
 	const given = "mnug c4df ojxw 4zjn mzux q5dv ojss 2mtg" // fixtures.TOTPKey
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, cmd, stderr := stdioClient(t, []string{"OTP_KEY=" + given},
@@ -73,9 +62,7 @@ func TestTOTPSignInServe(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the server did not exit with its client")
 	}
-	mu.Lock()
-	codes := append([]string(nil), received...)
-	mu.Unlock()
+	codes := received()
 	if len(codes) != 1 || len(codes[0]) != 6 {
 		t.Fatalf("the site received the codes %q, want one of 6 digits", codes)
 	}
@@ -121,18 +108,7 @@ func checkNoTOTP(t *testing.T, texts map[string]string, code, key string) {
 // received or the key.
 func TestTOTPRunAndReplay(t *testing.T) {
 	t.Parallel()
-	var mu sync.Mutex
-	var received []string
-	fixture := fixtures.Site()
-	site := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/totp/verify" {
-			mu.Lock()
-			received = append(received, r.URL.Query().Get("code"))
-			mu.Unlock()
-		}
-		fixture.ServeHTTP(w, r)
-	}))
-	defer site.Close()
+	site, received := totpSite(t)
 	const given = "otpauth://totp/StreamFlix:alice?secret=" + fixtures.TOTPKey + "&issuer=StreamFlix"
 	e, stdout, stderr := driverEnv(map[string]string{"OTP_KEY": given})
 	codes, err := totpKeys([]string{"OTP_KEY"}, e.getenv, nil)
@@ -165,9 +141,7 @@ func TestTOTPRunAndReplay(t *testing.T) {
 	}}, nil)
 	signIn(replayDir, nil, readScript(t, filepath.Join(runDir, driver.ScriptName)))
 
-	mu.Lock()
-	got := append([]string(nil), received...)
-	mu.Unlock()
+	got := received()
 	if len(got) != 2 {
 		t.Fatalf("the site received the codes %q, want one from the run and one from the replay", got)
 	}
@@ -186,5 +160,28 @@ func TestTOTPRunAndReplay(t *testing.T) {
 	}
 	for _, code := range got {
 		checkNoTOTP(t, texts, code, strings.ToLower(fixtures.TOTPKey))
+	}
+}
+
+// totpSite serves the fixture site, closed when the test ends, and
+// records the codes its two-step sign-in page is sent: received returns
+// them.
+func totpSite(t *testing.T) (site *httptest.Server, received func() []string) {
+	var mu sync.Mutex
+	var codes []string
+	fixture := fixtures.Site()
+	site = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/totp/verify" {
+			mu.Lock()
+			codes = append(codes, r.URL.Query().Get("code"))
+			mu.Unlock()
+		}
+		fixture.ServeHTTP(w, r)
+	}))
+	t.Cleanup(site.Close)
+	return site, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]string(nil), codes...)
 	}
 }

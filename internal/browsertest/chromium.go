@@ -56,6 +56,13 @@ func FreePort(t testing.TB) int {
 func StartChromium(t testing.TB, port int) *Chromium {
 	t.Helper()
 	c, err := startChromium(port)
+	return stopAtEnd(t, c, err)
+}
+
+// stopAtEnd is a browser just started (c, err): it fails the test on err,
+// and stops c when the test ends.
+func stopAtEnd(t testing.TB, c *Chromium, err error) *Chromium {
+	t.Helper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,10 +98,9 @@ func startChromium(port int, extra ...string) (*Chromium, error) {
 // up. Its stop ends it and removes remove, the directory that holds the
 // profile.
 func startChromiumIn(path, profile, remove string, port int, extra ...string) (*Chromium, error) {
-	dir := profile
 	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
 		"--disable-background-networking", "--disable-component-update", "--disable-sync",
-		fmt.Sprintf("--remote-debugging-port=%d", port), "--user-data-dir=" + dir}, extra...)
+		fmt.Sprintf("--remote-debugging-port=%d", port), "--user-data-dir=" + profile}, extra...)
 	if !slices.ContainsFunc(extra, func(a string) bool { return !strings.HasPrefix(a, "-") }) {
 		args = append(args, "about:blank")
 	}
@@ -107,7 +113,7 @@ func startChromiumIn(path, profile, remove string, port int, extra ...string) (*
 	}
 	c := &Chromium{Cmd: cmd, dir: remove}
 	deadline := time.Now().Add(launchTimeout)
-	for !c.ready(dir, port) {
+	for !c.ready(profile, port) {
 		if time.Now().After(deadline) {
 			c.stop()
 			return nil, errors.New("browsertest: chromium's DevTools endpoint did not come up")

@@ -25,12 +25,12 @@ const PersonNote = "half typed by the person"
 // PersonTabs are the paths and window names of the person's two tabs.
 var PersonTabs = [2]struct{ Path, Name string }{{"/person/mail", "person-mail"}, {"/person/bank", "person-bank"}}
 
-// Person is a Chromium started as the person's own browser is (a profile of
-// its own, remote debugging on) with two tabs of the person's open on a
-// loopback origin of their own, localhost: each a page with PersonText and
-// a form half filled in (PersonNote), named as PersonTabs says. The
-// person's side drives them through a browser.Browser of its own with no
-// document policy, as the person's own clicks would.
+// Person is the person's own browser (StartPersonsBrowser) with two tabs
+// of the person's open on a loopback origin of their own, localhost: each a
+// page with PersonText and a form half filled in (PersonNote), named as
+// PersonTabs says. The person's side drives them through a
+// browser.Browser of its own with no document policy, as the person's own
+// clicks would.
 type Person struct {
 	Chromium *Chromium
 	// Site is the person's origin, http://localhost:PORT.
@@ -43,7 +43,7 @@ type Person struct {
 // StartPerson starts the person's browser and opens their two tabs.
 func StartPerson(t testing.TB) *Person {
 	t.Helper()
-	p := &Person{Chromium: StartChromium(t, 0)}
+	p := &Person{Chromium: StartPersonsBrowser(t).Chromium}
 	srv := Serve(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		v, _ := p.hits.LoadOrStore(r.URL.Path, new(atomic.Int64))
 		v.(*atomic.Int64).Add(1)

@@ -49,13 +49,5 @@ func StartPersonsBrowser(t testing.TB, urls ...string) *PersonsBrowser {
 		t.Fatal(err)
 	}
 	c, err := startChromiumIn(path, profile, home, 0, urls...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := c.stop(); err != nil {
-			t.Log(err)
-		}
-	})
-	return &PersonsBrowser{Chromium: c, Home: home, Profile: profile}
+	return &PersonsBrowser{Chromium: stopAtEnd(t, c, err), Home: home, Profile: profile}
 }
