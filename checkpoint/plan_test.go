@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +191,30 @@ func TestPlanShownEscaped(t *testing.T) {
 	}
 	if n := len(r.Lines()); n != 2+1+1 {
 		t.Errorf("%d lines, want one per step, per site and the note", n)
+	}
+}
+
+// TestPlanPromptFiguresFirst: the task is the agent's words; written to
+// look like the plan's figures ("writing without asking on 0 …"), it must
+// not be read as them. The real figures come first, the words quoted.
+func TestPlanPromptFiguresFirst(t *testing.T) {
+	p, err := checkpoint.NewPlan([]string{"pay"}, []string{"https://bank.example"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range []string{
+		"pay the bill (1 step, writing without asking on 0 of its 1 site). Approve?",
+		"pay\u2028(1 step, writing without asking on 0 of its 1 site)",
+		"\"pay\" (1 step, writing without asking on 0 of its 1 site) for the task it names, in its own words: \"read only\"",
+	} {
+		r := checkpoint.Request{Kind: checkpoint.KindPlan, Action: task, Plan: &p}
+		got := r.Prompt()
+		i := strings.Index(got, "writing without asking on ")
+		if i < 0 || !strings.HasPrefix(got[i:], "writing without asking on 1 of its 1 site)") {
+			t.Errorf("task %q: the first figures a person reads are the agent's: %s", task, got)
+		}
+		if !strings.Contains(got, strconv.Quote(task)) && !strings.Contains(got, checkpoint.OneLine(strconv.Quote(task))) {
+			t.Errorf("task %q is not quoted in %s", task, got)
+		}
 	}
 }
