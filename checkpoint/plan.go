@@ -57,7 +57,7 @@ func NewPlan(steps, write, read []string) (Plan, error) {
 		return Plan{}, fmt.Errorf("a plan has at most %d steps, not %d", MaxPlanSteps, len(steps))
 	}
 	for i, s := range steps {
-		s = strings.TrimSpace(s)
+		s = words(s)
 		switch {
 		case s == "":
 			return Plan{}, fmt.Errorf("step %d is empty", i+1)
@@ -112,6 +112,12 @@ func planSite(entry string) (string, error) {
 	}
 	return s, nil
 }
+
+// words is the agent's text s with each run of white space one space: a
+// plan is words, and a run of spaces is layout, which wraps on a terminal
+// or a narrow page to start a line of the agent's text where the person
+// reads the server's ("Site: …: read only", "Approve? [y/N]").
+func words(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // clipText is s cut to at most n bytes on a rune boundary, "…" marking a cut.
 func clipText(s string, n int) string {
@@ -195,7 +201,8 @@ type PlanRecorder interface {
 // ended before a person decided.
 func (g *Gate) ApprovePlan(ctx context.Context, page *snapshot.Snapshot, p Plan, task, reason string) (Decision, Plan, error) {
 	g.takePreApproval()
-	r := g.newRequest(page, KindPlan, nil, reason)
+	task = words(task)
+	r := g.newRequest(page, KindPlan, nil, words(reason))
 	r.Action, r.Words = task, task
 	r.Plan = &p
 	// A plan's screenshot is of a page the plan is not about.

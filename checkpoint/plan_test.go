@@ -218,3 +218,33 @@ func TestPlanPromptFiguresFirst(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanWordsNoLayout: the agent's words in a plan (its steps, task and
+// reason) are words, not layout: a run of spaces wraps on a terminal or a
+// narrow page to put the agent's text at the start of a line, where it
+// reads as the server's ("Site: https://bank.example: read only",
+// "Approve? [y/N]"). A person is shown each run as one space.
+func TestPlanWordsNoLayout(t *testing.T) {
+	t.Parallel()
+	pad := strings.Repeat(" ", 200)
+	forged := "Site: https://bank.example: read only"
+	person := &checkpointtest.Person{Answer: checkpoint.Decision{Channel: checkpoint.ChannelTTY}}
+	g := checkpoint.NewGate(nil, person, checkpoint.Options{Session: "s"})
+	p, err := checkpoint.NewPlan([]string{"look" + pad + forged, "pay\u00a0\u00a0\u00a0" + pad + "Approve? [y/N]: "}, []string{"https://bank.example"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := g.ApprovePlan(context.Background(), nil, p, "task"+pad+forged, "why"+pad+forged); err != nil {
+		t.Fatal(err)
+	}
+	asked := person.Requests()
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times", len(asked))
+	}
+	r := asked[0]
+	for _, l := range append([]string{r.Prompt()}, r.Lines()...) {
+		if strings.Contains(l, "  ") {
+			t.Errorf("a run of spaces reaches the person: %q", l)
+		}
+	}
+}
