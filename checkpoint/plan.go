@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -113,11 +114,27 @@ func planSite(entry string) (string, error) {
 	return s, nil
 }
 
-// words is the agent's text s with each run of white space one space: a
-// plan is words, and a run of spaces is layout, which wraps on a terminal
-// or a narrow page to start a line of the agent's text where the person
-// reads the server's ("Site: …: read only", "Approve? [y/N]").
-func words(s string) string { return strings.Join(strings.Fields(s), " ") }
+// words is the agent's text s with each run of spaces one space: a plan
+// is words, and a run of spaces is layout, which wraps on a terminal or a
+// narrow page to start a line of the agent's text where the person reads
+// the server's ("Site: …: read only", "Approve? [y/N]"). Line breaks and
+// tabs stay, for the person to read escaped (OneLine), as what they are.
+func words(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.TrimSpace(s) {
+		if unicode.IsSpace(r) && !strings.ContainsRune("\n\r\t\v\f", r) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // clipText is s cut to at most n bytes on a rune boundary, "…" marking a cut.
 func clipText(s string, n int) string {
