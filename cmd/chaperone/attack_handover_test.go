@@ -101,6 +101,8 @@ func TestTabPickerHidesConsole(t *testing.T) {
 		{"tab picker", picker},
 		{"live view", console + "live"},
 		{"localhost spelling", strings.Replace(console, "127.0.0.1", "localhost", 1)},
+		{"view-source", "view-source:" + console + "tabs?x=1"},
+		{"trailing dot and query", strings.Replace(console, "127.0.0.1", "localhost.", 1) + "api/pending?a=b"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req, _ := http.NewRequest(http.MethodPut, chromium.HTTP+"/json/new?"+url.QueryEscape(tc.url), nil)
