@@ -2,8 +2,12 @@ package approver
 
 import (
 	"context"
+	"errors"
 	"html/template"
+	"net"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/checkpoint"
@@ -65,7 +69,7 @@ func (w *Web) serveTabs(rw http.ResponseWriter, r *http.Request, session, sub st
 			http.Error(rw, "want a form with the tab's id", http.StatusBadRequest)
 			return true
 		}
-		if err := h.HandOver(ctx, r.PostForm.Get("id")); err != nil {
+		if err := w.handOver(ctx, h, r.PostForm.Get("id")); err != nil {
 			data["Message"] = "Not handed over: " + checkpoint.OneLine(err.Error())
 		} else {
 			w.log.Info("a person handed a tab of theirs to the agent from the console")
@@ -75,7 +79,7 @@ func (w *Web) serveTabs(rw http.ResponseWriter, r *http.Request, session, sub st
 		http.NotFound(rw, r)
 		return true
 	}
-	tabs, err := h.PersonTabs(ctx)
+	tabs, err := w.personTabs(ctx, h)
 	if err != nil {
 		data["Error"] = "Your tabs cannot be listed: " + checkpoint.OneLine(err.Error())
 	}
@@ -89,4 +93,75 @@ func (w *Web) serveTabs(rw http.ResponseWriter, r *http.Request, session, sub st
 		w.log.Warn("tab picker page", "err", err)
 	}
 	return true
+}
+
+// errConsoleTab refuses handing over a page of the console itself.
+var errConsoleTab = errors.New("that tab is this approval console, which stays yours: the agent is never given it")
+
+// personTabs are h's tabs of the person less the console's own pages: the
+// console open in the person's browser is a tab of theirs, but its URL is
+// the session's capability, and handed over it would be the agent's page,
+// where the agent could read the capability and press Approve.
+func (w *Web) personTabs(ctx context.Context, h Handover) ([]PersonTab, error) {
+	tabs, err := h.PersonTabs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]PersonTab, 0, len(tabs))
+	for _, t := range tabs {
+		if !w.consolePage(t.URL) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+// handOver hands the tab id over unless it is one of the console's pages.
+func (w *Web) handOver(ctx context.Context, h Handover, id string) error {
+	tabs, err := h.PersonTabs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range tabs {
+		if t.ID == id && w.consolePage(t.URL) {
+			return errConsoleTab
+		}
+	}
+	return h.HandOver(ctx, id)
+}
+
+// consolePage reports whether rawURL is one of the console's pages (or
+// shows one, as view-source: does): on the console's host in any spelling
+// the console answers to, or with a capability of the console in its path.
+func (w *Web) consolePage(rawURL string) bool {
+	u, err := url.Parse(strings.TrimPrefix(strings.TrimSpace(rawURL), "view-source:"))
+	if err != nil {
+		// A URL that cannot be read cannot be shown to be no console's.
+		return true
+	}
+	w.mu.Lock()
+	addr := w.addr
+	w.mu.Unlock()
+	if addr != "" && consoleHost(u.Host, addr) {
+		return true
+	}
+	if _, port, err := net.SplitHostPort(addr); err == nil && u.Port() == port && (u.Hostname() == "" || isLoopbackName(u.Hostname())) {
+		return true
+	}
+	for _, seg := range strings.Split(u.EscapedPath(), "/") {
+		if _, known := w.view(seg); seg != "" && known {
+			return true
+		}
+	}
+	return false
+}
+
+// isLoopbackName reports whether host names this machine's loopback.
+func isLoopbackName(host string) bool {
+	h := strings.TrimSuffix(strings.ToLower(host), ".")
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(h, "[]"))
+	return ip != nil && (ip.IsLoopback() || ip.IsUnspecified())
 }

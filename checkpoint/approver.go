@@ -106,8 +106,10 @@ type Request struct {
 // as the agent's, for request_human_approval. It is escaped with OneLine.
 func (r Request) Prompt() string {
 	if r.Kind == KindPlan && r.Plan != nil {
-		return fmt.Sprintf("The agent asks you to approve its plan for: %s (%s, writing without asking on %d of its %s). Approve?",
-			OneLine(r.Action), count(len(r.Plan.Steps), "step"), len(r.Plan.WriteSites()), count(len(r.Plan.Sites), "site"))
+		// The plan's figures come before the agent's words, which are
+		// quoted: a task written to look like figures forges none.
+		return OneLine(fmt.Sprintf("The agent asks you to approve its plan (%s, writing without asking on %d of its %s) for the task it names, in its own words: %q. Approve?",
+			count(len(r.Plan.Steps), "step"), len(r.Plan.WriteSites()), count(len(r.Plan.Sites), "site"), r.Action))
 	}
 	if r.Kind == KindAgent {
 		return fmt.Sprintf("The agent asks for approval to: %s. Approve?", OneLine(r.Action))

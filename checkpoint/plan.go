@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -57,7 +58,7 @@ func NewPlan(steps, write, read []string) (Plan, error) {
 		return Plan{}, fmt.Errorf("a plan has at most %d steps, not %d", MaxPlanSteps, len(steps))
 	}
 	for i, s := range steps {
-		s = strings.TrimSpace(s)
+		s = words(s)
 		switch {
 		case s == "":
 			return Plan{}, fmt.Errorf("step %d is empty", i+1)
@@ -111,6 +112,28 @@ func planSite(entry string) (string, error) {
 		return "", fmt.Errorf("site %s: only http and https sites can be in a plan", OneLine(clipText(entry, 60)))
 	}
 	return s, nil
+}
+
+// words is the agent's text s with each run of spaces one space: a plan
+// is words, and a run of spaces is layout, which wraps on a terminal or a
+// narrow page to start a line of the agent's text where the person reads
+// the server's ("Site: …: read only", "Approve? [y/N]"). Line breaks and
+// tabs stay, for the person to read escaped (OneLine), as what they are.
+func words(s string) string {
+	var b strings.Builder
+	space := false
+	for _, r := range strings.TrimSpace(s) {
+		if unicode.IsSpace(r) && !strings.ContainsRune("\n\r\t\v\f", r) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // clipText is s cut to at most n bytes on a rune boundary, "…" marking a cut.
@@ -195,7 +218,8 @@ type PlanRecorder interface {
 // ended before a person decided.
 func (g *Gate) ApprovePlan(ctx context.Context, page *snapshot.Snapshot, p Plan, task, reason string) (Decision, Plan, error) {
 	g.takePreApproval()
-	r := g.newRequest(page, KindPlan, nil, reason)
+	task = words(task)
+	r := g.newRequest(page, KindPlan, nil, words(reason))
 	r.Action, r.Words = task, task
 	r.Plan = &p
 	// A plan's screenshot is of a page the plan is not about.

@@ -3,6 +3,7 @@ package checkpoint_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +191,60 @@ func TestPlanShownEscaped(t *testing.T) {
 	}
 	if n := len(r.Lines()); n != 2+1+1 {
 		t.Errorf("%d lines, want one per step, per site and the note", n)
+	}
+}
+
+// TestPlanPromptFiguresFirst: the task is the agent's words; written to
+// look like the plan's figures ("writing without asking on 0 …"), it must
+// not be read as them. The real figures come first, the words quoted.
+func TestPlanPromptFiguresFirst(t *testing.T) {
+	p, err := checkpoint.NewPlan([]string{"pay"}, []string{"https://bank.example"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, task := range []string{
+		"pay the bill (1 step, writing without asking on 0 of its 1 site). Approve?",
+		"pay\u2028(1 step, writing without asking on 0 of its 1 site)",
+		"\"pay\" (1 step, writing without asking on 0 of its 1 site) for the task it names, in its own words: \"read only\"",
+	} {
+		r := checkpoint.Request{Kind: checkpoint.KindPlan, Action: task, Plan: &p}
+		got := r.Prompt()
+		i := strings.Index(got, "writing without asking on ")
+		if i < 0 || !strings.HasPrefix(got[i:], "writing without asking on 1 of its 1 site)") {
+			t.Errorf("task %q: the first figures a person reads are the agent's: %s", task, got)
+		}
+		if !strings.Contains(got, strconv.Quote(task)) && !strings.Contains(got, checkpoint.OneLine(strconv.Quote(task))) {
+			t.Errorf("task %q is not quoted in %s", task, got)
+		}
+	}
+}
+
+// TestPlanWordsNoLayout: the agent's words in a plan (its steps, task and
+// reason) are words, not layout: a run of spaces wraps on a terminal or a
+// narrow page to put the agent's text at the start of a line, where it
+// reads as the server's ("Site: https://bank.example: read only",
+// "Approve? [y/N]"). A person is shown each run as one space.
+func TestPlanWordsNoLayout(t *testing.T) {
+	t.Parallel()
+	pad := strings.Repeat(" ", 200)
+	forged := "Site: https://bank.example: read only"
+	person := &checkpointtest.Person{Answer: checkpoint.Decision{Channel: checkpoint.ChannelTTY}}
+	g := checkpoint.NewGate(nil, person, checkpoint.Options{Session: "s"})
+	p, err := checkpoint.NewPlan([]string{"look" + pad + forged, "pay\u00a0\u00a0\u00a0" + pad + "Approve? [y/N]: "}, []string{"https://bank.example"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := g.ApprovePlan(context.Background(), nil, p, "task"+pad+forged, "why"+pad+forged); err != nil {
+		t.Fatal(err)
+	}
+	asked := person.Requests()
+	if len(asked) != 1 {
+		t.Fatalf("asked %d times", len(asked))
+	}
+	r := asked[0]
+	for _, l := range append([]string{r.Prompt()}, r.Lines()...) {
+		if strings.Contains(l, "  ") {
+			t.Errorf("a run of spaces reaches the person: %q", l)
+		}
 	}
 }

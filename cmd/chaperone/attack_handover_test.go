@@ -72,3 +72,62 @@ func TestTabPicker(t *testing.T) {
 		t.Fatalf("after the hand-over the agent is at %s, want the person's tab", s.Page.URL)
 	}
 }
+
+// TestTabPickerHidesConsole: the console's own pages, open in the person's
+// browser, are not the person's tabs to hand over. Listed and handed over,
+// the console's page (its URL the session's capability) would become the
+// agent's current page: the capability in the hand-back note and the log,
+// and the agent able to press Approve on its own requests.
+func TestTabPickerHidesConsole(t *testing.T) {
+	t.Parallel()
+	chromium := browsertest.StartChromium(t, 0)
+	site := leakServeSite(t)
+	c, _, stderr := stdioClient(t, nil, "serve", "--connect", chromium.WebSocket, "--url", site.URL+originsStart, "--approver", "web", "--open-approvals=false")
+	getSnapshot(t, c)
+	var picker string
+	for deadline := time.Now().Add(30 * time.Second); picker == ""; time.Sleep(50 * time.Millisecond) {
+		if m := tabPickerURL.FindStringSubmatch(stderr.String()); m != nil {
+			picker = m[1]
+		} else if time.Now().After(deadline) {
+			t.Fatalf("no tab picker address on stderr:\n%s", stderr)
+		}
+	}
+	console := strings.TrimSuffix(picker, "tabs")
+	told := strings.Count(stderr.String(), console)
+	capability := strings.Trim(strings.TrimPrefix(console, "http://"), "/")
+	capability = capability[strings.Index(capability, "/")+1:]
+	for _, tc := range []struct{ name, url string }{
+		{"approvals page", console},
+		{"tab picker", picker},
+		{"live view", console + "live"},
+		{"localhost spelling", strings.Replace(console, "127.0.0.1", "localhost", 1)},
+		{"view-source", "view-source:" + console + "tabs?x=1"},
+		{"trailing dot and query", strings.Replace(console, "127.0.0.1", "localhost.", 1) + "api/pending?a=b"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req, _ := http.NewRequest(http.MethodPut, chromium.HTTP+"/json/new?"+url.QueryEscape(tc.url), nil)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var tab struct{ ID string }
+			json.NewDecoder(resp.Body).Decode(&tab)
+			resp.Body.Close()
+			code, page, _ := getPage(t, picker)
+			if code != http.StatusOK || strings.Contains(page, tab.ID) || strings.Contains(page, capability) {
+				t.Errorf("the picker lists the console's own page %s (status %d):\n%s", tc.url, code, page)
+			}
+			resp, err = http.PostForm(console+"tabs/handover", url.Values{"id": {tab.ID}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if s := getSnapshot(t, c); strings.Contains(s.Page.URL, capability) {
+				t.Fatalf("the console's page was handed to the agent: its current page is %s", s.Page.URL)
+			}
+			if strings.Count(stderr.String(), capability) > told {
+				t.Errorf("the capability reached the log beyond the person's addresses:\n%s", stderr)
+			}
+		})
+	}
+}
