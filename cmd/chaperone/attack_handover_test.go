@@ -113,7 +113,7 @@ func TestTabPickerHidesConsole(t *testing.T) {
 			var tab struct{ ID string }
 			json.NewDecoder(resp.Body).Decode(&tab)
 			resp.Body.Close()
-			code, page, _ := getPage(t, picker)
+			code, page := getPage(t, picker)
 			if code != http.StatusOK || strings.Contains(page, tab.ID) || strings.Contains(page, capability) {
 				t.Errorf("the picker lists the console's own page %s (status %d):\n%s", tc.url, code, page)
 			}
