@@ -62,6 +62,10 @@ type Config struct {
 	// ScreenshotsAlways (the default, also for ""), ScreenshotsAuto or
 	// ScreenshotsNever.
 	Screenshots string
+	// SnapshotDelta lets an action that stayed on the same document answer
+	// with only what changed since the agent's last snapshot (issue 29;
+	// wired by the snapshot-delta work).
+	SnapshotDelta bool
 	// Secrets are values the agent may have typed into the page by
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
 	// snapshot, message, prompt and log line shows the placeholder instead.
