@@ -17,9 +17,10 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium when it is missing, then run every test.
+## test: install Chromium, HAProxy and nginx when missing, then run every test.
 test:
 	./scripts/ensure-chromium
+	./scripts/ensure-balancers
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 

@@ -71,6 +71,10 @@ type HTTPConfig struct {
 	// other Origin header is refused; requests without one (non-browser
 	// clients) are not affected.
 	AllowedOrigins []string
+	// SessionRoute, when set, ends every streamable HTTP session id this
+	// replica issues with "." and it, for a load balancer that routes by
+	// the id's end (see packaging/nginx.conf). Letters, digits, '-' and '_'.
+	SessionRoute string
 }
 
 // ListenAddr returns addr with a missing host made 127.0.0.1.
@@ -124,6 +128,9 @@ func (c HTTPConfig) Check() error {
 	if c.MaxSessionsPerClient < 0 {
 		return fmt.Errorf("at most %d sessions per client: want 0 (no bound) or more", c.MaxSessionsPerClient)
 	}
+	if err := checkRoute(c.SessionRoute); err != nil {
+		return err
+	}
 	for _, o := range c.AllowedOrigins {
 		if o == "*" || o == "null" {
 			return fmt.Errorf("allowed origin %q would let any web page drive the browser; list the origins by name", o)
@@ -154,6 +161,9 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 	sseOpts := []mcpserver.SSEOption{
 		mcpserver.WithSSEDisableLocalhostProtection(true),
 		mcpserver.WithKeepAlive(true),
+	}
+	if c.SessionRoute != "" {
+		streamOpts = append(streamOpts, mcpserver.WithSessionIdManager(newRoutedSessions(c.SessionRoute)))
 	}
 	if s.idle > 0 {
 		streamOpts = append(streamOpts, mcpserver.WithSessionIdleTTL(s.idle))

@@ -440,6 +440,13 @@ func addSnapshotTextFlag(fs *flag.FlagSet) *textFormat {
 	return &f
 }
 
+// addSessionRouteFlag defines --session-route on fs, for serve --http: the
+// replica's name at the end of its session ids, for a load balancer that
+// routes by it.
+func addSessionRouteFlag(fs *flag.FlagSet) *string {
+	return fs.String("session-route", "", "end every streamable HTTP session id with .`NAME`, this replica's name, for a load balancer that routes by it (packaging/nginx.conf)")
+}
+
 // commonFlags are the flags of every command that drives a browser: the log
 // level, the browser and the tools.
 type commonFlags struct {

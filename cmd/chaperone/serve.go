@@ -29,6 +29,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	var allowedHosts, allowedOrigins listFlag
 	fs.Var(&allowedHosts, "allowed-hosts", "more Host `names` HTTP requests may carry, comma-separated (localhost, 127.0.0.1 and [::1] always)")
 	fs.Var(&allowedOrigins, "allowed-origins", "browser `origins` (scheme://host:port) allowed to call over HTTP, comma-separated; others get 403")
+	sessionRoute := addSessionRouteFlag(fs)
 	maxSessions := fs.Int("max-sessions", 10, "the most browser sessions (one per MCP client) open at once")
 	sessionIdle := fs.Duration("session-idle", 30*time.Minute, "close a client's browser session after this long without a call (0: never)")
 	showVersion := fs.Bool("version", false, "print the version and exit")
@@ -68,7 +69,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		hc = server.HTTPConfig{Addr: addr, Credentials: creds, MaxSessionsPerClient: *maxPerClient,
-			AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins}
+			AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins, SessionRoute: *sessionRoute}
 		if err := hc.Check(); err != nil {
 			return err
 		}
