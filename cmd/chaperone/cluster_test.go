@@ -172,10 +172,10 @@ func (b hostBearer) RoundTrip(r *http.Request) (*http.Response, error) {
 type outcome int
 
 const (
-	outcomeOK     outcome = iota
-	outcomeMoved          // the session's browser died and it moved to another endpoint
-	outcomeEnded          // 404: the replica does not know the session
-	outcomeLost           // anything else: an error the client could not act on
+	outcomeOK    outcome = iota
+	outcomeMoved         // the session's browser died and it moved to another endpoint
+	outcomeEnded         // 404: the replica does not know the session
+	outcomeLost          // anything else: an error the client could not act on
 )
 
 // agent is one MCP client of the cluster, walking the demo flow.
