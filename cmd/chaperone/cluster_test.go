@@ -589,3 +589,57 @@ func movedTo(msg string, endpoints []string, from string) bool {
 	}
 	return false
 }
+
+// TestBalancerConfigs checks the shipped balancer configurations as the
+// balancers read them (haproxy -c, nginx -t), and that the README shows
+// them as they are: each haproxy or nginx block in it is a run of whole
+// lines of its file.
+func TestBalancerConfigs(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{"haproxy": "../../packaging/haproxy.cfg", "nginx": "../../packaging/nginx.conf"}
+	if out, err := exec.Command("haproxy", "-c", "-f", files["haproxy"]).CombinedOutput(); err != nil {
+		t.Errorf("haproxy -c: %v\n%s", err, out)
+	}
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "tmp"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	conf, err := filepath.Abs(files["nginx"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("nginx", "-t", "-p", dir, "-c", conf, "-e", "stderr").CombinedOutput(); err != nil {
+		t.Errorf("nginx -t: %v\n%s", err, out)
+	}
+
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shown := map[string]int{}
+	lines := strings.Split(string(readme), "\n")
+	for i := 0; i < len(lines); i++ {
+		indent := len(lines[i]) - len(strings.TrimLeft(lines[i], " "))
+		kind, ok := strings.CutPrefix(lines[i][indent:], "```")
+		if _, known := files[kind]; !ok || !known {
+			continue
+		}
+		var block strings.Builder
+		for i++; i < len(lines) && strings.TrimSpace(lines[i]) != "```"; i++ {
+			block.WriteString(strings.TrimPrefix(lines[i], strings.Repeat(" ", indent)) + "\n")
+		}
+		data, err := os.ReadFile(files[kind])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains("\n"+string(data), "\n"+block.String()) {
+			t.Errorf("the README's %s block is not a part of %s as it is:\n%s", kind, files[kind], block.String())
+		}
+		shown[kind]++
+	}
+	for kind := range files {
+		if shown[kind] == 0 {
+			t.Errorf("the README shows no %s block of %s", kind, files[kind])
+		}
+	}
+}
