@@ -17,6 +17,7 @@ type Lease struct {
 
 	f  *Fleet
 	mb *member
+	b  *browser.Browser // the browser Context was opened on
 }
 
 // Close closes the context and gives its place back.
@@ -28,6 +29,11 @@ func (l *Lease) Close() error {
 // Pooled reports whether the context moves to another browser when its own
 // dies (Move), rather than its browser relaunching or being reconnected.
 func (l *Lease) Pooled() bool { return l.mb.endpoint != "" }
+
+// Gone reports whether the pool endpoint the context was opened on died: its
+// browser is gone, or was let go of as dead (which closes the context
+// before its holder may notice the death itself). Move is the way on.
+func (l *Lease) Gone() bool { return l.Pooled() && !l.b.Alive() }
 
 // Where names the browser the context lives on, as logs and messages may
 // show it.

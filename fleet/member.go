@@ -182,7 +182,7 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 		}
 		tab, err := b.NewContext(ctx)
 		if err == nil {
-			return &Lease{Context: tab, f: f, mb: mb}, nil
+			return &Lease{Context: tab, f: f, mb: mb, b: b}, nil
 		}
 		f.release(mb)
 		errs = append(errs, fmt.Errorf("%s: %w", mb.name(), err))

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -211,6 +212,68 @@ func TestBurstSpreadsOverThePool(t *testing.T) {
 		}
 		for _, s := range sessions {
 			s.Close()
+		}
+	}
+}
+
+// TestBrowserPoolMoveAfterAnotherSessionFoundTheEndpointDead kills an
+// endpoint and opens a new session before the killed endpoint's session
+// calls again: the new session finds the endpoint dead and the pool lets go
+// of its browser, which closes the old session's tab. That session must
+// still move on its next call, as it does when it is the first to notice;
+// before, it read as closed rather than gone and answered "could not be
+// restarted" on every call from then on. A second old session, on its
+// first call after the first one moved, moves too.
+func TestBrowserPoolMoveAfterAnotherSessionFoundTheEndpointDead(t *testing.T) {
+	site := browsertest.Site(t)
+	a := browsertest.StartChromium(t, 0)
+	b := browsertest.StartChromium(t, 0)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	m := fleet.Start(ctx, browser.Options{}, fleet.Config{Pool: []string{a.HTTP, b.HTTP}})
+	if err := m.Started(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	newSession := func() *Session {
+		t.Helper()
+		s, err := Open(ctx, m, Config{StartURL: site + "/account"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	var onA []*Session
+	for range 4 {
+		if s := newSession(); endpointOf(s) == a.HTTP {
+			onA = append(onA, s)
+		}
+	}
+	if len(onA) < 2 {
+		t.Fatalf("%d of 4 sessions on the first endpoint, want 2", len(onA))
+	}
+
+	a.Kill()
+	// A new session finds the endpoint dead; wait until the pool has let
+	// go of its browser, which closes the tabs still on it.
+	if s := newSession(); endpointOf(s) != b.HTTP {
+		t.Fatalf("a new session went to the dead endpoint %s", endpointOf(s))
+	}
+	for deadline := time.Now().Add(30 * time.Second); !errors.Is(onA[0].tab.Err(), browser.ErrClosed); {
+		if time.Now().After(deadline) {
+			t.Fatalf("the dead endpoint's tab was not let go of: %v", onA[0].tab.Err())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	for i, s := range onA {
+		_, msg := poolCall(t, s)
+		if !strings.Contains(msg, "moved to the browser at "+b.HTTP) {
+			t.Errorf("session %d of the killed endpoint, after another found it dead: %q, want a move to %s", i, msg, b.HTTP)
+		}
+		if url, msg := poolCall(t, s); msg != "" || !strings.HasSuffix(url, "/account") {
+			t.Errorf("session %d after the move: %s %q", i, url, msg)
 		}
 	}
 }

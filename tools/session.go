@@ -394,7 +394,10 @@ func (s *Session) recover(ctx context.Context) string {
 	if s.tab.Alive() {
 		return ""
 	}
-	if s.lease != nil && s.lease.Pooled() && errors.Is(s.tab.Err(), browser.ErrBrowserGone) {
+	// Gone as well as ErrBrowserGone: once another session found the
+	// endpoint dead and the pool let go of its browser, this tab reads as
+	// closed, not gone, and would never move.
+	if s.lease != nil && s.lease.Pooled() && (errors.Is(s.tab.Err(), browser.ErrBrowserGone) || s.lease.Gone()) {
 		s.live = nil
 		return s.move(ctx)
 	}
