@@ -465,6 +465,11 @@ func testCluster(t *testing.T, balancer string, endpoints, clients int) {
 	for i, a := range agents {
 		before[i] = len(a.outcomes)
 	}
+	// The killed replica's clients go first: they re-initialize on replica
+	// 1, whose pool finds the killed endpoint dead and lets go of its
+	// browser before that endpoint's own sessions call again. Then all at
+	// once.
+	runAgents(ctx, killedReplica, 1)
 	const rounds = 3
 	runAgents(ctx, agents, rounds)
 
