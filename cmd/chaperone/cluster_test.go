@@ -522,6 +522,13 @@ func testCluster(t *testing.T, balancer string, endpoints, clients int) {
 	if moved != held {
 		t.Errorf("%d sessions moved, want the %d the killed endpoint held", moved, held)
 	}
+	// SSE, whose session no response header names, is kept on the first
+	// replica.
+	sse := servertest.Connect(t, servertest.SSE, c.url, testToken)
+	sa := &agent{n: clients, c: sse}
+	if got, _ := sa.call(ctx, toolapi.GetSnapshot, nil); got != outcomeOK {
+		t.Errorf("a call over SSE through %s: %q", balancer, sa.lost)
+	}
 	t.Logf("%s: %d clients (%d on the killed replica), %d calls after the kills: %d lost outside the killed replica's sessions, %d answered 404 and re-initialized, %d moved from the killed endpoint",
 		balancer, clients, len(killedReplica), calls, lost, ended, moved)
 }
