@@ -427,8 +427,12 @@ func testCluster(t *testing.T, balancer string, endpoints, clients int) {
 	// Each session is known to its replica only; the other answers 404,
 	// which is what sends a misrouted client to re-initialize.
 	for _, a := range agents {
-		for r, want := range map[string]int{"r1": 404, "r2": 404, a.replica(): 200} {
-			base := "http://" + c.state["REPLICA"+strings.TrimPrefix(r, "r")]
+		for i, r := range []string{"r1", "r2"} {
+			want := http.StatusNotFound
+			if r == a.replica() {
+				want = http.StatusOK
+			}
+			base := fmt.Sprintf("http://%s", c.state[fmt.Sprintf("REPLICA%d", i+1)])
 			if got := servertest.SessionStatus(t, base, a.c, testToken); got != want {
 				t.Errorf("agent %d's session (%s) asked of replica %s directly: %d, want %d", a.n, a.replica(), r, got, want)
 			}
@@ -505,7 +509,8 @@ func testCluster(t *testing.T, balancer string, endpoints, clients int) {
 			t.Errorf("agent %d moved %d times, want at most once", a.n, m)
 		}
 		for _, msg := range a.moves {
-			if !strings.Contains(msg, "The browser at "+killedEndpoint+" went away") || !movedTo(msg, c.endpoints(1), killedEndpoint) || killed {
+			from := strings.Contains(msg, "The browser at "+killedEndpoint+" went away")
+			if killed || !from || !movedTo(msg, c.endpoints(1), killedEndpoint) {
 				t.Errorf("agent %d moved: %q, want a session of replica 1 from %s to another of its endpoints", a.n, msg, killedEndpoint)
 			}
 		}
@@ -546,22 +551,21 @@ func checkBalancerRequests(t *testing.T, c *cluster, balancer string) {
 	for _, tc := range []struct {
 		name     string
 		host     string
-		sessions []string
+		sessions []string // none: GET /healthz, else tools/list for them
 		want     int
 	}{
 		{"public host", clusterHost, nil, http.StatusOK},
 		{"another host", "evil.test", nil, http.StatusForbidden},
 		{"another host, public as a suffix", "evil" + clusterHost, nil, http.StatusForbidden},
+		{"public host, another port", clusterHost + ":1", nil, http.StatusOK},
 		{"unknown session", clusterHost, []string{"mcp-session-00000000-0000-4000-8000-000000000000.r1"}, http.StatusNotFound},
 		{"unknown session, no route", clusterHost, []string{"mcp-session-00000000-0000-4000-8000-000000000000"}, http.StatusNotFound},
 		{"two sessions", clusterHost, []string{"mcp-session-00000000-0000-4000-8000-000000000000.r1", "mcp-session-00000000-0000-4000-8000-000000000001.r2"}, twoIDs},
 		{"two sessions in one header", clusterHost, []string{"mcp-session-00000000-0000-4000-8000-000000000000.r1, mcp-session-00000000-0000-4000-8000-000000000001.r2"}, twoIDs},
 	} {
-		req, _ := http.NewRequest(http.MethodPost, c.url+"/mcp", strings.NewReader(body))
-		if len(tc.sessions) == 0 {
-			req.Body = http.NoBody
-			req.Method = http.MethodGet
-			req.URL.Path = "/healthz"
+		req, _ := http.NewRequest(http.MethodGet, c.url+"/healthz", nil)
+		if len(tc.sessions) > 0 {
+			req, _ = http.NewRequest(http.MethodPost, c.url+"/mcp", strings.NewReader(body))
 		}
 		req.Host = tc.host
 		req.Header.Set("Content-Type", "application/json")
