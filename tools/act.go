@@ -207,9 +207,14 @@ func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input 
 	if check := s.formCheck(c); check != nil {
 		defer s.tab.WatchDocuments(check)()
 	}
-	out, err := s.tab.Settle(ctx, guarded, browser.Wait{
+	sctx, end := s.phase(ctx, PhaseSettle)
+	out, err := s.tab.Settle(sctx, guarded, browser.Wait{
 		Quiet: s.config.Quiet, Limit: limit, Navigation: s.config.NavigationTimeout,
 		Capture: &s.config.Capture, FirstChange: scroll})
+	if s.tel != nil {
+		s.tel.Settled(sctx, c.tool, out.Waited)
+	}
+	end()
 	// A capture taken while the page settled, and still true at the end of
 	// the quiet window, serves as the result's snapshot.
 	c.settled = out.Capture
