@@ -141,12 +141,14 @@ const tracesPath = "/v1/traces"
 // OTLPEndpoint): e itself when it names a path, else e's /v1/traces. It
 // refuses what is not an http or https URL with a host.
 func TracesURL(e string) (string, error) {
+	const want = "want an http:// or https:// URL with a host, e.g. http://127.0.0.1:4318"
 	u, err := url.Parse(e)
 	if err != nil {
-		return "", fmt.Errorf("OTLP endpoint: %w", err)
+		// Not err: it quotes the URL, and with it any password in it.
+		return "", errors.New("OTLP endpoint: not a URL: " + want)
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", errors.New("OTLP endpoint: want an http:// or https:// URL with a host, e.g. http://127.0.0.1:4318")
+		return "", errors.New("OTLP endpoint: " + want)
 	}
 	if u.User != nil {
 		// The exporter would drop them; headers carry a collector's
