@@ -4,7 +4,7 @@
 // call's spans by OTLP over HTTP when an endpoint is set, and costs nothing
 // when none is. The tools hear it through tools.Telemetry (Session is one),
 // the approvers through Approver; it imports neither the browser nor MCP
-// (docs/architecture.md, "Telemetry").
+// (docs/architecture.md, "The HTTP sidecar").
 package telemetry
 
 import (
