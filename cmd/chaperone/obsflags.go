@@ -24,7 +24,7 @@ type obsFlags struct {
 // addObsFlags defines the observability flags on fs.
 func addObsFlags(fs *flag.FlagSet) *obsFlags {
 	o := &obsFlags{}
-	fs.StringVar(&o.metricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics on `addr` (host:port; a bare port means 127.0.0.1) without the MCP token;\nwith --http they are also at /metrics on the MCP listener, behind its token")
+	fs.StringVar(&o.metricsListen, "metrics-listen", "", "serve Prometheus metrics at /metrics on `addr`, a loopback host:port (a bare port means 127.0.0.1), without the MCP token;\nwith --http they are also at /metrics on the MCP listener, behind its token (for scrapes from elsewhere)")
 	fs.StringVar(&o.otelEndpoint, "otel-endpoint", "", "send a trace of each tool call (settle, capture, gate, approval spans) by OTLP over HTTP to this collector `URL`\n(e.g. http://127.0.0.1:4318; /v1/traces is added when it has no path; headers from $OTEL_EXPORTER_OTLP_HEADERS)")
 	return o
 }
@@ -54,6 +54,13 @@ func (o *obsFlags) start(log *slog.Logger, overHTTP bool, allowedHosts []string,
 		if err != nil {
 			return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
 		}
+		if !server.IsLoopback(addr) {
+			// As for --http: beyond loopback only with a token, and this
+			// listener has none.
+			return nil, nil, fmt.Errorf("--metrics-listen: refusing to serve metrics on %s without a token: anyone who can reach it would read "+
+				"every client's activity and the pool's endpoints. Listen on 127.0.0.1, or scrape /metrics on the --http listener with a token "+
+				"(Prometheus: authorization: {credentials: …})", addr)
+		}
 		if obs.ln, err = net.Listen("tcp", addr); err != nil {
 			return nil, nil, fmt.Errorf("--metrics-listen: %w", err)
 		}
@@ -62,9 +69,6 @@ func (o *obsFlags) start(log *slog.Logger, overHTTP bool, allowedHosts []string,
 			return nil, nil, err
 		}
 		obs.cfg = server.MetricsConfig{Addr: addr, AllowedHosts: allowedHosts, Logger: log}
-		if !server.IsLoopback(addr) {
-			log.Info("metrics are served without a token beyond loopback: anyone who can reach the address reads them", "addr", addr)
-		}
 	}
 	closeAll := func() {
 		if obs.ln != nil {
