@@ -360,34 +360,39 @@ func TestTraceOfAGatedClick(t *testing.T) {
 	}
 	host.asked(t)
 
-	// The spans come in batches; the approval's is among the last to end.
+	// The spans come in batches, in the order they end: the call's own
+	// span ends after its children, so once it is here they are too.
 	var spans []*tracepb.Span
-	var approval *tracepb.Span
-	for deadline := time.Now().Add(60 * time.Second); approval == nil; {
+	var approval, gate, root *tracepb.Span
+	byID := map[string]*tracepb.Span{}
+	for deadline := time.Now().Add(60 * time.Second); root == nil; {
 		if time.Now().After(deadline) {
-			t.Fatalf("no approval span reached the collector in 60 s; %d spans did", len(rcv.received()))
+			t.Fatalf("no approval under a gate under a call reached the collector in 60 s; %d spans did (approval %v, gate %v)", len(spans), approval, gate)
 		}
 		time.Sleep(200 * time.Millisecond)
 		spans = rcv.received()
 		for _, sp := range spans {
+			byID[string(sp.GetSpanId())] = sp
 			if sp.GetName() == "approval" {
 				approval = sp
 			}
 		}
+		if approval == nil {
+			continue
+		}
+		if gate = byID[string(approval.GetParentSpanId())]; gate != nil {
+			if gate.GetName() != "gate" {
+				t.Fatalf("the approval's parent is %q, want the gate", gate.GetName())
+			}
+			root = byID[string(gate.GetParentSpanId())]
+		}
 	}
-	byID := map[string]*tracepb.Span{}
+	if root.GetName() != "tools/call "+toolapi.Click {
+		t.Fatalf("the gate's parent is %q, want the click", root.GetName())
+	}
 	children := map[string][]*tracepb.Span{}
 	for _, sp := range spans {
-		byID[string(sp.GetSpanId())] = sp
 		children[string(sp.GetParentSpanId())] = append(children[string(sp.GetParentSpanId())], sp)
-	}
-	gate := byID[string(approval.GetParentSpanId())]
-	if gate == nil || gate.GetName() != "gate" {
-		t.Fatalf("the approval's parent is %v, want the gate", gate)
-	}
-	root := byID[string(gate.GetParentSpanId())]
-	if root == nil || root.GetName() != "tools/call "+toolapi.Click {
-		t.Fatalf("the gate's parent is %v, want the click", root)
 	}
 	if len(root.GetParentSpanId()) != 0 || root.GetKind() != tracepb.Span_SPAN_KIND_SERVER {
 		t.Errorf("the click's span has parent %x, kind %v: want a root server span", root.GetParentSpanId(), root.GetKind())
