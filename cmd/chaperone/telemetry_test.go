@@ -45,7 +45,7 @@ func metricsBase(t *testing.T, p *serveProc) string {
 
 // scrape GETs url with the bearer token (none when empty) and parses the
 // body with Prometheus' text parser.
-func scrape(t *testing.T, url, token string) (map[string]*dto.MetricFamily, string) {
+func scrape(t testing.TB, url, token string) (map[string]*dto.MetricFamily, string) {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodGet, url, nil)
 	if err != nil {
