@@ -16,8 +16,9 @@ type Telemetry interface {
 	// PhaseGate); end ends it. The context it returns is the phase's, for
 	// what runs within it (a gate's approval).
 	Phase(ctx context.Context, phase string) (_ context.Context, end func())
-	// Settled observes how long an action's page took to settle after its
-	// input (browser.Outcome.Waited); ctx is the settle phase's.
+	// Settled observes how long an action's page took to settle once its
+	// input returned (the settle phase less the input); ctx is the settle
+	// phase's.
 	Settled(ctx context.Context, tool string, wait time.Duration)
 }
 
