@@ -193,6 +193,8 @@ func TestMetricsScrape(t *testing.T) {
 		{"MCP listener, another token", p.base + "/metrics", []string{"Authorization", "Bearer " + strings.Repeat("x", len(testToken))}, http.StatusUnauthorized},
 		{"MCP listener, token as a query", p.base + "/metrics?access_token=" + testToken, nil, http.StatusUnauthorized},
 		{"MCP listener, basic auth", p.base + "/metrics", []string{"Authorization", "Basic " + testToken}, http.StatusUnauthorized},
+		{"MCP listener, the token as a cookie", p.base + "/metrics", []string{"Cookie", "token=" + testToken}, http.StatusUnauthorized},
+		{"MCP listener, through /healthz", p.base + "/healthz/../metrics", nil, http.StatusUnauthorized},
 		{"MCP listener, rebound Host", p.base + "/metrics", []string{"Authorization", "Bearer " + testToken, "Host", "attacker.example:80"}, http.StatusForbidden},
 		{"MCP listener, a page's Origin", p.base + "/metrics", []string{"Authorization", "Bearer " + testToken, "Origin", "http://attacker.example"}, http.StatusForbidden},
 		{"metrics listener, rebound Host", separate + "/metrics", []string{"Host", "attacker.example"}, http.StatusForbidden},
@@ -206,7 +208,8 @@ func TestMetricsScrape(t *testing.T) {
 
 	// The agent never reads the server's own counters through its browser.
 	port := separate[strings.LastIndex(separate, ":")+1:]
-	for _, u := range []string{separate + "/metrics", "http://localhost:" + port + "/metrics", "http://0x7f.1:" + port + "/metrics", "http://[::ffff:127.0.0.1]:" + port + "/metrics"} {
+	for _, u := range []string{separate + "/metrics", "http://localhost:" + port + "/metrics", "http://0x7f.1:" + port + "/metrics",
+		"http://[::ffff:127.0.0.1]:" + port + "/metrics", "http://127.1:" + port + "/metrics", "http://LOCALHOST.:" + port + "/metrics", p.base + "/metrics"} {
 		r, snap := act(t, c, toolapi.Navigate, map[string]any{"url": u})
 		if r.Success || strings.Contains(snap.Text, "chaperone_tool_calls_total") {
 			t.Errorf("the browser opened the metrics listener at %s: %v %q", u, r.Error, r.Message)
