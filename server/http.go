@@ -75,6 +75,9 @@ type HTTPConfig struct {
 	// replica issues with "." and it, for a load balancer that routes by
 	// the id's end (see packaging/nginx.conf). Letters, digits, '-' and '_'.
 	SessionRoute string
+	// Metrics, when set, is served as GET /metrics behind the same Host,
+	// Origin and token checks as MCP (telemetry.Telemetry.Handler).
+	Metrics http.Handler
 }
 
 // ListenAddr returns addr with a missing host made 127.0.0.1.
@@ -179,6 +182,9 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 	mux.Handle("/mcp", streamable)
 	mux.Handle("/sse", sse.SSEHandler())
 	mux.Handle("/message", sse.MessageHandler())
+	if c.Metrics != nil {
+		mux.Handle("GET /metrics", c.Metrics)
+	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")

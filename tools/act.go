@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -195,6 +196,9 @@ func (s *Session) settleScroll(ctx context.Context, c *call, limit time.Duration
 func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input func(context.Context) error, done string, scroll bool) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, limit+s.config.NavigationTimeout)
 	defer cancel()
+	// sent is when the input returned, in Unix nanoseconds: the settle
+	// wait is what follows (Outcome.Waited counts the input too).
+	var sent atomic.Int64
 	guarded := func(ctx context.Context) error {
 		// Whatever the call waited for (an approval, the page), it acts
 		// only if the agent still has the browser (takeover.go).
@@ -202,14 +206,21 @@ func (s *Session) wait(ctx context.Context, c *call, limit time.Duration, input 
 			return err
 		}
 		c.sent = true
-		return input(ctx)
+		err := input(ctx)
+		sent.Store(time.Now().UnixNano())
+		return err
 	}
 	if check := s.formCheck(c); check != nil {
 		defer s.tab.WatchDocuments(check)()
 	}
-	out, err := s.tab.Settle(ctx, guarded, browser.Wait{
+	sctx, end := s.phase(ctx, PhaseSettle)
+	out, err := s.tab.Settle(sctx, guarded, browser.Wait{
 		Quiet: s.config.Quiet, Limit: limit, Navigation: s.config.NavigationTimeout,
 		Capture: &s.config.Capture, FirstChange: scroll})
+	if at := sent.Load(); s.tel != nil && at != 0 {
+		s.tel.Settled(sctx, c.tool, time.Since(time.Unix(0, at)))
+	}
+	end()
 	// A capture taken while the page settled, and still true at the end of
 	// the quiet window, serves as the result's snapshot.
 	c.settled = out.Capture

@@ -106,6 +106,8 @@ func placeChange(was, now checkpoint.Where) string {
 // a screenshot. It reports whether a decision came from a person, so that
 // the caller looks at the page again before acting. An approval is c's.
 func (s *Session) authorize(ctx context.Context, c *call, a checkpoint.Action) (asked bool, err error) {
+	ctx, end := s.phase(ctx, PhaseGate)
+	defer end()
 	c.submits, c.submitsTo = a.Submits, a.SubmitsTo
 	var page *snapshot.Snapshot
 	if s.gate.NeedsPage() {
@@ -143,6 +145,8 @@ func (s *Session) shown(ctx context.Context, page *snapshot.Snapshot) *snapshot.
 		}
 		return p
 	}
+	ctx, end := s.phase(ctx, PhaseCapture)
+	defer end()
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
 	shot, err := s.tab.Screenshot(ctx, s.config.Capture)

@@ -24,7 +24,9 @@ func (s *Session) approvePlan(ctx context.Context, in approvalInput) Output {
 	if err != nil {
 		return answer(false, "invalid_params: plan: %s. Nothing was asked.", s.clip(err.Error(), messageLimit))
 	}
-	d, approved, err := s.gate.ApprovePlan(ctx, s.shown(ctx, nil), p, in.Action, in.Reason)
+	gctx, end := s.phase(ctx, PhaseGate)
+	d, approved, err := s.gate.ApprovePlan(gctx, s.shown(gctx, nil), p, in.Action, in.Reason)
+	end()
 	if err != nil {
 		return answer(false, "The request was withdrawn before a human answered: %v", err)
 	}

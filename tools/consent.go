@@ -109,6 +109,8 @@ func (s *Session) askConsent(ctx context.Context, b *browser.ConsentBanner) (*br
 		// without a person, and it shares nothing.
 		return b.Reject, "rejected", ""
 	}
+	ctx, end := s.phase(ctx, PhaseGate)
+	defer end()
 	page, err := s.page(ctx, true)
 	if err != nil {
 		s.log.Debug("consent: a screenshot for the person", "err", err)

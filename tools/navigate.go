@@ -90,8 +90,9 @@ func (s *Session) gatedDestination(ctx context.Context, c *call, in navigateInpu
 		_, err := s.gated(ctx, c, plan)
 		return dest, err
 	}
-	page := s.shown(ctx, nil)
-	d, err := s.gate.AuthorizeSend(ctx, page, p.action, site, w)
+	gctx, end := s.phase(ctx, PhaseGate)
+	d, err := s.gate.AuthorizeSend(gctx, s.shown(gctx, nil), p.action, site, w)
+	end()
 	if err != nil {
 		return dest, fail(toolapi.HumanRejected, "The approval request was withdrawn before a human answered (%v); %s was not performed.", err, p.action)
 	}

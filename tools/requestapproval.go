@@ -55,7 +55,9 @@ func (s *Session) requestApproval(ctx context.Context, c *call, in approvalInput
 	} else if in.Verb != "" || in.Value != nil {
 		return answer("invalid_params: verb and value describe the action on an element: give its ref too.")
 	}
-	d, err := s.gate.RequestApproval(ctx, s.shown(ctx, nil), concrete, in.Action, in.Reason)
+	gctx, end := s.phase(ctx, PhaseGate)
+	d, err := s.gate.RequestApproval(gctx, s.shown(gctx, nil), concrete, in.Action, in.Reason)
+	end()
 	if err != nil {
 		return answer("The request was withdrawn before a human answered: %v", err)
 	}

@@ -182,6 +182,9 @@ type Session struct {
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
+	// tel hears where the calls spend their time; nil when nothing does
+	// (telemetry.go).
+	tel Telemetry
 }
 
 // NewSession wraps an open tab as a session.
@@ -246,6 +249,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 		args = a
 	}
 	c := &call{tool: name, args: args, start: time.Now()}
+	ctx, told := s.callTelemetry(ctx, c)
 	c.masked = s.fillsPassword(name, args)
 	var before string
 	if s.last != nil {
@@ -275,7 +279,15 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
-	return s.screenshotFor(name, before, out), nil
+	out = s.screenshotFor(name, before, out)
+	if told != nil {
+		shot := 0
+		if out.Image != nil {
+			shot = len(out.Image.Data)
+		}
+		told(code, shot)
+	}
+	return out, nil
 }
 
 // fillsPassword reports whether a call carries a value meant for a password
@@ -309,6 +321,8 @@ func resultCode(out Output) string {
 // When the capture fails it still returns a snapshot: an empty one that says
 // why, so that every result carries one.
 func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*snapshot.Snapshot, error) {
+	ctx, end := s.phase(ctx, PhaseCapture)
+	defer end()
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
 	page, err := c.settled, error(nil)
@@ -354,6 +368,8 @@ func (s *Session) page(ctx context.Context, shot bool) (*snapshot.Snapshot, erro
 
 // capturePage captures the whole page with opts and builds it as page does.
 func (s *Session) capturePage(ctx context.Context, opts browser.CaptureOptions) (*snapshot.Snapshot, error) {
+	ctx, end := s.phase(ctx, PhaseCapture)
+	defer end()
 	ctx, cancel := context.WithTimeout(ctx, s.config.SnapshotTimeout)
 	defer cancel()
 	c, err := s.tab.Capture(ctx, opts)

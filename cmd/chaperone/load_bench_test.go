@@ -55,6 +55,7 @@ func BenchmarkLoad(b *testing.B) {
 			base := browsertest.PSSByKind(pid)
 			mem := browsertest.WatchPSS(pid, 50*time.Millisecond)
 			cpuStart := browsertest.SnapshotCPU(pid)
+			phases := scrapePhases(b, p.base) // phases_bench_test.go
 			lat := latencies{}
 			errs := 0
 			// seen counts the errors by message: the benchmark's log keeps
@@ -80,6 +81,7 @@ func BenchmarkLoad(b *testing.B) {
 				}
 			}
 			cpu := browsertest.SnapshotCPU(pid).Since(cpuStart)
+			scrapePhases(b, p.base).report(b, phases)
 			peak, peakKinds := mem.Stop()
 			for _, name := range []string{firstSnapshot, toolapi.GetSnapshot, toolapi.Click, toolapi.Select, toolapi.CompleteTask} {
 				short := strings.TrimPrefix(name, "browser_")

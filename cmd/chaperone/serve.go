@@ -40,6 +40,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
 	af := addApproverFlags(fs, false)
 	text := addSnapshotTextFlag(fs)
+	of := addObsFlags(fs)
 	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -136,6 +137,14 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	obs, closeObs, err := of.start(log, *httpAddr != "", allowedHosts, &cfg.URLPolicy) // obsflags.go
+	if err != nil {
+		return err
+	}
+	defer closeObs()
+	if obs.tel != nil {
+		hc.Metrics = obs.tel.Handler()
+	}
 	// The approvers start before the browser: the addresses they listen on
 	// join the URL policy's reserved ones, which the browser never opens.
 	started := map[checkpoint.Channel]checkpoint.Approver{}
@@ -188,7 +197,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 			}
 			gate := checkpoint.NewGate(profile, sessionApprover, checkpoint.Options{
 				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", server.ShortID(id), "client", client)})
-			s, err := tools.Open(ctx, mgr, cfg, tools.WithGate(gate), tools.WithAudit(auditLog))
+			opts := []tools.SessionOption{tools.WithGate(gate), tools.WithAudit(auditLog)}
+			if obs.tel != nil {
+				opts = append(opts, tools.WithTelemetry(obs.tel.Session(server.ShortID(id), client)))
+			}
+			s, err := tools.Open(ctx, mgr, cfg, opts...)
 			if err != nil {
 				auditLog.Close()
 				return nil, err
@@ -218,6 +231,11 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	} else {
 		sessionApprover = chainApprovers(srv, chain, started)
 	}
+	if obs.tel != nil {
+		sessionApprover = obs.tel.Approver(sessionApprover)
+	}
+	obs.watch(srv, mgr)
+	obs.serve(serving, log)
 
 	if ln == nil {
 		log.Info("serving MCP on stdio", "start_url", cfg.StartURL)

@@ -12,6 +12,12 @@ const (
 	chromedp  = "github.com/chromedp/"
 	mcpGo     = "github.com/mark3labs/mcp-go"
 	anthropic = "github.com/anthropics/anthropic-sdk-go"
+	// Metrics and the tracing SDK and exporter are telemetry's; another
+	// package hears of time only through tools.Telemetry or context (the
+	// OpenTelemetry API alone, which the Anthropic SDK links too).
+	prometheus = "github.com/prometheus/"
+	otelSDK    = "go.opentelemetry.io/otel/sdk"
+	otelExport = "go.opentelemetry.io/otel/exporters/"
 )
 
 // Each package links only what its job needs: only browser speaks CDP, only
@@ -23,18 +29,19 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		pkg       string
 		forbidden []string
 	}{
-		{"capture", []string{chromedp, mcpGo, anthropic}},
-		{"snapshot", []string{chromedp, mcpGo, anthropic}},
-		{"toolapi", []string{chromedp, mcpGo, anthropic}},
-		{"urlpolicy", []string{chromedp, mcpGo, anthropic}},
-		{"checkpoint", []string{chromedp, mcpGo, anthropic}},
-		{"approver", []string{chromedp, mcpGo, anthropic}},
-		{"audit", []string{chromedp, mcpGo, anthropic}},
-		{"driver", []string{chromedp, mcpGo}},
-		{"browser", []string{mcpGo, anthropic}},
-		{"fleet", []string{mcpGo, anthropic}},
-		{"tools", []string{mcpGo, anthropic}},
-		{"server", []string{anthropic}},
+		{"capture", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"snapshot", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"toolapi", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"urlpolicy", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"checkpoint", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"approver", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"audit", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"driver", []string{chromedp, mcpGo, prometheus, otelSDK, otelExport}},
+		{"browser", []string{mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"fleet", []string{mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"tools", []string{mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"server", []string{anthropic, prometheus, otelSDK, otelExport}},
+		{"telemetry", []string{chromedp, mcpGo, anthropic}},
 	} {
 		out, err := exec.Command("go", "list", "-deps", mod+tc.pkg).CombinedOutput()
 		if err != nil {
