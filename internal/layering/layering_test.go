@@ -27,6 +27,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		{"snapshot", []string{chromedp, mcpGo, anthropic}},
 		{"toolapi", []string{chromedp, mcpGo, anthropic}},
 		{"urlpolicy", []string{chromedp, mcpGo, anthropic}},
+		{"internal/oauth", []string{chromedp, mcpGo, anthropic}},
 		{"checkpoint", []string{chromedp, mcpGo, anthropic}},
 		{"approver", []string{chromedp, mcpGo, anthropic}},
 		{"audit", []string{chromedp, mcpGo, anthropic}},
