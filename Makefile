@@ -17,9 +17,12 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium when it is missing, then run every test.
+## test: install Chromium when it is missing (and, with npm, the OAuth
+## end-to-end test's authorization server and MCP client), then run every
+## test.
 test:
 	./scripts/ensure-chromium
+	./scripts/ensure-oauth-e2e >/dev/null
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
