@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -328,6 +329,68 @@ func TestEveryToolHasAScope(t *testing.T) {
 		optIn := !slices.ContainsFunc(base, func(b tools.Definition) bool { return b.Name == d.Name })
 		if got := slices.Contains(p.required(d.Name, json.RawMessage(`{}`)), ScopeCaps); got != optIn {
 			t.Errorf("%s needs %s: %v, opt-in: %v", d.Name, ScopeCaps, got, optIn)
+		}
+	}
+}
+
+// Over SSE too, a call outside the token's scopes is refused before it
+// runs.
+func TestOAuthScopesOverSSE(t *testing.T) {
+	t.Parallel()
+	f := &fakes{}
+	s := newTestServer(t, f, Config{})
+	base, resource, is := oauthServer(t, s, nil)
+	c := servertest.Connect(t, servertest.SSE, base, is.Token(t, "reader", resource, ScopeRead))
+	if res := callTool(t, context.Background(), c, toolapi.GetSnapshot, nil); res.IsError {
+		t.Fatalf("get_snapshot with %s: %+v", ScopeRead, res)
+	}
+	req := mcp.CallToolRequest{}
+	req.Params.Name, req.Params.Arguments = toolapi.Click, map[string]any{"ref": "@e1"}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if res, err := c.CallTool(ctx, req); err == nil && !res.IsError {
+		t.Errorf("browser_click with %s only ran: %+v", ScopeRead, res)
+	}
+	for _, sess := range f.all() {
+		for _, call := range sess.calls() {
+			if strings.HasPrefix(call, toolapi.Click) {
+				t.Errorf("the click reached the browser session: %s", call)
+			}
+		}
+	}
+}
+
+// Behind a load balancer, the resource URL is the name clients use: its
+// host is accepted, and the challenge and the metadata name it.
+func TestOAuthResourceURLBehindAProxy(t *testing.T) {
+	t.Parallel()
+	is := oauthtest.NewIssuer(t)
+	const resource = "https://mcp.example.com/tenant/mcp"
+	v, err := oauth.New(context.Background(), oauth.Options{Issuer: is.URL(), Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, &fakes{}, Config{})
+	h, shutdown, err := s.HTTPHandler(HTTPConfig{Addr: "0.0.0.0:8931", OAuth: v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shutdown(context.Background())
+	do := func(method, path string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest(method, "http://mcp.example.com"+path, strings.NewReader(initBody))
+		r.Header.Set("Content-Type", "application/json")
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := do(http.MethodPost, "/mcp")
+	if w.Code != http.StatusUnauthorized || !strings.Contains(w.Header().Get("WWW-Authenticate"), `resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/tenant/mcp"`) {
+		t.Errorf("POST /mcp without a token: %d %q", w.Code, w.Header().Get("WWW-Authenticate"))
+	}
+	for _, path := range []string{"/.well-known/oauth-protected-resource/tenant/mcp", "/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		w := do(http.MethodGet, path)
+		if w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"resource":"`+resource+`"`) {
+			t.Errorf("GET %s: %d %s", path, w.Code, w.Body.String())
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/netip"
+	"strings"
 
 	"github.com/chaperone-mcp/chaperone/internal/oauth"
 )
@@ -48,18 +49,28 @@ func (o *oauthFlags) check() error {
 }
 
 // validator discovers the issuer and fetches its keys, for the server
-// listening at addr; nil without --oauth-issuer.
-func (o *oauthFlags) validator(ctx context.Context, log *slog.Logger, addr net.Addr) (*oauth.Validator, error) {
+// configured to listen at configured (host:port) and listening at ln; nil
+// without --oauth-issuer. The default resource names the host as
+// configured (localhost stays localhost: clients compare the resource's
+// origin with the URL they were given) and the port as listened on.
+func (o *oauthFlags) validator(ctx context.Context, log *slog.Logger, configured string, ln net.Addr) (*oauth.Validator, error) {
 	if o.issuer == "" {
 		return nil, nil
 	}
 	resource := o.resourceURL
 	if resource == "" {
-		ap, err := netip.ParseAddrPort(addr.String())
-		if err != nil || ap.Addr().IsUnspecified() {
-			return nil, fmt.Errorf("--oauth-issuer: listening on %s, clients reach this server by another name: set --resource-url to the URL of its /mcp", addr)
+		host, _, err := net.SplitHostPort(configured)
+		if err != nil {
+			return nil, fmt.Errorf("--http %s: %w", configured, err)
 		}
-		resource = "http://" + addr.String() + "/mcp"
+		_, port, err := net.SplitHostPort(ln.String())
+		if err != nil {
+			return nil, fmt.Errorf("listening on %s: %w", ln, err)
+		}
+		if ip, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil && ip.IsUnspecified() {
+			return nil, fmt.Errorf("--oauth-issuer: listening on %s, clients reach this server by another name: set --resource-url to the URL of its /mcp", configured)
+		}
+		resource = "http://" + net.JoinHostPort(strings.Trim(host, "[]"), port) + "/mcp"
 	}
 	v, err := oauth.New(ctx, oauth.Options{Issuer: o.issuer, Audience: resource, Logger: log})
 	if err != nil {

@@ -142,7 +142,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		if err := reserve(&cfg.URLPolicy, ln.Addr().String()); err != nil {
 			return err
 		}
-		if hc.OAuth, err = of.validator(ctx, log, ln.Addr()); err != nil {
+		if hc.OAuth, err = of.validator(ctx, log, hc.Addr, ln.Addr()); err != nil {
 			return err
 		}
 		if err := hc.Check(); err != nil {

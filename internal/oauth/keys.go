@@ -47,6 +47,7 @@ type keySet struct {
 	lastTry  time.Time                    // when the last fetch started
 	pending  *fetch                       // the fetch under way or due
 	fetches  int                          // how many fetches started (tests read it)
+	waiting  int                          // requests waiting for a fetch (tests read it)
 	lastFail error
 }
 
@@ -94,13 +95,18 @@ func (k *keySet) lookup(ctx context.Context, kid string) ([]jose.JSONWebKey, err
 		if f == nil {
 			f = k.schedule(asked)
 		}
+		k.waiting++
 		k.mu.Unlock()
 		select {
 		case <-ctx.Done():
+			k.mu.Lock()
+			k.waiting--
+			k.mu.Unlock()
 			return nil, fmt.Errorf("wait for the issuer's keys: %w", context.Cause(ctx))
 		case <-f.done:
 		}
 		k.mu.Lock()
+		k.waiting--
 		if keys, ok := k.keys[kid]; ok {
 			k.mu.Unlock()
 			return keys, nil

@@ -215,6 +215,11 @@ func (v *Validator) Validate(ctx context.Context, raw string) (Token, error) {
 	if typ, ok := h.ExtraHeaders[jose.HeaderType].(string); ok && !accessTokenType(typ) {
 		return Token{}, refuse("not an access token (typ)", nil)
 	}
+	if len(h.KeyID) > maxKIDLength {
+		// No issuer's key has such a name (the key set skips them): not
+		// worth a fetch.
+		return Token{}, refuse("unknown signing key", nil)
+	}
 	keys, err := v.keys.lookup(ctx, h.KeyID)
 	if err != nil {
 		if errors.Is(err, errUnknownKey) {

@@ -273,6 +273,7 @@ func TestValidate(t *testing.T) {
 		{"sub with a newline", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Sub = "alice\nlevel=ERROR" })), "no usable sub"},
 		{"sub with a bidi override", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Sub = "alice\u202egnp" })), "no usable sub"},
 		{"sub too long", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Sub = strings.Repeat("a", 300) })), "no usable sub"},
+		{"kid too long to be the issuer's", sign(t, key{jose.JSONWebKey{Key: ec.priv.Key, KeyID: strings.Repeat("k", maxKIDLength+1), Algorithm: "ES256"}}, "at+jwt", good()), "unknown signing key"},
 		{"garbage", "not.a.token", "not a JWT signed with a public-key algorithm"},
 		{"too long", strings.Repeat("a", maxToken+1), "token too long"},
 	} {
@@ -340,13 +341,28 @@ func TestUnknownKidRefreshes(t *testing.T) {
 // a fetch is due and a request is waiting for it.
 func waitScheduled(t *testing.T, clock *fakeClock, n int) {
 	t.Helper()
-	for range 10000 {
+	for range 60000 {
 		if len(clock.scheduled()) >= n {
 			return
 		}
 		time.Sleep(time.Millisecond)
 	}
 	t.Fatalf("no fetch was scheduled")
+}
+
+// waitWaiting waits until n requests wait for the key set's fetch.
+func waitWaiting(t *testing.T, v *Validator, n int) {
+	t.Helper()
+	for range 60000 {
+		v.keys.mu.Lock()
+		w := v.keys.waiting
+		v.keys.mu.Unlock()
+		if w >= n {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("the requests did not all wait for the fetch")
 }
 
 // A flood of tokens with made-up kids costs the issuer one fetch per
@@ -371,6 +387,7 @@ func TestUnknownKidRefreshIsRateLimited(t *testing.T) {
 		}()
 	}
 	waitScheduled(t, clock, 1)
+	waitWaiting(t, v, n)
 	// Cancelled requests do not start fetches of their own either.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
