@@ -3,6 +3,7 @@ package oauth
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -186,8 +187,11 @@ func (v *Validator) Metadata() Metadata { return v.meta }
 // §2.2).
 type claims struct {
 	jwt.Claims
-	Scope    string `json:"scope"`
-	ClientID string `json:"client_id"`
+	Scope string `json:"scope"`
+	// SCP is where some issuers (Okta, Microsoft Entra) put the scopes
+	// instead: a string or an array.
+	SCP      scopeList `json:"scp"`
+	ClientID string    `json:"client_id"`
 	// Cnf binds a token to a key its holder must prove (DPoP, mTLS); a
 	// bearer resource server cannot check that proof, so such a token is
 	// refused rather than accepted from whoever holds it.
@@ -270,12 +274,35 @@ func (v *Validator) Validate(ctx context.Context, raw string) (Token, error) {
 	if !usableSubject(c.Subject) {
 		return Token{}, refuse("no usable sub", nil)
 	}
+	scopes := strings.Fields(c.Scope)
+	if c.Scope == "" {
+		scopes = c.SCP
+	}
 	return Token{
 		Subject:  c.Subject,
 		ClientID: c.ClientID,
-		Scopes:   strings.Fields(c.Scope),
+		Scopes:   scopes,
 		Expiry:   c.Expiry.Time(),
 	}, nil
+}
+
+// scopeList is a scope claim given as one space-separated string or as
+// an array of strings.
+type scopeList []string
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (l *scopeList) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*l = strings.Fields(s)
+		return nil
+	}
+	var a []string
+	if err := json.Unmarshal(b, &a); err != nil {
+		return fmt.Errorf("scp: want a string or an array of strings")
+	}
+	*l = a
+	return nil
 }
 
 // accessTokenType reports whether a JWT's typ header allows it to be an

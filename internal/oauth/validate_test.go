@@ -188,6 +188,7 @@ type tokenClaims struct {
 	Scope    string `json:"scope,omitempty"`
 	ClientID string `json:"client_id,omitempty"`
 	Cnf      any    `json:"cnf,omitempty"`
+	SCP      any    `json:"scp,omitempty"`
 }
 
 // Each kind of token an attacker or a misconfigured issuer gives is
@@ -247,6 +248,9 @@ func TestValidate(t *testing.T) {
 		{"no typ", sign(t, ec, "", good()), ""},
 		{"aud array with us", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Aud = []string{"https://other.example/mcp", audience} })), ""},
 		{"expired within the leeway", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Exp = now - 20 })), ""},
+		{"scopes in scp, an array", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Scope, c.SCP = "", []string{"chaperone:read", "chaperone:act"} })), ""},
+		{"scopes in scp, a string", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Scope, c.SCP = "", "chaperone:read chaperone:act" })), ""},
+		{"scp a number", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Scope, c.SCP = "", 7 })), "malformed claims"},
 		{"alg none", unsigned, "not a JWT signed with a public-key algorithm"},
 		{"alg None", unsignedCase, "not a JWT signed with a public-key algorithm"},
 		{"HS256 with the public key (PEM) as secret", hmacSigned(pubPEM), "not a JWT signed with a public-key algorithm"},
