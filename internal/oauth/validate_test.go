@@ -235,6 +235,23 @@ func TestValidate(t *testing.T) {
 	parts := strings.Split(goodTok, ".")
 	swapped := parts[0] + "." + b64(with(func(c *tokenClaims) { c.Sub = "mallory" })) + "." + parts[2]
 	elsewhere := ecKey(t, "ec1") // same kid, not the issuer's key
+	// A token that carries its own key (CVE-2018-0114's trick) or points
+	// at a key set of its own: the key is the issuer's, always.
+	embedded := func(extra map[string]any) string {
+		opts := (&jose.SignerOptions{EmbedJWK: true}).WithType("at+jwt")
+		for k, v := range extra {
+			opts = opts.WithHeader(jose.HeaderKey(k), v)
+		}
+		s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: elsewhere.priv.Key}, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := jwt.Signed(s).Claims(good()).Serialize()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
 
 	for _, tc := range []struct {
 		name   string
@@ -258,6 +275,8 @@ func TestValidate(t *testing.T) {
 		{"payload swapped under a good signature", swapped, "bad signature"},
 		{"key from elsewhere, the issuer's kid", sign(t, elsewhere, "at+jwt", good()), "bad signature"},
 		{"ES256 key named as RS256 key's kid", sign(t, key{jose.JSONWebKey{Key: elsewhere.priv.Key, KeyID: "rs1", Algorithm: "ES256"}}, "at+jwt", good()), "bad signature"},
+		{"its own key embedded, the issuer's kid", embedded(map[string]any{"kid": "ec1"}), "bad signature"},
+		{"a jku of its own, the issuer's kid", embedded(map[string]any{"kid": "ec1", "jku": "http://127.0.0.1:1/jwks"}), "bad signature"},
 		{"wrong iss", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Iss = "https://evil.example" })), "wrong issuer"},
 		{"iss with a trailing slash", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Iss = is.url() + "/" })), "wrong issuer"},
 		{"no iss", sign(t, ec, "at+jwt", with(func(c *tokenClaims) { c.Iss = "" })), "wrong issuer"},
