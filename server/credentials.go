@@ -92,6 +92,18 @@ func (c *Credentials) lookup(token string) (string, bool) {
 	return name, ok
 }
 
+// has reports whether a credential is named name.
+func (c *Credentials) has(name string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, n := range c.byHash {
+		if n == name {
+			return true
+		}
+	}
+	return false
+}
+
 type clientKey struct{}
 
 // withClient returns ctx carrying the name of the client it serves.

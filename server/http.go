@@ -10,11 +10,14 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	mcpserver "github.com/mark3labs/mcp-go/server"
+
+	"github.com/chaperone-mcp/chaperone/internal/oauth"
 )
 
 // MinTokenLength is the shortest bearer token the HTTP transports accept.
@@ -66,6 +69,13 @@ type HTTPConfig struct {
 	// IdleTimeout closes a kept-alive connection with no request for this
 	// long; zero means 2 minutes.
 	IdleTimeout time.Duration
+	// OAuth, when set, also accepts the JWT access tokens its issuer signs
+	// for its audience, the resource identifier (RFC 8707), and serves the
+	// resource's metadata (RFC 9728) at /.well-known/oauth-protected-resource.
+	// The token's sub names the client, which owns its sessions as a
+	// credential's name does; its scopes bound the tools it may call
+	// (ScopeRead, ScopeAct, ScopeCaps). Static credentials keep every scope.
+	OAuth *oauth.Validator
 	// AllowedOrigins lists the browser origins (scheme://host[:port]) whose
 	// requests are served, with CORS for exactly those. A request with any
 	// other Origin header is refused; requests without one (non-browser
@@ -121,7 +131,7 @@ func (c HTTPConfig) Check() error {
 	if err != nil {
 		return err
 	}
-	if c.Token == "" && c.Credentials == nil && !IsLoopback(addr) {
+	if c.Token == "" && c.Credentials == nil && c.OAuth == nil && !IsLoopback(addr) {
 		return fmt.Errorf("refusing to listen on %s without a token: anyone who can reach this address could drive the browser. "+
 			"Set --token or CHAPERONE_TOKEN (e.g. CHAPERONE_TOKEN=$(openssl rand -hex 32)), or listen on 127.0.0.1", addr)
 	}
@@ -189,15 +199,37 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 		fmt.Fprintln(w, "ok")
 	})
+	public := map[string]bool{"/healthz": true}
+	hosts := allowedHosts(addr, c.AllowedHosts)
+	var metaURL string
+	if c.OAuth != nil {
+		resource, err := url.Parse(c.OAuth.Audience())
+		if err != nil {
+			return nil, nil, fmt.Errorf("resource %q: %w", c.OAuth.Audience(), err)
+		}
+		metaURL = metadataURL(resource)
+		meta := serveResourceMetadata(c.OAuth, s.scopes.supported)
+		for _, p := range metadataPaths(resource) {
+			mux.Handle("GET "+p, meta)
+			public[p] = true
+		}
+		// Clients reach the server at its resource URL (a load balancer's
+		// name, behind one): its host is this server's.
+		hosts = append(hosts, resource.Host)
+	}
 	g := &guard{
-		next:    mux,
-		hosts:   allowedHosts(addr, c.AllowedHosts),
-		origins: append(ownOrigins(addr), c.AllowedOrigins...),
-		creds:   c.Credentials,
-		owners:  s.owners,
-		log:     s.log,
-		body:    cmp.Or(c.BodyTimeout, defaultBodyTimeout),
-		write:   cmp.Or(c.WriteTimeout, defaultWriteTimeout),
+		next:        mux,
+		hosts:       hosts,
+		origins:     append(ownOrigins(addr), c.AllowedOrigins...),
+		creds:       c.Credentials,
+		oauth:       c.OAuth,
+		metadataURL: metaURL,
+		scopes:      s.scopes,
+		public:      public,
+		owners:      s.owners,
+		log:         s.log,
+		body:        cmp.Or(c.BodyTimeout, defaultBodyTimeout),
+		write:       cmp.Or(c.WriteTimeout, defaultWriteTimeout),
 	}
 	if g.creds == nil && c.Token != "" {
 		g.creds, err = NewCredentials([]Credential{{Name: "client1", Token: c.Token}})
@@ -313,11 +345,17 @@ type guard struct {
 	next    http.Handler
 	hosts   []string
 	origins []string
-	creds   *Credentials // nil when no token is required
-	owners  *owners
-	log     *slog.Logger
-	body    time.Duration // to read a request's body
-	write   time.Duration // for each write of a response
+	creds   *Credentials     // nil when no static token is accepted
+	oauth   *oauth.Validator // nil when no access token is accepted
+	// metadataURL is the address of the resource's metadata, which a
+	// refusal names.
+	metadataURL string
+	scopes      *scopePolicy
+	public      map[string]bool // paths served without a token
+	owners      *owners
+	log         *slog.Logger
+	body        time.Duration // to read a request's body
+	write       time.Duration // for each write of a response
 }
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -333,15 +371,16 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	preflight := r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != ""
 	var client string
-	if g.creds != nil && r.URL.Path != "/healthz" && !preflight {
-		name, ok := g.client(r)
-		if !ok {
+	var scopes []string
+	restricted := false
+	if (g.creds != nil || g.oauth != nil) && !g.public[r.URL.Path] && !preflight {
+		name, granted, limited, refused := g.authenticate(r)
+		if refused != nil {
 			g.log.Debug("refused: token", "path", r.URL.Path)
-			w.Header().Set("WWW-Authenticate", `Bearer realm="chaperone"`)
-			http.Error(w, "401 unauthorized: send Authorization: Bearer <token>", http.StatusUnauthorized)
+			g.challenge(w, *refused)
 			return
 		}
-		client = name
+		client, scopes, restricted = name, granted, limited
 	}
 	for _, id := range requestSessions(r) {
 		if !g.owners.allows(id, client) {
@@ -359,6 +398,12 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// end the request.
 		rc.SetReadDeadline(time.Now().Add(g.body))
 		r.Body = &deadlineBody{ReadCloser: http.MaxBytesReader(w, r.Body, maxBody), rc: rc}
+	}
+	if restricted {
+		if !g.checkScopes(w, r, scopes) {
+			return
+		}
+		r = r.WithContext(withGrant(r.Context(), scopes))
 	}
 	r = r.WithContext(withClient(r.Context(), client))
 	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: client}
@@ -435,15 +480,6 @@ func (g *guard) originAllowed(origin string) bool {
 		}
 	}
 	return false
-}
-
-// client returns the name of the client whose bearer token r carries.
-func (g *guard) client(r *http.Request) (string, bool) {
-	scheme, token, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") {
-		return "", false
-	}
-	return g.creds.lookup(strings.TrimSpace(token))
 }
 
 // responseWriter binds a new MCP session to its client before the client

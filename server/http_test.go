@@ -20,10 +20,23 @@ const testToken = "0123456789abcdef-test-token"
 // serveHTTP serves s on a loopback port with c and returns its base URL.
 func serveHTTP(t *testing.T, s *Server, c HTTPConfig) string {
 	t.Helper()
+	return serveOnListener(t, s, listenLoopback(t), c)
+}
+
+// listenLoopback listens on a free loopback port.
+func listenLoopback(t *testing.T) net.Listener {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ln
+}
+
+// serveOnListener serves s on ln with c until the test ends and returns
+// its base URL.
+func serveOnListener(t *testing.T, s *Server, ln net.Listener, c HTTPConfig) string {
+	t.Helper()
 	c.Addr = ln.Addr().String()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)

@@ -83,6 +83,8 @@ type Server struct {
 	elicit *ElicitationApprover
 	// owners records the client that opened each MCP session.
 	owners *owners
+	// scopes says which OAuth scopes each tool's calls need.
+	scopes *scopePolicy
 }
 
 // New builds a Server that registers the tools of
@@ -105,11 +107,16 @@ func New(cfg Config) (*Server, error) {
 	default:
 		return nil, fmt.Errorf("new server: text format %q is neither %q nor %q", cfg.Text, TextCompact, TextJSON)
 	}
+	scopes, err := newScopePolicy(defs)
+	if err != nil {
+		return nil, fmt.Errorf("new server: %w", err)
+	}
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
+		scopes:   scopes,
 		log:      log,
 		text:     cfg.Text,
 		sessions: newRegistry(cfg.NewSession, cfg.MaxSessions, cfg.SessionIdle, log),
@@ -143,6 +150,8 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithHooks(hooks),
 		// Log messages tell a client that an approval waits elsewhere.
 		mcpserver.WithLogging(),
+		// Outermost: a call the access token does not allow runs nothing.
+		mcpserver.WithToolHandlerMiddleware(s.scopeMiddleware),
 		// The elicitation approver parks a call whose gate waits on a
 		// human and resumes it when the client answers.
 		mcpserver.WithToolHandlerMiddleware(s.elicit.Middleware),

@@ -318,6 +318,11 @@ func TestRefusals(t *testing.T) {
 		{"bad viewport", nil, []string{"serve", "--viewport", "huge"}, "--viewport"},
 		{"unknown capability", nil, []string{"serve", "--caps", "wait,teleport"}, `--caps: unknown capability "teleport": want one of`},
 		{"bad env value", []string{"CHAPERONE_MAX_SESSIONS=many"}, []string{"serve"}, "CHAPERONE_MAX_SESSIONS"},
+		{"a resource URL without an issuer", nil, []string{"serve", "--http", "127.0.0.1:0", "--resource-url", "https://mcp.example/mcp"}, "give --oauth-issuer too"},
+		{"an issuer over plain http beyond loopback", []string{"CHAPERONE_OAUTH_ISSUER=http://as.example"}, []string{"serve", "--http", "127.0.0.1:0"}, `--oauth-issuer "http://as.example": use https`},
+		{"a resource URL over plain http beyond loopback", nil, []string{"serve", "--http", "0.0.0.0:0", "--oauth-issuer", "https://as.example", "--resource-url", "http://mcp.example/mcp"}, "use https"},
+		{"an issuer on every interface without a resource URL", nil, []string{"serve", "--http", "0.0.0.0:0", "--url", "http://127.0.0.1:1/", "--oauth-issuer", "http://127.0.0.1:1"}, "set --resource-url"},
+		{"an issuer that does not answer", nil, []string{"serve", "--http", "127.0.0.1:0", "--url", "http://127.0.0.1:1/", "--oauth-issuer", "http://127.0.0.1:1"}, "--oauth-issuer: oauth: discover http://127.0.0.1:1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, stderr := runBinary(t, c.env, c.args...)

@@ -25,6 +25,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	var tokens repeatedFlag
 	fs.Var(&tokens, "token", "a bearer `token` HTTP requests must carry, as name:token or bare (named client1, client2…); repeat for more clients.\nA token or --tokens-file is required beyond loopback (prefer $CHAPERONE_TOKEN or the file: flags show in ps)")
 	tokensFile := fs.String("tokens-file", "", "read the clients' bearer tokens from `file`, one \"name token\" per line (# comments); reloaded on SIGHUP; must not be readable by every user")
+	of := addOAuthFlags(fs)
 	maxPerClient := fs.Int("max-sessions-per-client", 0, "the most browser sessions one client (one token) may have open at once (0: only --max-sessions bounds it)")
 	var allowedHosts, allowedOrigins listFlag
 	fs.Var(&allowedHosts, "allowed-hosts", "more Host `names` HTTP requests may carry, comma-separated (localhost, 127.0.0.1 and [::1] always)")
@@ -40,7 +41,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
 	af := addApproverFlags(fs, false)
 	text := addSnapshotTextFlag(fs)
-	of := addObsFlags(fs)
+	obsf := addObsFlags(fs)
 	cf := addCommonFlags(fs, "info")
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
@@ -71,14 +72,21 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		}
 		hc = server.HTTPConfig{Addr: addr, Credentials: creds, MaxSessionsPerClient: *maxPerClient,
 			AllowedHosts: allowedHosts, AllowedOrigins: allowedOrigins, SessionRoute: *sessionRoute}
-		if err := hc.Check(); err != nil {
+		if err := of.check(); err != nil {
 			return err
+		}
+		// With an issuer, the check waits for the validator, made once
+		// the listener knows its port (the default resource names it).
+		if of.issuer == "" {
+			if err := hc.Check(); err != nil {
+				return err
+			}
 		}
 		if *tokensFile != "" {
 			reloadOnHUP(ctx, log, creds, *tokensFile)
 		}
-	} else if len(tokens) > 0 || *tokensFile != "" {
-		log.Warn("--token and --tokens-file have no effect on stdio")
+	} else if len(tokens) > 0 || *tokensFile != "" || of.issuer != "" {
+		log.Warn("--token, --tokens-file and --oauth-issuer have no effect on stdio")
 	}
 	if *maxSessions < 1 {
 		return fmt.Errorf("--max-sessions %d: want at least 1", *maxSessions)
@@ -136,8 +144,14 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 		if err := reserve(&cfg.URLPolicy, ln.Addr().String()); err != nil {
 			return err
 		}
+		if hc.OAuth, err = of.validator(ctx, log, hc.Addr, ln.Addr()); err != nil {
+			return err
+		}
+		if err := hc.Check(); err != nil {
+			return err
+		}
 	}
-	obs, closeObs, err := of.start(log, *httpAddr != "", allowedHosts, &cfg.URLPolicy) // obsflags.go
+	obs, closeObs, err := obsf.start(log, *httpAddr != "", allowedHosts, &cfg.URLPolicy) // obsflags.go
 	if err != nil {
 		return err
 	}
@@ -243,7 +257,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	} else {
 		base := "http://" + ln.Addr().String()
 		log.Info("serving MCP over HTTP", "addr", ln.Addr().String(), "streamable", base+"/mcp", "sse", base+"/sse",
-			"token_required", hc.Credentials != nil, "start_url", cfg.StartURL)
+			"token_required", hc.Credentials != nil || hc.OAuth != nil, "start_url", cfg.StartURL)
 		err = srv.Serve(serving, ln, hc)
 	}
 	if serving.Err() != nil {

@@ -33,6 +33,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		{"snapshot", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"toolapi", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"urlpolicy", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"internal/oauth", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"checkpoint", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"approver", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"audit", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
