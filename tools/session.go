@@ -182,6 +182,8 @@ type Session struct {
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
+	// delta is what snapshot deltas need (delta.go).
+	delta deltas
 }
 
 // NewSession wraps an open tab as a session.
@@ -275,7 +277,8 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
-	return s.screenshotFor(name, before, out), nil
+	out = s.screenshotFor(name, before, out)
+	return s.deltaFor(name, out), nil
 }
 
 // fillsPassword reports whether a call carries a value meant for a password
@@ -320,11 +323,13 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 		err = fmt.Errorf("snapshot: %w", err)
 		page = &capture.Page{URL: s.tab.URL(), ScreenshotError: err.Error()}
 	}
+	doc := s.document(ctx)
 	opts := s.config.Snapshot
-	opts.ViewportOnly, opts.Positions = viewportOnly, c.positions
+	opts.ViewportOnly, opts.Positions, opts.Keep = viewportOnly, c.positions, s.keep(doc)
 	snap, table, next := snapshot.Build(page, opts, s.next)
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
+	s.built(snap, doc, opts.Keep != nil)
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
 	s.pdfNotes(ctx, snap, page)
