@@ -429,9 +429,12 @@ func (d *Delta) Render(cur *Snapshot) string {
 		}
 		b.WriteString(l)
 	}
-	if len(d.Text) > 0 {
+	if slices.ContainsFunc(d.Text, func(e TextEdit) bool { return !sameShown(e.Delete, e.Insert) }) {
 		b.WriteString("text:\n")
 		for _, e := range d.Text {
+			if sameShown(e.Delete, e.Insert) {
+				continue // only refs changed, which the text does not show
+			}
 			for _, l := range e.Delete {
 				b.WriteString("- ")
 				b.WriteString(withoutRefs(l))
@@ -479,4 +482,10 @@ func shortID(id string) string {
 		return id[len(id)-8:]
 	}
 	return id
+}
+
+// sameShown reports whether two runs of page text lines read the same once
+// their refs are taken out, as the compact text shows them.
+func sameShown(a, b []string) bool {
+	return slices.EqualFunc(a, b, func(x, y string) bool { return withoutRefs(x) == withoutRefs(y) })
 }
