@@ -119,7 +119,7 @@ func TestDiff(t *testing.T) {
 				t.Errorf("changed %q, want %q", got, tc.chg)
 			}
 			text := d.Render(cur)
-			if !strings.HasPrefix(text, "delta of snapshot 000000a1: ") || !strings.Contains(strings.SplitN(text, "\n", 2)[0], Untrusted) {
+			if !strings.HasPrefix(text, "delta of snapshot 000000a1"+DeltaRule+": ") || !strings.Contains(strings.SplitN(text, "\n", 2)[0], Untrusted) {
 				t.Errorf("header:\n%s", text)
 			}
 			for _, l := range tc.text {

@@ -165,3 +165,21 @@ func headerLine(text string) string {
 	}
 	return ""
 }
+
+// nextPage is the page an agent has after an action's result (its JSON):
+// the result's whole snapshot, or its delta applied to page.
+func nextPage(tb testing.TB, page *snapshot.Snapshot, data string) *snapshot.Snapshot {
+	tb.Helper()
+	var r toolapi.ActionResult
+	if err := json.Unmarshal([]byte(data), &r); err != nil {
+		tb.Fatal(err)
+	}
+	if r.Delta == nil {
+		return r.Snapshot
+	}
+	next, ok := snapshot.Apply(page, r.Delta)
+	if !ok {
+		tb.Fatalf("a delta of %s, not of the page the agent has (%s)", r.Delta.Of, page.ID)
+	}
+	return next
+}
