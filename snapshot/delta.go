@@ -110,7 +110,7 @@ func Diff(old, cur *Snapshot) (*Delta, bool) {
 		case moved[e.Ref]:
 			d.Moved = append(d.Moved, e.Ref)
 			d.Changed = append(d.Changed, *e)
-		case line(o, focusOf(old)) != line(e, focusOf(cur)) || was.parent[e.Ref] != now.parent[e.Ref]:
+		case line(o, focusOf(old)) != line(e, focusOf(cur)):
 			d.Changed = append(d.Changed, *e)
 		case !sameJSON(o, e):
 			d.Updated = append(d.Updated, *e)
@@ -188,28 +188,34 @@ func sameJSON(a, b *Element) bool {
 	return err1 == nil && err2 == nil && string(x) == string(y)
 }
 
-// movedRefs are the refs in both snapshots whose place among the others
-// changed: those outside a longest common subsequence of the two orders.
+// movedRefs are the refs in both snapshots whose place changed: those
+// under another parent, and of the rest those outside a longest common
+// subsequence of the two orders.
 func movedRefs(old, cur *Snapshot, was, now refIndex) map[string]bool {
+	moved := make(map[string]bool)
+	for _, e := range cur.Elements {
+		if _, ok := was.at[e.Ref]; ok && was.parent[e.Ref] != now.parent[e.Ref] {
+			moved[e.Ref] = true
+		}
+	}
 	var a, b []string
 	for _, e := range old.Elements {
-		if _, ok := now.at[e.Ref]; ok {
+		if _, ok := now.at[e.Ref]; ok && !moved[e.Ref] {
 			a = append(a, e.Ref)
 		}
 	}
 	for _, e := range cur.Elements {
-		if _, ok := was.at[e.Ref]; ok {
+		if _, ok := was.at[e.Ref]; ok && !moved[e.Ref] {
 			b = append(b, e.Ref)
 		}
 	}
 	if slices.Equal(a, b) {
-		return nil
+		return moved
 	}
 	in := make(map[string]bool)
 	for _, r := range lcs(a, b) {
 		in[r] = true
 	}
-	moved := make(map[string]bool)
 	for _, r := range b {
 		if !in[r] {
 			moved[r] = true
@@ -399,12 +405,17 @@ func (d *Delta) Render(cur *Snapshot) string {
 	for _, e := range d.Added {
 		added[e.Ref] = true
 	}
-	byRef := make(map[string]*Element, len(cur.Elements))
-	for i := range cur.Elements {
-		byRef[cur.Elements[i].Ref] = &cur.Elements[i]
+	addedAt := make(map[string]int, len(d.Added))
+	for i, e := range d.Added {
+		addedAt[e.Ref] = i
 	}
+	written := make(map[string]bool, len(d.Added))
 	var walk func(e *Element, depth int)
 	walk = func(e *Element, depth int) {
+		if written[e.Ref] {
+			return
+		}
+		written[e.Ref] = true
 		for range depth {
 			b.WriteString("  ")
 		}
@@ -415,15 +426,18 @@ func (d *Delta) Render(cur *Snapshot) string {
 		}
 		b.WriteString(l)
 		for _, c := range e.Children {
-			if ce, ok := byRef[c]; ok && added[c] {
-				walk(ce, depth+1)
+			if i, ok := addedAt[c]; ok {
+				walk(&d.Added[i], depth+1)
 			}
 		}
 	}
-	for _, e := range d.Added {
-		if !added[now.parent[e.Ref]] {
-			walk(byRef[e.Ref], 0)
+	for i := range d.Added {
+		if e := &d.Added[i]; !added[now.parent[e.Ref]] {
+			walk(e, 0)
 		}
+	}
+	for i := range d.Added {
+		walk(&d.Added[i], 0) // each added element once, whatever its parents
 	}
 	for i := range d.Changed {
 		e := &d.Changed[i]

@@ -66,6 +66,10 @@ func TestDiff(t *testing.T) {
 			s.Elements[5], s.Elements[6] = s.Elements[6], s.Elements[5]
 			s.Text = strings.Replace(s.Text, "[@e6 Help] [@e7 Privacy]", "[@e7 Privacy] [@e6 Help]", 1)
 		}, nil, nil, []string{"@e6"}, []string{`~@e6 link "Help" moved`, "+ [Privacy] [Help]"}, true},
+		{"moved to another parent", func(s *Snapshot) {
+			s.Elements[1].Children = []string{"@e3", "@e4", "@e6"}
+			s.Elements[4], s.Elements[5] = s.Elements[5], s.Elements[4]
+		}, nil, nil, []string{"@e6"}, []string{`~@e6 link "Help" moved in @e2`}, true},
 		{"text only", func(s *Snapshot) {
 			s.Text = strings.Replace(s.Text, "Plan: Basic", "Plan: Premium", 1)
 		}, nil, nil, nil, []string{"- Plan: Basic [Change plan] [Cancel Membership]", "+ Plan: Premium [Change plan] [Cancel Membership]"}, true},
