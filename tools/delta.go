@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"log/slog"
 	"slices"
 
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -87,7 +88,14 @@ func (s *Session) deltaFor(name string, out Output) Output {
 	old.Positions = slices.Clone(base.Positions)
 	s.secrets.redactSnapshot(&old)
 	d, ok := snapshot.Diff(&old, snap)
-	if !ok || !d.Worth(snap) {
+	if !ok {
+		return out
+	}
+	worth := d.Worth(snap)
+	if s.log.Enabled(context.Background(), slog.LevelDebug) {
+		s.log.Debug("snapshot delta", "tool", name, "delta_bytes", len(d.Render(snap)), "whole_bytes", len(snap.Render()), "sent", worth)
+	}
+	if !worth {
 		return out
 	}
 	s.secrets.redactDelta(d)
