@@ -65,16 +65,29 @@ var deltaFlows = []struct {
 
 // flowTokens is what one run of a flow cost a model in text: cl100k tokens
 // over every result's text, the calls, and how many results were deltas.
-type flowTokens struct{ text, calls, deltas int }
+type flowTokens struct {
+	text, calls, deltas int
+	// shares are the server's log of each delta's size and the whole's.
+	shares []string
+}
 
 // runDeltaFlow runs a flow over stdio with screenshots off and deltas on or off,
 // as an agent that keeps the page would (refs found on the page it pieces
 // together), and fails unless every step succeeds.
-func runDeltaFlow(t *testing.T, enc *tiktoken.Tiktoken, start string, steps []flowStep, delta bool) flowTokens {
+func runDeltaFlow(t *testing.T, enc *tiktoken.Tiktoken, start string, steps []flowStep, delta bool) (n flowTokens) {
 	t.Helper()
-	c, _, _ := stdioClient(t, nil, "serve", "--profile", "none", "--screenshots", "never", "--url", start, fmt.Sprintf("--snapshot-delta=%v", delta))
+	c, _, stderr := stdioClient(t, nil, "serve", "--profile", "none", "--screenshots", "never", "--url", start, fmt.Sprintf("--snapshot-delta=%v", delta), "--log-level", "debug")
 	defer c.Close()
-	var n flowTokens
+	// Each delta's size beside the whole snapshot's, sent or not: what
+	// snapshot.DeltaShare is judged by.
+	defer func() {
+		for l := range strings.Lines(stderr.String()) {
+			if strings.Contains(l, `msg="snapshot delta"`) {
+				i := strings.Index(l, "delta_bytes=")
+				n.shares = append(n.shares, strings.TrimSpace(l[i:]))
+			}
+		}
+	}()
 	count := func(res *mcp.CallToolResult) {
 		n.calls++
 		for _, b := range res.Content {
@@ -138,6 +151,7 @@ func TestDeltaFlows(t *testing.T) {
 				t.Errorf("deltas cost more: %d text tokens, %d without", on.text, off.text)
 			}
 			fmt.Fprintf(&table, "| %s | %d | %d | %d | %d of %d |\n", f.name, on.calls, off.text, on.text, on.deltas, len(f.steps))
+			t.Logf("%s: deltas beside the whole snapshot: %q", f.name, on.shares)
 		})
 	}
 	t.Logf("text tokens per flow (cl100k, --screenshots never):\n%s", table.String())
