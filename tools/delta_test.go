@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"log/slog"
 	"net/url"
 	"reflect"
 	"strings"
@@ -169,7 +170,7 @@ func TestRedactDeltaEveryField(t *testing.T) {
 func TestDeltaHidesSecretsLearntSince(t *testing.T) {
 	t.Parallel()
 	const code = "Tq7#secret-42"
-	s := &Session{config: Config{SnapshotDelta: true}, secrets: newSecrets(map[string]string{"CODE": code}, nil, nil)}
+	s := &Session{config: Config{SnapshotDelta: true}, log: slog.New(slog.DiscardHandler), secrets: newSecrets(map[string]string{"CODE": code}, nil, nil)}
 	rest := strings.Repeat("\nA line of the page that stays as it was, so that a delta is worth sending.", 8)
 	base := &snapshot.Snapshot{ID: "a", Elements: []snapshot.Element{{Ref: "@e1", Role: "button", Name: "Go"}},
 		Text: "Your code: " + code + rest}
