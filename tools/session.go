@@ -63,8 +63,11 @@ type Config struct {
 	// ScreenshotsNever.
 	Screenshots string
 	// SnapshotDelta lets an action that stayed on the same document answer
-	// with only what changed since the agent's last snapshot (issue 29;
-	// wired by the snapshot-delta work).
+	// with only what changed since the last snapshot the agent was sent
+	// (toolapi.ActionResult.Delta, delta.go), and keeps an element's ref
+	// while its node stays in the document. --snapshot-delta turns it on
+	// by default; off, every result is whole and every snapshot numbers
+	// its refs anew.
 	SnapshotDelta bool
 	// Secrets are values the agent may have typed into the page by
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
