@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
 
@@ -19,6 +20,10 @@ type turn struct {
 	// action is the turn's line in the "Previous actions" summary, without
 	// the leading "- ".
 	action string
+	// before is the page as the model knew it before the turn's call: what
+	// a delta in the turn's result applies to, shown whole once the turns
+	// before are summarised.
+	before *snapshot.Snapshot
 }
 
 // history is the whole conversation, of which a request shows a window: the
@@ -44,6 +49,9 @@ func (h *history) messages() []Message {
 		first.Content = append(first.Content, Text(h.intro+"\n\nThe page as it is now (initial snapshot):"), resultText(h.initial))
 	} else {
 		first.Content = append(first.Content, Text(h.intro), Text(h.summary()))
+		if b, ok := h.baseOfWindow(); ok {
+			first.Content = append(first.Content, b)
+		}
 	}
 	msgs := []Message{first}
 	for _, t := range h.turns[h.dropped:] {
@@ -85,6 +93,30 @@ func (h *history) summary() string {
 		b.WriteString(t.action)
 	}
 	return b.String()
+}
+
+// baseOfWindow is the page as it was before the first turn the window
+// shows, whole, when a delta in the window needs it: the snapshot the
+// delta applies to was in a turn now summarised.
+func (h *history) baseOfWindow() (Block, bool) {
+	first := h.turns[h.dropped]
+	if first.before == nil {
+		return Block{}, false
+	}
+	for _, t := range h.turns[h.dropped:] {
+		for _, b := range t.user.Content {
+			for _, c := range append([]Block{b}, b.Content...) {
+				if _, ok := deltaIn(toolapi.JSONOf(c.Structured, c.Text)); ok {
+					data, err := json.Marshal(first.before)
+					if err != nil {
+						return Block{}, false
+					}
+					return Block{Type: TextBlock, Text: "The page before the turns below:\n" + first.before.Render(), Structured: data}, true
+				}
+			}
+		}
+	}
+	return Block{}, false
 }
 
 // kept is how many turns the window shows in full.

@@ -347,7 +347,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	r.redact.notePassword(call.Name, call.Input, r.seen)
 	rec.Tool, rec.Target, rec.Input = call.Name, target(call.Name, call.Input), call.Input
 	res, err := r.call(ctx, call.Name, call.Input)
-	if s, ok := parseSnapshot(res.JSON()); ok {
+	if s, ok := snapshotAfter(r.seen, res.JSON()); ok {
 		r.seen = s
 	}
 	if err != nil {
@@ -397,7 +397,7 @@ func (r *run) act(ctx context.Context, n int, resp Response, rec *TurnRecord) (b
 	if res.IsError {
 		img = nil
 	}
-	t := turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action}
+	t := turn{assistant: assistant, user: Message{Role: RoleUser, Content: results}, action: action, before: before}
 	if r.cfg.AllScreenshots || failed || call.Name == toolapi.GetSnapshot {
 		t.image = img
 	}

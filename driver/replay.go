@@ -264,7 +264,15 @@ func (r *replay) look(ctx context.Context) error {
 
 // noteResult keeps the newest snapshot a result carried.
 func (r *replay) noteResult(res toolapi.ToolResult) {
-	if s, ok := parseSnapshot(res.JSON()); ok {
+	if s, ok := snapshotAfter(r.seen, res.JSON()); ok {
+		if _, isDelta := deltaIn(res.JSON()); isDelta {
+			// The model that recovers a step reads this page alone.
+			data, err := json.Marshal(s)
+			if err != nil {
+				return
+			}
+			res = toolapi.ToolResult{Text: s.Render(), Structured: data, Image: res.Image}
+		}
 		r.seen, r.page = s, res
 	}
 }

@@ -137,29 +137,60 @@ func FindRef(req Request, role, name string) (string, error) {
 
 // LatestSnapshot finds the newest snapshot in a request: a text block whose
 // JSON (the structured content beside its text, or the text itself) is a
-// snapshot, or an action result holding one.
+// snapshot, or an action result holding one; a result that holds a delta
+// (--snapshot-delta) is applied to the snapshot before it.
 func LatestSnapshot(req Request) (*snapshot.Snapshot, bool) {
-	for i := len(req.Messages) - 1; i >= 0; i-- {
-		blocks := req.Messages[i].Content
-		for j := len(blocks) - 1; j >= 0; j-- {
-			candidates := []Block{blocks[j]}
-			if blocks[j].Type == ToolResultBlock {
-				candidates = blocks[j].Content
+	var cur *snapshot.Snapshot
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			candidates := []Block{b}
+			if b.Type == ToolResultBlock {
+				candidates = b.Content
 			}
 			for _, c := range candidates {
-				if s, ok := parseSnapshot(toolapi.JSONOf(c.Structured, c.Text)); ok {
-					return s, true
+				data := toolapi.JSONOf(c.Structured, c.Text)
+				if s, ok := snapshotAfter(cur, data); ok {
+					cur = s
+				} else if _, isDelta := deltaIn(data); isDelta {
+					cur = nil // a delta of a snapshot no longer shown
 				}
 			}
 		}
 	}
-	return nil, false
+	return cur, cur != nil
+}
+
+// snapshotAfter is the snapshot the agent has after a result whose JSON is
+// data, when it had prev: the result's snapshot, or its delta applied to
+// prev. False when data holds neither, or a delta of another snapshot.
+func snapshotAfter(prev *snapshot.Snapshot, data []byte) (*snapshot.Snapshot, bool) {
+	if d, ok := deltaIn(data); ok {
+		return snapshot.Apply(prev, d)
+	}
+	return parseSnapshot(data)
+}
+
+// deltaIn reads the delta an action result holds in its snapshot's place.
+func deltaIn(data []byte) (*snapshot.Delta, bool) {
+	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return nil, false
+	}
+	var v struct {
+		Snapshot json.RawMessage `json:"snapshot"`
+	}
+	if json.Unmarshal(data, &v) != nil || len(v.Snapshot) == 0 {
+		return nil, false
+	}
+	return toolapi.DeltaOf(v.Snapshot)
 }
 
 // parseSnapshot reads a snapshot, or an action result that holds one, from
-// a tool result's JSON.
+// a tool result's JSON; never a delta (snapshotAfter applies those).
 func parseSnapshot(data []byte) (*snapshot.Snapshot, bool) {
 	if !bytes.HasPrefix(bytes.TrimSpace(data), []byte("{")) {
+		return nil, false
+	}
+	if _, ok := deltaIn(data); ok {
 		return nil, false
 	}
 	var v struct {

@@ -157,7 +157,7 @@ func New(cfg Config) (*Server, error) {
 		mcpserver.WithToolHandlerMiddleware(s.elicit.Middleware),
 		mcpserver.WithRecovery(),
 		mcpserver.WithInstructions("A real Chromium browser. Start with get_snapshot; act on elements by their refs (@e5); "+
-			"every action returns a fresh snapshot and kills older refs. A person approves risky steps, and can take the "+
+			"every action returns a fresh snapshot, or on the same page a delta of the last one; a ref the newest does not hold is dead. A person approves risky steps, and can take the "+
 			"browser over for a login, 2FA or CAPTCHA: ask with request_human_approval, no ref; "+
 			"finish with complete_task."),
 	)

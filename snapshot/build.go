@@ -32,6 +32,12 @@ type Options struct {
 	// Positions adds the page text's runs with their boxes
 	// (Snapshot.Positions), as far as the page text goes.
 	Positions bool
+	// Keep is the ref table of the agent's last snapshot of the same
+	// document: an element on a node it names keeps that ref, so that a
+	// Delta between the two is what changed, not every ref renumbered.
+	// Nil numbers every element anew. Only the caller knows that the
+	// document is the same (a node id means nothing in another one).
+	Keep Table
 }
 
 // The defaults of Options and the limits no option changes.
@@ -854,14 +860,18 @@ func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int,
 			}
 		}
 	}
+	kept := b.keptRefs(order)
 	refOf := make(map[int32]string, len(order))
 	pos := make(map[int32]int, len(order))
 	depth := make(map[int32]int, len(order))
 	shownParent := make(map[int32]int32, len(order))
 	for _, k := range order {
 		c := &b.cands[k]
-		ref := "@e" + strconv.Itoa(next)
-		next++
+		ref, ok := kept[k]
+		if !ok {
+			ref = "@e" + strconv.Itoa(next)
+			next++
+		}
 		refOf[k] = ref
 		e := *c.el
 		e.Ref = ref
@@ -899,6 +909,38 @@ func (b *builder) assemble(dialog []dialogElement, chosen []int32, firstRef int,
 		els = append(els, e)
 	}
 	return els, table, refOf, next
+}
+
+// keptRefs gives each chosen candidate on a node of Options.Keep that
+// node's ref. A ref is kept once: a second candidate on the same node (and
+// every synthetic control of a dialog, which has no node) is numbered anew,
+// so a ref never names two elements.
+func (b *builder) keptRefs(order []int32) map[int32]string {
+	if len(b.opts.Keep) == 0 {
+		return nil
+	}
+	type node struct {
+		id    int64
+		frame string
+	}
+	byNode := make(map[node]string, len(b.opts.Keep))
+	for ref, t := range b.opts.Keep {
+		if t.BackendNodeID != 0 && t.Dialog == "" {
+			byNode[node{t.BackendNodeID, t.FrameID}] = ref
+		}
+	}
+	kept := make(map[int32]string)
+	used := make(map[string]bool)
+	for _, k := range order {
+		t := b.cands[k].target
+		if t == nil || t.BackendNodeID == 0 {
+			continue
+		}
+		if ref, ok := byNode[node{t.BackendNodeID, t.FrameID}]; ok && !used[ref] {
+			kept[k], used[ref] = ref, true
+		}
+	}
+	return kept
 }
 
 // detail fills in what a candidate shows: name, state, value, kind, level,

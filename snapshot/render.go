@@ -46,24 +46,8 @@ func (s *Snapshot) Render() string {
 	}
 	var b strings.Builder
 	b.Grow(64*len(s.Elements) + len(s.Text) + 128)
-	b.WriteString("page ")
-	b.WriteString(strconv.Quote(s.Page.Title))
-	b.WriteByte(' ')
-	b.WriteString(bare(s.Page.URL))
-	if s.Viewport.ScrollX != 0 || s.Viewport.ScrollY != 0 {
-		b.WriteString(" scroll ")
-		b.WriteString(number(s.Viewport.ScrollX))
-		b.WriteByte(',')
-		b.WriteString(number(s.Viewport.ScrollY))
-	}
-	focused := ""
-	if s.Focused != nil {
-		focused = *s.Focused
-		if _, ok := s.Element(focused); !ok {
-			b.WriteString(" focus ")
-			b.WriteString(focused)
-		}
-	}
+	writeHeader(&b, s)
+	focused := focusOf(s)
 	b.WriteString(Untrusted)
 	b.WriteByte('\n')
 	s.renderElements(&b, focused)
@@ -93,6 +77,27 @@ func (s *Snapshot) Render() string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// writeHeader writes the page line: title, URL, the scroll when it is not
+// 0,0 and the focused ref when no element line carries it.
+func writeHeader(b *strings.Builder, s *Snapshot) {
+	b.WriteString("page ")
+	b.WriteString(strconv.Quote(s.Page.Title))
+	b.WriteByte(' ')
+	b.WriteString(bare(s.Page.URL))
+	if s.Viewport.ScrollX != 0 || s.Viewport.ScrollY != 0 {
+		b.WriteString(" scroll ")
+		b.WriteString(number(s.Viewport.ScrollX))
+		b.WriteByte(',')
+		b.WriteString(number(s.Viewport.ScrollY))
+	}
+	if s.Focused != nil {
+		if _, ok := s.Element(*s.Focused); !ok {
+			b.WriteString(" focus ")
+			b.WriteString(*s.Focused)
+		}
+	}
 }
 
 // renderElements writes the element lines, each child under its parent. An

@@ -35,6 +35,10 @@ func actionText(r *ActionResult) string {
 	if r.Message != "" {
 		b.WriteString(r.Message + "\n")
 	}
-	b.WriteString(r.Snapshot.Render())
+	if r.Delta != nil && r.Snapshot != nil {
+		b.WriteString(r.Delta.Render(r.Snapshot))
+	} else {
+		b.WriteString(r.Snapshot.Render())
+	}
 	return b.String()
 }

@@ -221,6 +221,32 @@ func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {
 	}
 }
 
+// redactDelta hides every secret in what a delta shows, as redactSnapshot
+// does in a snapshot: the page, the elements added, changed and updated,
+// the lines of text it removes and adds, and the notes. Its strings come
+// from snapshots already hidden; this is the backstop.
+func (s secrets) redactDelta(d *snapshot.Delta) {
+	if d == nil {
+		return
+	}
+	d.Page.URL, d.Page.Title = s.redact(d.Page.URL), s.redact(d.Page.Title)
+	for _, els := range []*[]snapshot.Element{&d.Added, &d.Changed, &d.Updated} {
+		part := snapshot.Snapshot{Elements: *els}
+		s.redactSnapshot(&part)
+	}
+	for i := range d.Text {
+		e := &d.Text[i]
+		for _, ls := range [][]string{e.Delete, e.Insert} {
+			for j := range ls {
+				ls[j] = s.redact(ls[j])
+			}
+		}
+	}
+	for i := range d.Notes {
+		d.Notes[i] = s.redact(d.Notes[i])
+	}
+}
+
 // redactRun hides every secret that runs across values, read in their
 // order as pieces of one text (redact.Redactor.Pieces): a page may spread
 // a code over six one-digit fields, none of which holds it alone.

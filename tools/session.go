@@ -63,8 +63,11 @@ type Config struct {
 	// ScreenshotsNever.
 	Screenshots string
 	// SnapshotDelta lets an action that stayed on the same document answer
-	// with only what changed since the agent's last snapshot (issue 29;
-	// wired by the snapshot-delta work).
+	// with only what changed since the last snapshot the agent was sent
+	// (toolapi.ActionResult.Delta, delta.go), and keeps an element's ref
+	// while its node stays in the document. --snapshot-delta turns it on
+	// by default; off, every result is whole and every snapshot numbers
+	// its refs anew.
 	SnapshotDelta bool
 	// Secrets are values the agent may have typed into the page by
 	// placeholder, {{NAME}} for Secrets[NAME], but never sees: every
@@ -185,6 +188,8 @@ type Session struct {
 	// tel hears where the calls spend their time; nil when nothing does
 	// (telemetry.go).
 	tel Telemetry
+	// delta is what snapshot deltas need (delta.go).
+	delta deltas
 }
 
 // NewSession wraps an open tab as a session.
@@ -280,6 +285,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
 	out = s.screenshotFor(name, before, out)
+	out = s.deltaFor(name, out)
 	if told != nil {
 		shot := 0
 		if out.Image != nil {
@@ -334,11 +340,13 @@ func (s *Session) snapshot(ctx context.Context, c *call, viewportOnly bool) (*sn
 		err = fmt.Errorf("snapshot: %w", err)
 		page = &capture.Page{URL: s.tab.URL(), ScreenshotError: err.Error()}
 	}
+	doc := s.document(ctx)
 	opts := s.config.Snapshot
-	opts.ViewportOnly, opts.Positions = viewportOnly, c.positions
+	opts.ViewportOnly, opts.Positions, opts.Keep = viewportOnly, c.positions, s.keep(doc)
 	snap, table, next := snapshot.Build(page, opts, s.next)
 	s.secrets.redactSnapshot(snap)
 	s.live, s.last, s.next = table, snap, next
+	s.built(snap, doc, opts.Keep != nil)
 	s.checkpointNote(snap)
 	s.downloadNotes(snap)
 	s.pdfNotes(ctx, snap, page)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -45,16 +46,33 @@ func demoTestTask(t *testing.T, e *env, dir string, approver checkpoint.Approver
 func TestDemoWithoutKey(t *testing.T) {
 	t.Parallel()
 	for _, via := range []string{viaMCP, viaDirect} {
-		t.Run(via, func(t *testing.T) { testDemoWithoutKey(t, via) })
+		t.Run(via, func(t *testing.T) { testDemoWithoutKey(t, via, nil) })
 	}
 }
 
-func testDemoWithoutKey(t *testing.T, via string) {
+// TestDemoWithDeltas: the demo succeeds, through MCP and in process, with
+// snapshot deltas on and off (--snapshot-delta): the scripted agent finds
+// its refs on the page it pieces together from deltas.
+func TestDemoWithDeltas(t *testing.T) {
+	t.Parallel()
+	for _, on := range []bool{true, false} {
+		for _, via := range []string{viaMCP, viaDirect} {
+			t.Run(fmt.Sprintf("delta=%v/%s", on, via), func(t *testing.T) {
+				testDemoWithoutKey(t, via, func(tk *task) { tk.setup.tools.SnapshotDelta = on })
+			})
+		}
+	}
+}
+
+func testDemoWithoutKey(t *testing.T, via string, configure func(*task)) {
 	e, stdout, stderr := driverEnv(nil)
 	dir := filepath.Join(t.TempDir(), "run")
 	approver := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
 	tk := demoTestTask(t, e, dir, approver)
 	tk.via = via
+	if configure != nil {
+		configure(&tk)
+	}
 	if tk.modelName != scriptedAgentName {
 		t.Fatalf("model = %q, want the scripted agent", tk.modelName)
 	}

@@ -82,7 +82,7 @@ func BenchmarkExtract(b *testing.B) {
 						y := s.Viewport.ScrollY
 						for range 500 {
 							data := read(toolapi.Scroll, map[string]any{"direction": "down", "amount": int(s.Viewport.Height)})
-							s = decodeSnapshot(b, resultSnapshotJSON(b, toolapi.Scroll, data))
+							s = nextPage(b, s, data)
 							if s.Viewport.ScrollY == y {
 								break
 							}

@@ -304,7 +304,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	t := &toolFlags{}
 	fs.StringVar(&t.screenshotFormat, "screenshot-format", "png", "the screenshot `format`: png or jpeg")
 	fs.StringVar(&t.screenshots, "screenshots", tools.ScreenshotsAlways, "`when` a result carries the page's screenshot: always, auto (with get_snapshot, a failure or a new page) or never; each costs a model about as many tokens as the rest of a result")
-	fs.BoolVar(&t.snapshotDelta, "snapshot-delta", false, "after an action on the same page, answer with only what changed since the last snapshot")
+	fs.BoolVar(&t.snapshotDelta, "snapshot-delta", true, "after an action on the same page, answer with only what changed since the last snapshot sent (--snapshot-delta=false: always the whole snapshot)")
 	fs.IntVar(&t.screenshotTokens, "screenshot-tokens", 500, "the screenshot budget in image `tokens` (width×height/750; never over 1568 px a side)")
 	fs.DurationVar(&t.actionTimeout, "action-timeout", 2*time.Second, "the time a click, fill or select may take")
 	fs.DurationVar(&t.scrollTimeout, "scroll-timeout", time.Second, "the time a scroll may take")

@@ -113,6 +113,7 @@ func withBrowser(tb testing.TB, env, args []string) []string {
 		return env
 	}
 	env = append(slices.Clip(env), actionBudget)
+	env = wholeSnapshots(env, args)
 	for _, e := range env {
 		if strings.HasPrefix(e, "CHAPERONE_CDP_ENDPOINT=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_POOL=") || strings.HasPrefix(e, "CHAPERONE_CONNECT=") ||
 			strings.HasPrefix(e, "CHAPERONE_USER_DATA_DIR=") || strings.HasPrefix(e, "CHAPERONE_BROWSER_PATH=") {
@@ -127,6 +128,18 @@ func withBrowser(tb testing.TB, env, args []string) []string {
 		}
 	}
 	return append(env, "CHAPERONE_CDP_ENDPOINT="+lender.Lend(t))
+}
+
+// wholeSnapshots turns snapshot deltas off for a test's server unless args
+// or env name them: the end-to-end tests read each result's snapshot whole
+// (act, click), and a test of deltas says --snapshot-delta (delta_test.go).
+func wholeSnapshots(env, args []string) []string {
+	for _, a := range append(slices.Clip(env), args...) {
+		if strings.Contains(a, "snapshot-delta") || strings.HasPrefix(a, "CHAPERONE_SNAPSHOT_DELTA=") {
+			return env
+		}
+	}
+	return append(env, "CHAPERONE_SNAPSHOT_DELTA=false")
 }
 
 // loans holds the endpoint lent to each running test for the commands it

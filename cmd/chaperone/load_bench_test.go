@@ -193,6 +193,7 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		return flowResult{err: fmt.Errorf("initialize: %w", err)}
 	}
 	first := true
+	var page *snapshot.Snapshot // the page as the client has it
 	call := func(name string, args map[string]any) (*snapshot.Snapshot, error) {
 		req := mcp.CallToolRequest{}
 		req.Params.Name, req.Params.Arguments = name, args
@@ -227,15 +228,27 @@ func runFlow(ctx context.Context, base string) (r flowResult) {
 		if err := json.Unmarshal(data, &out); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		var action toolapi.ActionResult
+		_ = json.Unmarshal(data, &action)
 		switch {
 		case out.Error != nil:
 			return nil, fmt.Errorf("%s: %s: %s", name, *out.Error, out.Message)
 		case out.Acked != nil && !*out.Acked:
 			return nil, fmt.Errorf("%s: not acknowledged: %s", name, out.Message)
+		case action.Delta != nil:
+			// A delta of the page the client has (--snapshot-delta).
+			next, ok := snapshot.Apply(page, action.Delta)
+			if !ok {
+				return nil, fmt.Errorf("%s: a delta of %s, not of the page the client has", name, action.Delta.Of)
+			}
+			page = next
+			return page, nil
 		case out.Inner != nil:
-			return out.Inner, nil
+			page = out.Inner
+			return page, nil
 		}
-		return &out.Snapshot, nil
+		page = &out.Snapshot
+		return page, nil
 	}
 	act := func(s *snapshot.Snapshot, tool, role, name string, extra map[string]any) (*snapshot.Snapshot, error) {
 		if role == "" {

@@ -61,7 +61,7 @@ func BenchmarkTaskTokens(b *testing.B) {
 				for _, step := range flow {
 					res, data = call(b, c, toolapi.Click, map[string]any{"ref": browsertest.Ref(b, snap, step.role, step.name)})
 					count(res)
-					snap = decodeSnapshot(b, resultSnapshotJSON(b, toolapi.Click, data))
+					snap = nextPage(b, snap, data)
 				}
 				res, _ = call(b, c, toolapi.CompleteTask, map[string]any{"status": "success", "reason": "cancelled"})
 				count(res)
