@@ -17,9 +17,11 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium when it is missing, then run every test.
+## test: install Chromium when it is missing (and browserless, for the
+## pool tests), then run every test.
 test:
 	./scripts/ensure-chromium
+	./scripts/ensure-browserless >/dev/null
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 

@@ -145,6 +145,13 @@ func start(ctx context.Context, members []*member, cfg Config) *Fleet {
 		if slices.ContainsFunc(errs, func(err error) bool { return err == nil }) {
 			return
 		}
+		if len(cfg.Pool) > 0 {
+			// A pool whose endpoints are all down (dead, refusing, full)
+			// is retried like one that died later: the server keeps
+			// serving, and sessions open once an endpoint is back.
+			cfg.Logger.Warn("browser pool: no endpoint is up; each is retried with backoff", "reasons", f.downReasons())
+			return
+		}
 		f.err = fmt.Errorf("start browser: %w", errors.Join(errs...))
 	}()
 	return f
