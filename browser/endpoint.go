@@ -123,16 +123,24 @@ func endpointWebSocket(ctx context.Context, endpoint string) (string, error) {
 	if (u.Scheme == "ws" || u.Scheme == "wss") && !bare {
 		return ws.String(), nil
 	}
-	path, err := discover(ctx, name, ws)
+	said, err := discover(ctx, name, ws)
 	if errors.Is(err, errNoDiscovery) && (u.Scheme == "ws" || u.Scheme == "wss") {
 		return ws.String(), nil
 	}
 	if err != nil {
 		return "", err
 	}
-	ws.Path, ws.RawPath = path, ""
+	ws.Path, ws.RawPath = said.Path, ""
 	if ws.Path == "" {
 		ws.Path = "/"
+	}
+	if said.RawQuery != "" {
+		// What the service adds is kept; what the operator gave wins.
+		q := said.Query()
+		for k, v := range u.Query() {
+			q[k] = v
+		}
+		ws.RawQuery = q.Encode()
 	}
 	return ws.String(), nil
 }
@@ -152,9 +160,10 @@ var discoveryClient = &http.Client{
 	CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 }
 
-// discover asks the endpoint ws (already on its WebSocket scheme) for its
-// browser's WebSocket path, with the endpoint's query.
-func discover(ctx context.Context, name string, ws url.URL) (string, error) {
+// discover asks the endpoint ws (already on its WebSocket scheme), with
+// the endpoint's query, for its browser's WebSocket address, of which only
+// the path and query are used.
+func discover(ctx context.Context, name string, ws url.URL) (*url.URL, error) {
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	q := ws
@@ -162,7 +171,7 @@ func discover(ctx context.Context, name string, ws url.URL) (string, error) {
 	q.Path, q.RawPath = "/json/version", ""
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, q.String(), nil)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	res, err := discoveryClient.Do(req)
 	if err != nil {
@@ -171,29 +180,29 @@ func discover(ctx context.Context, name string, ws url.URL) (string, error) {
 			err = ue.Err // its text holds the URL, query and all
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return "", &endpointError{msg: fmt.Sprintf("%s did not answer /json/version within %s", name, discoveryTimeout), kind: ErrEndpointNoAnswer}
+			return nil, &endpointError{msg: fmt.Sprintf("%s did not answer /json/version within %s", name, discoveryTimeout), kind: ErrEndpointNoAnswer}
 		}
-		return "", &endpointError{msg: fmt.Sprintf("%s: %v", name, err), kind: err}
+		return nil, &endpointError{msg: fmt.Sprintf("%s: %v", name, err), kind: err}
 	}
 	defer res.Body.Close()
 	if res.StatusCode == http.StatusNotFound {
-		return "", &endpointError{msg: fmt.Sprintf("%s has no /json/version (404)", name), kind: errNoDiscovery}
+		return nil, &endpointError{msg: fmt.Sprintf("%s has no /json/version (404)", name), kind: errNoDiscovery}
 	}
 	if res.StatusCode != http.StatusOK {
-		return "", endpointRefusal(name, "/json/version", res.StatusCode, res.Status)
+		return nil, endpointRefusal(name, "/json/version", res.StatusCode, res.Status)
 	}
 	var v struct {
 		WebSocket string `json:"webSocketDebuggerUrl"`
 	}
 	err = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&v)
 	if err != nil || v.WebSocket == "" {
-		return "", &endpointError{msg: fmt.Sprintf("%s: /json/version names no webSocketDebuggerUrl", name), kind: errNoDiscovery}
+		return nil, &endpointError{msg: fmt.Sprintf("%s: /json/version names no webSocketDebuggerUrl", name), kind: errNoDiscovery}
 	}
 	said, err := url.Parse(v.WebSocket)
 	if err != nil {
-		return "", fmt.Errorf("%s: /json/version names an unreadable webSocketDebuggerUrl", name)
+		return nil, fmt.Errorf("%s: /json/version names an unreadable webSocketDebuggerUrl", name)
 	}
-	return said.Path, nil
+	return said, nil
 }
 
 // hostIP is hostport with its host name resolved to an IP address, as

@@ -17,6 +17,8 @@ type Lease struct {
 
 	f  *Fleet
 	mb *member
+	// b is the browser the context was opened on.
+	b *browser.Browser
 }
 
 // Close closes the context and gives its place back.
@@ -28,6 +30,18 @@ func (l *Lease) Close() error {
 // Pooled reports whether the context moves to another browser when its own
 // dies (Move), rather than its browser relaunching or being reconnected.
 func (l *Lease) Pooled() bool { return l.mb.endpoint != "" }
+
+// Gone reports whether the browser the context lives on is gone (it died,
+// its endpoint ended the connection, or the fleet let go of it), so that
+// the context must move (Move) rather than recover in place.
+func (l *Lease) Gone() bool {
+	select {
+	case <-l.b.Gone():
+		return true
+	default:
+		return false
+	}
+}
 
 // Where names the browser the context lives on, as logs and messages may
 // show it.

@@ -72,8 +72,25 @@ func (f *Fleet) connect(ctx context.Context, mb *member) error {
 	mb.b, mb.failures, mb.retryAt, mb.reason = b, 0, time.Time{}, ""
 	if mb.endpoint != "" {
 		f.config.Logger.Info("browser pool: endpoint up", "endpoint", mb.name())
+		f.retries.Go(func() { f.watch(mb, b) })
 	}
 	return nil
+}
+
+// watch marks a pool endpoint down the moment its browser b is gone (it
+// died, or the service ended the connection at its session timeout), so
+// that it is retried at once rather than when the next session looks.
+func (f *Fleet) watch(mb *member, b *browser.Browser) {
+	select {
+	case <-b.Gone():
+	case <-f.life.Done():
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if mb.b == b && !f.closed {
+		f.drop(mb)
+	}
 }
 
 // down marks a member failed for the reason why and, for a pool endpoint,
@@ -197,7 +214,7 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 			if mb.endpoint != "" {
 				f.config.Logger.Info("browser pool: session placed", "endpoint", mb.name())
 			}
-			return &Lease{Context: tab, f: f, mb: mb}, nil
+			return &Lease{Context: tab, f: f, mb: mb, b: b}, nil
 		}
 		f.release(mb)
 		errs = append(errs, fmt.Errorf("%s: %w", mb.name(), err))

@@ -394,7 +394,9 @@ func (s *Session) recover(ctx context.Context) string {
 	if s.tab.Alive() {
 		return ""
 	}
-	if s.lease != nil && s.lease.Pooled() && errors.Is(s.tab.Err(), browser.ErrBrowserGone) {
+	// A pool endpoint that is gone may have been let go of (closed) by the
+	// fleet before this session noticed: its tab then says closed.
+	if s.lease != nil && s.lease.Pooled() && (errors.Is(s.tab.Err(), browser.ErrBrowserGone) || s.lease.Gone()) {
 		s.live = nil
 		return s.move(ctx)
 	}

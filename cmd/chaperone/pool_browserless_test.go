@@ -288,3 +288,102 @@ func TestBrowserlessPool(t *testing.T) {
 		t.Errorf("a new session went to the killed instance: %v", after)
 	}
 }
+
+// TestBrowserlessAlone is the pool as the issue's new user ran it: one
+// browserless endpoint with its token in the query works from the first
+// call; one whose token is wrong is marked down with the reason, each call
+// says why no browser is up, and the server serves on.
+func TestBrowserlessAlone(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	bl := startBrowserless(t, "token-alone", 1, 0, 600000)
+	for _, tc := range []struct {
+		name, token string
+		ok          bool
+	}{
+		{"its token", bl.token, true},
+		{"a wrong token", "not-" + bl.token, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			endpoint := fmt.Sprintf("ws://127.0.0.1:%d/?token=%s", bl.port, tc.token)
+			p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
+				"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/", "--profile", "none", "--browser-pool", endpoint)
+			defer p.stop(t)
+			for range 2 {
+				cl := servertest.Connect(t, servertest.Streamable, p.base, testToken)
+				url, failure := poolSnapshot(t, cl)
+				if tc.ok && (failure != "" || !strings.HasPrefix(url, site.URL)) {
+					t.Fatalf("the first call: %s %q", url, failure)
+				}
+				if !tc.ok {
+					for _, want := range []string{"no browser is up", "refused", "401"} {
+						if !strings.Contains(failure, want) {
+							t.Errorf("a call with no endpoint up answered %q, which lacks %q", failure, want)
+						}
+					}
+					if strings.Contains(failure, tc.token) {
+						t.Errorf("the answer shows the token: %q", failure)
+					}
+				}
+				cl.Close()
+			}
+			select {
+			case <-p.exited:
+				t.Fatalf("the server stopped: %v", p.err)
+			default:
+			}
+			if !tc.ok {
+				waitLog(t, p, regexp.MustCompile(`msg="browser pool: endpoint down" endpoint=ws://127\.0\.0\.1:\d+ reason="[^"]*refused[^"]*401`))
+			}
+			if strings.Contains(p.stderr.String(), tc.token) {
+				t.Error("the server's log shows the token")
+			}
+		})
+	}
+}
+
+// TestBrowserlessSessionTimeout: browserless ends a session at its own
+// timeout (TIMEOUT); the pool does not fight it: the agent's next call
+// answers with a typed error that says the browser went away and the
+// session moved, and the session goes on, on the other endpoint.
+func TestBrowserlessSessionTimeout(t *testing.T) {
+	t.Parallel()
+	site := httptest.NewServer(fixtures.Site())
+	defer site.Close()
+	bl := startBrowserless(t, "token-timeout", 2, 0, 15000)
+	c := browsertest.StartChromium(t, 0)
+	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
+		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/", "--profile", "none",
+		"--browser-pool", bl.endpoint("ws", "127.0.0.1", bl.token)+","+c.HTTP)
+	cl := servertest.Connect(t, servertest.Streamable, p.base, testToken)
+	s := getSnapshot(t, cl)
+	_, s = click(t, cl, browsertest.Ref(t, s, "link", "Account"))
+	if on := placed(p.stderr.String()); on[fmt.Sprint(bl.port)] != 1 {
+		t.Fatalf("the session did not open on browserless (the first endpoint, least loaded): %v", on)
+	}
+	// Until browserless's timeout ends the session; bounded by the test's
+	// own deadline.
+	var failure string
+	for failure == "" {
+		select {
+		case <-t.Context().Done():
+			t.Fatal("browserless never ended the session")
+		case <-time.After(time.Second):
+		}
+		var url string
+		url, failure = poolSnapshot(t, cl)
+		if failure == "" && !strings.HasSuffix(url, "/account") {
+			t.Fatalf("the session's page changed: %s", url)
+		}
+	}
+	for _, want := range []string{"action_failed", fmt.Sprintf("ws://127.0.0.1:%d went away", bl.port), "moved to the browser at " + c.HTTP, "/account and has been reopened"} {
+		if !strings.Contains(failure, want) {
+			t.Errorf("the call after browserless's timeout answered %q, which lacks %q", failure, want)
+		}
+	}
+	if url, failure := poolSnapshot(t, cl); failure != "" || !strings.HasSuffix(url, "/account") {
+		t.Errorf("after the move: %s %q", url, failure)
+	}
+	waitLog(t, p, regexp.MustCompile(`msg="browser pool: endpoint down" endpoint=ws://127\.0\.0\.1:\d+ reason="[^"]*connection to its browser was lost`))
+}
