@@ -76,7 +76,7 @@ func (e *endpointError) Unwrap() error { return e.kind }
 
 // endpointRefusal is the error of an endpoint that answered with an HTTP status
 // other than success, during discovery or the handshake.
-func endpointRefusal(name, what string, status int, statusText string) error {
+func endpointRefusal(what string, status int, statusText string) error {
 	var kind error
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
@@ -84,9 +84,9 @@ func endpointRefusal(name, what string, status int, statusText string) error {
 	case http.StatusTooManyRequests, http.StatusServiceUnavailable:
 		kind = ErrEndpointFull
 	default:
-		return &endpointError{msg: fmt.Sprintf("%s answered %s to %s", name, statusText, what), kind: errUnexpectedStatus}
+		return &endpointError{msg: fmt.Sprintf("answered %s to %s", statusText, what), kind: errUnexpectedStatus}
 	}
-	return &endpointError{msg: fmt.Sprintf("%s %s: %s to %s", name, kind, statusText, what), kind: kind}
+	return &endpointError{msg: fmt.Sprintf("%s: %s to %s", kind, statusText, what), kind: kind}
 }
 
 // endpointWebSocket is the browser WebSocket address of a DevTools
@@ -96,10 +96,9 @@ func endpointRefusal(name, what string, status int, statusText string) error {
 // without a path whose discovery is not there (a service that speaks only
 // WebSocket) is used as it is.
 func endpointWebSocket(ctx context.Context, endpoint string) (string, error) {
-	name := EndpointName(endpoint)
 	u, err := url.Parse(endpoint)
 	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("%s: not a DevTools endpoint (want ws://, wss://, http:// or https://host:port)", name)
+		return "", errors.New("not a DevTools endpoint (want ws://, wss://, http:// or https://host:port)")
 	}
 	ws := *u
 	switch u.Scheme {
@@ -109,21 +108,21 @@ func endpointWebSocket(ctx context.Context, endpoint string) (string, error) {
 	case "https":
 		ws.Scheme = "wss"
 	default:
-		return "", fmt.Errorf("%s: the scheme %q is not ws, wss, http or https", name, u.Scheme)
+		return "", fmt.Errorf("the scheme %q is not ws, wss, http or https", u.Scheme)
 	}
 	ws.Fragment = ""
 	if ws.Scheme == "ws" {
 		// Chromium answers a Host header only when it is an IP address or
 		// localhost; a TLS endpoint keeps its name for its certificate.
 		if ws.Host, err = hostIP(ctx, ws.Host); err != nil {
-			return "", fmt.Errorf("%s: %w", name, err)
+			return "", err
 		}
 	}
 	bare := u.Path == "" || u.Path == "/"
 	if (u.Scheme == "ws" || u.Scheme == "wss") && !bare {
 		return ws.String(), nil
 	}
-	said, err := discover(ctx, name, ws)
+	said, err := discover(ctx, ws)
 	if errors.Is(err, errNoDiscovery) && (u.Scheme == "ws" || u.Scheme == "wss") {
 		return ws.String(), nil
 	}
@@ -163,7 +162,7 @@ var discoveryClient = &http.Client{
 // discover asks the endpoint ws (already on its WebSocket scheme), with
 // the endpoint's query, for its browser's WebSocket address, of which only
 // the path and query are used.
-func discover(ctx context.Context, name string, ws url.URL) (*url.URL, error) {
+func discover(ctx context.Context, ws url.URL) (*url.URL, error) {
 	ctx, cancel := context.WithTimeout(ctx, discoveryTimeout)
 	defer cancel()
 	q := ws
@@ -171,7 +170,7 @@ func discover(ctx context.Context, name string, ws url.URL) (*url.URL, error) {
 	q.Path, q.RawPath = "/json/version", ""
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, q.String(), nil)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, fmt.Errorf("ask /json/version: %w", err)
 	}
 	res, err := discoveryClient.Do(req)
 	if err != nil {
@@ -180,27 +179,27 @@ func discover(ctx context.Context, name string, ws url.URL) (*url.URL, error) {
 			err = ue.Err // its text holds the URL, query and all
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
-			return nil, &endpointError{msg: fmt.Sprintf("%s did not answer /json/version within %s", name, discoveryTimeout), kind: ErrEndpointNoAnswer}
+			return nil, &endpointError{msg: fmt.Sprintf("no answer to /json/version within %s", discoveryTimeout), kind: ErrEndpointNoAnswer}
 		}
-		return nil, &endpointError{msg: fmt.Sprintf("%s: %v", name, err), kind: err}
+		return nil, &endpointError{msg: err.Error(), kind: err}
 	}
 	defer res.Body.Close()
 	if res.StatusCode == http.StatusNotFound {
-		return nil, &endpointError{msg: fmt.Sprintf("%s has no /json/version (404)", name), kind: errNoDiscovery}
+		return nil, &endpointError{msg: "no /json/version (404)", kind: errNoDiscovery}
 	}
 	if res.StatusCode != http.StatusOK {
-		return nil, endpointRefusal(name, "/json/version", res.StatusCode, res.Status)
+		return nil, endpointRefusal("/json/version", res.StatusCode, res.Status)
 	}
 	var v struct {
 		WebSocket string `json:"webSocketDebuggerUrl"`
 	}
 	err = json.NewDecoder(io.LimitReader(res.Body, 1<<20)).Decode(&v)
 	if err != nil || v.WebSocket == "" {
-		return nil, &endpointError{msg: fmt.Sprintf("%s: /json/version names no webSocketDebuggerUrl", name), kind: errNoDiscovery}
+		return nil, &endpointError{msg: "/json/version names no webSocketDebuggerUrl", kind: errNoDiscovery}
 	}
 	said, err := url.Parse(v.WebSocket)
 	if err != nil {
-		return nil, fmt.Errorf("%s: /json/version names an unreadable webSocketDebuggerUrl", name)
+		return nil, errors.New("/json/version names an unreadable webSocketDebuggerUrl")
 	}
 	return said, nil
 }
@@ -228,19 +227,19 @@ var handshakeStatus = regexp.MustCompile(`unexpected status "((\d{3})[^"]*)"`)
 
 // dialError is a failed WebSocket dial told without the address (whose
 // query holds the token) and classified.
-func dialError(ctx context.Context, name string, err error) error {
+func dialError(ctx context.Context, err error) error {
 	if m := handshakeStatus.FindStringSubmatch(err.Error()); m != nil {
 		status, _ := strconv.Atoi(m[2])
-		return endpointRefusal(name, "the WebSocket handshake", status, m[1])
+		return endpointRefusal("the WebSocket handshake", status, m[1])
 	}
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		return &endpointError{msg: fmt.Sprintf("%s %s (%s)", name, ErrEndpointNoAnswer, dialTimeout), kind: ErrEndpointNoAnswer}
+		return &endpointError{msg: fmt.Sprintf("%s (%s)", ErrEndpointNoAnswer, dialTimeout), kind: ErrEndpointNoAnswer}
 	}
 	var ne *net.OpError
 	if errors.As(err, &ne) {
 		err = ne.Err
 	}
-	return &endpointError{msg: fmt.Sprintf("%s: %v", name, err), kind: err}
+	return &endpointError{msg: err.Error(), kind: err}
 }
 
 // endpointAllocator is a chromedp.Allocator that connects to an endpoint
@@ -254,7 +253,6 @@ type endpointAllocator struct {
 // Allocate finds the endpoint's browser WebSocket and connects to it; the
 // connection lives until ctx ends.
 func (a *endpointAllocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption) (*chromedp.Browser, error) {
-	name := EndpointName(a.endpoint)
 	ws, err := endpointWebSocket(ctx, a.endpoint)
 	if err != nil {
 		return nil, err
@@ -263,7 +261,7 @@ func (a *endpointAllocator) Allocate(ctx context.Context, opts ...chromedp.Brows
 	defer cancelDial()
 	conn, err := remote.DialContext(dial, ws)
 	if err != nil {
-		return nil, dialError(dial, name, err)
+		return nil, dialError(dial, err)
 	}
 	// The connection has a context of its own, so that the pages are
 	// closed before it is (as chromedp's remote allocator does).

@@ -58,7 +58,7 @@ func (b *Browser) holdPages(ctx, root context.Context) error {
 	}
 	conn, err := remote.DialContext(ctx, ws)
 	if err != nil {
-		return fmt.Errorf("holding the new pages: %w", dialError(ctx, EndpointName(b.opts.CDPEndpoint), err))
+		return fmt.Errorf("holding the new pages: %w", dialError(ctx, err))
 	}
 	h := &pageHold{b: b, root: root, conn: conn}
 	go func() {

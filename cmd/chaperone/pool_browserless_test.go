@@ -292,12 +292,31 @@ func TestBrowserlessPool(t *testing.T) {
 // TestBrowserlessAlone is the pool as the issue's new user ran it: one
 // browserless endpoint with its token in the query works from the first
 // call; one whose token is wrong is marked down with the reason, each call
-// says why no browser is up, and the server serves on.
+// says why no browser is up, and the server serves on. doctor says which
+// endpoint is up and why the other is not.
 func TestBrowserlessAlone(t *testing.T) {
 	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
-	bl := startBrowserless(t, "token-alone", 1, 0, 600000)
+	bl := startBrowserless(t, "token-alone", 2, 0, 600000)
+	t.Run("doctor", func(t *testing.T) {
+		right := fmt.Sprintf("ws://127.0.0.1:%d/?token=%s", bl.port, bl.token)
+		wrong := fmt.Sprintf("http://127.0.0.1:%d/?token=wrong-%s", bl.port, bl.token)
+		code, stdout, stderr := runBinary(t, nil, "doctor", "--http", "127.0.0.1:0", "--browser-pool", wrong+","+right)
+		out := stdout + stderr
+		for _, want := range []string{
+			fmt.Sprintf(`(?m)^warn\s+pool\s+http://127\.0\.0\.1:%d: down: .*refused.*401`, bl.port),
+			`(?m)^\s+fix: serve marks it down and retries it with backoff; give the service's token`,
+			fmt.Sprintf(`(?m)^ok\s+pool\s+ws://127\.0\.0\.1:%d: connected and rendered a page`, bl.port),
+		} {
+			if !regexp.MustCompile(want).MatchString(out) {
+				t.Errorf("doctor (exit %d) lacks %s:\n%s", code, want, out)
+			}
+		}
+		if strings.Contains(out, bl.token) {
+			t.Errorf("doctor shows the token:\n%s", out)
+		}
+	})
 	for _, tc := range []struct {
 		name, token string
 		ok          bool
