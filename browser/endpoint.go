@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -242,6 +243,48 @@ func dialError(ctx context.Context, err error) error {
 	return &endpointError{msg: err.Error(), kind: err}
 }
 
+// dialOptions sends the user and password of an endpoint's address
+// (ws://user:pass@host/…) as basic authentication, as the discovery
+// request does.
+func dialOptions(ws string) []remote.DialOption {
+	u, err := url.Parse(ws)
+	if err != nil || u.User == nil {
+		return nil
+	}
+	pass, _ := u.User.Password()
+	auth := base64.StdEncoding.EncodeToString([]byte(u.User.Username() + ":" + pass))
+	return []remote.DialOption{remote.WithConnHTTPHeader(http.Header{"Authorization": {"Basic " + auth}})}
+}
+
+// scrub keeps an endpoint's credentials (its query's values, its user
+// and password) out of an error's text, whatever put them there (a
+// service that echoes them in its answer).
+func scrub(err error, endpoint string) error {
+	u, perr := url.Parse(endpoint)
+	if err == nil || perr != nil {
+		return err
+	}
+	var secrets []string
+	for _, vs := range u.Query() {
+		secrets = append(secrets, vs...)
+	}
+	if u.User != nil {
+		pass, _ := u.User.Password()
+		secrets = append(secrets, u.User.Username(), pass)
+	}
+	msg := err.Error()
+	for _, v := range secrets {
+		if len(v) >= 4 {
+			msg = strings.ReplaceAll(msg, v, "…")
+			msg = strings.ReplaceAll(msg, url.QueryEscape(v), "…")
+		}
+	}
+	if msg == err.Error() {
+		return err
+	}
+	return &endpointError{msg: msg, kind: err}
+}
+
 // endpointAllocator is a chromedp.Allocator that connects to an endpoint
 // through endpointWebSocket, and whose errors never show the endpoint's
 // credentials.
@@ -255,13 +298,13 @@ type endpointAllocator struct {
 func (a *endpointAllocator) Allocate(ctx context.Context, opts ...chromedp.BrowserOption) (*chromedp.Browser, error) {
 	ws, err := endpointWebSocket(ctx, a.endpoint)
 	if err != nil {
-		return nil, err
+		return nil, scrub(err, a.endpoint)
 	}
 	dial, cancelDial := context.WithTimeout(ctx, dialTimeout)
 	defer cancelDial()
-	conn, err := remote.DialContext(dial, ws)
+	conn, err := remote.DialContext(dial, ws, dialOptions(ws)...)
 	if err != nil {
-		return nil, dialError(dial, err)
+		return nil, scrub(dialError(dial, err), a.endpoint)
 	}
 	// The connection has a context of its own, so that the pages are
 	// closed before it is (as chromedp's remote allocator does).

@@ -40,7 +40,8 @@ func newDevtoolsFake(t *testing.T, said string, version, ws int) *devtoolsFake {
 		defer f.mu.Unlock()
 		if r.URL.Path == "/json/version" {
 			f.discovery++
-			if r.URL.Query().Get("token") != "s3cret" {
+			_, pass, _ := r.BasicAuth()
+			if r.URL.Query().Get("token") != "s3cret" && pass != "s3cret" {
 				http.Error(w, "Bad or missing authentication.", http.StatusUnauthorized)
 				return
 			}
@@ -54,7 +55,11 @@ func newDevtoolsFake(t *testing.T, said string, version, ws int) *devtoolsFake {
 			fmt.Fprintf(w, `{"Browser":"Chrome/156","webSocketDebuggerUrl":%q}`, f.said)
 			return
 		}
-		f.handshake = append(f.handshake, r.Host+" "+r.URL.RequestURI())
+		seen := r.Host + " " + r.URL.RequestURI()
+		if user, pass, ok := r.BasicAuth(); ok {
+			seen += " basic=" + user + ":" + pass
+		}
+		f.handshake = append(f.handshake, seen)
 		http.Error(w, "no", f.ws)
 	}))
 	t.Cleanup(f.srv.Close)
@@ -103,6 +108,10 @@ func TestEndpointKeepsHostAndToken(t *testing.T) {
 			"ws://%s/?token=s3cret", "%s /?token=s3cret", browser.ErrEndpointFull},
 		{"a ws:// path of its own, no discovery", "", 0, http.StatusUnauthorized,
 			"ws://%s/chromium?token=s3cret", "%s /chromium?token=s3cret", browser.ErrEndpointRefused},
+		{"a user and password in the address, sent as basic authentication", "ws://0.0.0.0:9222/devtools/browser/u", 0, http.StatusUnauthorized,
+			"http://alice:s3cret@%s/", "%s /devtools/browser/u basic=alice:s3cret", browser.ErrEndpointRefused},
+		{"ws:// with a user and password and a path of its own", "", 0, http.StatusTooManyRequests,
+			"ws://alice:s3cret@%s/chromium", "%s /chromium basic=alice:s3cret", browser.ErrEndpointFull},
 		{"discovery redirecting elsewhere is not followed", other.srv.URL + "/json/version?x=1", http.StatusFound, http.StatusTeapot,
 			"http://%s/?token=s3cret", "", nil},
 	} {
@@ -183,6 +192,40 @@ func TestEndpointHandshakeNoAnswer(t *testing.T) {
 	_, err = browser.Launch(ctx, browser.Options{CDPEndpoint: "ws://" + l.Addr().String() + "/chromium?token=s3cret"})
 	if !errors.Is(err, browser.ErrEndpointNoAnswer) {
 		t.Fatalf("error %v, want %v", err, browser.ErrEndpointNoAnswer)
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the error shows the token: %q", err)
+	}
+}
+
+// TestEndpointRefusalEchoingTheToken: a service whose refusal quotes the
+// token back (in its status line) does not get it into the error.
+func TestEndpointRefusalEchoingTheToken(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				buf := make([]byte, 4096)
+				c.Read(buf)
+				fmt.Fprint(c, "HTTP/1.1 403 no s3cret-t0ken here\r\nContent-Length: 17\r\n\r\ntoken=s3cret-t0ken")
+			}()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	_, err = browser.Launch(ctx, browser.Options{CDPEndpoint: "ws://" + l.Addr().String() + "/chromium?token=s3cret-t0ken"})
+	if !errors.Is(err, browser.ErrEndpointRefused) {
+		t.Fatalf("error %v, want %v", err, browser.ErrEndpointRefused)
 	}
 	if strings.Contains(err.Error(), "s3cret") {
 		t.Errorf("the error shows the token: %q", err)

@@ -54,11 +54,11 @@ func (b *Browser) holdPages(ctx, root context.Context) error {
 	}
 	ws, err := endpointWebSocket(ctx, b.opts.CDPEndpoint)
 	if err != nil {
-		return fmt.Errorf("holding the new pages: %w", err)
+		return fmt.Errorf("holding the new pages: %w", scrub(err, b.opts.CDPEndpoint))
 	}
-	conn, err := remote.DialContext(ctx, ws)
+	conn, err := remote.DialContext(ctx, ws, dialOptions(ws)...)
 	if err != nil {
-		return fmt.Errorf("holding the new pages: %w", dialError(ctx, err))
+		return fmt.Errorf("holding the new pages: %w", scrub(dialError(ctx, err), b.opts.CDPEndpoint))
 	}
 	h := &pageHold{b: b, root: root, conn: conn}
 	go func() {
