@@ -57,6 +57,7 @@ type browserless struct {
 	port  int
 	token string
 	cmd   *exec.Cmd
+	tmp   string // its TMPDIR, which its browsers' profiles are under
 	done  chan struct{}
 }
 
@@ -67,10 +68,14 @@ func startBrowserless(t *testing.T, token string, concurrent, queued, timeoutMS 
 	t.Helper()
 	dir := browserlessInstall(t)
 	port := browsertest.FreePort(t)
+	// The browsers it launches run detached from it (their own process
+	// groups); their profiles under a temporary directory of its own find
+	// them for kill.
+	tmp := t.TempDir()
 	cmd := exec.Command(filepath.Join(dir, "node_modules", "node", "bin", "node"), filepath.Join(dir, "serve.mjs"))
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(),
-		"PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(dir, "browsers"),
+		"PLAYWRIGHT_BROWSERS_PATH="+filepath.Join(dir, "browsers"), "TMPDIR="+tmp,
 		"HOST=127.0.0.1", fmt.Sprintf("PORT=%d", port), "TOKEN="+token,
 		fmt.Sprintf("CONCURRENT=%d", concurrent), fmt.Sprintf("QUEUED=%d", queued),
 		fmt.Sprintf("TIMEOUT=%d", timeoutMS), "DEBUG=browserless*,-*:trace,-*:debug")
@@ -89,7 +94,7 @@ func startBrowserless(t *testing.T, token string, concurrent, queued, timeoutMS 
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	bl := &browserless{port: port, token: token, cmd: cmd, done: make(chan struct{})}
+	bl := &browserless{port: port, token: token, cmd: cmd, tmp: tmp, done: make(chan struct{})}
 	ready := make(chan struct{})
 	go func() {
 		sc := bufio.NewScanner(out)
@@ -126,6 +131,21 @@ func startBrowserless(t *testing.T, token string, concurrent, queued, timeoutMS 
 func (b *browserless) kill() {
 	syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL)
 	<-b.done
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(p)
+		if err != nil || !strings.Contains(string(cmdline), b.tmp) {
+			continue
+		}
+		var pid int
+		if _, err := fmt.Sscanf(p, "/proc/%d/cmdline", &pid); err != nil {
+			continue
+		}
+		if pgid, err := syscall.Getpgid(pid); err == nil && pgid > 1 {
+			syscall.Kill(-pgid, syscall.SIGKILL)
+		}
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
 }
 
 // endpoint is the instance's address as an operator writes it: scheme,
