@@ -390,7 +390,7 @@ func TestBrowserlessSessionTimeout(t *testing.T) {
 	t.Parallel()
 	site := httptest.NewServer(fixtures.Site())
 	defer site.Close()
-	bl := startBrowserless(t, "token-timeout", 2, 0, 15000)
+	bl := startBrowserless(t, "token-timeout", 2, 0, 20000)
 	c := browsertest.StartChromium(t, 0)
 	p := startServe(t, []string{"CHAPERONE_TOKEN=" + testToken},
 		"serve", "--http", "127.0.0.1:0", "--url", site.URL+"/", "--profile", "none",
