@@ -17,12 +17,13 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium, HAProxy and nginx when missing (and, with npm, the
-## OAuth end-to-end test's authorization server and MCP client), then run
-## every test.
+## test: install Chromium, HAProxy and nginx when missing (and, with npm,
+## browserless for the pool tests and the OAuth end-to-end test's
+## authorization server and MCP client), then run every test.
 test:
 	./scripts/ensure-chromium
 	./scripts/ensure-balancers
+	./scripts/ensure-browserless >/dev/null
 	./scripts/ensure-oauth-e2e >/dev/null
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...

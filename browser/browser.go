@@ -204,6 +204,20 @@ func (b *Browser) Alive() bool {
 	return err == nil && s.root.Err() == nil
 }
 
+// Gone returns a channel that is closed when the current run of the
+// browser ends: the process died, the connection was lost or ended by the
+// other side, or the browser was closed. A relaunch (Context.Recover) is a
+// new run with a channel of its own.
+func (b *Browser) Gone() <-chan struct{} {
+	s, _, err := b.current()
+	if err != nil {
+		done := make(chan struct{})
+		close(done)
+		return done
+	}
+	return s.root.Done()
+}
+
 // Launched reports whether this Browser started the browser process, as
 // opposed to connecting to one.
 func (b *Browser) Launched() bool { return b.launched }

@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/url"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -55,13 +52,13 @@ func (b *Browser) holdPages(ctx, root context.Context) error {
 	if !b.opts.Attached {
 		return nil
 	}
-	ws, err := browserWebSocket(ctx, b.opts.CDPEndpoint)
+	ws, err := endpointWebSocket(ctx, b.opts.CDPEndpoint)
 	if err != nil {
-		return fmt.Errorf("holding the new pages: %w", err)
+		return fmt.Errorf("holding the new pages: %w", scrub(err, b.opts.CDPEndpoint))
 	}
-	conn, err := remote.DialContext(ctx, ws)
+	conn, err := remote.DialContext(ctx, ws, dialOptions(ws)...)
 	if err != nil {
-		return fmt.Errorf("holding the new pages: %w", err)
+		return fmt.Errorf("holding the new pages: %w", scrub(dialError(ctx, err), b.opts.CDPEndpoint))
 	}
 	h := &pageHold{b: b, root: root, conn: conn}
 	go func() {
@@ -243,33 +240,4 @@ func (b *Browser) tabOf(id target.ID) *Context {
 		}
 	}
 	return nil
-}
-
-// browserWebSocket is the browser's WebSocket address of a DevTools
-// endpoint: as it is, or as its HTTP discovery (/json/version) says.
-func browserWebSocket(ctx context.Context, endpoint string) (string, error) {
-	if strings.HasPrefix(endpoint, "ws://") || strings.HasPrefix(endpoint, "wss://") {
-		return endpoint, nil
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil {
-		return "", err
-	}
-	u.Path, u.RawQuery = "/json/version", ""
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
-	if err != nil {
-		return "", err
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return "", err
-	}
-	defer res.Body.Close()
-	var v struct {
-		WebSocket string `json:"webSocketDebuggerUrl"`
-	}
-	if err := json.NewDecoder(res.Body).Decode(&v); err != nil || v.WebSocket == "" {
-		return "", fmt.Errorf("no browser WebSocket at %s: %v", u.Redacted(), err)
-	}
-	return v.WebSocket, nil
 }

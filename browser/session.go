@@ -8,7 +8,6 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 
 	"github.com/chromedp/chromedp"
-	"github.com/chromedp/chromedp/remote"
 )
 
 // Starting a browser session: a launch or a connection, and the first call
@@ -32,8 +31,9 @@ func (b *Browser) start(ctx context.Context) (*session, error) {
 	if b.launched {
 		allocCtx, allocCancel = chromedp.NewExecAllocator(context.Background(), b.execOptions()...)
 	} else {
-		what = "connecting to " + b.opts.CDPEndpoint
-		allocCtx, allocCancel = remote.NewAllocator(context.Background(), b.opts.CDPEndpoint)
+		// Named without its credentials: the error is logged.
+		what = "connecting to " + EndpointName(b.opts.CDPEndpoint)
+		allocCtx, allocCancel = chromedp.NewAllocatorContext(context.Background(), &endpointAllocator{endpoint: b.opts.CDPEndpoint})
 	}
 	logf := func(format string, args ...any) { b.log.Debug("chromedp: " + fmt.Sprintf(format, args...)) }
 	root, cancel := chromedp.NewContext(allocCtx,

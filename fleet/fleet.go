@@ -70,9 +70,10 @@ type Fleet struct {
 //
 // A pool's endpoints are browsers with a debugging port, ws://… of a
 // browserless-style service, or a Selenium Grid node's CDP address; opts
-// applies to each (its CDPEndpoint is ignored). An endpoint that dies ends
-// only its own contexts, which move to another endpoint (Lease.Move), and it
-// is retried with backoff.
+// applies to each (its CDPEndpoint is ignored). An endpoint that dies or
+// refuses (a wrong token, full) ends only its own contexts, which move to
+// another endpoint (Lease.Move), and it is retried with backoff; the start
+// of a pool does not fail even when none is up.
 func Start(ctx context.Context, opts browser.Options, cfg Config) *Fleet {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -101,7 +102,8 @@ func New(ctx context.Context, opts browser.Options, cfg Config) (*Fleet, error) 
 }
 
 // start connects to or launches every member concurrently; the Fleet has
-// started when every attempt ended, and fails only if none succeeded.
+// started when every attempt ended. It fails only if none succeeded and
+// it is not a pool: a pool's endpoints are retried until one is up.
 func start(ctx context.Context, members []*member, cfg Config) *Fleet {
 	ctx, stop := context.WithCancel(ctx)
 	check := cfg.URLPolicy.DocumentCheck(net.DefaultResolver)
@@ -143,6 +145,13 @@ func start(ctx context.Context, members []*member, cfg Config) *Fleet {
 		}
 		wg.Wait()
 		if slices.ContainsFunc(errs, func(err error) bool { return err == nil }) {
+			return
+		}
+		if len(cfg.Pool) > 0 {
+			// A pool whose endpoints are all down (dead, refusing, full)
+			// is retried like one that died later: the server keeps
+			// serving, and sessions open once an endpoint is back.
+			cfg.Logger.Warn("browser pool: no endpoint is up; each is retried with backoff", "reasons", f.downReasons())
 			return
 		}
 		f.err = fmt.Errorf("start browser: %w", errors.Join(errs...))

@@ -17,7 +17,8 @@ type Lease struct {
 
 	f  *Fleet
 	mb *member
-	b  *browser.Browser // the browser Context was opened on
+	// b is the browser the context was opened on.
+	b *browser.Browser
 }
 
 // Close closes the context and gives its place back.
@@ -30,10 +31,17 @@ func (l *Lease) Close() error {
 // dies (Move), rather than its browser relaunching or being reconnected.
 func (l *Lease) Pooled() bool { return l.mb.endpoint != "" }
 
-// Gone reports whether the pool endpoint the context was opened on died: its
-// browser is gone, or was let go of as dead (which closes the context
-// before its holder may notice the death itself). Move is the way on.
-func (l *Lease) Gone() bool { return l.Pooled() && !l.b.Alive() }
+// Gone reports whether the browser the context lives on is gone (it died,
+// its endpoint ended the connection, or the fleet let go of it), so that
+// the context must move (Move) rather than recover in place.
+func (l *Lease) Gone() bool {
+	select {
+	case <-l.b.Gone():
+		return true
+	default:
+		return false
+	}
+}
 
 // Where names the browser the context lives on, as logs and messages may
 // show it.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/browser"
@@ -34,6 +34,9 @@ type member struct {
 	failures int              // failures in a row
 	retryAt  time.Time        // when a down member may be tried again
 	retrying bool             // a goroutine is bringing it back
+	// reason is why the member is down (its last failure, told without
+	// credentials), "" while it is up.
+	reason string
 }
 
 // name is how logs and messages call the member: its endpoint without path,
@@ -48,13 +51,7 @@ func (mb *member) name() string {
 // EndpointName is a DevTools endpoint as logs and messages may show it:
 // scheme, host and port only, so that tokens in its path or query never
 // reach a log.
-func EndpointName(endpoint string) string {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Host == "" {
-		return "an endpoint"
-	}
-	return u.Scheme + "://" + u.Host
-}
+func EndpointName(endpoint string) string { return browser.EndpointName(endpoint) }
 
 // connect launches or connects to a member's browser, or marks it down.
 func (f *Fleet) connect(ctx context.Context, mb *member) error {
@@ -62,7 +59,7 @@ func (f *Fleet) connect(ctx context.Context, mb *member) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err != nil {
-		f.down(mb)
+		f.down(mb, err)
 		if mb.endpoint == "" {
 			return err
 		}
@@ -72,24 +69,47 @@ func (f *Fleet) connect(ctx context.Context, mb *member) error {
 		b.Close()
 		return fmt.Errorf("%s: fleet %w", mb.name(), browser.ErrClosed)
 	}
-	mb.b, mb.failures, mb.retryAt = b, 0, time.Time{}
+	mb.b, mb.failures, mb.retryAt, mb.reason = b, 0, time.Time{}, ""
 	if mb.endpoint != "" {
 		f.config.Logger.Info("browser pool: endpoint up", "endpoint", mb.name())
+		f.retries.Go(func() { f.watch(mb, b) })
 	}
 	return nil
 }
 
-// down marks a member failed and, for a pool endpoint, has it retried in
-// the background with backoff until it is back or the Fleet closes. m.mu
-// is held.
-func (f *Fleet) down(mb *member) {
+// watch marks a pool endpoint down the moment its browser b is gone (it
+// died, or the service ended the connection at its session timeout), so
+// that it is retried at once rather than when the next session looks.
+func (f *Fleet) watch(mb *member, b *browser.Browser) {
+	select {
+	case <-b.Gone():
+	case <-f.life.Done():
+		return
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if mb.b == b && !f.closed {
+		f.drop(mb)
+	}
+}
+
+// down marks a member failed for the reason why and, for a pool endpoint,
+// has it retried in the background with backoff until it is back or the
+// Fleet closes. An endpoint that refuses (a wrong token, full, a queue that
+// holds the handshake) is down like a dead one. m.mu is held.
+func (f *Fleet) down(mb *member, why error) {
 	mb.failures++
 	wait := min(minBackoff<<min(mb.failures-1, 10), maxBackoff)
 	mb.retryAt = time.Now().Add(wait)
-	if mb.endpoint == "" || mb.retrying || f.closed {
+	mb.reason = reason(why)
+	if mb.endpoint == "" || f.closed {
 		return
 	}
-	f.config.Logger.Warn("browser pool: endpoint down", "endpoint", mb.name(), "retry_in", wait, "failures", mb.failures)
+	f.config.Logger.Warn("browser pool: endpoint down", "endpoint", mb.name(), "reason", mb.reason,
+		"retry_in", wait, "failures", mb.failures)
+	if mb.retrying {
+		return
+	}
 	mb.retrying = true
 	f.retries.Go(func() { f.retry(mb) })
 }
@@ -153,14 +173,23 @@ func (f *Fleet) reserve(avoid *member, tried []*member) *member {
 	return best
 }
 
+// errConnectionLost is why an endpoint whose browser was up is down: the
+// browser died, or the endpoint ended the connection (a browser service
+// does at its session timeout).
+var errConnectionLost = errors.New("the connection to its browser was lost (the browser died, or the service ended the session, e.g. at its session timeout)")
+
 // drop lets go of a pool endpoint's dead browser and marks it down. m.mu is
 // held.
 func (f *Fleet) drop(mb *member) {
 	dead := mb.b
 	mb.b = nil
 	f.retries.Go(func() { dead.Close() })
-	f.down(mb)
+	f.down(mb, errConnectionLost)
 }
+
+// reason is why a member is down, as logs and messages show it; errors of
+// the browser package never hold an endpoint's credentials.
+func reason(err error) string { return err.Error() }
 
 // open opens a page in a new browser context on the best member that
 // works, avoiding avoid where another is up.
@@ -182,6 +211,9 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 		}
 		tab, err := b.NewContext(ctx)
 		if err == nil {
+			if mb.endpoint != "" {
+				f.config.Logger.Info("browser pool: session placed", "endpoint", mb.name())
+			}
 			return &Lease{Context: tab, f: f, mb: mb, b: b}, nil
 		}
 		f.release(mb)
@@ -195,7 +227,7 @@ func (f *Fleet) open(ctx context.Context, avoid *member) (*Lease, error) {
 		}
 	}
 	if len(errs) == 0 {
-		return nil, errors.New("no browser is up: every pool endpoint is down and waiting to be retried")
+		return nil, fmt.Errorf("no browser is up: every pool endpoint is down and waiting to be retried (%s)", f.downReasons())
 	}
 	return nil, errors.Join(errs...)
 }
@@ -205,4 +237,20 @@ func (f *Fleet) release(mb *member) {
 	f.mu.Lock()
 	mb.sessions--
 	f.mu.Unlock()
+}
+
+// downReasons says, for each member that is down, why.
+func (f *Fleet) downReasons() string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var rs []string
+	for _, mb := range f.members {
+		if mb.b == nil && mb.reason != "" {
+			rs = append(rs, mb.name()+": "+mb.reason)
+		}
+	}
+	if len(rs) == 0 {
+		return "none has started yet"
+	}
+	return strings.Join(rs, "; ")
 }

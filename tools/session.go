@@ -418,9 +418,8 @@ func (s *Session) recover(ctx context.Context) string {
 	if s.tab.Alive() {
 		return ""
 	}
-	// Gone as well as ErrBrowserGone: once another session found the
-	// endpoint dead and the pool let go of its browser, this tab reads as
-	// closed, not gone, and would never move.
+	// A pool endpoint that is gone may have been let go of (closed) by the
+	// fleet before this session noticed: its tab then says closed.
 	if s.lease != nil && s.lease.Pooled() && (errors.Is(s.tab.Err(), browser.ErrBrowserGone) || s.lease.Gone()) {
 		s.live = nil
 		return s.move(ctx)

@@ -35,8 +35,18 @@ func doctorCmd(ctx context.Context, e *env, args []string) error {
 	if _, err := parseFlags(fs, args, e.getenv); err != nil {
 		return err
 	}
+	pool, err := bf.endpoints()
+	if err != nil {
+		return err
+	}
 	var findings []finding
-	if bf.connect != "" {
+	if len(pool) > 0 {
+		opts, err := bf.options(slog.New(slog.DiscardHandler))
+		if err != nil {
+			return err
+		}
+		findings = append(findings, checkPool(ctx, opts, pool)...)
+	} else if bf.connect != "" {
 		// The person's own browser: Chaperone launches none, and does not
 		// connect to theirs just to check (Chrome would ask them).
 		findings = append(findings, checkConnect(ctx, bf.connect))
@@ -85,7 +95,7 @@ func checkBrowser(ctx context.Context, opts browser.Options, getenv func(string)
 			f.detail = fmt.Sprintf("%s (%s)", path, strings.TrimSpace(string(out)))
 		}
 	} else {
-		f.detail = "the browser at " + opts.CDPEndpoint
+		f.detail = "the browser at " + browser.EndpointName(opts.CDPEndpoint)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -102,6 +112,47 @@ func checkBrowser(ctx context.Context, opts browser.Options, getenv func(string)
 	f.status = "ok"
 	f.detail += fmt.Sprintf(": launched and rendered a page in %d ms", time.Since(start).Milliseconds())
 	return f
+}
+
+// checkPool connects to each endpoint of --browser-pool as serve would
+// and renders a page there. An endpoint that is down or refuses is a
+// warning, as serve retries it; none up is a failure.
+func checkPool(ctx context.Context, opts browser.Options, pool []string) []finding {
+	findings := make([]finding, len(pool))
+	up := 0
+	for i, e := range pool {
+		f := finding{check: "pool", detail: browser.EndpointName(e)}
+		o := opts
+		o.CDPEndpoint = e
+		c, cancel := context.WithTimeout(ctx, 60*time.Second)
+		err := renderDemoPage(c, o)
+		cancel()
+		switch {
+		case err == nil:
+			f.status, f.detail = "ok", f.detail+": connected and rendered a page"
+			up++
+		default:
+			f.status, f.detail = "warn", f.detail+": down: "+err.Error()
+			f.fix = "serve marks it down and retries it with backoff; "
+			switch {
+			case errors.Is(err, browser.ErrEndpointRefused):
+				f.fix += "give the service's token in the endpoint's query (browserless: ?token= with its TOKEN)"
+			case errors.Is(err, browser.ErrEndpointFull):
+				f.fix += "the service is at its session limit and its queue is full (browserless: CONCURRENT, QUEUED); each Chaperone holds one session of each endpoint"
+			case errors.Is(err, browser.ErrEndpointNoAnswer):
+				f.fix += "the service holds the connection, likely in its queue: raise its session limit (browserless: CONCURRENT)"
+			default:
+				f.fix += "start the browser with --remote-debugging-port, or the service, and make its endpoint reachable from here"
+			}
+		}
+		findings[i] = f
+	}
+	if up == 0 {
+		for i := range findings {
+			findings[i].status = "FAIL"
+		}
+	}
+	return findings
 }
 
 // renderDemoPage starts the browser opts describe, opens an isolated
