@@ -16,6 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/devtools"
 	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/totp"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -182,6 +183,9 @@ type Session struct {
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
+	// devtools is the developer's view of the session's pages, fed by its
+	// tab when --caps devtools is on; nil otherwise (devtools.go).
+	devtools *devtools.Log
 }
 
 // NewSession wraps an open tab as a session.
@@ -199,6 +203,7 @@ func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Sessio
 		s.log.Warn("opt-in tools turned off", "err", err)
 	}
 	s.caps = caps
+	s.watchDevtools() // devtools.go
 	for _, o := range opts {
 		o(s)
 	}
