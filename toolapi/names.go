@@ -42,12 +42,12 @@ const (
 
 // The capabilities that turn on opt-in tools (Config.Caps, --caps).
 const (
-	CapTabs   = "tabs"   // browser_tabs
-	CapWait   = "wait"   // browser_wait_for
-	CapHover  = "hover"  // browser_hover
-	CapUpload = "upload" // browser_upload
-	CapDrag   = "drag"   // browser_drag
-	CapFiles  = "files"  // browser_screenshot, browser_pdf
+	CapTabs     = "tabs"     // browser_tabs
+	CapWait     = "wait"     // browser_wait_for
+	CapHover    = "hover"    // browser_hover
+	CapUpload   = "upload"   // browser_upload
+	CapDrag     = "drag"     // browser_drag
+	CapFiles    = "files"    // browser_screenshot, browser_pdf
 	CapVision   = "vision"   // browser_click at x,y (and hover there)
 	CapDevtools = "devtools" // browser_console, browser_network
 	CapAll      = "all"      // every opt-in tool but browser_evaluate
