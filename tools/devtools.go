@@ -91,9 +91,20 @@ func (s *Session) requestDetail(ctx context.Context, in networkInput) Output {
 	return Output{Value: devtools.Describe(q, r, b)}
 }
 
+// devtoolsRefusal is the developer's view's answer to arguments it cannot
+// read: no snapshot, since it reads no page.
+type devtoolsRefusal struct {
+	Success bool          `json:"success"`
+	Error   *toolapi.Code `json:"error"`
+	Message string        `json:"message"`
+}
+
+// Render is the refusal as the model reads it.
+func (r devtoolsRefusal) Render() string { return "error: " + string(*r.Error) + "\n" + r.Message + "\n" }
+
 // devtoolsInvalid answers arguments the developer's view cannot read.
 func devtoolsInvalid(msg string) Output {
-	return Output{Value: toolapi.ActionResult{Error: code(toolapi.InvalidParams), Message: msg}}
+	return Output{Value: devtoolsRefusal{Error: code(toolapi.InvalidParams), Message: msg}}
 }
 
 // devtoolsArgsInvalid answers arguments that do not decode.

@@ -24,6 +24,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		forbidden []string
 	}{
 		{"capture", []string{chromedp, mcpGo, anthropic}},
+		{"devtools", []string{chromedp, mcpGo, anthropic}},
 		{"snapshot", []string{chromedp, mcpGo, anthropic}},
 		{"toolapi", []string{chromedp, mcpGo, anthropic}},
 		{"urlpolicy", []string{chromedp, mcpGo, anthropic}},
