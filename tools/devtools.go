@@ -100,7 +100,9 @@ type devtoolsRefusal struct {
 }
 
 // Render is the refusal as the model reads it.
-func (r devtoolsRefusal) Render() string { return "error: " + string(*r.Error) + "\n" + r.Message + "\n" }
+func (r devtoolsRefusal) Render() string {
+	return "error: " + string(*r.Error) + "\n" + r.Message + "\n"
+}
 
 // devtoolsInvalid answers arguments the developer's view cannot read.
 func devtoolsInvalid(msg string) Output {
