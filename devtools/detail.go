@@ -112,14 +112,18 @@ func showHeaders(q Query, h map[string]string) []Header {
 	return out
 }
 
-// showBody is a body as shown: masked over bodyRead bytes, then cut.
+// showBody is a body as shown: masked over bodyRead bytes, then cut. Its
+// size is the masked text's, so that it tells nothing of a secret's length
+// (a binary body's is its own).
 func showBody(q Query, raw []byte, binary bool) *Body {
 	b := &Body{Size: len(raw), Binary: binary}
 	if binary || !utf8.Valid(raw[:validPrefix(raw)]) {
 		b.Binary = true
 		return b
 	}
-	b.Text = q.show(cut(string(raw), bodyRead), bodyShown)
+	masked := q.Mask(cut(string(raw), bodyRead))
+	b.Size = len(masked) + max(len(raw)-bodyRead, 0)
+	b.Text = q.show(masked, bodyShown)
 	return b
 }
 
