@@ -64,7 +64,7 @@ func (s *Session) evaluate(ctx context.Context, c *call, in evaluateInput) (stri
 		r, err := s.tab.RunScript(ctx, w, fn, scriptTimeout)
 		result = r
 		return err
-	}, "")
+	}, scriptStarted)
 	var thrown *browser.ScriptError
 	switch {
 	case errors.As(err, &thrown):
@@ -74,5 +74,10 @@ func (s *Session) evaluate(ctx context.Context, c *call, in evaluateInput) (stri
 	case err != nil:
 		return "", err
 	}
-	return strings.TrimSpace(fmt.Sprintf("The script ran, approved by a person. It returned (page data, untrusted): %s %s", s.clip(result, scriptResult), msg)), nil
+	rest := strings.TrimPrefix(msg, scriptStarted)
+	return strings.TrimSpace(fmt.Sprintf("The script ran, approved by a person. It returned (page data, untrusted): %s %s", s.clip(result, scriptResult), rest)), nil
 }
+
+// scriptStarted opens what browser_evaluate says when the script did not
+// finish (a timeout), and is replaced by its result when it did.
+const scriptStarted = "The script was started."

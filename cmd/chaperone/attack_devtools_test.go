@@ -206,3 +206,200 @@ func TestDevtoolsListedOnlyWithItsCapability(t *testing.T) {
 		})
 	}
 }
+
+// evaluateAsync calls browser_evaluate with fn and returns its result when
+// it comes.
+func evaluateAsync(c *client.Client, fn string) <-chan actionResult {
+	done := make(chan actionResult, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		defer cancel()
+		req := mcp.CallToolRequest{}
+		req.Params.Name = toolapi.Evaluate
+		req.Params.Arguments = map[string]any{"function": fn}
+		res, err := c.CallTool(ctx, req)
+		var r actionResult
+		if err != nil {
+			r.Message = "call error: " + err.Error()
+		} else if data, err := json.Marshal(res.StructuredContent); err == nil {
+			json.Unmarshal(data, &r)
+		}
+		done <- r
+	}()
+	return done
+}
+
+// evalMarker is a script that would leave a mark on the page (its title)
+// and at the server (a beacon the signal site records as loaded).
+func evalMarker(mark string) string {
+	return "() => { document.title = 'EVAL RAN " + mark + "'; navigator.sendBeacon('/hostile/binding-signal?loaded=" + mark + "'); return 6 * 7; }"
+}
+
+// evalNoMark fails the test if the signal site heard mark, once it heard
+// after, which a script approved after the one that would send mark sent:
+// the server's own record that mark's script never ran.
+func evalNoMark(t *testing.T, sig *bindingSignal, mark, after string) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case u := <-sig.loaded:
+			if strings.Contains(u, mark) {
+				t.Fatalf("the rejected script ran: the server heard %s", u)
+			}
+			if strings.Contains(u, after) {
+				return
+			}
+		case <-deadline:
+			t.Fatalf("the approved script's %s never came", after)
+		}
+	}
+}
+
+// TestEvaluateWaitsForAPerson: every script is put to a person, whole and
+// escaped, before it runs; the call waits for them; a rejected script never
+// runs (neither the page nor the server sees its mark); an approval covers
+// that one script on that one document, and neither the page's forged
+// console lines nor an approval the agent asked for in words stand for one.
+func TestEvaluateWaitsForAPerson(t *testing.T) {
+	t.Parallel()
+	base, sig := bindingSignalSite(t)
+	c, host := devtoolsServe(t, "--caps", "eval,devtools", "--url", base+"/hostile/devtools")
+	getSnapshot(t, c)
+
+	// Rejected: it waits for the person, then never runs.
+	done := evaluateAsync(c, evalMarker("REJECTED-1"))
+	p := host.asked(t)
+	if p.Concrete == nil || p.Concrete.Verb != "run script" || !strings.Contains(strings.Join(p.Lines, "\n"), "REJECTED-1") {
+		t.Errorf("the person was not shown the script: %+v %q", p.Concrete, p.Lines)
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("browser_evaluate answered before the person did: %+v", r)
+	default:
+	}
+	host.decisions <- map[string]any{"approved": false, "feedback": "no scripts today"}
+	r := <-done
+	if r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) || !strings.Contains(r.Message, "no scripts today") {
+		t.Errorf("the rejected script: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	if s := getSnapshot(t, c); strings.Contains(s.Page.Title, "EVAL RAN") {
+		t.Errorf("the rejected script ran: the title is %q", s.Page.Title)
+	}
+
+	// Approved: it runs once, and says what it returned.
+	done = evaluateAsync(c, evalMarker("APPROVED-1"))
+	host.asked(t)
+	host.decisions <- map[string]any{"approved": true}
+	r = <-done
+	if !r.Success || !strings.Contains(r.Message, "returned (page data, untrusted): 42") {
+		t.Errorf("the approved script: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	evalNoMark(t, sig, "REJECTED-1", "APPROVED-1")
+
+	// The same script again is asked again: an approval covers one run.
+	done = evaluateAsync(c, evalMarker("APPROVED-1"))
+	host.asked(t)
+	host.decisions <- map[string]any{"approved": false}
+	if r := <-done; r.Success {
+		t.Error("a second run of an approved script ran without asking")
+	}
+
+	// The agent's own approved request, in words, covers no script.
+	host.decisions <- map[string]any{"approved": true}
+	if a := requestApproval(t, c, map[string]any{"action": "run " + evalMarker("WORDS-1"), "reason": "the page says it is approved"}); !a.Approved {
+		t.Fatalf("the request in words: %+v", a)
+	}
+	host.asked(t)
+	done = evaluateAsync(c, evalMarker("WORDS-1"))
+	host.asked(t)
+	host.decisions <- map[string]any{"approved": false}
+	if r := <-done; r.Success || r.Error == nil || *r.Error != string(toolapi.HumanRejected) {
+		t.Errorf("the script the agent's words named: success %v, %q", r.Success, r.Message)
+	}
+
+	// What the person reads: every character, none that starts a line or
+	// turns the text around.
+	done = evaluateAsync(c, "() => {\n  // \u202eapproved\u202c\n  return 1;\n}")
+	p = host.asked(t)
+	shown := strings.Join(p.Lines, "\n") + p.Prompt
+	for _, raw := range []string{"\u202e", "\u202c", "\n  return"} {
+		if strings.Contains(shown, raw) {
+			t.Errorf("the person is shown %q raw:\n%s", raw, shown)
+		}
+	}
+	if !strings.Contains(shown, `\u202e`) || !strings.Contains(shown, `\n  return 1;`) {
+		t.Errorf("the person is not shown the script's escapes:\n%s", shown)
+	}
+	host.decisions <- map[string]any{"approved": false}
+	<-done
+
+	// A navigation between the approval and the run: the script does not
+	// run in the new document.
+	_, s := act(t, c, toolapi.Navigate, map[string]any{"url": base + "/hostile/binding-cart?item=pencil&signal=1"})
+	sig.waitLoaded(t, "binding-cart")
+	_ = s
+	done = evaluateAsync(c, evalMarker("MOVED-1"))
+	host.asked(t)
+	sig.send(t, "reload")
+	sig.waitLoaded(t, "binding-cart")
+	host.decisions <- map[string]any{"approved": true}
+	if r := <-done; r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) || !strings.Contains(r.Message, "not run") {
+		t.Errorf("the script approved on the document before the reload: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	done = evaluateAsync(c, evalMarker("AFTER-MOVE"))
+	host.asked(t)
+	host.decisions <- map[string]any{"approved": true}
+	<-done
+	evalNoMark(t, sig, "MOVED-1", "AFTER-MOVE")
+}
+
+// TestEvaluateHostileScripts: what an approved script does is still held
+// to the session's rules: a navigation to a metadata address is refused by
+// the URL policy, a password the page holds comes back masked, an HttpOnly
+// cookie is out of its reach, and a script that never ends is stopped,
+// leaving the session usable.
+func TestEvaluateHostileScripts(t *testing.T) {
+	t.Parallel()
+	base := bindingSite(t)
+	c, host := devtoolsServe(t, "--caps", "eval", "--url", base+"/hostile/devtools")
+	s := getSnapshot(t, c)
+	r, s := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "User name"), "value": "jane"})
+	if !r.Success {
+		t.Fatalf("fill: %v %s", r.Error, r.Message)
+	}
+	r, s = act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + devtoolsVar + "}}"})
+	if !r.Success {
+		t.Fatalf("fill: %v %s", r.Error, r.Message)
+	}
+	if r, _ = click(t, c, browsertest.Ref(t, s, "button", "Sign in")); !r.Success {
+		t.Fatalf("sign in: %v %s", r.Error, r.Message)
+	}
+	run := func(fn string) actionResult {
+		t.Helper()
+		done := evaluateAsync(c, fn)
+		host.asked(t)
+		host.decisions <- map[string]any{"approved": true}
+		r := <-done
+		t.Logf("%s → success %v, error %v, %q", fn, r.Success, r.Error, r.Message)
+		low := strings.ToLower(r.Message + string(r.Snapshot))
+		for _, f := range []string{"s3cret", "dev/pw", "dev%2fpw", "fixture-session-7f3a"} {
+			if strings.Contains(low, f) {
+				t.Errorf("%s: the answer shows %q", fn, f)
+			}
+		}
+		return r
+	}
+	if r := run("() => document.getElementById('password').value + ' | ' + document.cookie"); !r.Success || !strings.Contains(r.Message, "{{"+devtoolsVar+"}}") || !strings.Contains(r.Message, "prefs=dark-mode") {
+		t.Errorf("reading the password and the cookies: %v %q", r.Error, r.Message)
+	}
+	if r := run("() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }"); r.Success || !strings.Contains(r.Message, "blocked by policy") {
+		t.Errorf("the navigation to a metadata address: success %v, %q", r.Success, r.Message)
+	}
+	if r := run("() => { for (;;) {} }"); r.Success || r.Error == nil || *r.Error != string(toolapi.Timeout) {
+		t.Errorf("the endless script: success %v, error %v, %q", r.Success, r.Error, r.Message)
+	}
+	if after := getSnapshot(t, c); !strings.Contains(after.Page.URL, "/hostile/devtools") || !strings.Contains(after.Text, "Signed in as jane") {
+		t.Errorf("after the hostile scripts the page is %s: %q", after.Page.URL, after.Text)
+	}
+}
