@@ -26,9 +26,12 @@ type Limits struct {
 	// (8,192 bytes); what is shown is cut shorter (Query.Text).
 	Text int
 	// PostData bounds a request body kept from the request itself
-	// (65,536 bytes); a longer one is fetched again when asked for.
+	// (16,384 bytes); a longer one is not kept, and is fetched again when
+	// asked for.
 	PostData int
-	// Headers bounds the headers kept per request and response (64).
+	// Headers bounds the headers kept per request and response (32, each
+	// value cut to 500 bytes). With the defaults a log holds at most about
+	// 4 MB of messages and 20 MB of requests, whatever the page sends.
 	Headers int
 }
 
@@ -43,10 +46,10 @@ func (l Limits) withDefaults() Limits {
 		l.Text = 8192
 	}
 	if l.PostData <= 0 {
-		l.PostData = 65536
+		l.PostData = 16384
 	}
 	if l.Headers <= 0 {
-		l.Headers = 64
+		l.Headers = 32
 	}
 	return l
 }
@@ -260,7 +263,7 @@ func (l *Log) headers(h map[string]string) map[string]string {
 		if len(out) == l.limits.Headers {
 			break
 		}
-		out[cut(lower(k), 100)] = cut(v, 1000)
+		out[cut(lower(k), 100)] = cut(v, 500)
 	}
 	return out
 }
