@@ -156,6 +156,23 @@ func TestDevtoolsConsoleAndNetwork(t *testing.T) {
 	}
 }
 
+// TestDevtoolsHearsCrossSiteFrames: a cross-site frame runs in a process
+// of its own; what it logs is the page's console too.
+func TestDevtoolsHearsCrossSiteFrames(t *testing.T) {
+	t.Parallel()
+	base := bindingSite(t)
+	other := strings.Replace(base, "127.0.0.1", "localhost", 1)
+	c, _ := devtoolsServe(t, "--caps", "devtools", "--url", base+"/hostile/devtools?frame="+other+"/hostile/devtools")
+	s := getSnapshot(t, c)
+	r, _ := click(t, c, browsertest.Ref(t, s, "button", "Log a line"))
+	if !r.Success {
+		t.Fatalf("click in the frame: %v %s", r.Error, r.Message)
+	}
+	host := strings.TrimPrefix(other, "http://")
+	devtoolsUntil(t, c, toolapi.Console, map[string]any{"all": true, "level": "error"}, `error "a line from the frame at `+host+`"`)
+	devtoolsUntil(t, c, toolapi.Network, map[string]any{"all": true}, `document "`+other+`/hostile/devtools"`)
+}
+
 // TestDevtoolsListedOnlyWithItsCapability: the developer's view is listed
 // under devtools and all; browser_evaluate only when eval is named, and
 // not callable otherwise.
