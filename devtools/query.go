@@ -38,7 +38,7 @@ type Query struct {
 	All bool
 	// Limit is how many entries are shown at most, the newest (default 50,
 	// at most 200); Text how many characters of each page string (default
-	// 500).
+	// 300; an exception's message and stack get three times as many).
 	Limit, Text int
 	// Mask hides the session's secrets in a string (the redactor of
 	// snapshots and logs); nil shows nothing a page wrote.
@@ -63,7 +63,7 @@ func (q Query) withDefaults() Query {
 	}
 	q.Limit = min(q.Limit, 200)
 	if q.Text <= 0 {
-		q.Text = 500
+		q.Text = 300
 	}
 	if q.Mask == nil {
 		q.Mask = func(string) string { return "(hidden)" }
@@ -122,7 +122,11 @@ func (l *Log) Console(q Query) ConsoleReport {
 	}
 	for i := range out {
 		m := &out[i]
-		m.Text, m.URL = q.show(m.Text, q.Text), q.show(m.URL, 200)
+		n := q.Text
+		if m.Kind == KindException {
+			n *= 3
+		}
+		m.Text, m.URL = q.show(m.Text, n), q.show(m.URL, 200)
 	}
 	r.Messages = out
 	if r.Messages == nil {
