@@ -50,6 +50,11 @@ func (s *Session) query(all bool) devtools.Query {
 
 // console runs browser_console.
 func (s *Session) console(_ context.Context, _ *call, in consoleInput) Output {
+	switch in.Level {
+	case "", "debug", "info", "warning", "error":
+	default:
+		return devtoolsInvalid(fmt.Sprintf("level must be debug, info, warning or error, not %q.", s.clip(in.Level, 40)))
+	}
 	q := s.query(in.All)
 	q.Level = in.Level
 	return Output{Value: s.devtools.Console(q)}

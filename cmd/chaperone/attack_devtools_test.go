@@ -154,6 +154,17 @@ func TestDevtoolsConsoleAndNetwork(t *testing.T) {
 	if n := strings.Count(flood, "\n"); n > 60 {
 		t.Errorf("the flooded console is %d lines", n)
 	}
+
+	// Bad input: a clear error, and the session goes on.
+	for _, args := range []map[string]any{{"id": "r999999", "body": true}, {"body": true}, {"level": "loud"}} {
+		if text := devtoolsRead(t, c, toolapi.Network, args); !strings.Contains(text, "invalid_params") && args["level"] == nil {
+			t.Errorf("browser_network %v: %s", args, text)
+		}
+	}
+	if text := devtoolsRead(t, c, toolapi.Console, map[string]any{"level": "loud"}); !strings.Contains(text, "invalid_params") {
+		t.Errorf("browser_console with level loud: %s", text)
+	}
+	getSnapshot(t, c)
 }
 
 // TestDevtoolsHearsCrossSiteFrames: a cross-site frame runs in a process
@@ -392,6 +403,13 @@ func TestEvaluateHostileScripts(t *testing.T) {
 	if r, _ = click(t, c, browsertest.Ref(t, s, "button", "Sign in")); !r.Success {
 		t.Fatalf("sign in: %v %s", r.Error, r.Message)
 	}
+	// Bad input never reaches a person.
+	for _, fn := range []string{"", "  ", strings.Repeat("x", 4001)} {
+		if r := <-evaluateAsync(c, fn); r.Success || r.Error == nil || *r.Error != string(toolapi.InvalidParams) {
+			t.Errorf("browser_evaluate %.20q: success %v, error %v, %q", fn, r.Success, r.Error, r.Message)
+		}
+		host.notAsked(t)
+	}
 	run := func(fn string) actionResult {
 		t.Helper()
 		done := evaluateAsync(c, fn)
@@ -412,6 +430,9 @@ func TestEvaluateHostileScripts(t *testing.T) {
 	}
 	if r := run("() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }"); r.Success || !strings.Contains(r.Message, "blocked by policy") {
 		t.Errorf("the navigation to a metadata address: success %v, %q", r.Success, r.Message)
+	}
+	if r := run("document.title"); r.Success || r.Error == nil || *r.Error != string(toolapi.ActionFailed) {
+		t.Errorf("a script that is no function: success %v, error %v, %q", r.Success, r.Error, r.Message)
 	}
 	if r := run("() => { for (;;) {} }"); r.Success || r.Error == nil || *r.Error != string(toolapi.Timeout) {
 		t.Errorf("the endless script: success %v, error %v, %q", r.Success, r.Error, r.Message)
