@@ -148,6 +148,7 @@ func TestDevtoolsConsoleAndNetwork(t *testing.T) {
 		t.Fatalf("flood: %v %s", r.Error, r.Message)
 	}
 	flood := devtoolsUntil(t, c, toolapi.Console, map[string]any{"all": true}, "flood 1499 ", "dropped: the log keeps the newest 500")
+	t.Logf("the flooded console: %d characters, %d lines", len(flood), strings.Count(flood, "\n"))
 	if n := len(flood); n > 40_000 {
 		t.Errorf("the flooded console is %d characters", n)
 	}
