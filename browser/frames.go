@@ -191,7 +191,8 @@ func live(f *remoteFrame) *remoteFrame {
 // of a tab needs (a domain to enable, a policy to apply) belongs here.
 // Cancelling the session detaches from the frame and never closes it.
 func attachFrame(ctx context.Context, p *tabPage, info *target.Info) (*remoteFrame, error) {
-	fctx, cancel := chromedp.NewContext(p.live, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel())
+	fctx, cancel := chromedp.NewContext(p.live, chromedp.WithTargetID(info.TargetID), chromedp.WithDetachOnCancel(),
+		chromedp.WithListener(func(ev any) { p.t.devtools(p.id, info.TargetID, ev) }))
 	// The first run binds the session's life to fctx.
 	if err := firstRun(ctx, cancel, func() error { return chromedp.Do(fctx) }); err != nil {
 		cancel()

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/capture"
@@ -62,6 +63,8 @@ type Context struct {
 	// guards judge the documents of the tab's own pages in the person's
 	// own browser (attachguard.go).
 	guards guards
+	// watch is the developer's view fed the pages' events (devtools.go).
+	watch atomic.Pointer[devtoolsFeed]
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.
@@ -218,6 +221,7 @@ func (t *Context) setupPage(ctx context.Context, p *tabPage) error {
 // target, in the order of the events, and must not block or call the
 // browser.
 func (p *tabPage) onEvent(ev any) {
+	p.t.devtools(p.id, p.id, ev)
 	switch ev := ev.(type) {
 	case *page.EventJavascriptDialogOpening:
 		p.openDialog(capture.Dialog{Type: string(ev.Type), Message: ev.Message, DefaultPrompt: ev.DefaultPrompt})

@@ -24,6 +24,10 @@ const (
 	// names.
 	VerbDrag   Verb = "drag"
 	VerbUpload Verb = "upload"
+	// VerbScript runs the agent's own JavaScript, whose source Value
+	// holds whole, in the page (browser_evaluate): always put to a person
+	// (Gate.AuthorizeScript).
+	VerbScript Verb = "run script"
 )
 
 // Option is an option a select will really choose: what the page shows and
@@ -169,6 +173,10 @@ func (a Action) String() string {
 	}
 	if a.Verb == VerbSelect {
 		fmt.Fprintf(&b, " %s in", OptionList(a.Options))
+	}
+	if a.Verb == VerbScript {
+		fmt.Fprintf(&b, " %q", a.Value)
+		return b.String()
 	}
 	if a.Verb == VerbNavigate || (a.Verb == VerbPress && a.Role == "") {
 		if a.Value != "" {

@@ -165,6 +165,11 @@ func (r Request) Lines() []string {
 			add("Drop on: %s", a.Value)
 		case a.Verb == VerbUpload:
 			add("Files: %s", a.Value)
+		case a.Verb == VerbScript:
+			// Quoted whole: every character the browser will run is
+			// shown, none can start a line or hide (a bidi override, a
+			// zero-width space is an escape).
+			add("Script (the agent's JavaScript, run in the page as is): %q", a.Value)
 		}
 		switch {
 		case len(a.Options) == 1:

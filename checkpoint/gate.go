@@ -268,6 +268,27 @@ func (g *Gate) authorize(ctx context.Context, page *snapshot.Snapshot, a Action,
 	return d, err
 }
 
+// scriptReason is why a person is asked about every script.
+const scriptReason = "The agent wants to run its own JavaScript in this page. A script can do anything a click, a key or a form can here, with this page's cookies and logins, and send what the page holds anywhere: read it whole before approving."
+
+// AuthorizeScript asks a person about a script the agent wants to run
+// in the page (a's Verb is VerbScript), always: whatever the profile
+// (--profile none too, since the capability that lists the tool was named
+// for it), and no approval the agent asked for ahead (request_human_approval)
+// covers it, nor can the model give one. Under dry run it is refused. An
+// approval covers a, that script in that document, once: the caller
+// checks the place again before the script runs.
+func (g *Gate) AuthorizeScript(ctx context.Context, page *snapshot.Snapshot, a Action) (Decision, error) {
+	g.takePreApproval()
+	r := g.newRequest(page, KindCheckpoint, &a, scriptReason)
+	if g.opts.DryRun {
+		d := Decision{Channel: ChannelDryRun, RequestID: r.ID, Feedback: "Dry run: the script was not run. With --dry-run no gated action is ever performed."}
+		g.record(r, d)
+		return d, nil
+	}
+	return g.ask(ctx, r)
+}
+
 // widen adds the site a person allowed to the session's write set, and
 // records that decision of its own. Only the site the request named can be
 // allowed: an approver's answer naming another widens nothing.

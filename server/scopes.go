@@ -38,6 +38,8 @@ var toolScopes = map[string]string{
 	toolapi.WaitFor:     ScopeRead,
 	toolapi.Screenshot:  ScopeRead,
 	toolapi.PDF:         ScopeRead,
+	toolapi.Console:     ScopeRead,
+	toolapi.Network:     ScopeRead, // a body on request too: read-only
 
 	toolapi.Click:           ScopeAct,
 	toolapi.Fill:            ScopeAct,
@@ -51,6 +53,7 @@ var toolScopes = map[string]string{
 	toolapi.Hover:           ScopeAct,
 	toolapi.Upload:          ScopeAct,
 	toolapi.Drag:            ScopeAct,
+	toolapi.Evaluate:        ScopeAct, // a script can do anything a click can
 }
 
 // scopePolicy is what each registered tool's calls need.

@@ -31,21 +31,37 @@ const (
 
 	Screenshot = "browser_screenshot"
 	PDF        = "browser_pdf"
+
+	// The developer's view: read-only, under CapDevtools.
+	Console = "browser_console"
+	Network = "browser_network"
+	// Evaluate runs the agent's JavaScript, each script approved by a
+	// person first; only under CapEval.
+	Evaluate = "browser_evaluate"
 )
 
 // The capabilities that turn on opt-in tools (Config.Caps, --caps).
 const (
-	CapTabs   = "tabs"   // browser_tabs
-	CapWait   = "wait"   // browser_wait_for
-	CapHover  = "hover"  // browser_hover
-	CapUpload = "upload" // browser_upload
-	CapDrag   = "drag"   // browser_drag
-	CapFiles  = "files"  // browser_screenshot, browser_pdf
-	CapVision = "vision" // browser_click at x,y (and hover there)
-	CapAll    = "all"    // every opt-in tool
+	CapTabs     = "tabs"     // browser_tabs
+	CapWait     = "wait"     // browser_wait_for
+	CapHover    = "hover"    // browser_hover
+	CapUpload   = "upload"   // browser_upload
+	CapDrag     = "drag"     // browser_drag
+	CapFiles    = "files"    // browser_screenshot, browser_pdf
+	CapVision   = "vision"   // browser_click at x,y (and hover there)
+	CapDevtools = "devtools" // browser_console, browser_network
+	CapAll      = "all"      // every opt-in tool but browser_evaluate
+	// CapEval turns on browser_evaluate; CapAll does not: it must be
+	// named.
+	CapEval = "eval"
 )
 
-// Capabilities returns the names Config.Caps accepts, CapAll last.
+// Capabilities returns the names Config.Caps accepts, CapAll and CapEval
+// last.
 func Capabilities() []string {
-	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapVision, CapAll}
+	return []string{CapTabs, CapWait, CapHover, CapUpload, CapDrag, CapFiles, CapVision, CapDevtools, CapAll, CapEval}
 }
+
+// Named reports whether CapAll leaves the capability c out, so that only
+// its own name turns it on.
+func Named(c string) bool { return c == CapEval }

@@ -44,6 +44,7 @@ const mouseArgs = `count 2 double-clicks, button right|middle, modifiers ["Shift
 const (
 	snapshotOutput = `{"type":"object","properties":{"snapshot_id":{"type":"string"},"timestamp":{"type":"string"},"elements":{"type":"array"},"focused":{"type":["string","null"]},"page":{"type":"object"},"viewport":{"type":"object"}},"required":["snapshot_id","timestamp","elements","page","viewport"]}`
 	actionOutput   = `{"type":"object","properties":{"success":{"type":"boolean"},"snapshot":{"type":"object"},"error":{"type":["string","null"]},"message":{"type":"string"}},"required":["success","snapshot","error"]}`
+	devtoolsOutput = `{"type":"object","properties":{"success":{"type":"boolean"}},"required":["success"]}`
 )
 
 // catalog is every tool, in the order an agent meets them and tools/list
@@ -290,6 +291,45 @@ var catalog = []tool{
 		ReadOnly:     true,
 		OpenWorld:    true,
 	}, (*Session).pdf)),
+	optIn(toolapi.CapDevtools, newTool(Definition{
+		Name:  toolapi.Console,
+		Title: "Console",
+		Description: "Console messages and uncaught errors of the tab since the last call (all: all kept), at level or above. " +
+			refsDie +
+			" When: debugging." +
+			" Patterns: 1) Act, then read. 2) level=error." +
+			" Errors: none." +
+			` Example: {"level":"error"} → error uncaught "TypeError: x" at "/app.js":3`,
+		OutputSchema: json.RawMessage(devtoolsOutput),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).console, (*Session).devtoolsArgsInvalid)),
+	optIn(toolapi.CapDevtools, newTool(Definition{
+		Name:  toolapi.Network,
+		Title: "Network",
+		Description: "Requests of the tab since the last call (all: all kept), filtered; id with body=true gives headers and bodies (bounded, credentials hidden). " +
+			refsDie +
+			" When: a request failed." +
+			" Patterns: 1) failed=true. 2) id, body=true." +
+			" Errors: none." +
+			` Example: {"failed":true} → r7 GET 404 fetch "/api" 9 ms`,
+		OutputSchema: json.RawMessage(devtoolsOutput),
+		ReadOnly:     true,
+		OpenWorld:    true,
+	}, (*Session).network, (*Session).devtoolsArgsInvalid)),
+	optIn(toolapi.CapEval, newAction(Definition{
+		Name:  toolapi.Evaluate,
+		Title: "Run JavaScript",
+		Description: "Run a JavaScript function in the page after a human approves it (rejected: never runs); returns its JSON result and a fresh snapshot. " +
+			refsDie +
+			" When: nothing else can." +
+			" Patterns: 1) () => document.title. 2) Rejected: don't retry." +
+			" Errors: human_rejected, action_failed, timeout, invalid_params." +
+			` Example: {"function":"() => 1"} → success⏎… returned …: 1`,
+		OutputSchema: json.RawMessage(actionOutput),
+		Destructive:  true,
+		OpenWorld:    true,
+	}, (*Session).evaluate)),
 }
 
 // Definitions returns the definitions of the default tools, the ones listed

@@ -41,12 +41,16 @@ func TestDefinitionsFor(t *testing.T) {
 		{nil, defaults, ""},
 		{[]string{toolapi.CapWait}, append(slices.Clone(defaults), toolapi.WaitFor), ""},
 		{[]string{"drag", " hover "}, append(slices.Clone(defaults), toolapi.Hover, toolapi.Drag), ""},
-		{[]string{toolapi.CapAll}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF), ""},
+		{[]string{toolapi.CapAll}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF, toolapi.Console, toolapi.Network), ""},
+		// eval is never in all: browser_evaluate is listed only when named.
+		{[]string{toolapi.CapAll, toolapi.CapEval}, append(slices.Clone(defaults), toolapi.Tabs, toolapi.WaitFor, toolapi.Hover, toolapi.Upload, toolapi.Drag, toolapi.Screenshot, toolapi.PDF, toolapi.Console, toolapi.Network, toolapi.Evaluate), ""},
+		{[]string{toolapi.CapDevtools}, append(slices.Clone(defaults), toolapi.Console, toolapi.Network), ""},
+		{[]string{toolapi.CapEval}, append(slices.Clone(defaults), toolapi.Evaluate), ""},
 		{[]string{toolapi.CapFiles}, append(slices.Clone(defaults), toolapi.Screenshot, toolapi.PDF), ""},
 		{[]string{toolapi.CapTabs}, append(slices.Clone(defaults), toolapi.Tabs), ""},
 		// vision lists browser_click with x and y in its place: no new tool.
 		{[]string{toolapi.CapVision}, defaults, ""},
-		{[]string{toolapi.CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, vision, all`},
+		{[]string{toolapi.CapWait, "teleport"}, nil, `unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, vision, devtools, all, eval`},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.caps, ","), func(t *testing.T) {
@@ -81,7 +85,7 @@ func TestDefinitionsFor(t *testing.T) {
 // allDefinitions is every tool's definition, opt-in ones included.
 func allDefinitions(t *testing.T) []Definition {
 	t.Helper()
-	defs, err := DefinitionsFor([]string{toolapi.CapAll})
+	defs, err := DefinitionsFor([]string{toolapi.CapAll, toolapi.CapEval})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +126,8 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 		// screenshot and pdf save what is there: no element, no gate.
 		toolapi.Screenshot: {toolapi.RefInvalid, toolapi.ElementDisabled, toolapi.ElementObscured, toolapi.ElementNotVisible, toolapi.HumanRejected},
 		toolapi.PDF:        {toolapi.RefInvalid, toolapi.ElementDisabled, toolapi.ElementObscured, toolapi.ElementNotVisible, toolapi.HumanRejected},
+		// evaluate runs on the page, on no element.
+		toolapi.Evaluate: {toolapi.RefInvalid, toolapi.ElementDisabled, toolapi.ElementObscured, toolapi.ElementNotVisible},
 		// extract reads: no gate, no input.
 		toolapi.Extract: {toolapi.ElementDisabled, toolapi.ElementObscured, toolapi.ElementNotVisible, toolapi.HumanRejected},
 	}
@@ -280,6 +286,7 @@ func TestDerivedInputSchemas(t *testing.T) {
 		toolapi.RequestApproval: {"verb": {"click", "fill", "select"}},
 		toolapi.CompleteTask:    {"status": {"success", "failed"}},
 		toolapi.Tabs:            {"action": {"list", "select", "close", "new"}},
+		toolapi.Console:         {"level": {"debug", "info", "warning", "error"}},
 	}
 	// The first tools' refs carry the pattern; the later ones say what a
 	// ref is in their descriptions.
@@ -435,8 +442,10 @@ func TestInputSchemasWithinBudget(t *testing.T) {
 	// (14), browser_fill's keys and browser_press_key's text (8),
 	// request_human_approval's plan, write and read, less the words taken
 	// from its other fields (21); browser_click's button, count and
-	// modifiers, in both its entries (24), paid for in its description.
-	const handWrittenTokens = 730 + 14 + 14 + 8 + 21 + 24
+	// modifiers, in both its entries (24), paid for in its description;
+	// the developer's view, opt-in (browser_console, browser_network and
+	// browser_evaluate, 103), within the budget of everything on.
+	const handWrittenTokens = 730 + 14 + 14 + 8 + 21 + 24 + 103
 	tiktoken.SetBpeLoader(tiktokenloader.NewOfflineLoader())
 	enc, err := tiktoken.GetEncoding("cl100k_base")
 	if err != nil {

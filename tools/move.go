@@ -16,6 +16,7 @@ func (s *Session) move(ctx context.Context) string {
 		return fmt.Sprintf("The browser at %s went away and no other browser of the pool could take this session: %v. Every ref from earlier snapshots is invalid.", from, err)
 	}
 	s.tab, s.lease = next.Context, next
+	s.watchDevtools()
 	s.log.Warn("browser pool: session moved", "from", from, "to", next.Where())
 	lost := "cookies and storage of the old one are lost"
 	switch {

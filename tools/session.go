@@ -16,6 +16,7 @@ import (
 	"github.com/chaperone-mcp/chaperone/browser"
 	"github.com/chaperone-mcp/chaperone/capture"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/devtools"
 	"github.com/chaperone-mcp/chaperone/fleet"
 	"github.com/chaperone-mcp/chaperone/internal/totp"
 	"github.com/chaperone-mcp/chaperone/snapshot"
@@ -190,6 +191,9 @@ type Session struct {
 	tel Telemetry
 	// delta is what snapshot deltas need (delta.go).
 	delta deltas
+	// devtools is the developer's view of the session's pages, fed by its
+	// tab when --caps devtools is on; nil otherwise (devtools.go).
+	devtools *devtools.Log
 }
 
 // NewSession wraps an open tab as a session.
@@ -207,6 +211,7 @@ func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Sessio
 		s.log.Warn("opt-in tools turned off", "err", err)
 	}
 	s.caps = caps
+	s.watchDevtools() // devtools.go
 	for _, o := range opts {
 		o(s)
 	}

@@ -100,7 +100,7 @@ func (c capSet) on(t tool) bool {
 	if t.unless != "" && (c[t.unless] || c[toolapi.CapAll]) {
 		return false
 	}
-	return t.capability == "" || c[t.capability] || c[toolapi.CapAll]
+	return t.capability == "" || c[t.capability] || (c[toolapi.CapAll] && !toolapi.Named(t.capability))
 }
 
 // newCapSet checks capability names and returns their set. An unknown name

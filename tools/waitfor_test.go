@@ -93,13 +93,23 @@ func TestDisabledToolsAreUnknown(t *testing.T) {
 		{[]string{toolapi.CapHover}, toolapi.WaitFor, false},
 		{[]string{toolapi.CapWait}, toolapi.WaitFor, true},
 		{[]string{toolapi.CapAll}, toolapi.WaitFor, true},
+		// browser_evaluate is never in all: it is on only when eval is named.
+		{[]string{toolapi.CapAll}, toolapi.Evaluate, false},
+		{[]string{toolapi.CapDevtools}, toolapi.Evaluate, false},
+		{[]string{toolapi.CapAll}, toolapi.Console, true},
+		{[]string{toolapi.CapEval}, toolapi.Console, false},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.caps, ",")+" "+tc.tool, func(t *testing.T) {
 			h := openWith(t, "/variants/waits", Config{Caps: tc.caps})
 			args := `{"seconds":0.1}`
-			if tc.tool == toolapi.PressKey {
+			switch tc.tool {
+			case toolapi.PressKey:
 				args = `{"key":"Tab"}`
+			case toolapi.Evaluate:
+				args = `{"function":"() => { document.title = 'EVAL RAN' }"}`
+			case toolapi.Console:
+				args = `{}`
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()

@@ -138,6 +138,9 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 		{toolapi.Tabs, func(*snapshot.Snapshot) map[string]any { return map[string]any{"action": "list"} }},
 		{toolapi.WaitFor, func(*snapshot.Snapshot) map[string]any { return map[string]any{"text": "Your cart"} }},
 		{toolapi.Navigate, func(*snapshot.Snapshot) map[string]any { return map[string]any{"url": cart} }},
+		// The developer's view reads, and still uses the approval up.
+		{toolapi.Console, func(*snapshot.Snapshot) map[string]any { return map[string]any{"all": true} }},
+		{toolapi.Network, func(*snapshot.Snapshot) map[string]any { return map[string]any{"all": true} }},
 		{"a call that fails", func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e99999"} }},
 		{"a request for approval that fails", func(*snapshot.Snapshot) map[string]any {
 			return map[string]any{"action": "place it", "reason": "r", "ref": "@e99999"}
@@ -150,6 +153,9 @@ func TestBindingAnyCallUsesTheApprovalUp(t *testing.T) {
 			switch tc.tool {
 			case toolapi.GetSnapshot:
 				now = getSnapshot(t, c)
+			case toolapi.Console, toolapi.Network:
+				call(t, c, tc.tool, tc.args(s))
+				now = s
 			case "a call that fails":
 				_, now = act(t, c, toolapi.Click, tc.args(s))
 			case "a request for approval that fails":

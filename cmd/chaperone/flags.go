@@ -315,7 +315,7 @@ func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	fs.Var(&t.allowedOrigins, "allowed-origins-browse", "the only `origins` pages may load documents from, comma-separated, e.g. https://example.com,https://*.example.com (added to a profile's allowed_origins); default: any")
 	fs.Var(&t.blockedOrigins, "blocked-origins", "`origins` pages may never load documents from, comma-separated")
 	fs.Var(&t.writeOrigins, "write-origins", "`origins` the agent may write to (type, select, upload, drag, submit a form) and send data to by a URL it composes, comma-separated, beside the start URL's site and a profile's allowed_origins; any other site asks a person first")
-	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), files (browser_screenshot, browser_pdf), vision (browser_click and hover at x,y: canvases, maps), or all")
+	fs.Var(&t.caps, "caps", "opt-in tools to list, comma-separated: tabs (browser_tabs), wait (browser_wait_for), hover (browser_hover), upload (browser_upload), drag (browser_drag), files (browser_screenshot, browser_pdf), vision (browser_click and hover at x,y: canvases, maps), devtools (browser_console, browser_network), or all; eval (browser_evaluate, every script approved by a person) only when named, never in all")
 	fs.StringVar(&t.uploadDir, "upload-dir", "", "the only `dir` browser_upload may take files from (default: uploads refused)")
 	fs.StringVar(&t.downloadDir, "download-dir", "", "the `dir` downloads, screenshots and PDFs are saved in (default: a directory per session, removed when it closes)")
 	t.maxDownloadSize = tools.DefaultMaxDownloadSize

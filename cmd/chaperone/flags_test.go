@@ -129,7 +129,7 @@ func TestCapsFlag(t *testing.T) {
 			t.Errorf("serve -h does not list the capability %s:\n%s", c, errOut.String())
 		}
 	}
-	const unknown = `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, vision, all`
+	const unknown = `--caps: unknown capability "teleport": want one of tabs, wait, hover, upload, drag, files, vision, devtools, all, eval`
 	tests := []struct {
 		name string
 		args []string

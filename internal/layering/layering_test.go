@@ -30,6 +30,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		forbidden []string
 	}{
 		{"capture", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"devtools", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"snapshot", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"toolapi", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"urlpolicy", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},

@@ -1,0 +1,64 @@
+package checkpoint
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestAuthorizeScript: every script the agent would run is put to a person,
+// whatever the profile (none at all too), and no approval the agent asked
+// for ahead covers it, not even of the very same action; dry run refuses
+// it unasked; what the person reads holds every character, escaped.
+func TestAuthorizeScript(t *testing.T) {
+	t.Parallel()
+	script := Action{Verb: VerbScript, Value: "() => {\n\tdocument.title = 'x\u202e';\x1b[2J return 1 }", Where: Where{Target: "t", Frame: "f", Document: "d", URL: "http://demo/account"}}
+	for _, tc := range []struct {
+		name    string
+		profile *Profile
+		dryRun  bool
+		asked   int
+	}{
+		{"no profile", nil, false, 1},
+		{"default profile", &Profile{Name: "default"}, false, 1},
+		{"dry run", nil, true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &human{decision: Decision{Approved: true, Channel: ChannelWeb}}
+			g := NewGate(tc.profile, h, Options{DryRun: tc.dryRun})
+			// The agent's own approved request, of this very action.
+			if _, err := g.RequestApproval(context.Background(), nil, &script, "run it", "the page says so"); err != nil {
+				t.Fatal(err)
+			}
+			before := h.count()
+			d, err := g.AuthorizeScript(context.Background(), nil, script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := h.count() - before; got != tc.asked {
+				t.Fatalf("the person was asked %d times, want %d", got, tc.asked)
+			}
+			if d.Approved == tc.dryRun {
+				t.Errorf("approved %v under dry run %v: %+v", d.Approved, tc.dryRun, d)
+			}
+			if g.Covers(script) {
+				t.Error("a pre-approval is left standing")
+			}
+			if tc.asked == 0 {
+				return
+			}
+			r := h.asked[len(h.asked)-1]
+			shown := r.Prompt() + "\n" + strings.Join(r.Lines(), "\n")
+			for _, raw := range []string{"\u202e", "\x1b", "\n\t"} {
+				if strings.Contains(shown, raw) {
+					t.Errorf("the person reads %q raw:\n%s", raw, shown)
+				}
+			}
+			for _, esc := range []string{`\n\tdocument.title = 'x\u202e';\x1b[2J return 1 }`, "Action: run script"} {
+				if !strings.Contains(shown, esc) {
+					t.Errorf("the person does not read %q:\n%s", esc, shown)
+				}
+			}
+		})
+	}
+}
