@@ -20,6 +20,8 @@ type Frame struct {
 	Width, Height float64
 	// URL is the page's URL when the frame was taken.
 	URL string
+	// Time is when the compositor drew it.
+	Time time.Time
 }
 
 var (
@@ -93,7 +95,10 @@ func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struc
 		if len(f.Data) == 0 || f.Metadata == nil {
 			return
 		}
-		fr := Frame{JPEG: f.Data, Width: f.Metadata.DeviceWidth, Height: f.Metadata.DeviceHeight, URL: p.currentURL()}
+		fr := Frame{JPEG: f.Data, Width: f.Metadata.DeviceWidth, Height: f.Metadata.DeviceHeight, URL: p.currentURL(), Time: time.Now()}
+		if ts := float64(f.Metadata.Timestamp); ts > 0 {
+			fr.Time = time.UnixMicro(int64(ts * 1e6))
+		}
 		// Keep only the newest frame waiting.
 		select {
 		case <-out:

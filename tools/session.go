@@ -182,6 +182,8 @@ type Session struct {
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
+	// recording records the session, when it is recorded (record.go).
+	recording *Recording
 }
 
 // NewSession wraps an open tab as a session.
@@ -206,6 +208,7 @@ func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Sessio
 		s.gate = checkpoint.NewGate(nil, nil, checkpoint.Options{Logger: s.log})
 	}
 	s.audit.Redact(s.secrets.hide) // secrets.go
+	s.startRecording()             // record.go
 	return s
 }
 
@@ -219,6 +222,7 @@ func (s *Session) Close() error {
 		err = s.tab.Close()
 	}
 	s.closeDownloads()
+	s.closeRecording()
 	return err
 }
 
@@ -247,6 +251,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	c := &call{tool: name, args: args, start: time.Now()}
 	c.masked = s.fillsPassword(name, args)
+	target := ""
+	if s.recording != nil {
+		target = s.callTarget(args)
+		s.beforeCall(ctx, c, t.def.ReadOnly)
+	}
 	var before string
 	if s.last != nil {
 		before = s.last.Page.URL
@@ -275,6 +284,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
+	s.afterCall(ctx, c, target, code)
 	return s.screenshotFor(name, before, out), nil
 }
 
