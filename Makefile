@@ -17,9 +17,11 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium when it is missing, then run every test.
+## test: install Chromium (and ffmpeg, for the video export) when missing,
+## then run every test.
 test:
 	./scripts/ensure-chromium
+	./scripts/ensure-ffmpeg
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 

@@ -118,6 +118,9 @@ type Event struct {
 	Text string `json:"text,omitempty"`
 }
 
+// stopper is a timer that can be stopped.
+type stopper interface{ Stop() bool }
+
 // Stats say what a recording kept and left out.
 type Stats struct {
 	Frames int
@@ -144,7 +147,10 @@ type Recorder struct {
 	// pending is the newest frame the rate held back, written when its
 	// turn comes unless a newer one supersedes it.
 	pending *Frame
-	timer   *time.Timer
+	timer   stopper
+	// after runs f once d has passed (time.AfterFunc; a test fires it
+	// itself).
+	after func(d time.Duration, f func()) stopper
 	full    bool
 	stats   Stats
 	err     error
@@ -167,7 +173,8 @@ func Open(dir, session string, opts Options) (*Recorder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open recording: %w", err)
 	}
-	r := &Recorder{dir: dir, opts: opts, timeline: f, n: framesIn(dir)}
+	r := &Recorder{dir: dir, opts: opts, timeline: f, n: framesIn(dir),
+		after: func(d time.Duration, f func()) stopper { return time.AfterFunc(d, f) }}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.line(Event{Type: "start", Time: time.Now(), Text: r.redact(session)}, true)
@@ -245,13 +252,17 @@ func (r *Recorder) Frame(f Frame) {
 		}
 		r.pending = &f
 		if r.timer == nil {
-			r.timer = time.AfterFunc(wait, r.flushPending)
+			r.timer = r.after(wait, r.flushPending)
 		}
 		return
 	}
 	if r.pending != nil {
 		r.stats.Rate++
 		r.pending = nil
+	}
+	if r.timer != nil {
+		r.timer.Stop()
+		r.timer = nil
 	}
 	r.write(f)
 }
