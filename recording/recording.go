@@ -150,11 +150,11 @@ type Recorder struct {
 	timer   stopper
 	// after runs f once d has passed (time.AfterFunc; a test fires it
 	// itself).
-	after func(d time.Duration, f func()) stopper
-	full    bool
-	stats   Stats
-	err     error
-	closed  bool
+	after  func(d time.Duration, f func()) stopper
+	full   bool
+	stats  Stats
+	err    error
+	closed bool
 }
 
 // Open creates dir (a session's recording) and starts its timeline with a
