@@ -1,0 +1,194 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/jpeg"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/recording"
+	"github.com/chaperone-mcp/chaperone/toolapi"
+)
+
+// echoBoxes are where /hostile/record-echo draws what is typed, in CSS
+// pixels: in big glyphs of text, and on a canvas.
+var echoBoxes = map[string]image.Rectangle{
+	"text":   image.Rect(20, 60, 920, 160),
+	"canvas": image.Rect(20, 180, 920, 280),
+}
+
+// A recorded session masks what it types as screenshots do, in every
+// frame, whether the page learns it by placeholder, as a password filled,
+// or as a password typed key by key; the page echoes each keystroke in
+// large glyphs and on a canvas. Each frame's echo boxes are compared, a
+// glyph's cell at a time, with a screenshot taken unmasked at the end: no
+// cell of the secret may show in any frame.
+func TestRecordingMasksSecrets(t *testing.T) {
+	t.Parallel()
+	const secret = "K7Q9X2WM"
+	for _, tc := range []struct {
+		name    string
+		cfg     Config
+		field   string
+		tool    string
+		args    func(ref string) map[string]any
+		screens bool // the screencast records frames before the typing
+	}{
+		{"placeholder", Config{Secrets: map[string]string{"CODE": secret}}, "Card code", toolapi.Fill,
+			func(ref string) map[string]any { return map[string]any{"ref": ref, "value": "{{CODE}}"} }, false},
+		{"password filled", Config{}, "PIN", toolapi.Fill,
+			func(ref string) map[string]any { return map[string]any{"ref": ref, "value": secret} }, true},
+		{"password keyed", Config{}, "PIN", toolapi.PressKey,
+			func(ref string) map[string]any { return map[string]any{"ref": ref, "text": secret} }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "rec")
+			rec, err := recording.Open(dir, "test", recording.Options{MaxFPS: 30})
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := openWith(t, "/hostile/record-echo", tc.cfg, WithRecording(NewRecording(rec, nil)))
+			if tc.screens {
+				// The screencast shows the page before anything is typed.
+				h.evalString(`document.getElementById('big').textContent = '...', ''`)
+				waitFrames(t, rec, 1)
+			}
+			ref := browsertest.Labelled(t, h.snap(false), tc.field)
+			if r := h.act(tc.tool, tc.args(ref)); !r.Success {
+				t.Fatalf("%s: %s", tc.tool, r.Message)
+			}
+			if got := h.evalString(`document.getElementById('big').textContent`); got != secret {
+				t.Fatalf("the page echoes %q, want the secret", got)
+			}
+			h.snap(false)
+			// The page as it is, unmasked: the secret in both boxes.
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			shot, err := h.tab.Screenshot(ctx, browser.CaptureOptions{Format: "jpeg", JPEGQuality: 70, ImageTokens: stillTokens})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var width float64
+			h.eval(`innerWidth`, &width)
+			h.s.Close()
+
+			unmasked := decodeJPEG(t, shot.Data)
+			read, err := recording.Read(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(read.Frames) < 2 || len(read.Calls) < 3 {
+				t.Fatalf("recorded %d frames and %d calls, want frames before and after the typing and every call", len(read.Frames), len(read.Calls))
+			}
+			for name, box := range echoBoxes {
+				if n := inkCells(unmasked, scaled(box, unmasked, width)); n < len(secret)-1 {
+					t.Fatalf("the unmasked %s box shows %d glyphs, want the secret's %d: the comparison would prove nothing", name, n, len(secret))
+				}
+			}
+			for i, f := range read.Frames {
+				data, err := os.ReadFile(filepath.Join(dir, f.File))
+				if err != nil {
+					t.Fatal(err)
+				}
+				img := decodeJPEG(t, data)
+				for name, box := range echoBoxes {
+					if cell, overlap := shownCell(unmasked, scaled(box, unmasked, width), img, scaled(box, img, width)); cell >= 0 {
+						t.Errorf("frame %d (%s) shows the secret's glyph %d in the %s box (%.0f%% of its ink)", i+1, f.File, cell+1, name, overlap*100)
+					}
+				}
+			}
+			raw, _ := os.ReadFile(filepath.Join(dir, recording.TimelineName))
+			if strings.Contains(string(raw), secret) {
+				t.Errorf("the timeline shows the secret")
+			}
+			t.Logf("%d frames, %d calls, notes %+v", len(read.Frames), len(read.Calls), read.Notes)
+		})
+	}
+}
+
+// waitFrames waits until rec kept n frames.
+func waitFrames(t *testing.T, rec *recording.Recorder, n int) {
+	t.Helper()
+	for range 200 {
+		if rec.Stats().Frames >= n {
+			return
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	t.Fatalf("the recording kept %d frames, want %d", rec.Stats().Frames, n)
+}
+
+func decodeJPEG(t *testing.T, data []byte) image.Image {
+	t.Helper()
+	img, err := jpeg.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return img
+}
+
+// scaled is box (CSS pixels of a viewport width wide) in img's pixels.
+func scaled(box image.Rectangle, img image.Image, width float64) image.Rectangle {
+	k := float64(img.Bounds().Dx()) / width
+	return image.Rect(int(float64(box.Min.X)*k), int(float64(box.Min.Y)*k), int(float64(box.Max.X)*k), int(float64(box.Max.Y)*k))
+}
+
+// glyphCells is how many cells a box is cut into across: about one glyph of
+// the fixture's 72 px monospace each.
+const glyphCells = 21
+
+func ink(img image.Image, x, y int) bool {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return (r+g+b)/3 < 0x6000
+}
+
+// inkCells counts the cells of box in img with ink in them.
+func inkCells(img image.Image, box image.Rectangle) int {
+	n := 0
+	for c := range glyphCells {
+		x0, x1 := box.Min.X+c*box.Dx()/glyphCells, box.Min.X+(c+1)*box.Dx()/glyphCells
+		found := false
+		for y := box.Min.Y; y < box.Max.Y && !found; y++ {
+			for x := x0; x < x1 && !found; x++ {
+				found = ink(img, x, y)
+			}
+		}
+		if found {
+			n++
+		}
+	}
+	return n
+}
+
+// shownCell returns the first cell of the reference box (the secret,
+// unmasked) whose ink the frame's box has too, mostly: that part of the
+// secret shows in the frame. -1 when none does.
+func shownCell(ref image.Image, rbox image.Rectangle, img image.Image, ibox image.Rectangle) (int, float64) {
+	for c := range glyphCells {
+		both, inked := 0, 0
+		for y := 0; y < rbox.Dy(); y++ {
+			for x := c * rbox.Dx() / glyphCells; x < (c+1)*rbox.Dx()/glyphCells; x++ {
+				if !ink(ref, rbox.Min.X+x, rbox.Min.Y+y) {
+					continue
+				}
+				inked++
+				ix, iy := ibox.Min.X+x*ibox.Dx()/rbox.Dx(), ibox.Min.Y+y*ibox.Dy()/rbox.Dy()
+				if ink(img, ix, iy) {
+					both++
+				}
+			}
+		}
+		if inked > 40 && float64(both) > 0.8*float64(inked) {
+			return c, float64(both) / float64(inked)
+		}
+	}
+	return -1, 0
+}
