@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chaperone-mcp/chaperone/browser"
+	"github.com/chaperone-mcp/chaperone/checkpoint"
+	"github.com/chaperone-mcp/chaperone/checkpoint/checkpointtest"
+	"github.com/chaperone-mcp/chaperone/driver"
+	"github.com/chaperone-mcp/chaperone/internal/browsertest"
+	"github.com/chaperone-mcp/chaperone/recording"
+	"github.com/chaperone-mcp/chaperone/toolapi"
+)
+
+// reportShot is where TestDemoRecordingPlays leaves its picture of the
+// player (a person reads it; nothing compares it).
+var reportShot = filepath.Join(os.TempDir(), "chaperone-record-report.png")
+
+// The demo is recorded: frames, each tool call, and the person's approval
+// on the timeline; report.html plays it in Chromium, its timeline marks the
+// calls and the approval, and a click on a call jumps to the frame of that
+// moment.
+func TestDemoRecordingPlays(t *testing.T) {
+	t.Parallel()
+	e, stdout, stderr := driverEnv(nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	person := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
+	tk := demoTestTask(t, e, dir, person)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := runDemo(ctx, e, tk); err != nil {
+		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+
+	rec, err := recording.Read(filepath.Join(dir, driver.RecordingDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, c := range rec.Calls {
+		tools = append(tools, c.Tool)
+	}
+	want := []string{toolapi.Click, toolapi.Click, toolapi.Click, toolapi.Click, toolapi.RequestApproval, toolapi.Click, toolapi.CompleteTask}
+	if !containsInOrder(tools, want) {
+		t.Errorf("calls marked %q, want %q among them", tools, want)
+	}
+	if len(rec.Approvals) == 0 || !rec.Approvals[0].Approved || rec.Approvals[0].Channel != "test" {
+		t.Fatalf("approvals = %+v, want the person's approval", rec.Approvals)
+	}
+	if len(rec.Frames) < 2 {
+		t.Fatalf("%d frames recorded", len(rec.Frames))
+	}
+	var bytes int64
+	for _, f := range rec.Frames {
+		bytes += int64(f.Bytes)
+	}
+	t.Logf("recorded %d frames, %d bytes over %v (%.0f KB a minute), %d calls, %d approvals",
+		len(rec.Frames), bytes, rec.Duration(), float64(bytes)/1024/rec.Duration().Minutes(), len(rec.Calls), len(rec.Approvals))
+
+	player := rec.Player(driver.RecordingDir + "/")
+	checkPlayer(t, dir, player)
+}
+
+// containsInOrder reports whether want is a subsequence of got.
+func containsInOrder(got, want []string) bool {
+	i := 0
+	for _, g := range got {
+		if i < len(want) && g == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// playerState is what the test reads of the player in the page.
+type playerState struct {
+	Calls     []string `json:"calls"`
+	CallTimes []int64  `json:"callTimes"`
+	Approvals []string `json:"approvals"`
+	Ticks     int      `json:"ticks"`
+	Approved  int      `json:"approved"`
+	Loaded    bool     `json:"loaded"`
+	Frame     string   `json:"frame"`
+	Src       string   `json:"src"`
+	Time      string   `json:"time"`
+}
+
+const readPlayer = `(() => {
+  const r = document.getElementById('recording'), img = r.querySelector('.rec-frame');
+  const calls = [...r.querySelectorAll('.rec-marks button.rec-call')];
+  return {
+    calls: calls.map(b => b.textContent), callTimes: calls.map(b => Number(b.dataset.t)),
+    approvals: [...r.querySelectorAll('.rec-marks button.rec-approval')].map(b => b.textContent),
+    ticks: r.querySelectorAll('.rec-bar .rec-tick').length,
+    approved: r.querySelectorAll('.rec-bar .rec-tick.rec-approved').length,
+    loaded: img.complete && img.naturalWidth > 0,
+    frame: img.dataset.frame || '', src: img.getAttribute('src') || '', time: r.dataset.time || '',
+  };
+})()`
+
+// checkPlayer opens dir's report.html in Chromium and checks its player
+// against p, the recording's data: frames shown, the calls and the approval
+// marked, a real click on a call jumping there.
+func checkPlayer(t *testing.T, dir string, p recording.Player) {
+	t.Helper()
+	base := browsertest.Serve(t, http.FileServer(http.Dir(dir)))
+	b := browsertest.NewBrowser(t, browser.Options{})
+	tab := browsertest.TabOf(t, b)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := tab.Navigate(ctx, base+"/report.html"); err != nil {
+		t.Fatal(err)
+	}
+	var st playerState
+	for range 100 {
+		if err := tab.Evaluate(ctx, readPlayer, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Loaded {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !st.Loaded || st.Src != p.Frames[0].Src {
+		t.Fatalf("the player shows no frame: %+v", st)
+	}
+	if len(st.Calls) != len(p.Calls) || st.Ticks < len(p.Calls)+len(p.Approvals) {
+		t.Errorf("the timeline marks %d calls (%d ticks), want %d calls and %d approvals", len(st.Calls), st.Ticks, len(p.Calls), len(p.Approvals))
+	}
+	if len(st.Approvals) == 0 || st.Approved == 0 || !strings.Contains(st.Approvals[0], "approved by test") {
+		t.Errorf("the approval is not marked: %q, %d approved ticks", st.Approvals, st.Approved)
+	}
+
+	// Click (as a person does, with the mouse) each call in turn whose
+	// moment shows another frame than the one on screen.
+	jumps := 0
+	for i, c := range p.Calls {
+		want := frameAt(p, c.T)
+		if fmt.Sprint(want) == st.Frame {
+			continue
+		}
+		clickMark(t, ctx, tab, "rec-call", i)
+		if err := tab.Evaluate(ctx, readPlayer, &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Time != fmt.Sprint(c.T) || st.Frame != fmt.Sprint(want) || st.Src != p.Frames[want].Src {
+			t.Errorf("after a click on call %d (%s at %d ms): time %s, frame %s (%s); want frame %d (%s)", i+1, c.Tool, c.T, st.Time, st.Frame, st.Src, want, p.Frames[want].Src)
+		}
+		jumps++
+	}
+	if jumps == 0 {
+		t.Error("no call's moment shows another frame: the jump was never tried")
+	}
+
+	// The picture for a person: the player at the approval.
+	clickMark(t, ctx, tab, "rec-approval", 0)
+	if err := tab.Evaluate(ctx, `document.getElementById('recording').scrollIntoView(), 0`, nil); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := tab.Screenshot(ctx, browser.CaptureOptions{ImageTokens: 1280 * 900 / browser.PixelsPerToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(reportShot, shot.Data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the player at the approval: %s (%d×%d)", reportShot, shot.Width, shot.Height)
+}
+
+// frameAt is the index of the newest frame at or before t, as the player
+// picks it.
+func frameAt(p recording.Player, t int64) int {
+	at := 0
+	for i, f := range p.Frames {
+		if f.T <= t {
+			at = i
+		}
+	}
+	return at
+}
+
+// clickMark clicks the i-th mark of a kind (rec-call, rec-approval) in
+// the player's list, with a real mouse press on it.
+func clickMark(t *testing.T, ctx context.Context, tab *browser.Context, kind string, i int) {
+	t.Helper()
+	var box struct{ X, Y float64 }
+	expr := fmt.Sprintf(`(() => { const b = document.querySelectorAll('#recording .rec-marks button.%s')[%d];
+  b.scrollIntoView({block: 'center'}); const r = b.getBoundingClientRect();
+  return {X: r.left + Math.min(r.width / 2, 40), Y: r.top + r.height / 2}; })()`, kind, i)
+	if err := tab.Evaluate(ctx, expr, &box); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []browser.PersonInput{
+		{Type: "mouseMoved", X: box.X, Y: box.Y},
+		{Type: "mousePressed", X: box.X, Y: box.Y, Button: "left", ClickCount: 1},
+		{Type: "mouseReleased", X: box.X, Y: box.Y, Button: "left", ClickCount: 1},
+	} {
+		if err := tab.DispatchPersonInput(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
