@@ -49,6 +49,9 @@ func NewRecording(rec *recording.Recorder, a *audit.Log) *Recording {
 	return &Recording{rec: rec, audit: a}
 }
 
+// Dir is the recording's directory.
+func (r *Recording) Dir() string { return r.rec.Dir() }
+
 // Close closes the recording; a session recorded into it closes it too.
 // A nil *Recording does nothing.
 func (r *Recording) Close() error {

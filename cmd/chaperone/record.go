@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"path/filepath"
 
+	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/recording"
@@ -20,6 +22,18 @@ func openRecording(dir, id string, a *audit.Log) (*tools.Recording, error) {
 		return nil, err
 	}
 	return tools.NewRecording(rec, a), nil
+}
+
+// attachRecording makes a session's recording playable from the web
+// console, when there is one, and says where.
+func attachRecording(web *approver.Web, stderr io.Writer, id string, r *tools.Recording) {
+	if web == nil || r == nil {
+		return
+	}
+	web.AttachRecording(id, r.Dir())
+	if u, err := web.URL(id); err == nil {
+		fmt.Fprintf(stderr, "Recording (play it back, scrub, jump to a call): %srecording\n", u)
+	}
 }
 
 // recordCmd is `chaperone record export DIR OUT.mp4`: a session's

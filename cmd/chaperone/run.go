@@ -291,6 +291,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 			s.Close()
 			return nil, err
 		}
+		attachRecording(web, e.stderr, "driver", recorded) // record.go
 		return s, nil
 	}
 	browserTools, closeTools, err := connectTools(ctx, t, log, newSession)

@@ -215,6 +215,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				auditLog.Close()
 				return nil, err
 			}
+			attachRecording(web, e.stderr, id, recorded) // record.go
 			return auditedSession{s, auditLog, detach}, nil
 		},
 		MaxSessions: *maxSessions,

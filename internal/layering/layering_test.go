@@ -30,6 +30,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		{"checkpoint", []string{chromedp, mcpGo, anthropic}},
 		{"approver", []string{chromedp, mcpGo, anthropic}},
 		{"audit", []string{chromedp, mcpGo, anthropic}},
+		{"recording", []string{chromedp, mcpGo, anthropic}},
 		{"driver", []string{chromedp, mcpGo}},
 		{"browser", []string{mcpGo, anthropic}},
 		{"fleet", []string{mcpGo, anthropic}},
