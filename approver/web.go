@@ -77,7 +77,7 @@ type Web struct {
 	wheels map[string]Wheel
 	// recordings are the sessions' recordings' directories (recording.go).
 	recordings map[string]string
-	turns  map[string]uint64
+	turns      map[string]uint64
 	// approvedPlans are the plans last approved here, by request id, as
 	// the person left them: the page they land on after approving shows
 	// the plan back, so they see what their approval covers.
