@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -205,5 +206,62 @@ func clickMark(t *testing.T, ctx context.Context, tab *browser.Context, kind str
 		if err := tab.DispatchPersonInput(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// serve --record records each MCP session into a directory of its own, a
+// secret typed by placeholder leaves no trace in its timeline, and `record
+// export` makes a video of it.
+func TestServeRecords(t *testing.T) {
+	t.Parallel()
+	const secret = "K7Q9X2WM"
+	dir := filepath.Join(t.TempDir(), "recordings")
+	site := browsertest.Site(t)
+	c, _, stderr := stdioClient(t, []string{"CARD=" + secret}, "serve", "--profile", "none", "--secret", "CARD",
+		"--record", dir, "--url", site+"/hostile/record-echo")
+	s := getSnapshot(t, c)
+	ref := ""
+	for _, e := range s.Elements {
+		if e.Name == "Card code" {
+			ref = e.Ref
+		}
+	}
+	if r, _ := act(t, c, toolapi.Fill, map[string]any{"ref": ref, "value": "{{CARD}}"}); !r.Success {
+		t.Fatalf("fill: %s", r.Message)
+	}
+	getSnapshot(t, c)
+	c.Close()
+
+	sessions, err := filepath.Glob(filepath.Join(dir, "*", recording.TimelineName))
+	if err != nil || len(sessions) != 1 {
+		t.Fatalf("recordings %v (%v), want one session's; stderr:\n%s", sessions, err, stderr)
+	}
+	sdir := filepath.Dir(sessions[0])
+	rec, err := recording.Read(sdir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, c := range rec.Calls {
+		tools = append(tools, c.Tool)
+	}
+	if !containsInOrder(tools, []string{toolapi.GetSnapshot, toolapi.Fill, toolapi.GetSnapshot}) || len(rec.Frames) < 2 {
+		t.Errorf("recorded calls %q and %d frames", tools, len(rec.Frames))
+	}
+	if len(rec.Notes) == 0 || !strings.Contains(rec.Notes[0].Text, "secrets masked") {
+		t.Errorf("notes %+v, want the frames said to be masked stills", rec.Notes)
+	}
+	raw, _ := os.ReadFile(sessions[0])
+	if strings.Contains(string(raw), secret) {
+		t.Errorf("the timeline shows the secret:\n%s", raw)
+	}
+
+	out := filepath.Join(t.TempDir(), "session.mp4")
+	cmd := exec.Command(bin, "record", "export", sdir, out)
+	if b, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(b), "Wrote "+out) {
+		t.Fatalf("record export: %v\n%s", err, b)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
+		t.Errorf("no video: %v", err)
 	}
 }
