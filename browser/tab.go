@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/capture"
@@ -62,6 +63,9 @@ type Context struct {
 	// guards judge the documents of the tab's own pages in the person's
 	// own browser (attachguard.go).
 	guards guards
+	// castPace is the least time between two screencast frames, in
+	// nanoseconds (screencast.go).
+	castPace atomic.Int64
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.

@@ -267,6 +267,14 @@ func (r *Recorder) Frame(f Frame) {
 	r.write(f)
 }
 
+// Interval is the least time between two frames kept now: a source need
+// not send them faster.
+func (r *Recorder) Interval() time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.interval()
+}
+
 // interval is the least time between two frames kept: 1/MaxFPS, doubled
 // for each half of the remaining size bound used.
 func (r *Recorder) interval() time.Duration {

@@ -105,7 +105,10 @@ func (s *Session) startRecording() {
 		r.toStills("the session has secrets: its frames are screenshots with the secrets masked, taken at each call")
 		return
 	}
-	frames, err := s.Screencast(ctx)
+	s.wheel.mu.Lock()
+	s.wheel.pace = r.rec.Interval()
+	s.wheel.mu.Unlock()
+	frames, err := s.screencast(ctx, false)
 	if err != nil {
 		s.log.Warn("recording: no screencast", "err", err)
 		r.toStills("no screencast: the frames are screenshots taken at each call")
