@@ -61,7 +61,7 @@ type takeover struct {
 	// frame; else it keeps to the recording's pace (record.go).
 	people int
 	pace   time.Duration
-	last     *browser.Frame
+	last   *browser.Frame
 	// cast counts the screencasts started, so that one that ends late
 	// leaves the viewers of the next alone.
 	cast uint64
