@@ -56,12 +56,12 @@ type takeover struct {
 	// new viewer gets at once: a still page sends none.
 	viewers  map[chan browser.Frame]struct{}
 	stopCast context.CancelFunc
+	last     *browser.Frame
 	// people counts the viewers that are a person's live view, not the
 	// session's recording: while there is one, the screencast sends every
 	// frame; else it keeps to the recording's pace (record.go).
 	people int
 	pace   time.Duration
-	last   *browser.Frame
 	// cast counts the screencasts started, so that one that ends late
 	// leaves the viewers of the next alone.
 	cast uint64
