@@ -89,7 +89,7 @@ func TestRecordingMasksSecrets(t *testing.T) {
 				t.Fatalf("recorded %d frames and %d calls, want frames before and after the typing and every call", len(read.Frames), len(read.Calls))
 			}
 			for name, box := range echoBoxes {
-				if n := inkCells(unmasked, scaled(box, unmasked, width)); n < len(secret)-1 {
+				if n := browsertest.InkCells(unmasked, browsertest.Scaled(box, unmasked, width)); n < len(secret)-1 {
 					t.Fatalf("the unmasked %s box shows %d glyphs, want the secret's %d: the comparison would prove nothing", name, n, len(secret))
 				}
 			}
@@ -100,7 +100,7 @@ func TestRecordingMasksSecrets(t *testing.T) {
 				}
 				img := decodeJPEG(t, data)
 				for name, box := range echoBoxes {
-					if cell, overlap := shownCell(unmasked, scaled(box, unmasked, width), img, scaled(box, img, width)); cell >= 0 {
+					if cell, overlap := browsertest.ShownCell(unmasked, browsertest.Scaled(box, unmasked, width), img, browsertest.Scaled(box, img, width)); cell >= 0 {
 						t.Errorf("frame %d (%s) shows the secret's glyph %d in the %s box (%.0f%% of its ink)", i+1, f.File, cell+1, name, overlap*100)
 					}
 				}
@@ -133,62 +133,4 @@ func decodeJPEG(t *testing.T, data []byte) image.Image {
 		t.Fatal(err)
 	}
 	return img
-}
-
-// scaled is box (CSS pixels of a viewport width wide) in img's pixels.
-func scaled(box image.Rectangle, img image.Image, width float64) image.Rectangle {
-	k := float64(img.Bounds().Dx()) / width
-	return image.Rect(int(float64(box.Min.X)*k), int(float64(box.Min.Y)*k), int(float64(box.Max.X)*k), int(float64(box.Max.Y)*k))
-}
-
-// glyphCells is how many cells a box is cut into across: about one glyph of
-// the fixture's 72 px monospace each.
-const glyphCells = 21
-
-func ink(img image.Image, x, y int) bool {
-	r, g, b, _ := img.At(x, y).RGBA()
-	return (r+g+b)/3 < 0x6000
-}
-
-// inkCells counts the cells of box in img with ink in them.
-func inkCells(img image.Image, box image.Rectangle) int {
-	n := 0
-	for c := range glyphCells {
-		x0, x1 := box.Min.X+c*box.Dx()/glyphCells, box.Min.X+(c+1)*box.Dx()/glyphCells
-		found := false
-		for y := box.Min.Y; y < box.Max.Y && !found; y++ {
-			for x := x0; x < x1 && !found; x++ {
-				found = ink(img, x, y)
-			}
-		}
-		if found {
-			n++
-		}
-	}
-	return n
-}
-
-// shownCell returns the first cell of the reference box (the secret,
-// unmasked) whose ink the frame's box has too, mostly: that part of the
-// secret shows in the frame. -1 when none does.
-func shownCell(ref image.Image, rbox image.Rectangle, img image.Image, ibox image.Rectangle) (int, float64) {
-	for c := range glyphCells {
-		both, inked := 0, 0
-		for y := 0; y < rbox.Dy(); y++ {
-			for x := c * rbox.Dx() / glyphCells; x < (c+1)*rbox.Dx()/glyphCells; x++ {
-				if !ink(ref, rbox.Min.X+x, rbox.Min.Y+y) {
-					continue
-				}
-				inked++
-				ix, iy := ibox.Min.X+x*ibox.Dx()/rbox.Dx(), ibox.Min.Y+y*ibox.Dy()/rbox.Dy()
-				if ink(img, ix, iy) {
-					both++
-				}
-			}
-		}
-		if inked > 40 && float64(both) > 0.8*float64(inked) {
-			return c, float64(both) / float64(inked)
-		}
-	}
-	return -1, 0
 }

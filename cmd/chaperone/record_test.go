@@ -1,12 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/jpeg"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -58,12 +63,12 @@ func TestDemoRecordingPlays(t *testing.T) {
 	if len(rec.Frames) < 2 {
 		t.Fatalf("%d frames recorded", len(rec.Frames))
 	}
-	var bytes int64
+	var size int64
 	for _, f := range rec.Frames {
-		bytes += int64(f.Bytes)
+		size += int64(f.Bytes)
 	}
 	t.Logf("recorded %d frames, %d bytes over %v (%.0f KB a minute), %d calls, %d approvals",
-		len(rec.Frames), bytes, rec.Duration(), float64(bytes)/1024/rec.Duration().Minutes(), len(rec.Calls), len(rec.Approvals))
+		len(rec.Frames), size, rec.Duration(), float64(size)/1024/rec.Duration().Minutes(), len(rec.Calls), len(rec.Approvals))
 
 	player := rec.Player(driver.RecordingDir + "/")
 	checkPlayer(t, dir, player)
@@ -264,4 +269,77 @@ func TestServeRecords(t *testing.T) {
 	if st, err := os.Stat(out); err != nil || st.Size() == 0 {
 		t.Errorf("no video: %v", err)
 	}
+}
+
+// The demo with a secret typed on the way (the survey's comment, by
+// placeholder): it still succeeds, its recording's frames are masked
+// pictures, and no frame shows the secret where the page shows what was
+// typed, compared glyph by glyph with the survey photographed unmasked with
+// the secret in it.
+func TestDemoRecordingMasksASecret(t *testing.T) {
+	t.Parallel()
+	const secret = "K7Q9X2WM-84Z1Q6PL"
+	e, stdout, stderr := driverEnv(nil)
+	dir := filepath.Join(t.TempDir(), "run")
+	person := &checkpointtest.Person{Answer: checkpoint.Decision{Approved: true, Channel: "test"}}
+	tk := demoTestTask(t, e, dir, person)
+	tk.secrets = map[string]string{"NOTE": secret}
+	agent := scriptedDemoAgent()
+	agent.Steps = slices.Insert(agent.Steps, 3, driver.ActOn(toolapi.Fill, "textbox", "Anything else you'd like to tell us?", map[string]any{"value": "{{NOTE}}"}))
+	tk.model = agent
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if _, err := runDemo(ctx, e, tk); err != nil {
+		t.Fatalf("demo: %v\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+	rec, err := recording.Read(filepath.Join(dir, driver.RecordingDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tools []string
+	for _, c := range rec.Calls {
+		tools = append(tools, c.Tool)
+	}
+	if !containsInOrder(tools, []string{toolapi.Fill, toolapi.RequestApproval, toolapi.CompleteTask}) || len(rec.Approvals) == 0 {
+		t.Fatalf("calls %q, approvals %+v", tools, rec.Approvals)
+	}
+
+	// The survey as a page shows it with the secret typed, unmasked.
+	tab := browsertest.Tab(t)
+	if err := tab.Navigate(ctx, browsertest.Site(t)+"/survey"); err != nil {
+		t.Fatal(err)
+	}
+	var box struct{ X, Y, W, H, Width float64 }
+	if err := tab.Evaluate(ctx, `(() => { const c = document.getElementById('comments'); c.value = `+strconv.Quote(secret)+`;
+  const r = c.getBoundingClientRect(); return {X: r.left, Y: r.top, W: r.width, H: r.height, Width: document.documentElement.clientWidth}; })()`, &box); err != nil {
+		t.Fatal(err)
+	}
+	shot, err := tab.Screenshot(ctx, browser.CaptureOptions{Format: "jpeg", JPEGQuality: 70, ImageTokens: 1280 * 720 / browser.PixelsPerToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	unmasked, err := jpeg.Decode(bytes.NewReader(shot.Data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	field := image.Rect(int(box.X), int(box.Y), int(box.X+box.W), int(box.Y+box.H))
+	rbox := browsertest.Scaled(field, unmasked, box.Width)
+	if n := browsertest.InkCells(unmasked, rbox); n < 6 {
+		t.Fatalf("the unmasked comment shows ink in %d cells: the comparison would prove nothing", n)
+	}
+	for i, f := range rec.Frames {
+		data, err := os.ReadFile(filepath.Join(rec.Dir, f.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := jpeg.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A frame may be smaller (the picture a person was asked with).
+		if cell, overlap := browsertest.ShownCell(unmasked, rbox, img, browsertest.Scaled(field, img, box.Width)); cell >= 0 {
+			t.Errorf("frame %d (%s) shows the secret's part %d (%.0f%% of its ink)", i+1, f.File, cell+1, overlap*100)
+		}
+	}
+	t.Logf("%d frames checked; notes %+v", len(rec.Frames), rec.Notes)
 }
