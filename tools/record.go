@@ -34,8 +34,7 @@ type Recording struct {
 	// stills is set, once and for good, when the frames must be masked
 	// stills.
 	stills atomic.Bool
-	// s is the session recorded; stop ends its screencast.
-	s    atomic.Pointer[Session]
+	// stop ends the session's screencast.
 	stop context.CancelFunc
 	// shot says a still was taken.
 	shot atomic.Bool
@@ -97,7 +96,6 @@ func (s *Session) startRecording() {
 	if r == nil {
 		return
 	}
-	r.s.Store(s)
 	r.rec.SetRedact(s.secrets.redact)
 	ctx, cancel := context.WithCancel(context.Background())
 	r.stop = cancel
