@@ -134,3 +134,67 @@ func decodeJPEG(t *testing.T, data []byte) image.Image {
 	}
 	return img
 }
+
+// What a person types once they took the browser is never in the
+// recording's frames: the screencast's frames stop at the takeover (the
+// session learns the person's passwords only when they hand back), and
+// the frames after it are masked stills.
+func TestRecordingStopsAtATakeover(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "rec")
+	rec, err := recording.Open(dir, "test", recording.Options{MaxFPS: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := openWith(t, "/hostile/record-echo", Config{}, WithRecording(NewRecording(rec, nil)))
+	h.evalString(`document.getElementById('big').textContent = '...', ''`)
+	waitFrames(t, rec, 1)
+	h.s.TakeOver()
+	took := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// The person clicks into the PIN field and types.
+	var box struct{ X, Y float64 }
+	h.eval(`(() => { const r = document.getElementById('pin').getBoundingClientRect(); return {X: r.left + 5, Y: r.top + 5}; })()`, &box)
+	events := []browser.PersonInput{
+		{Type: "mousePressed", X: box.X, Y: box.Y, Button: "left", ClickCount: 1},
+		{Type: "mouseReleased", X: box.X, Y: box.Y, Button: "left", ClickCount: 1},
+	}
+	for _, c := range "84Z1Q6PL" {
+		k := string(c)
+		events = append(events, browser.PersonInput{Type: "keyDown", Key: k, Text: k}, browser.PersonInput{Type: "keyUp", Key: k})
+	}
+	for _, ev := range events {
+		if err := h.s.PersonInput(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := h.evalString(`document.getElementById('big').textContent`); got != "84Z1Q6PL" {
+		t.Fatalf("the page echoes %q, want what the person typed", got)
+	}
+	h.s.HandBack("done")
+	h.snap(false)
+	h.s.Close()
+
+	read, err := recording.Read(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.Notes) != 1 {
+		t.Fatalf("notes %+v, want the switch to stills", read.Notes)
+	}
+	switched := read.Notes[0].Time
+	screencast := 0
+	for _, f := range read.Frames {
+		// A still comes after the switch; a screencast frame before it.
+		if f.Time.Before(switched) {
+			screencast++
+			if f.Time.After(took) {
+				t.Errorf("a screencast frame drawn at %v, after the takeover at %v", f.Time, took)
+			}
+		}
+	}
+	if screencast == 0 || len(read.Frames) == screencast {
+		t.Errorf("%d frames, %d of the screencast: want both kinds", len(read.Frames), screencast)
+	}
+}
