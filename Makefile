@@ -17,12 +17,14 @@ snapshot:
 	./scripts/ensure-chromium
 	$(GO) run ./cmd/chaperone snapshot
 
-## test: install Chromium, HAProxy and nginx when missing (and, with npm,
-## browserless for the pool tests and the OAuth end-to-end test's
-## authorization server and MCP client), then run every test.
+## test: install Chromium, HAProxy, nginx and ffmpeg (for the video export)
+## when missing (and, with npm, browserless for the pool tests and the OAuth
+## end-to-end test's authorization server and MCP client), then run every
+## test.
 test:
 	./scripts/ensure-chromium
 	./scripts/ensure-balancers
+	./scripts/ensure-ffmpeg
 	./scripts/ensure-browserless >/dev/null
 	./scripts/ensure-oauth-e2e >/dev/null
 	$(GO) vet ./...

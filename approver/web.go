@@ -75,7 +75,9 @@ type Web struct {
 	srv   *http.Server
 	// wheels are the sessions' browsers the live view reaches (takeover.go).
 	wheels map[string]Wheel
-	turns  map[string]uint64
+	// recordings are the sessions' recordings' directories (recording.go).
+	recordings map[string]string
+	turns      map[string]uint64
 	// approvedPlans are the plans last approved here, by request id, as
 	// the person left them: the page they land on after approving shows
 	// the plan back, so they see what their approval covers.
@@ -390,6 +392,7 @@ func (w *Web) serve(rw http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasPrefix(sub, "live") && w.serveLive(rw, r, session, sub): // takeover.go
 	case strings.HasPrefix(sub, "tabs") && w.serveTabs(rw, r, session, sub): // handover.go
+	case strings.HasPrefix(sub, "recording") && w.serveRecording(rw, r, session, sub): // recording.go
 	default:
 		http.NotFound(rw, r)
 	}

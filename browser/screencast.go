@@ -20,6 +20,8 @@ type Frame struct {
 	Width, Height float64
 	// URL is the page's URL when the frame was taken.
 	URL string
+	// Time is when the compositor drew it.
+	Time time.Time
 }
 
 var (
@@ -63,6 +65,12 @@ func (t *Context) StartScreencast(ctx context.Context) (<-chan Frame, error) {
 	return out, nil
 }
 
+// SetScreencastPace sets the least time between two frames of the tab's
+// screencast: a recording needs a few frames a second, and each frame
+// costs the browser an encoding; a person watching live wants 0, every
+// frame the compositor draws.
+func (t *Context) SetScreencastPace(d time.Duration) { t.castPace.Store(int64(d)) }
+
 // castPage streams p's frames into out until ctx ends, p goes away or the
 // tab's pages change (changed closes).
 func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struct{}, out chan Frame) error {
@@ -93,7 +101,10 @@ func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struc
 		if len(f.Data) == 0 || f.Metadata == nil {
 			return
 		}
-		fr := Frame{JPEG: f.Data, Width: f.Metadata.DeviceWidth, Height: f.Metadata.DeviceHeight, URL: p.currentURL()}
+		fr := Frame{JPEG: f.Data, Width: f.Metadata.DeviceWidth, Height: f.Metadata.DeviceHeight, URL: p.currentURL(), Time: time.Now()}
+		if ts := float64(f.Metadata.Timestamp); ts > 0 {
+			fr.Time = time.UnixMicro(int64(ts * 1e6))
+		}
 		// Keep only the newest frame waiting.
 		select {
 		case <-out:
@@ -126,6 +137,7 @@ func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struc
 		defer scancel()
 		_, _ = chromedp.Call(sc, cmdStopScreencast, map[string]any{})
 	}()
+	var acked time.Time
 	for {
 		select {
 		case <-c.Done():
@@ -136,6 +148,16 @@ func (t *Context) castPage(ctx context.Context, p *tabPage, changed <-chan struc
 		case <-changed:
 			return nil
 		case id := <-acks:
+			// Chromium draws and encodes the next frame only once this
+			// one is acknowledged: the pace holds it back.
+			if wait := time.Duration(t.castPace.Load()) - time.Since(acked); wait > 0 {
+				select {
+				case <-c.Done():
+					continue
+				case <-time.After(wait):
+				}
+			}
+			acked = time.Now()
 			if err := call(cmdScreencastFrameAck, map[string]any{"sessionId": id}); err != nil && c.Err() == nil {
 				return fmt.Errorf("acknowledge a screencast frame: %w", err)
 			}

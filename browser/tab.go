@@ -65,6 +65,9 @@ type Context struct {
 	guards guards
 	// watch is the developer's view fed the pages' events (devtools.go).
 	watch atomic.Pointer[devtoolsFeed]
+	// castPace is the least time between two screencast frames, in
+	// nanoseconds (screencast.go).
+	castPace atomic.Int64
 }
 
 // tabPage is one target (page) of a tab. Recover replaces it.

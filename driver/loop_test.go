@@ -1,8 +1,11 @@
 package driver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/chaperone-mcp/chaperone/driver"
 	"github.com/chaperone-mcp/chaperone/driver/drivertest"
+	"github.com/chaperone-mcp/chaperone/recording"
 	"github.com/chaperone-mcp/chaperone/snapshot"
 	"github.com/chaperone-mcp/chaperone/toolapi"
 )
@@ -640,5 +644,46 @@ func TestSystemPrompt(t *testing.T) {
 				t.Error("prompt lacks the guidance after the goal")
 			}
 		})
+	}
+}
+
+// A run whose record holds a recording plays it in report.html: the
+// player, its script, and the recording's data escaped (a mark's text
+// cannot end the script that holds it); a run without one has no player.
+func TestReportPlaysTheRecording(t *testing.T) {
+	t.Parallel()
+	mb := &drivertest.MockBrowser{Page: drivertest.Page("https://shop.test/", 0, "Buy", "Cancel")}
+	h := newHarness(t, mb, reply(click("@e2")), reply(complete("success")))
+	rec, err := recording.Open(filepath.Join(h.rec.Dir(), driver.RecordingDir), "driver", recording.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var img bytes.Buffer
+	png.Encode(&img, image.NewGray(image.Rect(0, 0, 8, 8)))
+	rec.Frame(recording.Frame{Data: img.Bytes(), Time: time.Now()})
+	const hostile = `</script><script>alert(1)</script><!--`
+	rec.Call(recording.Call{Tool: toolapi.Click, Target: hostile, Code: "ok", Start: time.Now(), End: time.Now()})
+	rec.Close()
+	h.run(t)
+	h.rec.Close()
+	html, err := os.ReadFile(h.rec.ReportPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(html)
+	for _, want := range []string{`id="recording"`, `id="recording-data"`, `"src":"recording/frames/000001.jpg"`, "rec-scrub"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Contains(report, hostile) || strings.Count(report, "</script>") != 2 {
+		t.Errorf("the mark's text is not escaped in the report")
+	}
+
+	h2 := newHarness(t, mb, reply(complete("success")))
+	h2.run(t)
+	h2.rec.Close()
+	if html, _ := os.ReadFile(h2.rec.ReportPath()); strings.Contains(string(html), `id="recording"`) {
+		t.Error("a run without a recording has a player")
 	}
 }

@@ -166,6 +166,11 @@ func (r *Recorder) Close() error {
 		r.keep(r.log.Close())
 		r.log = nil
 	}
+	if r.end != nil {
+		// Once more, with the whole recording: its last frames are
+		// written as the session closes, after the run's end.
+		r.keep(r.writeReport())
+	}
 	return r.err
 }
 

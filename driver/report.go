@@ -8,10 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/chaperone-mcp/chaperone/recording"
 )
 
 // reportTemplate is report.html: one self-contained file, screenshots
-// inline, no scripts, readable in any browser.
+// inline, readable in any browser; its one script is the player of the
+// session's recording (recording.PlayerScript), whose frames are files in
+// the record's recording directory beside it, and whose data, like every
+// text here, is escaped by html/template.
 var reportTemplate = template.Must(template.New("report").Funcs(template.FuncMap{
 	"dollars": func(f float64) string { return fmt.Sprintf("$%.4f", f) },
 	"inc":     func(i int) int { return i + 1 },
@@ -33,6 +38,7 @@ table.summary td{padding:.15em 1em .15em 0}
 .said{font-style:italic;color:#444}
 .approval{font-weight:600}
 code{background:#f3f3f3;padding:0 .2em}
+{{with .Recording}}{{.Style}}{{end}}
 </style>
 </head>
 <body>
@@ -48,6 +54,9 @@ code{background:#f3f3f3;padding:0 .2em}
 <tr><td>Tokens</td><td id="tokens">{{.Result.Tokens.InputTokens}} in, {{.Result.Tokens.OutputTokens}} out{{with .Result.Tokens}}{{if or .CacheReadTokens .CacheWriteTokens}} · of the input, {{.CacheReadTokens}} read from the prompt cache, {{.CacheWriteTokens}} written to it{{end}}{{end}}</td></tr>
 <tr><td>Cost</td><td id="cost">{{dollars .Result.Cost}}{{if not .Result.Priced}} (no price on file for this model){{end}}</td></tr>{{end}}
 </table>
+{{with .Recording}}{{.Markup}}
+<script type="application/json" id="recording-data">{{.Data}}</script>
+<script>{{.Script}}</script>{{end}}
 <section id="timeline">
 <div class="turn" data-turn="0">
 <div><h2>Start</h2><p class="meta">{{.Start.URL}}</p></div>
@@ -81,6 +90,31 @@ type reportData struct {
 	Turns []TurnRecord
 	End   *reportEnd
 	Shots []template.URL
+	// Recording is the session's recording, when it has one.
+	Recording *reportRecording
+}
+
+// reportRecording is the player of the run's recording.
+type reportRecording struct {
+	Style  template.CSS
+	Markup template.HTML
+	Data   recording.Player
+	Script template.JS
+}
+
+// RecordingDir is the directory of a run record that holds the session's
+// recording, which report.html plays.
+const RecordingDir = "recording"
+
+// recordingPlayer returns the player of the record's recording, or nil
+// when it has none.
+func (r *Recorder) recordingPlayer() *reportRecording {
+	rec, err := recording.Read(filepath.Join(r.dir, RecordingDir))
+	if err != nil {
+		return nil
+	}
+	return &reportRecording{Style: template.CSS(recording.PlayerStyle), Markup: template.HTML(recording.PlayerMarkup),
+		Data: rec.Player(RecordingDir + "/"), Script: template.JS(recording.PlayerScript)}
 }
 
 type reportEnd struct {
@@ -88,7 +122,7 @@ type reportEnd struct {
 }
 
 func (r *Recorder) writeReport() error {
-	data := reportData{Start: r.start, Turns: r.turns}
+	data := reportData{Start: r.start, Turns: r.turns, Recording: r.recordingPlayer()}
 	if r.end != nil {
 		data.End = &reportEnd{Result: r.end.Result}
 	}

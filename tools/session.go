@@ -194,6 +194,8 @@ type Session struct {
 	// devtools is the developer's view of the session's pages, fed by its
 	// tab when --caps devtools is on; nil otherwise (devtools.go).
 	devtools *devtools.Log
+	// recording records the session, when it is recorded (record.go).
+	recording *Recording
 }
 
 // NewSession wraps an open tab as a session.
@@ -219,6 +221,7 @@ func NewSession(tab *browser.Context, cfg Config, opts ...SessionOption) *Sessio
 		s.gate = checkpoint.NewGate(nil, nil, checkpoint.Options{Logger: s.log})
 	}
 	s.audit.Redact(s.secrets.hide) // secrets.go
+	s.startRecording()             // record.go
 	return s
 }
 
@@ -232,6 +235,7 @@ func (s *Session) Close() error {
 		err = s.tab.Close()
 	}
 	s.closeDownloads()
+	s.closeRecording()
 	return err
 }
 
@@ -261,6 +265,11 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	c := &call{tool: name, args: args, start: time.Now()}
 	ctx, told := s.callTelemetry(ctx, c)
 	c.masked = s.fillsPassword(name, args)
+	target := ""
+	if s.recording != nil {
+		target = s.callTarget(args)
+		s.beforeCall(ctx, c, t.def.ReadOnly)
+	}
 	var before string
 	if s.last != nil {
 		before = s.last.Page.URL
@@ -289,6 +298,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
+	s.afterCall(ctx, c, target, code)
 	out = s.screenshotFor(name, before, out)
 	out = s.deltaFor(name, out)
 	if told != nil {

@@ -57,6 +57,11 @@ type takeover struct {
 	viewers  map[chan browser.Frame]struct{}
 	stopCast context.CancelFunc
 	last     *browser.Frame
+	// people counts the viewers that are a person's live view, not the
+	// session's recording: while there is one, the screencast sends every
+	// frame; else it keeps to the recording's pace (record.go).
+	people int
+	pace   time.Duration
 	// cast counts the screencasts started, so that one that ends late
 	// leaves the viewers of the next alone.
 	cast uint64
@@ -279,15 +284,28 @@ func (s *Session) learnPersonPasswords() {
 // ends or the session closes. Several viewers share one screencast; a
 // viewer that falls behind misses frames, never delays the others.
 func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) {
+	return s.screencast(ctx, true)
+}
+
+// screencast is Screencast for a person's live view (person) or for the
+// session's recording.
+func (s *Session) screencast(ctx context.Context, person bool) (<-chan browser.Frame, error) {
 	ch := make(chan browser.Frame, 1)
 	w := &s.wheel
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if person {
+		w.people++
+	}
+	s.paceCast()
 	if len(w.viewers) == 0 {
 		cast, stop := context.WithCancel(context.Background())
 		frames, err := s.tab.StartScreencast(cast)
 		if err != nil {
 			stop()
+			if person {
+				w.people--
+			}
 			return nil, fmt.Errorf("live view: %w", err)
 		}
 		w.viewers, w.stopCast, w.last = map[chan browser.Frame]struct{}{}, stop, nil
@@ -306,11 +324,25 @@ func (s *Session) Screencast(ctx context.Context) (<-chan browser.Frame, error) 
 		}
 		delete(w.viewers, ch)
 		close(ch)
+		if person {
+			w.people--
+			s.paceCast()
+		}
 		if len(w.viewers) == 0 {
 			w.stopCast()
 		}
 	})
 	return ch, nil
+}
+
+// paceCast sets the screencast's pace: every frame for a person, the
+// recording's rate for the recording alone. s.wheel.mu is held.
+func (s *Session) paceCast() {
+	if s.wheel.people > 0 {
+		s.tab.SetScreencastPace(0)
+	} else {
+		s.tab.SetScreencastPace(s.wheel.pace)
+	}
 }
 
 // fanOut hands each frame to every viewer, keeping only the newest waiting
@@ -342,7 +374,7 @@ func (s *Session) fanOut(frames <-chan browser.Frame, cast uint64) {
 	for ch := range w.viewers {
 		close(ch)
 	}
-	w.viewers, w.last = nil, nil
+	w.viewers, w.last, w.people = nil, nil, 0
 }
 
 // refuseTaken answers a call made while a person has the browser: at once,

@@ -229,8 +229,9 @@ func checkReportInChromium(t *testing.T, dir string, turns int, shots []int) {
 			t.Errorf("no heading for turn %d among %v", i, headings)
 		}
 	}
-	if loaded := renderedImages(t, c.DOM); loaded != len(shots)+1 {
-		t.Errorf("%d screenshots rendered, want %d", loaded, len(shots)+1)
+	// The screenshots, and the recording player's frame.
+	if loaded := renderedImages(t, c.DOM); loaded != len(shots)+2 {
+		t.Errorf("%d images rendered, want %d", loaded, len(shots)+2)
 	}
 }
 

@@ -82,6 +82,7 @@ func commands() []command {
 		{"run", "drive a task unattended with Claude, asking a human before the steps that matter", runCmd},
 		{"demo", "cancel a membership on the built-in demo site, with Claude or a scripted agent", demoCmd},
 		{"replay", "perform a successful run's script again, calling the model only for a step that does not replay", replayCmd},
+		{"record", "export a session's recording (--record, a run's record) as a video with ffmpeg: record export DIR OUT.mp4", recordCmd},
 		{"doctor", "check the browser, its sandbox, fonts and the HTTP port, and say how to fix each problem", doctorCmd},
 		{"healthcheck", "exit 0 if a server's /healthz answers (for container health checks)", healthcheckCmd},
 		{"version", "print the version", versionCmd},

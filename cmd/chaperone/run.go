@@ -274,9 +274,16 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 		}
 	}()
 	newSession := func(ctx context.Context) (*tools.Session, error) {
-		gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: auditLog, Logger: log})
-		s, err := tools.Open(ctx, mgr, t.tools, tools.WithGate(gate), tools.WithAudit(auditLog))
+		// Every run is recorded, into its record beside report.html,
+		// which plays it.
+		recorded, err := openRecording(filepath.Join(rec.Dir(), driver.RecordingDir), "driver", auditLog)
 		if err != nil {
+			return nil, err
+		}
+		gate := checkpoint.NewGate(p, approver, checkpoint.Options{DryRun: t.dryRun, Session: "driver", Audit: recorded, Logger: log})
+		s, err := tools.Open(ctx, mgr, t.tools, tools.WithGate(gate), tools.WithAudit(auditLog), tools.WithRecording(recorded))
+		if err != nil {
+			recorded.Close()
 			return nil, err
 		}
 		web, _ := approver.(*approverpkg.Web)
@@ -284,6 +291,7 @@ func drive(ctx context.Context, e *env, t task) (driver.Result, error) {
 			s.Close()
 			return nil, err
 		}
+		attachRecording(web, e.stderr, "driver", recorded) // record.go
 		return s, nil
 	}
 	browserTools, closeTools, err := connectTools(ctx, t, log, newSession)

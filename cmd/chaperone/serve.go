@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"time"
 
 	"github.com/chaperone-mcp/chaperone/approver"
 	"github.com/chaperone-mcp/chaperone/audit"
 	"github.com/chaperone-mcp/chaperone/checkpoint"
 	"github.com/chaperone-mcp/chaperone/fleet"
+	"github.com/chaperone-mcp/chaperone/internal/filename"
 	"github.com/chaperone-mcp/chaperone/server"
 	"github.com/chaperone-mcp/chaperone/tools"
 	"github.com/google/uuid"
@@ -39,6 +41,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 	totpNames := addTOTPFlag(fs)
 	dryRun := fs.Bool("dry-run", false, "never perform an action at a checkpoint: answer human_rejected, so a whole flow can be rehearsed")
 	auditDir := fs.String("audit-dir", "", "write each session's audit log (JSON Lines) into this `dir`")
+	recordDir := fs.String("record", "", "record each session (the page's frames, its tool calls and approvals) into `dir`/<session>/, secrets masked; play it with report.html's player or `chaperone record export`")
 	af := addApproverFlags(fs, false)
 	text := addSnapshotTextFlag(fs)
 	obsf := addObsFlags(fs)
@@ -209,14 +212,27 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				a.SetClient(client)
 				auditLog = a
 			}
+			var approvals checkpoint.Recorder = auditLog
+			opts := []tools.SessionOption{tools.WithAudit(auditLog)}
+			var recorded *tools.Recording
+			if *recordDir != "" {
+				r, err := openRecording(filepath.Join(*recordDir, filename.Safe(id)), id, auditLog) // record.go
+				if err != nil {
+					auditLog.Close()
+					return nil, err
+				}
+				recorded, approvals = r, r
+				opts = append(opts, tools.WithRecording(r))
+			}
 			gate := checkpoint.NewGate(profile, sessionApprover, checkpoint.Options{
-				DryRun: *dryRun, Session: id, Audit: auditLog, Logger: log.With("session", server.ShortID(id), "client", client)})
-			opts := []tools.SessionOption{tools.WithGate(gate), tools.WithAudit(auditLog)}
+				DryRun: *dryRun, Session: id, Audit: approvals, Logger: log.With("session", server.ShortID(id), "client", client)})
+			opts = append(opts, tools.WithGate(gate))
 			if obs.tel != nil {
 				opts = append(opts, tools.WithTelemetry(obs.tel.Session(server.ShortID(id), client)))
 			}
 			s, err := tools.Open(ctx, mgr, cfg, opts...)
 			if err != nil {
+				recorded.Close()
 				auditLog.Close()
 				return nil, err
 			}
@@ -227,6 +243,7 @@ func serveCmd(ctx context.Context, e *env, args []string) error {
 				auditLog.Close()
 				return nil, err
 			}
+			attachRecording(web, e.stderr, id, recorded) // record.go
 			return auditedSession{s, auditLog, detach}, nil
 		},
 		MaxSessions: *maxSessions,

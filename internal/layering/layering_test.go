@@ -38,6 +38,7 @@ func TestPackagesLinkOnlyTheirOwnDependencies(t *testing.T) {
 		{"checkpoint", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"approver", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"audit", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
+		{"recording", []string{chromedp, mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"driver", []string{chromedp, mcpGo, prometheus, otelSDK, otelExport}},
 		{"browser", []string{mcpGo, anthropic, prometheus, otelSDK, otelExport}},
 		{"fleet", []string{mcpGo, anthropic, prometheus, otelSDK, otelExport}},
