@@ -182,6 +182,9 @@ type Session struct {
 	pdfText pdfState
 	// consent is the document whose cookie banner was answered (consent.go).
 	consent consentState
+	// seen is what the agent saw of the page under ScreenshotsAuto
+	// (screenshots.go).
+	seen seenShot
 }
 
 // NewSession wraps an open tab as a session.
@@ -247,10 +250,6 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	}
 	c := &call{tool: name, args: args, start: time.Now()}
 	c.masked = s.fillsPassword(name, args)
-	var before string
-	if s.last != nil {
-		before = s.last.Page.URL
-	}
 	// A person's takeover stops the call wherever it is, and the call
 	// acts only while the agent has the browser (takeover.go).
 	run, release, _ := s.hold(ctx, name)
@@ -275,7 +274,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 	if err := s.audit.ToolCall(c.record(code, took, s.last, s.secrets.redact)); err != nil {
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
-	return s.screenshotFor(name, before, out), nil
+	return s.screenshotFor(name, out), nil
 }
 
 // fillsPassword reports whether a call carries a value meant for a password
