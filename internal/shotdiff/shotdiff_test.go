@@ -37,7 +37,6 @@ func letter(img *image.NRGBA, x, y int) {
 	fill(img, image.Rect(x+2, y+2, x+4, y+7), color.NRGBA{255, 255, 255, 255})
 }
 
-
 func TestChanged(t *testing.T) {
 	t.Parallel()
 	base := page(60)
