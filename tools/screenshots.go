@@ -47,7 +47,7 @@ type seenShot struct {
 
 // clipShare is the largest part of the image a clip may be: past it, the
 // whole image tells more for little more.
-const clipShare = 0.5
+const clipShare = 0.75
 
 // screenshotFor applies Config.Screenshots to the output of tool name: a
 // screenshot not sent leaves the image out and the snapshot without its
@@ -65,10 +65,11 @@ func (s *Session) screenshotFor(name string, out Output) Output {
 	return out
 }
 
-// autoScreenshot is ScreenshotsAuto: the whole screenshot with get_snapshot,
-// a failed call or a page other than the last one shown; after any other
-// call, none when it looks as the last one the agent saw, the part that
-// changed when it is at most clipShare of it, else the whole.
+// autoScreenshot is ScreenshotsAuto: the whole screenshot with get_snapshot
+// and a failed call; after any other call, the part that looks different
+// from what the agent saw when it is at most clipShare of the image, else
+// the whole; none when nothing looks different on the same page, the whole
+// on a new one.
 func (s *Session) autoScreenshot(name string, out Output) Output {
 	snap := resultSnapshot(out)
 	cur, err := shotdiff.Decode(out.Image.Data)
@@ -77,16 +78,21 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 		s.seen = seenShot{}
 		return out
 	}
-	if name == toolapi.GetSnapshot || resultCode(out) != "ok" || snap == nil || s.seen.gray == nil || snap.Page.URL != s.seen.url {
+	if name == toolapi.GetSnapshot || resultCode(out) != "ok" || snap == nil || s.seen.gray == nil {
 		s.seen = seenShot{url: pageURL(snap), gray: cur.Gray}
 		return out
 	}
+	// A new document always shows; like any change, by the part that
+	// differs from what the agent saw (a site's pages share a header),
+	// and whole when it looks the same.
+	newPage := snap.Page.URL != s.seen.url
+	s.seen.url = snap.Page.URL
 	r, changed := shotdiff.Changed(s.seen.gray, cur.Gray)
-	if !changed {
+	if !changed && !newPage {
 		return withoutImage(out)
 	}
 	full := cur.Gray.Rect
-	if float64(r.Dx()*r.Dy()) > clipShare*float64(full.Dx()*full.Dy()) {
+	if !changed || float64(r.Dx()*r.Dy()) > clipShare*float64(full.Dx()*full.Dy()) {
 		s.seen.gray = cur.Gray
 		return out
 	}
@@ -113,7 +119,7 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 	c := *snap
 	c.Screenshot = clip
 	c.Notes = append(c.Notes[:len(c.Notes):len(c.Notes)],
-		fmt.Sprintf("screenshot: only the part that changed, at %g,%g %gx%g; the rest looks as before", at.X, at.Y, at.Width, at.Height))
+		fmt.Sprintf("screenshot: only the changed region, %g,%g %gx%g", at.X, at.Y, at.Width, at.Height))
 	out.Image = clip
 	return withSnapshot(out, &c)
 }

@@ -33,7 +33,7 @@ func imageOf(t *testing.T, out Output) string {
 	case snap.Screenshot == nil || snap.Screenshot.Width != out.Image.Width || snap.Screenshot.Height != out.Image.Height:
 		t.Errorf("an image of %dx%d is sent, the snapshot describes %+v", out.Image.Width, out.Image.Height, snap.Screenshot)
 	case out.Image.Clip != nil:
-		if !strings.Contains(snap.Render(), "screenshot: only the part that changed") {
+		if !strings.Contains(snap.Render(), "screenshot: only the changed region") {
 			t.Errorf("a clip is sent, the text does not say so:\n%s", snap.Render())
 		}
 		return clipShot
