@@ -59,8 +59,8 @@ type Config struct {
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
 	// Screenshots says which results carry the page's screenshot:
-	// ScreenshotsAlways (the default, also for ""), ScreenshotsAuto or
-	// ScreenshotsNever.
+	// ScreenshotsAlways (also for ""), ScreenshotsAuto (the default of
+	// chaperone serve) or ScreenshotsNever.
 	Screenshots string
 	// SnapshotDelta lets an action that stayed on the same document answer
 	// with only what changed since the agent's last snapshot (issue 29;

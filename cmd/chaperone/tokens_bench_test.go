@@ -356,9 +356,6 @@ func runPlaywrightFlow(b *testing.B, cli, site string, flow taskFlow, tc *tokenC
 				text.WriteString(t.Text)
 			}
 		}
-		if os.Getenv("CHAPERONE_BENCH_DEBUG") != "" {
-			b.Logf("%s: %d tokens\n%s", name, len(tc.enc.Encode(text.String(), nil, nil)), text.String())
-		}
 		if res.IsError {
 			b.Fatalf("playwright mcp: %s %v: %s", name, args, text.String())
 		}
