@@ -190,10 +190,16 @@ type chaperoneRefs struct {
 	last, whole *snapshot.Snapshot
 }
 
-// see takes in a result's snapshot JSON.
+// see takes in a result's snapshot JSON. A delta (--snapshot-delta: its
+// JSON says "delta_of") is no whole snapshot: the steps' refs are then
+// looked up in the last whole one, and a ref it added is found by looking
+// again.
 func (r *chaperoneRefs) see(data json.RawMessage) {
 	var s snapshot.Snapshot
-	if json.Unmarshal(data, &s) != nil {
+	var probe struct {
+		Of *string `json:"delta_of"`
+	}
+	if json.Unmarshal(data, &probe) != nil || probe.Of != nil || json.Unmarshal(data, &s) != nil {
 		r.last = nil
 		return
 	}
