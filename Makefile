@@ -1,7 +1,7 @@
 # The two commands a newcomer needs: `make demo` and `make test`.
 GO ?= go
 
-.PHONY: demo snapshot test conformance bench bench-mcp bench-load build release-snapshot
+.PHONY: demo snapshot test conformance bench bench-mcp bench-load bench-tokens build release-snapshot
 
 ## demo: the product's main job on the embedded demo site: an agent (Claude
 ## when ANTHROPIC_API_KEY is set, else a scripted one) cancels a membership,
@@ -52,6 +52,12 @@ bench-mcp:
 ## start, each beside its floor in the same run, as markdown tables.
 bench-load:
 	./scripts/bench-load
+
+## bench-tokens: tokens per task on four flows under each --screenshots
+## setting with --snapshot-delta off and on, beside Playwright MCP on the
+## same pages (installs @playwright/mcp with npm into a cache directory).
+bench-tokens:
+	./scripts/bench-tokens
 
 build:
 	$(GO) build -o bin/chaperone ./cmd/chaperone

@@ -127,7 +127,11 @@ type Screenshot struct {
 	MIMEType string `json:"mime_type"`
 	Width    int    `json:"width"`
 	Height   int    `json:"height"`
-	Data     []byte `json:"-"`
+	// Clip, when set, says the image is only the part of the viewport that
+	// changed since the last screenshot sent (--screenshots auto), and
+	// where it is, in viewport CSS pixels: the rest looks as it did.
+	Clip *BBox  `json:"clip,omitempty"`
+	Data []byte `json:"-"`
 }
 
 // Target is what a ref points at: the node and what the agent saw of it.

@@ -60,8 +60,8 @@ type Config struct {
 	// Logger receives the session's log; nil discards it.
 	Logger *slog.Logger
 	// Screenshots says which results carry the page's screenshot:
-	// ScreenshotsAlways (the default, also for ""), ScreenshotsAuto or
-	// ScreenshotsNever.
+	// ScreenshotsAlways (also for ""), ScreenshotsAuto (the default of
+	// chaperone serve) or ScreenshotsNever.
 	Screenshots string
 	// SnapshotDelta lets an action that stayed on the same document answer
 	// with only what changed since the last snapshot the agent was sent
@@ -196,6 +196,9 @@ type Session struct {
 	devtools *devtools.Log
 	// recording records the session, when it is recorded (record.go).
 	recording *Recording
+	// seen is what the agent saw of the page under ScreenshotsAuto
+	// (screenshots.go).
+	seen seenShot
 }
 
 // NewSession wraps an open tab as a session.
@@ -270,10 +273,6 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 		target = s.callTarget(args)
 		s.beforeCall(ctx, c, t.def.ReadOnly)
 	}
-	var before string
-	if s.last != nil {
-		before = s.last.Page.URL
-	}
 	// A person's takeover stops the call wherever it is, and the call
 	// acts only while the agent has the browser (takeover.go).
 	run, release, _ := s.hold(ctx, name)
@@ -299,7 +298,7 @@ func (s *Session) Call(ctx context.Context, name string, args json.RawMessage) (
 		s.log.Warn("audit: tool call not logged", "tool", name, "err", err)
 	}
 	s.afterCall(ctx, c, target, code)
-	out = s.screenshotFor(name, before, out)
+	out = s.screenshotFor(name, out)
 	out = s.deltaFor(name, out)
 	if told != nil {
 		shot := 0

@@ -195,7 +195,7 @@ func TestAttackSecretsEncodedServe(t *testing.T) {
 	host, hookURL := newApprovalHost(t, webhookToken)
 	c, cmd, stderr := stdioClient(t, []string{"CHAPERONE_WEBHOOK_TOKEN=" + webhookToken, secretsVar + "=" + secretsPW},
 		"serve", "--url", site.URL+"/hostile/secrets-signin", "--secret", secretsVar, "--audit-dir", auditDir,
-		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000",
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always",
 		"--approver", "webhook", "--webhook-url", hookURL)
 
 	var seen []string
@@ -335,7 +335,7 @@ func TestAttackSecretsEncodedRun(t *testing.T) {
 	e, stdout, stderr := driverEnv(map[string]string{secretsVar: secretsPW})
 	fset := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fset, "debug")
-	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000", "--cdp-endpoint", lentEndpoint(t), "--action-timeout", "20s"}); err != nil {
+	if err := fset.Parse([]string{"--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always", "--cdp-endpoint", lentEndpoint(t), "--action-timeout", "20s"}); err != nil {
 		t.Fatal(err)
 	}
 	st, err := cf.setup(e.stderr)
@@ -523,7 +523,7 @@ func echoServe(t *testing.T, framed bool, extra ...string) ([]string, *mcp.CallT
 		start = site.URL + "/hostile/secrets-framed?src=" + url.QueryEscape(other.URL+"/hostile/secrets-echoes")
 	}
 	args := append([]string{"serve", "--url", start, "--secret", echoVar,
-		"--viewport", "800x500", "--screenshot-tokens", "1000"}, extra...)
+		"--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always"}, extra...)
 	c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, args...)
 	t.Cleanup(func() { c.Close() })
 	var seen []string
@@ -618,7 +618,7 @@ func TestAttackSecretsPasswordTypedAsKeys(t *testing.T) {
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, cmd, stderr := stdioClient(t, nil,
 		"serve", "--url", site.URL+"/hostile/secrets-signin", "--audit-dir", auditDir,
-		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000")
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always")
 	var seen []string
 	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
 	secretsCall(t, c, &seen, toolapi.PressKey, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "text": secretsPIN})
@@ -701,7 +701,7 @@ func TestAttackSecretsMaskFought(t *testing.T) {
 			start += "?observer"
 		}
 		c, _, _ := stdioClient(t, []string{echoVar + "=" + echoSecret}, "serve", "--url", start, "--secret", echoVar,
-			"--viewport", "800x500", "--screenshot-tokens", "1000")
+			"--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always")
 		var seen []string
 		_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, nil)
 		secretsCall(t, c, &seen, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + echoVar + "}}"})

@@ -27,6 +27,7 @@ func demoCmd(ctx context.Context, e *env, args []string) error {
 	model := fs.String("model", driver.DefaultModel, "the Claude `model`, when ANTHROPIC_API_KEY is set")
 	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "warn")
+	keepStills(fs)
 	if err := parseNoArgs(fs, args, e.getenv, ""); err != nil {
 		return err
 	}

@@ -303,7 +303,7 @@ type toolFlags struct {
 func addToolFlags(fs *flag.FlagSet) *toolFlags {
 	t := &toolFlags{}
 	fs.StringVar(&t.screenshotFormat, "screenshot-format", "png", "the screenshot `format`: png or jpeg")
-	fs.StringVar(&t.screenshots, "screenshots", tools.ScreenshotsAlways, "`when` a result carries the page's screenshot: always, auto (with get_snapshot, a failure or a new page) or never; each costs a model about as many tokens as the rest of a result")
+	fs.StringVar(&t.screenshots, "screenshots", tools.ScreenshotsAuto, "`when` a result carries the page's screenshot: auto (whole with get_snapshot or a failure; after an action only when the page looks different, and then only the part that changed), always or never")
 	fs.BoolVar(&t.snapshotDelta, "snapshot-delta", true, "after an action on the same page, answer with only what changed since the last snapshot sent (--snapshot-delta=false: always the whole snapshot)")
 	fs.IntVar(&t.screenshotTokens, "screenshot-tokens", 500, "the screenshot budget in image `tokens` (width×height/750; never over 1568 px a side)")
 	fs.DurationVar(&t.actionTimeout, "action-timeout", 2*time.Second, "the time a click, fill or select may take")
@@ -461,6 +461,15 @@ func addCommonFlags(fs *flag.FlagSet, logLevel string) *commonFlags {
 	c := &commonFlags{browser: addBrowserFlags(fs), tools: addToolFlags(fs)}
 	fs.StringVar(&c.logLevel, "log-level", logLevel, "the log `level` on stderr: debug, info, warn or error")
 	return c
+}
+
+// keepStills makes --screenshots default to always for a command whose run
+// record shows a still per step (run, demo, replay): under auto a step
+// would show a clip of its change, or nothing.
+func keepStills(fs *flag.FlagSet) {
+	f := fs.Lookup("screenshots")
+	f.DefValue = tools.ScreenshotsAlways
+	_ = f.Value.Set(tools.ScreenshotsAlways) // one of the three: cannot fail
 }
 
 // setup is what the common flags say: the logger, the browser options, the

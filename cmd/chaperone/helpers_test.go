@@ -167,6 +167,7 @@ func lentSetup(t *testing.T, e *env, level string) setup {
 	t.Helper()
 	fs := flag.NewFlagSet("test", flag.ContinueOnError)
 	cf := addCommonFlags(fs, level)
+	keepStills(fs)
 	for name, value := range map[string]string{"cdp-endpoint": lentEndpoint(t), "action-timeout": "20s"} {
 		if err := fs.Set(name, value); err != nil {
 			t.Fatal(err)

@@ -19,6 +19,7 @@ func replayCmd(ctx context.Context, e *env, args []string) error {
 	modelTimeout := fs.Duration("model-timeout", driver.DefaultModelTimeout, "the time one model call may take")
 	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "info")
+	keepStills(fs)
 	rest, err := parseFlags(fs, args, e.getenv)
 	if err != nil {
 		return err

@@ -37,6 +37,7 @@ func runCmd(ctx context.Context, e *env, args []string) error {
 	plan := fs.Bool("plan", false, "show the model's plan (steps, sites to write on and read) to the person before the first action; the sites they approve need no more asking, gated steps still ask")
 	tf := addTaskFlags(fs)
 	cf := addCommonFlags(fs, "info")
+	keepStills(fs)
 	if err := parseNoArgs(fs, args, e.getenv, "the task goes in --goal"); err != nil {
 		return err
 	}

@@ -24,7 +24,10 @@ func TestScreenshotsFlag(t *testing.T) {
 	}
 	steps := []step{
 		{"get_snapshot", toolapi.GetSnapshot, func(*snapshot.Snapshot) map[string]any { return nil }},
-		{"a click that changes nothing", toolapi.Click, func(s *snapshot.Snapshot) map[string]any {
+		{"a click that shows a line", toolapi.Click, func(s *snapshot.Snapshot) map[string]any {
+			return map[string]any{"ref": browsertest.Ref(t, s, "button", "Change plan")}
+		}},
+		{"the same click, which changes nothing", toolapi.Click, func(s *snapshot.Snapshot) map[string]any {
 			return map[string]any{"ref": browsertest.Ref(t, s, "button", "Change plan")}
 		}},
 		{"a failed click", toolapi.Click, func(*snapshot.Snapshot) map[string]any { return map[string]any{"ref": "@e9999"} }},
@@ -39,9 +42,9 @@ func TestScreenshotsFlag(t *testing.T) {
 		setting string
 		images  []bool // per step
 	}{
-		{"always", []bool{true, true, true, true, true}},
-		{"auto", []bool{true, false, true, true, false}},
-		{"never", []bool{false, false, false, false, false}},
+		{"always", []bool{true, true, true, true, true, true}},
+		{"auto", []bool{true, true, false, true, true, true}},
+		{"never", []bool{false, false, false, false, false, false}},
 	} {
 		t.Run(tc.setting, func(t *testing.T) {
 			t.Parallel()

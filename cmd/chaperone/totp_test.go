@@ -36,7 +36,7 @@ func TestTOTPSignInServe(t *testing.T) {
 	auditDir := filepath.Join(t.TempDir(), "audit")
 	c, cmd, stderr := stdioClient(t, []string{"OTP_KEY=" + given},
 		"serve", "--url", site.URL+"/variants/signin-totp", "--totp", "OTP_KEY", "--audit-dir", auditDir,
-		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000")
+		"--log-level", "debug", "--viewport", "800x500", "--screenshot-tokens", "1000", "--screenshots", "always")
 
 	var seen []string
 	_, s := secretsCall(t, c, &seen, toolapi.GetSnapshot, map[string]any{"viewport_only": false})
