@@ -25,8 +25,8 @@ test:
 	./scripts/ensure-chromium
 	./scripts/ensure-balancers
 	./scripts/ensure-ffmpeg
-	./scripts/ensure-browserless >/dev/null
 	./scripts/ensure-oauth-e2e >/dev/null
+	./scripts/ensure-browserless >/dev/null
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
