@@ -307,7 +307,7 @@ func TestDownloadPDFCapped(t *testing.T) {
 	if r.Success || !strings.Contains(r.Message, "larger than the cap") || !strings.Contains(r.Message, "1 KB") {
 		t.Errorf("browser_pdf of a print over the cap: success %v, %q", r.Success, r.Message)
 	}
-	checkImage(t, res)
+	checkImage(t, res, r.Snapshot)
 	if names := browsertest.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("the download directory holds %q after a refused print, want nothing", names)
 	}

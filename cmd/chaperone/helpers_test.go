@@ -331,7 +331,7 @@ func getSnapshot(t *testing.T, c *client.Client) *snapshot.Snapshot {
 	t.Helper()
 	res, data := call(t, c, toolapi.GetSnapshot, nil)
 	validateSnapshot(t, []byte(data))
-	checkImage(t, res)
+	checkImage(t, res, []byte(data))
 	var s snapshot.Snapshot
 	if err := json.Unmarshal([]byte(data), &s); err != nil {
 		t.Fatal(err)
@@ -359,7 +359,7 @@ func act(t *testing.T, c *client.Client, name string, args map[string]any) (acti
 		t.Fatal(err)
 	}
 	validateSnapshot(t, r.Snapshot)
-	checkImage(t, res)
+	checkImage(t, res, r.Snapshot)
 	var s snapshot.Snapshot
 	if err := json.Unmarshal(r.Snapshot, &s); err != nil {
 		t.Fatal(err)
@@ -367,12 +367,25 @@ func act(t *testing.T, c *client.Client, name string, args map[string]any) (acti
 	return r, &s
 }
 
-func checkImage(t *testing.T, res *mcp.CallToolResult) {
+// checkImage checks the result's image against the snapshot (or delta) it
+// carries: a PNG block exactly when the snapshot describes a screenshot. Under
+// --screenshots auto, serve's default, an action that changed nothing
+// visible carries neither.
+func checkImage(t *testing.T, res *mcp.CallToolResult, snap []byte) {
 	t.Helper()
+	var described struct {
+		Screenshot json.RawMessage `json:"screenshot"`
+	}
+	if err := json.Unmarshal(snap, &described); err != nil {
+		t.Fatalf("snapshot: %v", err)
+	}
 	for _, c := range res.Content[1:] {
 		img, ok := c.(mcp.ImageContent)
 		if !ok {
 			continue
+		}
+		if described.Screenshot == nil {
+			t.Fatal("an image block the snapshot does not describe")
 		}
 		data, err := base64.StdEncoding.DecodeString(img.Data)
 		if err != nil {
@@ -383,7 +396,9 @@ func checkImage(t *testing.T, res *mcp.CallToolResult) {
 		}
 		return
 	}
-	t.Fatal("no image block in the result")
+	if described.Screenshot != nil {
+		t.Fatal("no image block for the screenshot the snapshot describes")
+	}
 }
 
 // validateSnapshot fails the test if data is not a snapshot's JSON that
