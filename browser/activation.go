@@ -171,13 +171,6 @@ func (t *Context) framesHoldPayment(ctx context.Context) bool {
 	p, _ := t.page()
 	c, cancel := t.cdp(ctx)
 	defer cancel()
-	frames := p.liveFrames()
-	// Frames the page added since the last capture are attached now.
-	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
-		if fs, err := t.remoteFrames(c, p, cc); err == nil {
-			frames = fs
-		}
-	}
 	var (
 		wg    sync.WaitGroup
 		mu    sync.Mutex
@@ -191,7 +184,17 @@ func (t *Context) framesHoldPayment(ctx context.Context) bool {
 			mu.Unlock()
 		}
 	}
+	// The page's own frames are asked while the out-of-process ones are
+	// listed: on the plan of every submit, one round trip for the time of
+	// two.
 	wg.Go(func() { ask(c, true) })
+	frames := p.liveFrames()
+	// Frames the page added since the last capture are attached now.
+	if cc := chromedp.FromContext(c); cc != nil && cc.Target != nil {
+		if fs, err := t.remoteFrames(c, p, cc); err == nil {
+			frames = fs
+		}
+	}
 	for _, f := range frames {
 		wg.Go(func() {
 			fc, cancel := f.cdp(ctx)

@@ -75,9 +75,12 @@ func (t *Context) onNode(ctx context.Context, node, hit nodeID) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	// Released in the background, as a delivery record is: nothing waits on
+	// them, and on the click's path each was a round trip before the press,
+	// which under load is a wait for three busy processes.
 	defer func() {
 		for _, o := range objs {
-			_, _ = chromedp.Call(r.ctx, cmdReleaseObject, map[string]any{"objectId": o})
+			go releaseRemote(r.ctx, o)
 		}
 	}()
 	res, err := chromedp.Call(r.ctx, cmdCallFunctionOn, map[string]any{

@@ -201,7 +201,9 @@ func (t *Context) inspect(ctx context.Context, node nodeID, scroll, label bool) 
 	n, err := t.node(ctx, node)
 	if err == nil {
 		err = n.call(ctx, inspectJS, &r, scroll, PaymentFieldPattern, nil)
-		n.release(ctx)
+		// Released in the background: nothing waits on it, and every
+		// action's plan would otherwise pay a round trip for it.
+		go n.release(ctx)
 	}
 	ax := <-axc
 	if err != nil {

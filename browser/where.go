@@ -113,7 +113,9 @@ func (t *Context) Where(ctx context.Context, backendNodeID int64) (Where, error)
 	if err != nil {
 		return w, fmt.Errorf("where is node %d: %w", backendNodeID, err)
 	}
-	defer n.release(ctx)
+	// Both objects are released in the background: nothing waits on them,
+	// and every action's plan would otherwise pay two round trips for them.
+	defer func() { go n.release(ctx) }()
 	c, cancel := n.cdp(ctx)
 	defer cancel()
 	res, err := chromedp.Call(c, cmdCallFunctionOn, map[string]any{
@@ -126,7 +128,7 @@ func (t *Context) Where(ctx context.Context, backendNodeID int64) (Where, error)
 		return w, fmt.Errorf("where is node %d: its document: %w", backendNodeID, err)
 	}
 	doc := &pageObject{t: t, id: res.Result.ObjectID, frame: n.frame}
-	defer doc.release(ctx)
+	defer func() { go doc.release(ctx) }()
 	d, err := chromedp.Call(c, cmdDescribeDocNode, map[string]any{"objectId": doc.id})
 	if err != nil {
 		return w, fmt.Errorf("where is node %d: describe its document: %w", backendNodeID, err)

@@ -1,15 +1,20 @@
 // waitFirstChange resolves with the armed watch's count at the first change,
 // or when cap milliseconds pass without one; -1 when no watch is armed in
-// this document. Polling uses timers rather than animation frames, which a
-// hidden page does not get.
+// this document. The change itself wakes it (armQuietWatch): nothing polls.
+// The cap is a timer rather than an animation frame, which a hidden page
+// does not get.
 function waitFirstChange(cap) {
 	return new Promise(resolve => {
-		const q = window['__chaperoneQuiet'], start = performance.now();
+		const q = window['__chaperoneQuiet'];
 		if (!q) return resolve(-1);
-		const tick = () => {
-			if (q.count > 0 || performance.now() - start >= cap) { resolve(q.count); return; }
-			setTimeout(tick, 4);
+		if (q.count > 0) return resolve(q.count);
+		let timer = 0;
+		const done = () => {
+			clearTimeout(timer);
+			q.wakes.delete(done);
+			resolve(q.count);
 		};
-		tick();
+		q.wakes.add(done);
+		timer = setTimeout(done, cap);
 	});
 }
