@@ -381,6 +381,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		client, scopes, restricted = name, granted, limited
+		if restricted {
+			if refused := g.admits(r.URL.Path, scopes); refused != nil {
+				g.log.Info("refused: insufficient scope", "client", client, "path", r.URL.Path)
+				g.challenge(w, *refused)
+				return
+			}
+		}
 	}
 	for _, id := range requestSessions(r) {
 		if !g.owners.allows(id, client) {
