@@ -172,3 +172,10 @@ func (o *owners) forget(id string) {
 	defer o.mu.Unlock()
 	delete(o.m, id)
 }
+
+// count returns the number of sessions with an owner (tests read it).
+func (o *owners) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.m)
+}
