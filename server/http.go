@@ -392,8 +392,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	who := identity{name: client, oauth: restricted}
 	for _, id := range requestSessions(r) {
-		if !g.owners.allows(id, client) {
+		if !g.owners.allows(id, who) {
 			// As for an id that does not exist: another client's session is
 			// not even confirmed to exist.
 			g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
@@ -428,8 +429,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(withGrant(r.Context(), scopes))
 	}
-	r = r.WithContext(withClient(r.Context(), client))
-	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: client}
+	r = r.WithContext(withIdentity(r.Context(), who))
+	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: who}
 	rw.extend()
 	g.next.ServeHTTP(rw, r)
 	// What the handler left buffered is written after it returns, maybe
@@ -514,7 +515,7 @@ type responseWriter struct {
 	rc      *http.ResponseController
 	write   time.Duration
 	owners  *owners
-	client  string
+	client  identity
 	checked bool
 }
 

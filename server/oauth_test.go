@@ -464,3 +464,31 @@ func TestOAuthTokenWithoutOurScopesReachesNothing(t *testing.T) {
 		t.Errorf("/metrics with %s: %d, want 200", ScopeRead, res.StatusCode)
 	}
 }
+
+// A static credential's name and an access token's sub are different
+// clients even when they spell the same: a tokens file reloaded without a
+// name (or with a name an issuer uses as a sub) never hands one's sessions
+// to the other.
+func TestOAuthSubNeverOwnsAStaticClientsSessions(t *testing.T) {
+	t.Parallel()
+	const carolToken, daveToken = "carol-0123456789abcdef", "dave-0123456789abcdef0"
+	creds, err := NewCredentials([]Credential{{Name: "carol", Token: carolToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, &fakes{}, Config{})
+	base, resource, is := oauthServer(t, s, creds)
+	scopes := ScopeRead + " " + ScopeAct
+	carol := servertest.Connect(t, servertest.Streamable, base, carolToken)
+	dave := servertest.Connect(t, servertest.Streamable, base, is.Token(t, "dave", resource, scopes))
+	// The file now names dave, and carol is gone.
+	if err := creds.Replace([]Credential{{Name: "dave", Token: daveToken}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := servertest.SessionStatus(t, base, carol, is.Token(t, "carol", resource, scopes)); got != http.StatusNotFound {
+		t.Errorf("the sub carol for the static client carol's session: %d, want 404", got)
+	}
+	if got := servertest.SessionStatus(t, base, dave, daveToken); got != http.StatusNotFound {
+		t.Errorf("the static client dave for the sub dave's session: %d, want 404", got)
+	}
+}
