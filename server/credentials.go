@@ -119,6 +119,34 @@ func ClientFromContext(ctx context.Context) string {
 	return name
 }
 
+// identity is who a request comes from, as sessions are owned: a static
+// credential's name, or an access token's sub. The two are apart even when
+// they spell the same: a tokens file reloaded with a name an issuer also
+// uses as a sub (or without one it had) never hands one's sessions to the
+// other.
+type identity struct {
+	name  string
+	oauth bool
+}
+
+type oauthClientKey struct{}
+
+// withIdentity returns ctx carrying who: its name as ClientFromContext
+// reads it, and whether it is an access token's sub.
+func withIdentity(ctx context.Context, who identity) context.Context {
+	ctx = withClient(ctx, who.name)
+	if who.oauth {
+		ctx = context.WithValue(ctx, oauthClientKey{}, true)
+	}
+	return ctx
+}
+
+// identityFromContext returns who ctx serves.
+func identityFromContext(ctx context.Context) identity {
+	oauth, _ := ctx.Value(oauthClientKey{}).(bool)
+	return identity{name: ClientFromContext(ctx), oauth: oauth}
+}
+
 // ShortID returns the first 8 characters of a session id, after any
 // "mcp-session-" prefix: enough to follow one session through a log, too
 // little to reach it. Full session ids never go to logs.
@@ -136,13 +164,13 @@ func ShortID(id string) string {
 // owners records which client opened each MCP session.
 type owners struct {
 	mu sync.Mutex
-	m  map[string]string // MCP session id → client name
+	m  map[string]identity // MCP session id → the client that opened it
 }
 
-func newOwners() *owners { return &owners{m: make(map[string]string)} }
+func newOwners() *owners { return &owners{m: make(map[string]identity)} }
 
 // bind makes client the owner of the session id, unless it has one.
-func (o *owners) bind(id, client string) {
+func (o *owners) bind(id string, client identity) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if _, ok := o.m[id]; !ok {
@@ -152,7 +180,7 @@ func (o *owners) bind(id, client string) {
 
 // allows reports whether client may use the session id: it owns it, or the
 // id is unknown (and the transport answers that).
-func (o *owners) allows(id, client string) bool {
+func (o *owners) allows(id string, client identity) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	owner, ok := o.m[id]
@@ -163,7 +191,7 @@ func (o *owners) allows(id, client string) bool {
 func (o *owners) owner(id string) string {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.m[id]
+	return o.m[id].name
 }
 
 // forget drops the session id, which has ended.
@@ -171,4 +199,11 @@ func (o *owners) forget(id string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	delete(o.m, id)
+}
+
+// count returns the number of sessions with an owner (tests read it).
+func (o *owners) count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.m)
 }

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -63,8 +64,12 @@ func NewElicitationApprover(log *slog.Logger) *ElicitationApprover {
 // parkedCall is one tool call running under Middleware.
 type parkedCall struct {
 	session string
-	ctx     context.Context // the call's own context, detached from any one request
-	cancel  context.CancelCauseFunc
+	// tool and args are the call's: only a retry of the same tool answers
+	// it, and the retry's grant must allow these arguments (scopeMiddleware).
+	tool   string
+	args   json.RawMessage
+	ctx    context.Context // the call's own context, detached from any one request
+	cancel context.CancelCauseFunc
 	// questions carries Approve's question to the handler waiting on the
 	// call; done its final result.
 	questions chan question
@@ -92,7 +97,7 @@ func (a *ElicitationApprover) Middleware(next mcpserver.ToolHandlerFunc) mcpserv
 	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		session := sessionID(ctx)
 		if state := req.Params.RequestState; strings.HasPrefix(state, statePrefix) {
-			pc := a.take(state, session)
+			pc := a.take(state, session, req.Params.Name)
 			if pc == nil {
 				return mcp.NewToolResultError("This approval is no longer pending: it was answered, withdrawn, or never asked. " +
 					"Nothing was approved; call the tool again."), nil
@@ -105,7 +110,8 @@ func (a *ElicitationApprover) Middleware(next mcpserver.ToolHandlerFunc) mcpserv
 		a.withdraw(func(pc *parkedCall) bool { return pc.session == session }, "the client made another call instead of answering")
 
 		callCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-		pc := &parkedCall{session: session, ctx: callCtx, cancel: cancel,
+		args, _ := json.Marshal(req.GetRawArguments())
+		pc := &parkedCall{session: session, tool: req.Params.Name, args: args, ctx: callCtx, cancel: cancel,
 			questions: make(chan question), done: make(chan callResult, 1)}
 		if !mcp.IsModernProtocol(mcpserver.RequestProtocolVersion(ctx)) {
 			// mcp-go answers an earlier client's questions within this very
@@ -154,16 +160,29 @@ func (a *ElicitationApprover) await(ctx context.Context, pc *parkedCall) (*mcp.C
 }
 
 // take removes and returns the call parked under state, if it belongs to
-// session.
-func (a *ElicitationApprover) take(state, session string) *parkedCall {
+// session and is a call of tool: a retry of another tool (a read-only one)
+// never answers for it.
+func (a *ElicitationApprover) take(state, session, tool string) *parkedCall {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	pc, ok := a.parked[state]
-	if !ok || pc.session != session {
+	if !ok || pc.session != session || pc.tool != tool {
 		return nil
 	}
 	delete(a.parked, state)
 	return pc
+}
+
+// parkedArgs returns the arguments of the call of tool parked under state
+// for session, which a retry carrying state would answer.
+func (a *ElicitationApprover) parkedArgs(state, session, tool string) (json.RawMessage, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	pc, ok := a.parked[state]
+	if !ok || pc.session != session || pc.tool != tool {
+		return nil, false
+	}
+	return pc.args, true
 }
 
 // withdraw cancels the parked calls that match, withdrawing their approvals.

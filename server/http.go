@@ -175,9 +175,10 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 		mcpserver.WithSSEDisableLocalhostProtection(true),
 		mcpserver.WithKeepAlive(true),
 	}
-	if c.SessionRoute != "" {
-		streamOpts = append(streamOpts, mcpserver.WithSessionIdManager(newRoutedSessions(c.SessionRoute)))
-	}
+	// The ids are ours to issue and check, so that the guard can check the
+	// GET that opens a stream, which mcp-go does not.
+	ids := newRoutedSessions(c.SessionRoute)
+	streamOpts = append(streamOpts, mcpserver.WithSessionIdManager(ids))
 	if s.idle > 0 {
 		streamOpts = append(streamOpts, mcpserver.WithSessionIdleTTL(s.idle))
 	}
@@ -227,6 +228,7 @@ func (s *Server) HTTPHandler(c HTTPConfig) (h http.Handler, shutdown func(contex
 		scopes:      s.scopes,
 		public:      public,
 		owners:      s.owners,
+		ids:         ids,
 		log:         s.log,
 		body:        cmp.Or(c.BodyTimeout, defaultBodyTimeout),
 		write:       cmp.Or(c.WriteTimeout, defaultWriteTimeout),
@@ -353,6 +355,7 @@ type guard struct {
 	scopes      *scopePolicy
 	public      map[string]bool // paths served without a token
 	owners      *owners
+	ids         *routedSessions // the streamable HTTP ids issued; nil on the metrics listener
 	log         *slog.Logger
 	body        time.Duration // to read a request's body
 	write       time.Duration // for each write of a response
@@ -381,12 +384,33 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		client, scopes, restricted = name, granted, limited
+		if restricted {
+			if refused := g.admits(r.URL.Path, scopes); refused != nil {
+				g.log.Info("refused: insufficient scope", "client", client, "path", r.URL.Path)
+				g.challenge(w, *refused)
+				return
+			}
+		}
 	}
+	who := identity{name: client, oauth: restricted}
 	for _, id := range requestSessions(r) {
-		if !g.owners.allows(id, client) {
+		if !g.owners.allows(id, who) {
 			// As for an id that does not exist: another client's session is
 			// not even confirmed to exist.
 			g.log.Warn("refused: another client's session", "client", client, "mcp_session", ShortID(id), "path", r.URL.Path)
+			http.Error(w, "404 not found: no such session", http.StatusNotFound)
+			return
+		}
+	}
+	if g.ids != nil && r.URL.Path == "/mcp" && r.Method == http.MethodGet {
+		// A stream is for a session initialize opened: mcp-go would open
+		// and register one for any id a GET names, or make one up.
+		id := r.Header.Get("Mcp-Session-Id")
+		if id == "" {
+			http.Error(w, "400 bad request: a GET stream needs the Mcp-Session-Id that initialize answered", http.StatusBadRequest)
+			return
+		}
+		if !g.ids.issued(id) {
 			http.Error(w, "404 not found: no such session", http.StatusNotFound)
 			return
 		}
@@ -405,8 +429,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		r = r.WithContext(withGrant(r.Context(), scopes))
 	}
-	r = r.WithContext(withClient(r.Context(), client))
-	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: client}
+	r = r.WithContext(withIdentity(r.Context(), who))
+	rw := &responseWriter{ResponseWriter: w, rc: rc, write: g.write, owners: g.owners, client: who}
 	rw.extend()
 	g.next.ServeHTTP(rw, r)
 	// What the handler left buffered is written after it returns, maybe
@@ -491,7 +515,7 @@ type responseWriter struct {
 	rc      *http.ResponseController
 	write   time.Duration
 	owners  *owners
-	client  string
+	client  identity
 	checked bool
 }
 

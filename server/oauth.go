@@ -155,6 +155,28 @@ func bearerToken(r *http.Request) (string, bool) {
 	return token, token != ""
 }
 
+// admits refuses, as the challenge to answer with, an access token that
+// grants nothing on path: /metrics, which shows every client's activity,
+// needs ScopeRead; every other guarded path needs ScopeRead or ScopeAct.
+// A token issued for this resource with none of them (openid alone, or
+// ScopeCaps alone, which only widens the others) opens no session, lists
+// no tools, holds no stream. Scopes are compared exactly, as the tools'
+// are.
+func (g *guard) admits(path string, scopes []string) *challenge {
+	if path == "/metrics" {
+		if slices.Contains(scopes, ScopeRead) {
+			return nil
+		}
+		return &challenge{status: http.StatusForbidden, err: "insufficient_scope",
+			description: "/metrics needs " + ScopeRead, scope: []string{ScopeRead}}
+	}
+	if slices.Contains(scopes, ScopeRead) || slices.Contains(scopes, ScopeAct) {
+		return nil
+	}
+	return &challenge{status: http.StatusForbidden, err: "insufficient_scope",
+		description: "the token carries no scope of this server", scope: g.scopes.supported}
+}
+
 // checkScopes refuses, with 403 insufficient_scope, a request whose body
 // calls a tool the grant's scopes do not cover; it reads the body, and
 // puts it back for the transport. The scope asked for is what the token

@@ -394,3 +394,101 @@ func TestOAuthResourceURLBehindAProxy(t *testing.T) {
 		}
 	}
 }
+
+// A token issued for this resource that carries none of its scopes (only
+// openid, or only chaperone:caps, which widens the others and opens
+// nothing by itself) is granted nothing here: no session, no tool list, no
+// stream, no metrics. /metrics reads every client's activity: it needs
+// chaperone:read.
+func TestOAuthTokenWithoutOurScopesReachesNothing(t *testing.T) {
+	t.Parallel()
+	f := &fakes{}
+	s := newTestServer(t, f, Config{Caps: []string{toolapi.CapAll}})
+	is := oauthtest.NewIssuer(t)
+	ln := listenLoopback(t)
+	resource := "http://" + ln.Addr().String() + "/mcp"
+	v, err := oauth.New(context.Background(), oauth.Options{Issuer: is.URL(), Audience: resource})
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "chaperone_sessions_open 0\n") })
+	base := serveOnListener(t, s, ln, HTTPConfig{OAuth: v, Metrics: metrics})
+	do := func(method, path, token, body string) *http.Response {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", mcp.LATEST_LEGACY_PROTOCOL_VERSION)
+		req.Header.Set("Authorization", "Bearer "+token)
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		t.Cleanup(cancel)
+		res, err := http.DefaultClient.Do(req.WithContext(ctx))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close() // a stream's status is all this reads
+		return res
+	}
+	for _, scope := range []string{"", "openid profile", ScopeCaps, "CHAPERONE:READ chaperone:Act", "chaperone:read,chaperone:act", "chaperone:*"} {
+		tok := is.Token(t, "nobody", resource, scope)
+		for _, req := range []struct{ method, path, body string }{
+			{http.MethodPost, "/mcp", initBody},
+			{http.MethodPost, "/mcp", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`},
+			{http.MethodGet, "/mcp", ""},
+			{http.MethodGet, "/sse", ""},
+			{http.MethodGet, "/metrics", ""},
+		} {
+			res := do(req.method, req.path, tok, req.body)
+			h := res.Header.Get("WWW-Authenticate")
+			if res.StatusCode != http.StatusForbidden || !strings.Contains(h, `error="insufficient_scope"`) || !strings.Contains(h, ScopeRead) {
+				t.Errorf("scope %q: %s %s: %d %q, want 403 insufficient_scope naming %s", scope, req.method, req.path, res.StatusCode, h, ScopeRead)
+			}
+		}
+	}
+	if n := len(f.all()); n != 0 {
+		t.Errorf("%d browser sessions opened for tokens without a scope of this server", n)
+	}
+	// chaperone:act alone drives MCP but does not read the metrics;
+	// chaperone:read does.
+	act := is.Token(t, "actor", resource, ScopeAct)
+	if res := do(http.MethodPost, "/mcp", act, initBody); res.StatusCode != http.StatusOK {
+		t.Errorf("initialize with %s: %d", ScopeAct, res.StatusCode)
+	}
+	if res := do(http.MethodGet, "/metrics", act, ""); res.StatusCode != http.StatusForbidden {
+		t.Errorf("/metrics with %s only: %d, want 403", ScopeAct, res.StatusCode)
+	}
+	if res := do(http.MethodGet, "/metrics", is.Token(t, "scraper", resource, ScopeRead), ""); res.StatusCode != http.StatusOK {
+		t.Errorf("/metrics with %s: %d, want 200", ScopeRead, res.StatusCode)
+	}
+}
+
+// A static credential's name and an access token's sub are different
+// clients even when they spell the same: a tokens file reloaded without a
+// name (or with a name an issuer uses as a sub) never hands one's sessions
+// to the other.
+func TestOAuthSubNeverOwnsAStaticClientsSessions(t *testing.T) {
+	t.Parallel()
+	const carolToken, daveToken = "carol-0123456789abcdef", "dave-0123456789abcdef0"
+	creds, err := NewCredentials([]Credential{{Name: "carol", Token: carolToken}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newTestServer(t, &fakes{}, Config{})
+	base, resource, is := oauthServer(t, s, creds)
+	scopes := ScopeRead + " " + ScopeAct
+	carol := servertest.Connect(t, servertest.Streamable, base, carolToken)
+	dave := servertest.Connect(t, servertest.Streamable, base, is.Token(t, "dave", resource, scopes))
+	// The file now names dave, and carol is gone.
+	if err := creds.Replace([]Credential{{Name: "dave", Token: daveToken}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := servertest.SessionStatus(t, base, carol, is.Token(t, "carol", resource, scopes)); got != http.StatusNotFound {
+		t.Errorf("the sub carol for the static client carol's session: %d, want 404", got)
+	}
+	if got := servertest.SessionStatus(t, base, dave, daveToken); got != http.StatusNotFound {
+		t.Errorf("the static client dave for the sub dave's session: %d, want 404", got)
+	}
+}

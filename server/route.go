@@ -33,8 +33,20 @@ type routedSessions struct {
 	ids    mcpserver.InsecureStatefulSessionIdManager
 }
 
+// newRoutedSessions issues ids ending in ".<route>", or plain ids for the
+// route "".
 func newRoutedSessions(route string) *routedSessions {
+	if route == "" {
+		return &routedSessions{}
+	}
 	return &routedSessions{suffix: "." + route}
+}
+
+// issued reports whether id names a live session this replica issued:
+// mcp-go checks that on POST, and not on the GET that opens a stream.
+func (m *routedSessions) issued(id string) bool {
+	terminated, err := m.Validate(id)
+	return err == nil && !terminated
 }
 
 // Generate implements mcpserver.SessionIdManager.

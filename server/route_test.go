@@ -80,3 +80,60 @@ func TestSessionRouteCheck(t *testing.T) {
 		}
 	}
 }
+
+// A GET stream is for a session initialize opened: mcp-go opens and
+// registers one for any id a GET names (and makes one up for a GET that
+// names none, valid for ever and known to nobody), so the server checks
+// the id first. An id never issued, ended, or spelt otherwise is 404, no id
+// is 400, and nothing is registered for them.
+func TestGetStreamNeedsAnIssuedSession(t *testing.T) {
+	t.Parallel()
+	for _, route := range []string{"", "r1"} {
+		s := newTestServer(t, &fakes{}, Config{})
+		base := serveHTTP(t, s, HTTPConfig{Token: testToken, SessionRoute: route})
+		c := servertest.Connect(t, servertest.Streamable, base, testToken)
+		id := c.GetSessionId()
+		ended := servertest.Connect(t, servertest.Streamable, base, testToken)
+		endedID := ended.GetSessionId()
+		ended.Close()
+		suffix := ""
+		if route != "" {
+			suffix = "." + route
+		}
+		for _, tc := range []struct {
+			name, id string
+			want     int
+		}{
+			{"no id", "", http.StatusBadRequest},
+			{"an id never issued", "mcp-session-00000000-0000-4000-8000-000000000000" + suffix, http.StatusNotFound},
+			{"a made-up id", "mine", http.StatusNotFound},
+			{"an ended session's id", endedID, http.StatusNotFound},
+			{"its own id upper-cased", strings.ToUpper(id), http.StatusNotFound},
+			{"its own id", id, http.StatusOK},
+		} {
+			before := s.owners.count()
+			req, _ := http.NewRequest(http.MethodGet, base+"/mcp", nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			if tc.id != "" {
+				req.Header.Set("Mcp-Session-Id", tc.id)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			res, err := http.DefaultClient.Do(req.WithContext(ctx))
+			if err != nil {
+				cancel()
+				t.Fatal(err)
+			}
+			after := s.owners.count()
+			cancel()
+			res.Body.Close()
+			if res.StatusCode != tc.want {
+				t.Errorf("route %q, %s (%q): GET /mcp %d, want %d", route, tc.name, tc.id, res.StatusCode, tc.want)
+			}
+			if tc.want != http.StatusOK && after != before {
+				t.Errorf("route %q, %s: %d sessions bound, were %d", route, tc.name, after, before)
+			}
+		}
+	}
+}

@@ -198,6 +198,17 @@ func (s *Server) scopeMiddleware(next mcpserver.ToolHandlerFunc) mcpserver.ToolH
 			return mcp.NewToolResultError(fmt.Sprintf("read the arguments of %s: %v", req.Params.Name, err)), nil
 		}
 		need := s.scopes.required(req.Params.Name, args)
+		if state := req.Params.RequestState; strings.HasPrefix(state, statePrefix) {
+			// A retry answers the call parked under its state, which runs
+			// with that call's arguments: the grant must allow them too.
+			if parked, ok := s.elicit.parkedArgs(state, sessionID(ctx), req.Params.Name); ok {
+				for _, sc := range s.scopes.required(req.Params.Name, parked) {
+					if !slices.Contains(need, sc) {
+						need = append(slices.Clone(need), sc)
+					}
+				}
+			}
+		}
 		if missing := missingScopes(ctx, need); len(missing) > 0 {
 			s.log.Warn("refused: insufficient scope", "tool", req.Params.Name, "client", ClientFromContext(ctx), "missing", strings.Join(missing, " "))
 			return mcp.NewToolResultError(fmt.Sprintf("insufficient_scope: %s needs the scopes %s", req.Params.Name, strings.Join(need, " "))), nil

@@ -129,10 +129,10 @@ func New(cfg Config) (*Server, error) {
 	hooks.AddOnRegisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
 		// An SSE session registers before its id is sent: bound here, to
 		// the client of the request that opens it.
-		client := ClientFromContext(ctx)
+		client := identityFromContext(ctx)
 		s.owners.bind(cs.SessionID(), client)
 		s.sessions.connect(cs.SessionID())
-		log.Debug("client connected", "client", client, "mcp_session", ShortID(cs.SessionID()))
+		log.Debug("client connected", "client", client.name, "mcp_session", ShortID(cs.SessionID()))
 	})
 	hooks.AddOnUnregisterSession(func(ctx context.Context, cs mcpserver.ClientSession) {
 		log.Debug("client disconnected", "client", s.owners.owner(cs.SessionID()), "mcp_session", ShortID(cs.SessionID()))
