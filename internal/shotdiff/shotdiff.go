@@ -7,8 +7,10 @@
 // not call a change: a difference is counted only where, within one block of
 // Block×Block pixels, it spans at least MinSpan pixels both ways. A blinking
 // caret, a scrollbar thumb that moved a pixel or two, a lone anti-aliasing
-// difference do not; a typed letter, a ticked box, a new panel do. It is
-// pure code on the image already taken, with no browser.
+// difference do not; a typed letter, a ticked box, a new panel do. A thinner
+// change counts when it is a line longer than those draw (Line, Column): an
+// underline turned red. It is pure code on the image already taken, with no
+// browser.
 package shotdiff
 
 import (
@@ -31,6 +33,13 @@ const (
 	// makes two pixels differ: below it is compression and anti-aliasing
 	// noise.
 	Threshold = 24
+	// Line is how long a run of differing pixels across must be to count
+	// however thin: longer than a scrollbar thumb is wide. No caret draws
+	// across.
+	Line = Block
+	// Column is how long a run down must be to count however thin: longer
+	// than the caret of a heading's text.
+	Column = 3 * Block
 	// Margin pads a changed region, in image pixels, so that a clip shows
 	// what surrounds the change.
 	Margin = 8
@@ -69,8 +78,9 @@ func rgbOf(img image.Image) *image.RGBA {
 }
 
 // Changed returns the smallest rectangle, padded by Margin, that holds every
-// block where cur looks different from prev, and whether there is any. Two
-// images of different sizes differ everywhere.
+// block where cur looks different from prev, and every line of differing
+// pixels as long as a Line or a Column, and whether there is any. Two images
+// of different sizes differ everywhere.
 func Changed(prev, cur *image.RGBA) (image.Rectangle, bool) {
 	if prev == nil || cur == nil {
 		return image.Rectangle{}, cur != nil
@@ -79,12 +89,44 @@ func Changed(prev, cur *image.RGBA) (image.Rectangle, bool) {
 	if prev.Rect.Dx() != w || prev.Rect.Dy() != h {
 		return image.Rect(0, 0, w, h), true
 	}
+	// One pass, row by row: each block's box of differing pixels, each
+	// row's runs across, each column's run down so far.
+	nbx := (w + Block - 1) / Block
+	boxes := make([]image.Rectangle, nbx*((h+Block-1)/Block))
+	down := make([]int, w)
 	var region image.Rectangle
-	for by := 0; by < h; by += Block {
-		for bx := 0; bx < w; bx += Block {
-			if r, ok := blockChange(prev, cur, image.Rect(bx, by, min(bx+Block, w), min(by+Block, h))); ok {
-				region = region.Union(r)
+	for y := range h {
+		p := prev.Pix[y*prev.Stride : y*prev.Stride+4*w]
+		c := cur.Pix[y*cur.Stride : y*cur.Stride+4*w]
+		across := 0
+		for x := range w {
+			if !differ(p[4*x], c[4*x]) && !differ(p[4*x+1], c[4*x+1]) && !differ(p[4*x+2], c[4*x+2]) {
+				if across >= Line {
+					region = region.Union(image.Rect(x-across, y, x, y+1))
+				}
+				if down[x] >= Column {
+					region = region.Union(image.Rect(x, y-down[x], x+1, y))
+				}
+				across, down[x] = 0, 0
+				continue
 			}
+			across++
+			down[x]++
+			bx := &boxes[(y/Block)*nbx+x/Block]
+			*bx = bx.Union(image.Rect(x, y, x+1, y+1))
+		}
+		if across >= Line {
+			region = region.Union(image.Rect(w-across, y, w, y+1))
+		}
+	}
+	for x, n := range down {
+		if n >= Column {
+			region = region.Union(image.Rect(x, h-n, x+1, h))
+		}
+	}
+	for _, b := range boxes {
+		if b.Dx() >= MinSpan && b.Dy() >= MinSpan {
+			region = region.Union(b)
 		}
 	}
 	if region.Empty() {
@@ -93,35 +135,11 @@ func Changed(prev, cur *image.RGBA) (image.Rectangle, bool) {
 	return region.Inset(-Margin).Intersect(image.Rect(0, 0, w, h)), true
 }
 
-// blockChange is the bounding box of the pixels of block b that differ,
-// when it spans MinSpan both ways.
-func blockChange(prev, cur *image.RGBA, b image.Rectangle) (image.Rectangle, bool) {
-	x0, y0, x1, y1 := b.Max.X, b.Max.Y, b.Min.X-1, b.Min.Y-1
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		p := prev.Pix[y*prev.Stride : y*prev.Stride+4*b.Max.X]
-		c := cur.Pix[y*cur.Stride : y*cur.Stride+4*b.Max.X]
-		for x := b.Min.X; x < b.Max.X; x++ {
-			if !differ(p[4*x:4*x+3], c[4*x:4*x+3]) {
-				continue
-			}
-			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
-		}
-	}
-	if x1-x0+1 < MinSpan || y1-y0+1 < MinSpan {
-		return image.Rectangle{}, false
-	}
-	return image.Rect(x0, y0, x1+1, y1+1), true
-}
-
-// differ reports whether two pixels' red, green and blue differ by
-// Threshold or more in any one of them.
-func differ(p, c []uint8) bool {
-	for i := range 3 {
-		if d := int(p[i]) - int(c[i]); d >= Threshold || d <= -Threshold {
-			return true
-		}
-	}
-	return false
+// differ reports whether two values of one channel differ by Threshold or
+// more: two pixels differ when any of red, green and blue does.
+func differ(p, c uint8) bool {
+	d := int(p) - int(c)
+	return d >= Threshold || d <= -Threshold
 }
 
 // Seen returns what the agent has seen after it was sent the part r of cur

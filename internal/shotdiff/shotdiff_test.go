@@ -270,3 +270,37 @@ func TestChangedColour(t *testing.T) {
 		})
 	}
 }
+
+// TestChangedThinLines: a change thinner than MinSpan is still a change
+// when it is a line no caret draws: a field's underline turned red (an
+// error), a two-pixel progress bar that grew, a thin bar beside the item
+// that has the focus now; a caret as tall as a heading's is still none.
+func TestChangedThinLines(t *testing.T) {
+	t.Parallel()
+	base := page(60)
+	for _, tc := range []struct {
+		name    string
+		r       image.Rectangle
+		c       color.NRGBA
+		changed bool
+	}{
+		{"a field's underline turns red", image.Rect(100, 129, 400, 130), color.NRGBA{179, 38, 30, 255}, true},
+		{"a progress bar two pixels tall grows", image.Rect(0, 40, 120, 42), color.NRGBA{11, 87, 208, 255}, true},
+		{"a focus bar one pixel wide", image.Rect(60, 200, 61, 260), color.NRGBA{11, 87, 208, 255}, true},
+		{"a heading's caret", image.Rect(300, 300, 301, 340), color.NRGBA{0, 0, 0, 255}, false},
+		{"a short horizontal stroke", image.Rect(300, 300, 310, 301), color.NRGBA{0, 0, 0, 255}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			img := page(60)
+			fill(img, tc.r, tc.c)
+			r, changed := Changed(grayFor(t, base), grayFor(t, img))
+			if changed != tc.changed {
+				t.Fatalf("changed = %v (region %v), want %v", changed, r, tc.changed)
+			}
+			if changed && (!tc.r.Overlaps(r) || !r.In(tc.r.Inset(-Margin))) {
+				t.Errorf("region %v, want within %v", r, tc.r.Inset(-Margin))
+			}
+		})
+	}
+}
