@@ -317,34 +317,56 @@ func Apply(old *Snapshot, d *Delta) (*Snapshot, bool) {
 	if d.NotesChanged {
 		s.Notes = d.Notes
 	}
+	// A delta that does not fit old (a ref it adds that old has, one it
+	// changes or ends that old never had, an order naming a ref twice or
+	// one gone) is of another snapshot, whatever its Of says.
 	by := make(map[string]Element, len(old.Elements)+len(d.Added))
 	for _, e := range old.Elements {
 		by[e.Ref] = e
 	}
-	for _, e := range slices.Concat(d.Added, d.Changed, d.Updated) {
+	gone := make(map[string]bool, len(d.Gone))
+	for _, r := range d.Gone {
+		if _, ok := by[r]; !ok {
+			return nil, false
+		}
+		gone[r] = true
+	}
+	for _, e := range slices.Concat(d.Changed, d.Updated) {
+		if _, ok := by[e.Ref]; !ok || gone[e.Ref] {
+			return nil, false
+		}
+		by[e.Ref] = e
+	}
+	for _, e := range d.Added {
+		if _, ok := by[e.Ref]; ok {
+			return nil, false
+		}
 		by[e.Ref] = e
 	}
 	order := d.Order
 	if order == nil {
 		for _, e := range old.Elements {
-			if !slices.Contains(d.Gone, e.Ref) {
+			if !gone[e.Ref] {
 				order = append(order, e.Ref)
 			}
 		}
 	}
 	s.Elements = make([]Element, 0, len(order))
+	placed := make(map[string]bool, len(order))
 	for _, r := range order {
 		e, ok := by[r]
-		if !ok {
+		if !ok || gone[r] || placed[r] {
 			return nil, false
 		}
+		placed[r] = true
 		s.Elements = append(s.Elements, e)
 	}
 	text := lines(old.Text)
 	var out []string
 	i := 0
 	for _, e := range d.Text {
-		if e.At < i || e.At+len(e.Delete) > len(text) {
+		// Compared so that no edit, however far, overflows.
+		if e.At < i || e.At > len(text) || len(e.Delete) > len(text)-e.At {
 			return nil, false
 		}
 		out = append(out, text[i:e.At]...)

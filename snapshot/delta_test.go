@@ -186,3 +186,55 @@ func TestDiffRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyRefusesWhatDoesNotFit: Apply on a delta that does not fit the
+// snapshot it names reports false, never a page the delta did not make (nor
+// a panic): text edits past the end however far, an order that revives a gone ref or
+// names one twice, a change to a ref the older snapshot never had, an
+// added one it has.
+func TestApplyRefusesWhatDoesNotFit(t *testing.T) {
+	t.Parallel()
+	base := deltaBase()
+	n := len(lines(base.Text))
+	for _, tc := range []struct {
+		name   string
+		change func(d *Delta)
+	}{
+		{"an edit far past the end", func(d *Delta) {
+			d.Text = []TextEdit{{At: int(^uint(0) >> 1), Delete: []string{"x"}}}
+		}},
+		{"an edit at the very end deleting more", func(d *Delta) { d.Text = []TextEdit{{At: n, Delete: []string{"x"}}} }},
+		{"a negative edit", func(d *Delta) { d.Text = []TextEdit{{At: -1, Insert: []string{"x"}}} }},
+		{"an added ref the older snapshot has", func(d *Delta) {
+			d.Added = []Element{{Ref: "@e4", Role: "button", Name: "Delete account"}}
+		}},
+		{"a gone ref the older snapshot never had", func(d *Delta) { d.Gone = []string{"@e99"} }},
+		{"an order reviving a gone ref", func(d *Delta) {
+			d.Gone = []string{"@e7"}
+			d.Order = []string{"@e1", "@e2", "@e3", "@e4", "@e5", "@e6", "@e7"}
+		}},
+		{"an order naming a ref twice", func(d *Delta) {
+			d.Order = []string{"@e1", "@e2", "@e3", "@e4", "@e5", "@e6", "@e7", "@e4"}
+		}},
+		{"a change to a ref never seen", func(d *Delta) {
+			d.Changed = []Element{{Ref: "@e99", Role: "button", Name: "Delete account"}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			d, ok := Diff(base, deltaBase())
+			if !ok {
+				t.Fatal("no delta of the same page")
+			}
+			tc.change(d)
+			defer func() {
+				if p := recover(); p != nil {
+					t.Fatalf("Apply panicked: %v", p)
+				}
+			}()
+			if s, ok := Apply(base, d); ok {
+				t.Errorf("applied:\n%s", s.Render())
+			}
+		})
+	}
+}

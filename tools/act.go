@@ -103,6 +103,9 @@ func (s *Session) target(ref string) (snapshot.Target, error) {
 	if !ok {
 		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s is not in the latest snapshot: refs die after every action. Use a ref from the snapshot in this result.", ref)
 	}
+	if why := s.delta.unseen(t); why != "" {
+		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s. Nothing was done; check the new snapshot.", s.clip(why, messageLimit))
+	}
 	return t, nil
 }
 

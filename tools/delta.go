@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 
@@ -26,6 +27,23 @@ type deltas struct {
 	// its line (0: none, no delta follows it).
 	sent     *snapshot.Snapshot
 	sentLine int
+	// seen is the ref table of the snapshot the agent was last sent. A
+	// snapshot built and not sent (complete_task's) becomes the live table
+	// and keeps the refs of the nodes it finds, whatever they show now: a
+	// ref is acted on only as the agent last saw it (Session.target).
+	seen snapshot.Table
+}
+
+// unseen reports why t, the live target of a ref, is not the element the
+// agent was sent under that ref, or "" when it is (or the agent was sent no
+// table that names the ref, as after browser_extract's own).
+func (d *deltas) unseen(t snapshot.Target) string {
+	was, ok := d.seen[t.Ref]
+	if !ok || (was.BackendNodeID == t.BackendNodeID && was.FrameID == t.FrameID && was.Dialog == t.Dialog &&
+		was.Role == t.Role && was.Name == t.Name && was.AXRole == t.AXRole && was.AXName == t.AXName) {
+		return ""
+	}
+	return fmt.Sprintf("%s changed since the snapshot you were sent: it was %s %q and is now %s %q", t.Ref, was.Role, was.Name, t.Role, t.Name)
 }
 
 // document names the current page's document: its tab and the loader id
@@ -75,6 +93,11 @@ func (s *Session) deltaFor(name string, out Output) Output {
 	}
 	base, baseLine := s.delta.sent, s.delta.sentLine
 	s.delta.sent, s.delta.sentLine = snap, line
+	if snap.ID == s.delta.lastID {
+		s.delta.seen = s.live
+	} else {
+		s.delta.seen = nil
+	}
 	r, ok := out.Value.(toolapi.ActionResult)
 	if !ok || !s.config.SnapshotDelta || name == toolapi.GetSnapshot || base == nil || line == 0 || line != baseLine {
 		return out

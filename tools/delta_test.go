@@ -188,3 +188,35 @@ func TestDeltaHidesSecretsLearntSince(t *testing.T) {
 		t.Errorf("the delta shows the secret:\n%s\n%s", text, data)
 	}
 }
+
+// TestDeltaUnsentSnapshotKeepsNoRelabelledRef: a snapshot the agent is never
+// sent (complete_task answers without one) keeps the refs of the nodes it
+// saw; a page that swapped two labels before it must not make the ref the
+// agent knows as "Keep plan" click "Downgrade plan".
+func TestDeltaUnsentSnapshotKeepsNoRelabelledRef(t *testing.T) {
+	t.Parallel()
+	for _, status := range []string{"failed", "success"} {
+		t.Run(status, func(t *testing.T) {
+			t.Parallel()
+			h := openWith(t, "/variants/delta", Config{SnapshotDelta: true})
+			seen := h.snap(true)
+			keep := browsertest.Ref(t, seen, "button", "Keep plan")
+			h.eval(`swapLabels()`, nil)
+			h.call(toolapi.CompleteTask, map[string]any{"status": status, "reason": "checking"})
+			r := h.act(toolapi.Click, map[string]any{"ref": keep})
+			wantError(t, r, toolapi.RefInvalid)
+			if got := h.evalString(`document.getElementById('status').textContent`); got != "" {
+				t.Fatalf("a button the agent never saw was clicked: %q", got)
+			}
+			page := pieced(t, seen, r)
+			if e, ok := page.Element(keep); !ok || e.Name != "Downgrade plan" {
+				t.Errorf("after the refusal the agent has %s as %+v, want Downgrade plan", keep, e)
+			}
+			// The ref as now shown acts.
+			h.ok(toolapi.Click, map[string]any{"ref": keep})
+			if got := h.evalString(`document.getElementById('status').textContent`); !strings.Contains(got, "Downgrade") {
+				t.Errorf("status %q after clicking the ref as shown", got)
+			}
+		})
+	}
+}

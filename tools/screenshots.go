@@ -35,14 +35,14 @@ func CheckScreenshots(when string) error {
 }
 
 // seenShot is what the agent has seen of the page under ScreenshotsAuto:
-// the luminance of the screenshots sent, each clip laid over the image
+// the colour of the screenshots sent, each clip laid over the image
 // before it, and the page they showed. It is kept from the image that was
 // sent, masked (browser's masksecrets.go), so whether the next one is sent
 // depends only on what a masked image shows: a secret that changes under
 // its mask tells nothing.
 type seenShot struct {
-	url  string
-	gray *image.Gray
+	url string
+	pix *image.RGBA
 }
 
 // clipShare is the largest part of the image a clip may be: past it, the
@@ -78,8 +78,8 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 		s.seen = seenShot{}
 		return out
 	}
-	if name == toolapi.GetSnapshot || resultCode(out) != "ok" || snap == nil || s.seen.gray == nil {
-		s.seen = seenShot{url: pageURL(snap), gray: cur.Gray}
+	if name == toolapi.GetSnapshot || resultCode(out) != "ok" || snap == nil || s.seen.pix == nil {
+		s.seen = seenShot{url: pageURL(snap), pix: cur.RGB}
 		return out
 	}
 	// A new document always shows; like any change, by the part that
@@ -87,13 +87,13 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 	// and whole when it looks the same.
 	newPage := snap.Page.URL != s.seen.url
 	s.seen.url = snap.Page.URL
-	r, changed := shotdiff.Changed(s.seen.gray, cur.Gray)
+	r, changed := shotdiff.Changed(s.seen.pix, cur.RGB)
 	if !changed && !newPage {
 		return withoutImage(out)
 	}
-	full := cur.Gray.Rect
+	full := cur.RGB.Rect
 	if !changed || float64(r.Dx()*r.Dy()) > clipShare*float64(full.Dx()*full.Dy()) {
-		s.seen.gray = cur.Gray
+		s.seen.pix = cur.RGB
 		return out
 	}
 	quality := s.config.Capture.JPEGQuality
@@ -103,10 +103,10 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 	data, err := cur.Clip(r, out.Image.MIMEType, quality)
 	if err != nil {
 		s.log.Warn("screenshot: cutting the part that changed", "err", err)
-		s.seen.gray = cur.Gray
+		s.seen.pix = cur.RGB
 		return out
 	}
-	s.seen.gray = shotdiff.Seen(s.seen.gray, cur.Gray, r)
+	s.seen.pix = shotdiff.Seen(s.seen.pix, cur.RGB, r)
 	// Where the part is, in the viewport's CSS pixels: the image is the
 	// viewport scaled to the screenshot budget.
 	scale := 1.0

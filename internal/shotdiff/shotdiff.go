@@ -3,12 +3,14 @@
 // the agent has in effect already seen, and to send only the part of one
 // that changed.
 //
-// The comparison is pixel-exact in luminance but ignores what a person would
+// The comparison is pixel-exact in colour but ignores what a person would
 // not call a change: a difference is counted only where, within one block of
 // Block×Block pixels, it spans at least MinSpan pixels both ways. A blinking
 // caret, a scrollbar thumb that moved a pixel or two, a lone anti-aliasing
-// difference do not; a typed letter, a ticked box, a new panel do. It is
-// pure code on the image already taken, with no browser.
+// difference do not; a typed letter, a ticked box, a new panel do. A thinner
+// change counts when it is a line longer than those draw (Line, Column): an
+// underline turned red. It is pure code on the image already taken, with no
+// browser.
 package shotdiff
 
 import (
@@ -27,19 +29,27 @@ const (
 	// MinSpan is how far, both ways, the differing pixels of one block
 	// must reach for the block to have changed.
 	MinSpan = 3
-	// Threshold is the least luminance difference (of 255) that makes two
-	// pixels differ: below it is compression and anti-aliasing noise.
+	// Threshold is the least difference (of 255) in red, green or blue that
+	// makes two pixels differ: below it is compression and anti-aliasing
+	// noise.
 	Threshold = 24
+	// Line is how long a run of differing pixels across must be to count
+	// however thin: longer than a scrollbar thumb is wide. No caret draws
+	// across.
+	Line = Block
+	// Column is how long a run down must be to count however thin: longer
+	// than the caret of a heading's text.
+	Column = 3 * Block
 	// Margin pads a changed region, in image pixels, so that a clip shows
 	// what surrounds the change.
 	Margin = 8
 )
 
 // Shot is a decoded screenshot: its pixels, to crop a clip from, and their
-// luminance, one byte a pixel, to compare.
+// colour, red, green and blue, to compare.
 type Shot struct {
-	img  image.Image
-	Gray *image.Gray
+	img image.Image
+	RGB *image.RGBA
 }
 
 // Decode decodes a PNG or JPEG screenshot.
@@ -48,48 +58,30 @@ func Decode(data []byte) (*Shot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode screenshot: %w", err)
 	}
-	return &Shot{img: img, Gray: grayOf(img)}, nil
+	return &Shot{img: img, RGB: rgbOf(img)}, nil
 }
 
-// grayOf is img's luminance (ITU-R 601, as image/color's GrayModel).
-func grayOf(img image.Image) *image.Gray {
+// rgbOf is img's colour, from (0,0). Colour, not luminance alone: a status
+// dot that turns from red to a green as bright, a border gone from grey to
+// red, are changes a person sees that luminance does not.
+func rgbOf(img image.Image) *image.RGBA {
+	// Chromium's PNG decodes as RGBA (it has no alpha channel): used as it
+	// is. Anything else (a JPEG's YCbCr) is drawn, which image/draw does
+	// without an interface call a pixel.
+	if src, ok := img.(*image.RGBA); ok && src.Rect.Min == (image.Point{}) {
+		return src
+	}
 	b := img.Bounds()
-	g := image.NewGray(image.Rect(0, 0, b.Dx(), b.Dy()))
-	// Chromium's PNG decodes as RGBA (it has no alpha channel) and a JPEG
-	// as YCbCr: each read straight from its bytes, not through an
-	// interface call a pixel, which costs ten times as much.
-	switch src := img.(type) {
-	case *image.RGBA:
-		rgbGray(g, src.Pix, src.Stride, b.Dx(), b.Dy())
-	case *image.NRGBA:
-		rgbGray(g, src.Pix, src.Stride, b.Dx(), b.Dy())
-	case *image.YCbCr:
-		for y := range b.Dy() {
-			copy(g.Pix[y*g.Stride:y*g.Stride+b.Dx()], src.Y[y*src.YStride:])
-		}
-	default:
-		draw.Draw(g, g.Rect, img, b.Min, draw.Src)
-	}
-	return g
-}
-
-// rgbGray writes into g the luminance of w×h pixels of 4 bytes each (red,
-// green, blue, then alpha, which a screenshot has opaque) in pix.
-func rgbGray(g *image.Gray, pix []uint8, stride, w, h int) {
-	for y := range h {
-		row := pix[y*stride : y*stride+4*w]
-		out := g.Pix[y*g.Stride:]
-		for x := range w {
-			r, gg, bb := uint32(row[4*x]), uint32(row[4*x+1]), uint32(row[4*x+2])
-			out[x] = uint8((19595*r + 38470*gg + 7471*bb + 1<<15) >> 16)
-		}
-	}
+	out := image.NewRGBA(image.Rect(0, 0, b.Dx(), b.Dy()))
+	draw.Draw(out, out.Rect, img, b.Min, draw.Src)
+	return out
 }
 
 // Changed returns the smallest rectangle, padded by Margin, that holds every
-// block where cur looks different from prev, and whether there is any. Two
-// images of different sizes differ everywhere.
-func Changed(prev, cur *image.Gray) (image.Rectangle, bool) {
+// block where cur looks different from prev, and every line of differing
+// pixels as long as a Line or a Column, and whether there is any. Two images
+// of different sizes differ everywhere.
+func Changed(prev, cur *image.RGBA) (image.Rectangle, bool) {
 	if prev == nil || cur == nil {
 		return image.Rectangle{}, cur != nil
 	}
@@ -97,12 +89,44 @@ func Changed(prev, cur *image.Gray) (image.Rectangle, bool) {
 	if prev.Rect.Dx() != w || prev.Rect.Dy() != h {
 		return image.Rect(0, 0, w, h), true
 	}
+	// One pass, row by row: each block's box of differing pixels, each
+	// row's runs across, each column's run down so far.
+	nbx := (w + Block - 1) / Block
+	boxes := make([]image.Rectangle, nbx*((h+Block-1)/Block))
+	down := make([]int, w)
 	var region image.Rectangle
-	for by := 0; by < h; by += Block {
-		for bx := 0; bx < w; bx += Block {
-			if r, ok := blockChange(prev, cur, image.Rect(bx, by, min(bx+Block, w), min(by+Block, h))); ok {
-				region = region.Union(r)
+	for y := range h {
+		p := prev.Pix[y*prev.Stride : y*prev.Stride+4*w]
+		c := cur.Pix[y*cur.Stride : y*cur.Stride+4*w]
+		across := 0
+		for x := range w {
+			if !differ(p[4*x], c[4*x]) && !differ(p[4*x+1], c[4*x+1]) && !differ(p[4*x+2], c[4*x+2]) {
+				if across >= Line {
+					region = region.Union(image.Rect(x-across, y, x, y+1))
+				}
+				if down[x] >= Column {
+					region = region.Union(image.Rect(x, y-down[x], x+1, y))
+				}
+				across, down[x] = 0, 0
+				continue
 			}
+			across++
+			down[x]++
+			bx := &boxes[(y/Block)*nbx+x/Block]
+			*bx = bx.Union(image.Rect(x, y, x+1, y+1))
+		}
+		if across >= Line {
+			region = region.Union(image.Rect(w-across, y, w, y+1))
+		}
+	}
+	for x, n := range down {
+		if n >= Column {
+			region = region.Union(image.Rect(x, h-n, x+1, h))
+		}
+	}
+	for _, b := range boxes {
+		if b.Dx() >= MinSpan && b.Dy() >= MinSpan {
+			region = region.Union(b)
 		}
 	}
 	if region.Empty() {
@@ -111,34 +135,20 @@ func Changed(prev, cur *image.Gray) (image.Rectangle, bool) {
 	return region.Inset(-Margin).Intersect(image.Rect(0, 0, w, h)), true
 }
 
-// blockChange is the bounding box of the pixels of block b that differ,
-// when it spans MinSpan both ways.
-func blockChange(prev, cur *image.Gray, b image.Rectangle) (image.Rectangle, bool) {
-	x0, y0, x1, y1 := b.Max.X, b.Max.Y, b.Min.X-1, b.Min.Y-1
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		p := prev.Pix[y*prev.Stride : y*prev.Stride+b.Max.X]
-		c := cur.Pix[y*cur.Stride : y*cur.Stride+b.Max.X]
-		for x := b.Min.X; x < b.Max.X; x++ {
-			d := int(p[x]) - int(c[x])
-			if d < Threshold && d > -Threshold {
-				continue
-			}
-			x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
-		}
-	}
-	if x1-x0+1 < MinSpan || y1-y0+1 < MinSpan {
-		return image.Rectangle{}, false
-	}
-	return image.Rect(x0, y0, x1+1, y1+1), true
+// differ reports whether two values of one channel differ by Threshold or
+// more: two pixels differ when any of red, green and blue does.
+func differ(p, c uint8) bool {
+	d := int(p) - int(c)
+	return d >= Threshold || d <= -Threshold
 }
 
 // Seen returns what the agent has seen after it was sent the part r of cur
 // on top of prev: prev with r taken from cur. prev is not changed.
-func Seen(prev, cur *image.Gray, r image.Rectangle) *image.Gray {
+func Seen(prev, cur *image.RGBA, r image.Rectangle) *image.RGBA {
 	if prev == nil || prev.Rect != cur.Rect || r.Eq(cur.Rect) {
 		return cur
 	}
-	g := image.NewGray(prev.Rect)
+	g := image.NewRGBA(prev.Rect)
 	copy(g.Pix, prev.Pix)
 	draw.Draw(g, r, cur, r.Min, draw.Src)
 	return g

@@ -122,13 +122,13 @@ func TestChangedJPEG(t *testing.T) {
 		return s
 	}
 	base := enc(page(60))
-	if r, changed := Changed(base.Gray, enc(page(60)).Gray); changed {
+	if r, changed := Changed(base.RGB, enc(page(60)).RGB); changed {
 		t.Errorf("the same page: changed at %v", r)
 	}
 	panel := page(60)
 	fill(panel, image.Rect(200, 200, 600, 400), color.NRGBA{179, 38, 30, 255})
 	cur := enc(panel)
-	r, changed := Changed(base.Gray, cur.Gray)
+	r, changed := Changed(base.RGB, cur.RGB)
 	if !changed || !r.Overlaps(image.Rect(200, 200, 600, 400)) {
 		t.Fatalf("a new panel: changed %v at %v", changed, r)
 	}
@@ -157,15 +157,15 @@ func TestSeenAndClip(t *testing.T) {
 		t.Fatal(err)
 	}
 	prev := grayFor(t, before)
-	r, changed := Changed(prev, cur.Gray)
+	r, changed := Changed(prev, cur.RGB)
 	if !changed {
 		t.Fatal("the letter made no change")
 	}
-	seen := Seen(prev, cur.Gray, r)
-	if _, again := Changed(seen, cur.Gray); again {
+	seen := Seen(prev, cur.RGB, r)
+	if _, again := Changed(seen, cur.RGB); again {
 		t.Errorf("what was seen still differs from the page")
 	}
-	if seen.GrayAt(500, 310) != prev.GrayAt(500, 310) {
+	if seen.RGBAAt(500, 310) != prev.RGBAAt(500, 310) {
 		t.Errorf("the caret outside the clip counts as seen")
 	}
 	data, err := cur.Clip(r, "image/png", 0)
@@ -181,7 +181,7 @@ func TestSeenAndClip(t *testing.T) {
 	}
 	for y := range r.Dy() {
 		for x := range r.Dx() {
-			if color.GrayModel.Convert(clip.At(x, y)) != cur.Gray.At(r.Min.X+x, r.Min.Y+y) {
+			if color.RGBAModel.Convert(clip.At(x, y)) != cur.RGB.At(r.Min.X+x, r.Min.Y+y) {
 				t.Fatalf("clip pixel %d,%d is not the screenshot's", x, y)
 			}
 		}
@@ -211,15 +211,15 @@ func BenchmarkCompare(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		r, _ := Changed(prev, cur.Gray)
+		r, _ := Changed(prev, cur.RGB)
 		if _, err := cur.Clip(r, "image/png", 0); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
-// grayFor is img's luminance as Decode reads it from a PNG.
-func grayFor(tb testing.TB, img image.Image) *image.Gray {
+// grayFor is img's colour as Decode reads it from a PNG.
+func grayFor(tb testing.TB, img image.Image) *image.RGBA {
 	tb.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
@@ -229,5 +229,78 @@ func grayFor(tb testing.TB, img image.Image) *image.Gray {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	return s.Gray
+	return s.RGB
+}
+
+// TestChangedColour: a change of colour alone, as bright as before, is a
+// change a person sees: a status dot from red to green, the field's grey
+// border turned red (an error), a button's blue turned to a danger red.
+func TestChangedColour(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name      string
+		was, is   color.NRGBA
+		r, border image.Rectangle
+	}{
+		{"a status dot from red to green", color.NRGBA{200, 0, 0, 255}, color.NRGBA{0, 102, 0, 255}, image.Rect(300, 300, 312, 312), image.Rectangle{}},
+		{"the field's border from grey to red", color.NRGBA{138, 138, 138, 255}, color.NRGBA{255, 105, 0, 255}, image.Rect(100, 100, 400, 130), image.Rect(101, 101, 399, 129)},
+		{"a button from blue to red", color.NRGBA{11, 87, 208, 255}, color.NRGBA{179, 38, 30, 255}, image.Rect(500, 300, 620, 336), image.Rectangle{}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			y := func(c color.NRGBA) uint8 { return color.GrayModel.Convert(c).(color.Gray).Y }
+			if d := int(y(tc.was)) - int(y(tc.is)); d >= Threshold || d <= -Threshold {
+				t.Fatalf("the two colours differ in luminance by %d: not a change of colour alone", d)
+			}
+			draw := func(c color.NRGBA) *image.NRGBA {
+				img := page(60)
+				fill(img, tc.r, c)
+				if !tc.border.Empty() {
+					fill(img, tc.border, color.NRGBA{255, 255, 255, 255})
+				}
+				return img
+			}
+			r, changed := Changed(grayFor(t, draw(tc.was)), grayFor(t, draw(tc.is)))
+			if !changed {
+				t.Fatal("a change of colour is no change")
+			}
+			if !tc.r.Overlaps(r) || !r.In(tc.r.Inset(-Margin)) {
+				t.Errorf("region %v, want within %v", r, tc.r.Inset(-Margin))
+			}
+		})
+	}
+}
+
+// TestChangedThinLines: a change thinner than MinSpan is still a change
+// when it is a line no caret draws: a field's underline turned red (an
+// error), a two-pixel progress bar that grew, a thin bar beside the item
+// that has the focus now; a caret as tall as a heading's is still none.
+func TestChangedThinLines(t *testing.T) {
+	t.Parallel()
+	base := page(60)
+	for _, tc := range []struct {
+		name    string
+		r       image.Rectangle
+		c       color.NRGBA
+		changed bool
+	}{
+		{"a field's underline turns red", image.Rect(100, 129, 400, 130), color.NRGBA{179, 38, 30, 255}, true},
+		{"a progress bar two pixels tall grows", image.Rect(0, 40, 120, 42), color.NRGBA{11, 87, 208, 255}, true},
+		{"a focus bar one pixel wide", image.Rect(60, 200, 61, 260), color.NRGBA{11, 87, 208, 255}, true},
+		{"a heading's caret", image.Rect(300, 300, 301, 340), color.NRGBA{0, 0, 0, 255}, false},
+		{"a short horizontal stroke", image.Rect(300, 300, 310, 301), color.NRGBA{0, 0, 0, 255}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			img := page(60)
+			fill(img, tc.r, tc.c)
+			r, changed := Changed(grayFor(t, base), grayFor(t, img))
+			if changed != tc.changed {
+				t.Fatalf("changed = %v (region %v), want %v", changed, r, tc.changed)
+			}
+			if changed && (!tc.r.Overlaps(r) || !r.In(tc.r.Inset(-Margin))) {
+				t.Errorf("region %v, want within %v", r, tc.r.Inset(-Margin))
+			}
+		})
+	}
 }
