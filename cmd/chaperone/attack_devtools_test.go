@@ -442,3 +442,40 @@ func TestEvaluateHostileScripts(t *testing.T) {
 		t.Errorf("after the hostile scripts the page is %s: %q", after.Page.URL, after.Text)
 	}
 }
+
+// TestDevtoolsSecretInParts: /hostile/devtools-parts writes the password
+// typed as {{DEVPW}} in parts where the developer's view reads them: a
+// console message per half, thirds as %s arguments, a string the console's
+// cut would halve, a request's query string per half. No part long enough
+// to tell a good part of the secret reaches the agent.
+func TestDevtoolsSecretInParts(t *testing.T) {
+	t.Parallel()
+	base, _ := bindingSignalSite(t)
+	c, _ := devtoolsServe(t, "--caps", "devtools", "--url", base+"/hostile/devtools-parts")
+	s := getSnapshot(t, c)
+	if r, after := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + devtoolsVar + "}}"}); !r.Success {
+		t.Fatalf("fill the password: %v %s", r.Error, r.Message)
+	} else {
+		s = after
+	}
+	if r, _ := click(t, c, browsertest.Ref(t, s, "button", "Check strength")); !r.Success {
+		t.Fatalf("check: %v %s", r.Error, r.Message)
+	}
+	// devtoolsRead fails on the halves; the thirds and the cut start too.
+	parts := []string{"s3cre", "t dev", "/pw?7", "pw%3f7", "s3cret%20", "dev%2f"}
+	for _, read := range []struct {
+		name string
+		want []string
+	}{
+		{toolapi.Console, []string{"part 2 of 2", "thirds", "xxxxxxxx"}},
+		{toolapi.Network, []string{"half=1", "half=2"}},
+	} {
+		text := devtoolsUntil(t, c, read.name, map[string]any{"all": true}, read.want...)
+		t.Logf("%s:\n%s", read.name, text)
+		for _, p := range parts {
+			if strings.Contains(strings.ToLower(text), p) {
+				t.Errorf("%s shows %q, a part of the secret:\n%s", read.name, p, text)
+			}
+		}
+	}
+}
