@@ -429,6 +429,14 @@ func TestEvaluateHostileScripts(t *testing.T) {
 	if r := run("() => document.getElementById('password').value + ' | ' + document.cookie"); !r.Success || !strings.Contains(r.Message, "{{"+devtoolsVar+"}}") || !strings.Contains(r.Message, "prefs=dark-mode") {
 		t.Errorf("reading the password and the cookies: %v %q", r.Error, r.Message)
 	}
+	// The password in parts: its halves apart in an object, its thirds in
+	// a thrown error's message.
+	if r := run("() => { const v = document.getElementById('password').value; return {a: v.slice(0, 7), b: v.slice(7)}; }"); !r.Success || !strings.Contains(r.Message, "{{"+devtoolsVar+"}}") {
+		t.Errorf("the password's halves: %v %q", r.Error, r.Message)
+	}
+	if r := run("() => { const v = document.getElementById('password').value; throw new Error(v.slice(0, 5) + ' then ' + v.slice(5, 10) + ' then ' + v.slice(10)); }"); r.Success || strings.Contains(strings.ToLower(r.Message), "s3cre") || strings.Contains(r.Message, "/pw?7") {
+		t.Errorf("the password's thirds thrown: success %v, %q", r.Success, r.Message)
+	}
 	if r := run("() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }"); r.Success || !strings.Contains(r.Message, "blocked by policy") {
 		t.Errorf("the navigation to a metadata address: success %v, %q", r.Success, r.Message)
 	}
