@@ -43,6 +43,10 @@ type Query struct {
 	// Mask hides the session's secrets in a string (the redactor of
 	// snapshots and logs); nil shows nothing a page wrote.
 	Mask func(string) string
+	// Pieces hides the session's secrets that run across strings read
+	// in their order as parts of one text (redact.Redactor.Pieces): a
+	// page may log a value a character a message. Nil leaves it to Mask.
+	Pieces func([]string) []string
 
 	// Level is the least severe level shown (debug, info, warning,
 	// error; default info).
@@ -119,6 +123,17 @@ func (l *Log) Console(q Query) ConsoleReport {
 	if len(out) > q.Limit {
 		r.Omitted = len(out) - q.Limit
 		out = out[len(out)-q.Limit:]
+	}
+	if q.Pieces != nil && len(out) > 1 {
+		// The messages in order are parts of one text: a value logged a
+		// character (a keystroke) a message is in none of them alone.
+		texts := make([]string, len(out))
+		for i, m := range out {
+			texts[i] = m.Text
+		}
+		for i, t := range q.Pieces(texts) {
+			out[i].Text = t
+		}
 	}
 	for i := range out {
 		m := &out[i]

@@ -480,6 +480,20 @@ func TestDevtoolsSecretInParts(t *testing.T) {
 	} {
 		text := devtoolsUntil(t, c, read.name, map[string]any{"all": true}, read.want...)
 		t.Logf("%s:\n%s", read.name, text)
+		var report struct {
+			Messages []struct{ Text string } `json:"messages"`
+		}
+		_, data := call(t, c, read.name, map[string]any{"all": true})
+		if err := json.Unmarshal([]byte(data), &report); err != nil {
+			t.Fatalf("%s: %v", read.name, err)
+		}
+		var joined strings.Builder
+		for _, m := range report.Messages {
+			joined.WriteString(m.Text)
+		}
+		if strings.Contains(joined.String(), devtoolsPW) {
+			t.Errorf("%s shows the secret a character a message:\n%s", read.name, text)
+		}
 		for _, p := range parts {
 			if strings.Contains(strings.ToLower(text), p) {
 				t.Errorf("%s shows %q, a part of the secret:\n%s", read.name, p, text)
