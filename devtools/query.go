@@ -258,12 +258,14 @@ func (l *Log) Network(q Query) NetworkReport {
 	return rep
 }
 
-// keeps applies the query's filters to r.
+// keeps applies the query's filters to r, as masked: a filter on what a
+// report does not show would tell what it hides, a guess at a time ("is
+// there a request whose URL holds p=a?").
 func (q Query) keeps(r *Request) bool {
-	if q.URL != "" && !strings.Contains(strings.ToLower(r.URL), strings.ToLower(q.URL)) {
+	if q.URL != "" && !strings.Contains(strings.ToLower(q.Mask(r.URL)), strings.ToLower(q.URL)) {
 		return false
 	}
-	if q.Method != "" && !strings.EqualFold(r.Method, q.Method) {
+	if q.Method != "" && !strings.EqualFold(q.Mask(r.Method), q.Method) {
 		return false
 	}
 	if q.Type != "" && !strings.EqualFold(r.Type, q.Type) {
