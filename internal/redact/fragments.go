@@ -28,7 +28,7 @@ func (r *Redactor) Fragments() *Redactor {
 		}
 	}
 	r.mu.RUnlock()
-	f := &Redactor{firsts: map[rune]bool{}}
+	f := &Redactor{}
 	seen := map[string]bool{}
 	for _, raw := range slices.Sorted(func(yield func(string) bool) {
 		for k := range raws {
@@ -43,23 +43,20 @@ func (r *Redactor) Fragments() *Redactor {
 			continue
 		}
 		k := max(minFragment, (n+2)/3)
-		for from := 0; from < n; from++ {
-			for to := from + k; to <= n; to++ {
-				piece := string(runes[from:to])
-				for _, text := range []string{piece, uriComponent(piece)} {
-					folded := foldString(text)
-					if seen[string(folded)] {
-						continue
-					}
-					seen[string(folded)] = true
-					f.values = append(f.values, value{raw: raw, text: text, runes: folded, stand: raws[raw]})
-					f.firsts[folded[0]] = true
-				}
+		// One form per suffix, matched by its first k characters or
+		// more (value.least): the fragments starting at one place.
+		for from := 0; from+k <= n; from++ {
+			runes := foldString(string(runes[from:]))
+			if seen[string(runes)] {
+				continue
 			}
+			seen[string(runes)] = true
+			f.values = append(f.values, value{raw: raw, text: string(runes), runes: runes, stand: raws[raw], least: k})
 		}
 	}
 	slices.SortStableFunc(f.values, func(a, b value) int {
 		return cmp.Or(len(b.runes)-len(a.runes), strings.Compare(a.text, b.text))
 	})
+	f.index()
 	return f
 }
