@@ -175,7 +175,9 @@ func (a Action) String() string {
 		fmt.Fprintf(&b, " %s in", OptionList(a.Options))
 	}
 	if a.Verb == VerbScript {
-		fmt.Fprintf(&b, " %q", a.Value)
+		// In ASCII: a letter of another script that looks like a Latin one
+		// ("аpple.com" with a Cyrillic а) reads as what it is not.
+		fmt.Fprintf(&b, " %+q", a.Value)
 		return b.String()
 	}
 	if a.Verb == VerbNavigate || (a.Verb == VerbPress && a.Role == "") {

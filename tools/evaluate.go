@@ -30,7 +30,8 @@ const (
 // person, shown whole and escaped, with the page it would run on
 // (Gate.AuthorizeScript), and runs only once they approve it, only in the
 // document they saw; a rejected script never reaches the page. Its answer
-// is masked like every output.
+// is masked like every output, and so are the parts of a secret in it: a
+// script may return the halves of a password apart (secrets.redactParts).
 func (s *Session) evaluate(ctx context.Context, c *call, in evaluateInput) (string, error) {
 	fn := strings.TrimSpace(in.Function)
 	if fn == "" {
@@ -68,14 +69,14 @@ func (s *Session) evaluate(ctx context.Context, c *call, in evaluateInput) (stri
 	var thrown *browser.ScriptError
 	switch {
 	case errors.As(err, &thrown):
-		return "", fail(toolapi.ActionFailed, "The script ran and threw (page data): %s", s.clip(thrown.Message, messageLimit))
+		return "", fail(toolapi.ActionFailed, "The script ran and threw (page data): %s", clip(s.secrets.redactParts()(thrown.Message), messageLimit))
 	case errors.Is(err, browser.ErrDocumentChanged):
 		return "", fail(toolapi.ActionFailed, "The page changed after the approval (a navigation or a reload): the script was not run. Ask again on this page.")
 	case err != nil:
 		return "", err
 	}
 	rest := strings.TrimPrefix(msg, scriptStarted)
-	return strings.TrimSpace(fmt.Sprintf("The script ran, approved by a person. It returned (page data, untrusted): %s %s", s.clip(result, scriptResult), rest)), nil
+	return strings.TrimSpace(fmt.Sprintf("The script ran, approved by a person. It returned (page data, untrusted): %s %s", clip(s.secrets.redactParts()(result), scriptResult), rest)), nil
 }
 
 // scriptStarted opens what browser_evaluate says when the script did not

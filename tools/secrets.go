@@ -169,6 +169,17 @@ func (s secrets) expand(value string) (string, bool, error) {
 // they take (URL-encoded, JSON- or HTML-escaped, in either case).
 func (s secrets) redact(text string) string { return s.hide.String(text) }
 
+// redactParts returns a redact for text a page writes freely where the
+// agent reads it (the developer's view, a script's result): besides every
+// secret, every run of one long enough to tell a good part of it
+// (redact.Redactor.Fragments), since a page that holds a secret may write
+// it in parts, a console message or a request per half, each of which
+// redact alone leaves whole. It knows the secrets known when it is made.
+func (s secrets) redactParts() func(string) string {
+	parts := s.hide.Fragments()
+	return func(text string) string { return parts.String(s.hide.String(text)) }
+}
+
 // redactSnapshot hides every secret in what a snapshot shows: the page,
 // element names and values, the text, the dialog and the notes.
 func (s secrets) redactSnapshot(snap *snapshot.Snapshot) {

@@ -429,6 +429,14 @@ func TestEvaluateHostileScripts(t *testing.T) {
 	if r := run("() => document.getElementById('password').value + ' | ' + document.cookie"); !r.Success || !strings.Contains(r.Message, "{{"+devtoolsVar+"}}") || !strings.Contains(r.Message, "prefs=dark-mode") {
 		t.Errorf("reading the password and the cookies: %v %q", r.Error, r.Message)
 	}
+	// The password in parts: its halves apart in an object, its thirds in
+	// a thrown error's message.
+	if r := run("() => { const v = document.getElementById('password').value; return {a: v.slice(0, 7), b: v.slice(7)}; }"); !r.Success || !strings.Contains(r.Message, "{{"+devtoolsVar+"}}") {
+		t.Errorf("the password's halves: %v %q", r.Error, r.Message)
+	}
+	if r := run("() => { const v = document.getElementById('password').value; throw new Error(v.slice(0, 5) + ' then ' + v.slice(5, 10) + ' then ' + v.slice(10)); }"); r.Success || strings.Contains(strings.ToLower(r.Message), "s3cre") || strings.Contains(r.Message, "/pw?7") {
+		t.Errorf("the password's thirds thrown: success %v, %q", r.Success, r.Message)
+	}
 	if r := run("() => { location.href = 'http://169.254.169.254/latest/meta-data/'; }"); r.Success || !strings.Contains(r.Message, "blocked by policy") {
 		t.Errorf("the navigation to a metadata address: success %v, %q", r.Success, r.Message)
 	}
@@ -440,5 +448,56 @@ func TestEvaluateHostileScripts(t *testing.T) {
 	}
 	if after := getSnapshot(t, c); !strings.Contains(after.Page.URL, "/hostile/devtools") || !strings.Contains(after.Text, "Signed in as jane") {
 		t.Errorf("after the hostile scripts the page is %s: %q", after.Page.URL, after.Text)
+	}
+}
+
+// TestDevtoolsSecretInParts: /hostile/devtools-parts writes the password
+// typed as {{DEVPW}} in parts where the developer's view reads them: a
+// console message per half, thirds as %s arguments, a string the console's
+// cut would halve, a request's query string per half. No part long enough
+// to tell a good part of the secret reaches the agent.
+func TestDevtoolsSecretInParts(t *testing.T) {
+	t.Parallel()
+	base, _ := bindingSignalSite(t)
+	c, _ := devtoolsServe(t, "--caps", "devtools", "--url", base+"/hostile/devtools-parts")
+	s := getSnapshot(t, c)
+	if r, after := act(t, c, toolapi.Fill, map[string]any{"ref": browsertest.Ref(t, s, "textbox", "Password"), "value": "{{" + devtoolsVar + "}}"}); !r.Success {
+		t.Fatalf("fill the password: %v %s", r.Error, r.Message)
+	} else {
+		s = after
+	}
+	if r, _ := click(t, c, browsertest.Ref(t, s, "button", "Check strength")); !r.Success {
+		t.Fatalf("check: %v %s", r.Error, r.Message)
+	}
+	// devtoolsRead fails on the halves; the thirds and the cut start too.
+	parts := []string{"s3cre", "t dev", "/pw?7", "pw%3f7", "s3cret%20", "dev%2f"}
+	for _, read := range []struct {
+		name string
+		want []string
+	}{
+		{toolapi.Console, []string{"part 2 of 2", "thirds", "xxxxxxxx"}},
+		{toolapi.Network, []string{"half=1", "half=2"}},
+	} {
+		text := devtoolsUntil(t, c, read.name, map[string]any{"all": true}, read.want...)
+		t.Logf("%s:\n%s", read.name, text)
+		var report struct {
+			Messages []struct{ Text string } `json:"messages"`
+		}
+		_, data := call(t, c, read.name, map[string]any{"all": true})
+		if err := json.Unmarshal([]byte(data), &report); err != nil {
+			t.Fatalf("%s: %v", read.name, err)
+		}
+		var joined strings.Builder
+		for _, m := range report.Messages {
+			joined.WriteString(m.Text)
+		}
+		if strings.Contains(joined.String(), devtoolsPW) {
+			t.Errorf("%s shows the secret a character a message:\n%s", read.name, text)
+		}
+		for _, p := range parts {
+			if strings.Contains(strings.ToLower(text), p) {
+				t.Errorf("%s shows %q, a part of the secret:\n%s", read.name, p, text)
+			}
+		}
 	}
 }

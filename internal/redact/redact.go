@@ -42,9 +42,11 @@ type Redactor struct {
 	// values are the forms of the values known, longest first: a value
 	// that holds another is replaced whole.
 	values []value
-	// firsts holds the first characters of the forms, as fold reads them:
-	// most places in a text start none, and are passed at a glance.
-	firsts map[rune]bool
+	// firsts holds, by the first character of the forms as fold reads
+	// them, where in values those forms are, in order: most places in a
+	// text start none, and are passed at a glance, and the others are
+	// tried against the forms they can start only.
+	firsts map[rune][]int
 }
 
 // value is one form of a value to hide: the value, the form's text and its
@@ -56,6 +58,10 @@ type value struct {
 	stand string
 	// whole is set for a short form, which matches only as a whole token.
 	whole bool
+	// least, when not 0, lets the form match by its first least
+	// characters or more (Fragments: a suffix of a value, whose start is
+	// enough to hide).
+	least int
 }
 
 // New returns a Redactor that writes each secret's value, in secrets by
@@ -83,13 +89,18 @@ func (r *Redactor) Add(v, stand string) {
 		}
 	}
 	r.values = append(r.values, forms(v, stand, r.values)...)
-	r.firsts = map[rune]bool{}
-	for _, k := range r.values {
-		r.firsts[k.runes[0]] = true
-	}
 	slices.SortStableFunc(r.values, func(a, b value) int {
 		return cmp.Or(len(b.runes)-len(a.runes), strings.Compare(a.raw, b.raw))
 	})
+	r.index()
+}
+
+// index makes firsts for values. r.mu is held, or r is not yet shared.
+func (r *Redactor) index() {
+	r.firsts = map[rune][]int{}
+	for i, k := range r.values {
+		r.firsts[k.runes[0]] = append(r.firsts[k.runes[0]], i)
+	}
 }
 
 // Empty reports whether the Redactor knows no value.
@@ -195,35 +206,50 @@ func (r *Redactor) matchAt(s string, i int) (int, string, bool) {
 	if !utf8.RuneStart(s[i]) {
 		return 0, "", false
 	}
-	if c := s[i]; c < utf8.RuneSelf && c != '+' && c != '%' && c != '&' && c != '\\' && !r.firsts[fold(rune(c))] {
+	if c := s[i]; c < utf8.RuneSelf && c != '+' && c != '%' && c != '&' && c != '\\' && r.firsts[fold(rune(c))] == nil {
 		return 0, "", false
 	}
 	var opts [12]unit
 	first := units(s, i, opts[:0])
-	hit := false
+	var candidates []int
 	for j := range first {
 		first[j].r = fold(first[j].r)
-		hit = hit || r.firsts[first[j].r]
-	}
-	if !hit {
-		return 0, "", false
-	}
-	for _, v := range r.values {
-		if !slices.ContainsFunc(first, func(u unit) bool { return u.r == v.runes[0] }) {
-			continue
+		if idx := r.firsts[first[j].r]; len(idx) > 0 {
+			if candidates == nil {
+				candidates = idx
+				continue
+			}
+			// Another reading of the unit starts other forms: all of
+			// them, in values' order (longest first).
+			candidates = append(slices.Clone(candidates), idx...)
+			slices.Sort(candidates)
+			candidates = slices.Compact(candidates)
 		}
-		if end, ok := match(s, i, v); ok && (!v.whole || bounded(s, i, end, v.runes)) {
+	}
+	best, stand := -1, ""
+	for _, k := range candidates {
+		v := r.values[k]
+		end, ok := match(s, i, v)
+		switch {
+		case !ok || (v.whole && !bounded(s, i, end, v.runes)):
+		case v.least == 0:
 			return end, v.stand, true
+		case end > best:
+			// Prefixes of suffixes: the one that runs furthest.
+			best, stand = end, v.stand
 		}
 	}
-	return 0, "", false
+	return best, stand, best >= 0
 }
 
 // match reports where v ends if it starts at s[i], each of its runes in
 // any form a unit of text can encode it in.
 func match(s string, i int, v value) (int, bool) {
 	m := matcher{s: s, want: v.runes}
-	return m.try(i, 0)
+	if end, ok := m.try(i, 0); ok || v.least == 0 {
+		return end, ok
+	}
+	return m.bestEnd, m.best >= v.least
 }
 
 // matcher matches one value at one place. Where a unit reads several ways
@@ -237,9 +263,14 @@ type matcher struct {
 	// branched is set once a unit read two ways that both matched: only
 	// then can two paths reach the same place.
 	branched bool
+	// best is the most runes of want matched, ending at bestEnd.
+	best, bestEnd int
 }
 
 func (m *matcher) try(p, k int) (int, bool) {
+	if k > m.best {
+		m.best, m.bestEnd = k, p
+	}
 	if k == len(m.want) {
 		return p, true
 	}
