@@ -498,6 +498,7 @@ func (d *Delta) Render(cur *Snapshot) string {
 			b.WriteByte('\n')
 		}
 	}
+	writeClip(&b, d.Screenshot)
 	return b.String()
 }
 

@@ -238,3 +238,48 @@ func TestApplyRefusesWhatDoesNotFit(t *testing.T) {
 		})
 	}
 }
+
+// TestDiffClipIsNoNote: where a clip of the screenshot lies is written from
+// the screenshot's description, in the whole text and a delta's alike, and
+// is never a change of the page's notes: a delta after a clip neither
+// repeats the notes nor says they are gone, and one with a clip says where
+// it lies.
+func TestDiffClipIsNoNote(t *testing.T) {
+	t.Parallel()
+	const line = "note: screenshot: only the changed region, 80,180 238x124"
+	clip := &Screenshot{MIMEType: "image/png", Width: 119, Height: 62, Clip: &BBox{X: 80, Y: 180, Width: 238, Height: 124}}
+	withClip, plain := deltaBase(), deltaBase()
+	withClip.Notes, plain.Notes = []string{"3 more elements below"}, []string{"3 more elements below"}
+	withClip.Screenshot = clip
+	if !strings.Contains(withClip.Render(), line) || strings.Contains(plain.Render(), "screenshot:") {
+		t.Errorf("the whole text says where a clip lies only when there is one:\n%s\n%s", withClip.Render(), plain.Render())
+	}
+	for _, tc := range []struct {
+		name     string
+		old, cur *Snapshot
+		clip     bool
+	}{
+		{"a clip after none", plain, withClip, true},
+		{"none after a clip", withClip, plain, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cur := *tc.cur
+			cur.ID = "00000000-0000-7000-8000-0000000000b2"
+			cur.Elements = slices.Clone(cur.Elements)
+			v := "grace@example.com"
+			cur.Elements[4].Value = &v
+			d, ok := Diff(tc.old, &cur)
+			if !ok {
+				t.Fatal("no delta")
+			}
+			text := d.Render(&cur)
+			if d.NotesChanged || strings.Contains(text, "3 more elements below") || strings.Contains(text, "notes: none") {
+				t.Errorf("the clip made the notes change:\n%s", text)
+			}
+			if strings.Contains(text, line) != tc.clip {
+				t.Errorf("clip %v, the delta's text:\n%s", tc.clip, text)
+			}
+			checkApply(t, tc.old, &cur, d)
+		})
+	}
+}

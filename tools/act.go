@@ -101,7 +101,7 @@ func (s *Session) target(ref string) (snapshot.Target, error) {
 	}
 	t, ok := s.live[ref]
 	if !ok {
-		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s is not in the latest snapshot: refs die after every action. Use a ref from the snapshot in this result.", ref)
+		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s is not in the latest snapshot: it is gone, or from an older one. Use a ref from the latest snapshot (a delta keeps every ref it does not list as gone).", ref)
 	}
 	if why := s.delta.unseen(t); why != "" {
 		return snapshot.Target{}, fail(toolapi.RefInvalid, "%s. Nothing was done; check the new snapshot.", s.clip(why, messageLimit))

@@ -137,7 +137,7 @@ func TestDescriptionsCarryTheirParts(t *testing.T) {
 			if len(purpose) < 20 {
 				t.Errorf("purpose %q is too short", purpose)
 			}
-			for _, part := range []string{refsDie, " When: ", " Patterns: 1) ", " 2) ", " Errors: ", " Example: "} {
+			for _, part := range []string{refsLive, " When: ", " Patterns: 1) ", " 2) ", " Errors: ", " Example: "} {
 				if !strings.Contains(d.Description, part) {
 					t.Errorf("description lacks %q", part)
 				}

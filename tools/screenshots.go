@@ -116,10 +116,11 @@ func (s *Session) autoScreenshot(name string, out Output) Output {
 	at := snapshot.BBox{X: math.Round(float64(r.Min.X) * scale), Y: math.Round(float64(r.Min.Y) * scale),
 		Width: math.Round(float64(r.Dx()) * scale), Height: math.Round(float64(r.Dy()) * scale)}
 	clip := &snapshot.Screenshot{MIMEType: out.Image.MIMEType, Width: r.Dx(), Height: r.Dy(), Clip: &at, Data: data}
+	// The text says where the clip lies from Screenshot.Clip (snapshot's
+	// render), not from a note: a note is the page's, and a delta would
+	// carry every change of it.
 	c := *snap
 	c.Screenshot = clip
-	c.Notes = append(c.Notes[:len(c.Notes):len(c.Notes)],
-		fmt.Sprintf("screenshot: only the changed region, %g,%g %gx%g", at.X, at.Y, at.Width, at.Height))
 	out.Image = clip
 	return withSnapshot(out, &c)
 }

@@ -36,6 +36,13 @@ func imageOf(t *testing.T, out Output) string {
 		if !strings.Contains(snap.Render(), "screenshot: only the changed region") {
 			t.Errorf("a clip is sent, the text does not say so:\n%s", snap.Render())
 		}
+		// The clip is this result's, not the page's: as a note, a delta
+		// would carry it, and the notes again when it goes.
+		for _, n := range snap.Notes {
+			if strings.Contains(n, "screenshot") {
+				t.Errorf("the clip is among the page's notes: %q", snap.Notes)
+			}
+		}
 		return clipShot
 	}
 	return wholeShot

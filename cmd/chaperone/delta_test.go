@@ -142,9 +142,9 @@ func TestSnapshotDelta(t *testing.T) {
 		t.Errorf("a removed section: its refs are not gone:\n%s", text)
 	}
 
-	// What the agent pieced together is the page. The last result's note on
-	// its own screenshot (a clip, under --screenshots auto) tells of that
-	// image, not of the page, and get_snapshot's whole image has none.
+	// What the agent pieced together is the page. The last result's
+	// screenshot (a clip, under --screenshots auto, whose place the text
+	// tells) is of that result, not of the page.
 	pieced := pageOnly(a.page).Render()
 	a.look()
 	if whole := pageOnly(a.page).Render(); whole != pieced {
@@ -158,10 +158,10 @@ func TestSnapshotDelta(t *testing.T) {
 	}
 }
 
-// pageOnly is s without a note on its result's screenshot.
+// pageOnly is s without its result's screenshot.
 func pageOnly(s *snapshot.Snapshot) *snapshot.Snapshot {
 	c := *s
-	c.Notes = slices.DeleteFunc(slices.Clone(s.Notes), func(n string) bool { return strings.HasPrefix(n, "screenshot: ") })
+	c.Screenshot = nil
 	return &c
 }
 

@@ -65,7 +65,7 @@ func checkToolsListFor(t *testing.T, c *client.Client, caps []string) {
 		if got.Description != d.Description {
 			t.Errorf("%s: description differs from its definition", d.Name)
 		}
-		for _, part := range []string{"Refs die after any action", "When:", "Patterns:", "Errors:", "Example:"} {
+		for _, part := range []string{"a delta keeps every ref not listed gone", "When:", "Patterns:", "Errors:", "Example:"} {
 			if !strings.Contains(got.Description, part) {
 				t.Errorf("%s: description lacks %q", d.Name, part)
 			}
