@@ -27,16 +27,21 @@ func (s oneSession) SessionID() string                                 { return 
 func TestParkedCallAnsweredOnlyWithItsOwnScopes(t *testing.T) {
 	t.Parallel()
 	s := newTestServer(t, &fakes{}, Config{Caps: []string{toolapi.CapAll}})
-	approved := make(chan bool, 4)
-	next := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		if req.Params.Name != toolapi.Click {
-			return mcp.NewToolResultText("read"), nil
+	// handler is the click as a gated tool runs it, telling approved what
+	// its person's answer was; each case has its own, so that a click
+	// parked by an earlier case and ended later is not taken for this
+	// one's.
+	handler := func(approved chan<- bool) mcpserver.ToolHandlerFunc {
+		next := func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if req.Params.Name != toolapi.Click {
+				return mcp.NewToolResultText("read"), nil
+			}
+			d, err := s.elicit.Approve(ctx, checkpoint.Request{ID: "r1", Kind: checkpoint.KindAgent, Action: "click Pay", Words: "pay"})
+			approved <- err == nil && d.Approved
+			return mcp.NewToolResultText("clicked"), nil
 		}
-		d, err := s.elicit.Approve(ctx, checkpoint.Request{ID: "r1", Kind: checkpoint.KindAgent, Action: "click Pay", Words: "pay"})
-		approved <- err == nil && d.Approved
-		return mcp.NewToolResultText("clicked"), nil
+		return s.scopeMiddleware(s.elicit.Middleware(next))
 	}
-	h := s.scopeMiddleware(s.elicit.Middleware(next))
 	base := s.mcp.WithContext(context.Background(), oneSession{"sess-1"})
 	base = mcpserver.WithRequestProtocolInfo(base, &mcpserver.RequestProtocolInfo{Modern: true, ProtocolVersion: mcp.ProtocolVersion20260728,
 		ClientCapabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}}}})
@@ -55,6 +60,8 @@ func TestParkedCallAnsweredOnlyWithItsOwnScopes(t *testing.T) {
 		{"act-only answers a click at x,y by ref", []string{ScopeRead, ScopeAct, ScopeCaps}, map[string]any{"x": 1, "y": 2}, toolapi.Click, map[string]any{"ref": "@e1"}, []string{ScopeRead, ScopeAct}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			approved := make(chan bool, 4)
+			h := handler(approved)
 			var park mcp.CallToolRequest
 			park.Params.Name, park.Params.Arguments = toolapi.Click, tc.parkArgs
 			res, err := h(withGrant(base, tc.parkScopes), park)
@@ -68,9 +75,13 @@ func TestParkedCallAnsweredOnlyWithItsOwnScopes(t *testing.T) {
 			if err == nil && !out.IsError {
 				t.Errorf("the retry was answered: %+v", out)
 			}
+			// The parked click may yet end, refused; it must never go on
+			// approved.
 			select {
 			case ok := <-approved:
-				t.Errorf("the parked click went on (approved: %v)", ok)
+				if ok {
+					t.Errorf("the parked click went on approved")
+				}
 			default:
 			}
 		})
