@@ -35,6 +35,19 @@ func poolCall(t *testing.T, s *Session) (url, msg string) {
 	return "", ""
 }
 
+// waitGone waits, for at most 30 s, until s's lease knows its browser went
+// away (the killed endpoint's connection closed). A call begun before that
+// fails on the lost connection, and only the next one moves: these tests
+// are of the move.
+func waitGone(t *testing.T, s *Session) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !s.lease.Gone(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed endpoint's browser is not known gone after 30 s")
+		}
+	}
+}
+
 // endpointOf is the pool endpoint a session's page lives on.
 func endpointOf(s *Session) string { return s.lease.Endpoint() }
 
@@ -95,6 +108,7 @@ func TestBrowserPool(t *testing.T) {
 	a.Kill()
 
 	for i, s := range onA {
+		waitGone(t, s)
 		url, msg := poolCall(t, s)
 		for _, want := range []string{"went away", "moved to the browser at " + b.HTTP, "reopened"} {
 			if !strings.Contains(msg, want) {

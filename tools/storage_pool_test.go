@@ -44,6 +44,7 @@ func TestPoolMoveReloadsStorageState(t *testing.T) {
 	} else {
 		b.Kill()
 	}
+	waitGone(t, s)
 	_, msg := poolCall(t, s)
 	if !strings.Contains(msg, "the --storage-state login loaded again") {
 		t.Fatalf("the move says %q", msg)
